@@ -1,0 +1,410 @@
+/* weft-model.h: the in-memory trace model.
+ *
+ * A WeftTrace is a set of ranks (one Kineto file each). A rank owns its events
+ * in file order (compact fixed-size records, no JSON tree), its lanes (each a
+ * list of event indices sorted by start), its flows, collectives and the
+ * verbatim text of its other top-level keys. Strings are interned per rank.
+ *
+ * Every event keeps a pointer to its original JSON object text, so saving
+ * writes untouched events byte-for-byte. Args are parsed lazily with json-c
+ * (weft_event_parse_args()).
+ *
+ * Structs are public for speed (the solver and the painter walk the arrays
+ * directly); mutate them only through the functions here and in
+ * weft-edit.h so the indexes stay valid. */
+#pragma once
+
+#include <glib.h>
+#include <json-c/json.h>
+
+#include "weft-types.h"
+
+G_BEGIN_DECLS
+
+/* ---- interned strings ---------------------------------------------------- */
+
+typedef struct _WeftStrings WeftStrings;
+
+WeftStrings *weft_strings_new (void);
+void         weft_strings_free (WeftStrings *self);
+/* Returns a stable id; the same bytes always give the same id. Id 0 is "". */
+guint32      weft_strings_intern (WeftStrings *self, const char *str, gssize len);
+/* NUL-terminated; valid as long as the pool lives. */
+const char  *weft_strings_get (const WeftStrings *self, guint32 id);
+guint        weft_strings_count (const WeftStrings *self);
+/* Returns WEFT_NONE where the string is not in the pool. */
+guint32      weft_strings_lookup (const WeftStrings *self, const char *str, gssize len);
+
+/* ---- text arena: stable copies of raw JSON text ------------------------- */
+
+typedef struct _WeftArena WeftArena;
+
+WeftArena *weft_arena_new (gsize chunk_size);
+void       weft_arena_free (WeftArena *self);
+/* Copies len bytes plus a trailing NUL; the copy never moves. */
+char      *weft_arena_dup (WeftArena *self, const char *data, gsize len);
+gsize      weft_arena_bytes (const WeftArena *self);
+
+/* ---- enums ----------------------------------------------------------------- */
+
+typedef enum
+{
+  WEFT_PH_X = 0,   /* complete */
+  WEFT_PH_I,       /* instant: 'i' or 'I' */
+  WEFT_PH_S,       /* flow start */
+  WEFT_PH_T,       /* flow step */
+  WEFT_PH_F,       /* flow end */
+  WEFT_PH_M,       /* metadata */
+  WEFT_PH_C,       /* counter */
+  WEFT_PH_B,       /* begin */
+  WEFT_PH_E,       /* end */
+  WEFT_PH_OTHER,   /* any other ph text (kept verbatim) */
+  WEFT_PH_N_PHASES
+} WeftPhase;
+
+/* Kineto categories Weft understands; the category text itself is kept
+ * interned in WeftEvent.cat. */
+typedef enum
+{
+  WEFT_CAT_OTHER = 0,
+  WEFT_CAT_CPU_OP,
+  WEFT_CAT_USER_ANNOTATION,
+  WEFT_CAT_GPU_USER_ANNOTATION,
+  WEFT_CAT_PYTHON_FUNCTION,
+  WEFT_CAT_CUDA_RUNTIME,
+  WEFT_CAT_CUDA_DRIVER,
+  WEFT_CAT_KERNEL,
+  WEFT_CAT_GPU_MEMCPY,
+  WEFT_CAT_GPU_MEMSET,
+  WEFT_CAT_CUDA_SYNC,
+  WEFT_CAT_CUDA_EVENT,
+  WEFT_CAT_OVERHEAD,
+  WEFT_CAT_TRACE,
+  WEFT_CAT_AC2G,          /* "ac2g" and the older "async_cpu_to_gpu" */
+  WEFT_CAT_FWDBWD,
+  WEFT_CAT_CPU_INSTANT,   /* cpu_instant_event */
+  WEFT_CAT_N_CATEGORIES
+} WeftCategory;
+
+WeftCategory weft_category_from_string (const char *cat, gsize len);
+const char  *weft_phase_to_string (WeftPhase ph);
+
+/* Classes of GPU operations (WeftEvent.kclass). WEFT_KCLASS_NONE for events
+ * that are not GPU operations. */
+typedef enum
+{
+  WEFT_KCLASS_NONE = 0,
+  WEFT_KCLASS_GEMM,
+  WEFT_KCLASS_ATTENTION,
+  WEFT_KCLASS_NORM,
+  WEFT_KCLASS_ELEMENTWISE,
+  WEFT_KCLASS_REDUCTION,
+  WEFT_KCLASS_OPTIMIZER,
+  WEFT_KCLASS_COPY,        /* memcpy / memset / copy kernels */
+  WEFT_KCLASS_OTHER,
+  WEFT_KCLASS_COMM,        /* communication (NCCL/RCCL) */
+  WEFT_KCLASS_N_CLASSES
+} WeftKernelClass;
+
+const char *weft_kernel_class_to_string (WeftKernelClass kclass);
+
+typedef enum
+{
+  WEFT_COLL_NONE = 0,
+  WEFT_COLL_ALL_REDUCE,
+  WEFT_COLL_ALL_GATHER,
+  WEFT_COLL_REDUCE_SCATTER,
+  WEFT_COLL_ALL_TO_ALL,
+  WEFT_COLL_SEND,
+  WEFT_COLL_RECV,
+  WEFT_COLL_SEND_RECV,     /* batched P2P / SendRecv kernel with no args */
+  WEFT_COLL_BROADCAST,
+  WEFT_COLL_REDUCE,
+  WEFT_COLL_BARRIER,
+  WEFT_COLL_UNKNOWN,
+  WEFT_COLL_N_TYPES
+} WeftCollType;
+
+const char  *weft_coll_type_to_string (WeftCollType type);
+WeftCollType weft_coll_type_from_string (const char *str);
+
+typedef enum
+{
+  WEFT_LANE_GPU = 0,   /* a CUDA/HIP stream: pid = device index, tid = stream */
+  WEFT_LANE_CPU,       /* a CPU thread */
+  WEFT_LANE_OTHER,     /* "Spans", "Traces", pid -1 overhead, ... */
+} WeftLaneKind;
+
+typedef enum
+{
+  WEFT_LANE_ROLE_NONE = 0,
+  WEFT_LANE_ROLE_COMPUTE,
+  WEFT_LANE_ROLE_COMM,          /* NCCL stream */
+  WEFT_LANE_ROLE_FSDP_AG,       /* FSDP all-gather stream */
+  WEFT_LANE_ROLE_FSDP_RS,       /* FSDP reduce-scatter stream */
+  WEFT_LANE_ROLE_COPY,
+  WEFT_LANE_ROLE_SYNC,          /* Stream Sync lane (tid = stream + 1000000) */
+} WeftLaneRole;
+
+const char *weft_lane_role_to_string (WeftLaneRole role);
+
+/* ---- records --------------------------------------------------------------- */
+
+enum
+{
+  WEFT_EVENT_HAS_DUR   = 1 << 0,  /* the event had a "dur" */
+  WEFT_EVENT_EDITED    = 1 << 1,  /* text is stale: re-serialise on save */
+  WEFT_EVENT_DELETED   = 1 << 2,  /* removed by an edit; skipped everywhere */
+  WEFT_EVENT_CREATED   = 1 << 3,  /* inserted by an edit (text may be NULL) */
+  WEFT_EVENT_GPU_OP    = 1 << 4,  /* kernel / memcpy / memset on a GPU lane */
+  WEFT_EVENT_LAUNCH    = 1 << 5,  /* CPU call that launches a GPU op */
+  WEFT_EVENT_BP_E      = 1 << 6,  /* flow event with "bp":"e" */
+};
+
+typedef struct
+{
+  gint64      ts;          /* absolute ns: baseTimeNanoseconds + ts (file clock) */
+  gint64      dur;         /* ns; 0 when absent (see WEFT_EVENT_HAS_DUR) */
+  const char *text;        /* original JSON object text (NUL-terminated copy) */
+  guint32     text_len;
+  guint32     name;        /* interned in the rank's pool */
+  guint32     cat;         /* interned category text */
+  guint32     lane;        /* index into rank->lanes, WEFT_NONE if none */
+  guint8      ph;          /* WeftPhase */
+  guint8      category;    /* WeftCategory */
+  guint8      kclass;      /* WeftKernelClass */
+  guint8      flags;
+  gint64      correlation; /* args.correlation, -1 if none */
+  gint64      external_id; /* args["External id"], -1 if none */
+  gint64      flow_id;     /* "id" of s/t/f events, -1 otherwise */
+  guint32     link;        /* launch <-> GPU op partner event, WEFT_NONE */
+  guint32     coll;        /* index into rank->collectives, WEFT_NONE */
+} WeftEvent;
+
+static inline gint64
+weft_event_end (const WeftEvent *ev)
+{
+  return ev->ts + ev->dur;
+}
+
+typedef struct
+{
+  WeftLaneKind kind;
+  WeftLaneRole role;
+  guint32      pid_text;   /* interned raw JSON text of pid, e.g. "0", "\"Spans\"" */
+  guint32      tid_text;
+  gint64       pid;        /* numeric pid; G_MININT64 when pid is not a number */
+  gint64       tid;
+  guint32      name;       /* thread_name / stream label, interned; 0 if none */
+  guint32      process_name; /* process_name metadata, 0 if none */
+  gint64       sort_index; /* thread_sort_index, else tid */
+  int          device;     /* GPU device index, -1 for CPU lanes */
+  GArray      *events;     /* guint32 event indices sorted by (ts, -dur) */
+} WeftLane;
+
+typedef struct
+{
+  WeftCategory category;   /* AC2G or FWDBWD (others kept as events only) */
+  gint64       id;
+  guint32      start;      /* the 's' event index */
+  guint32      end;        /* the 'f' event index */
+  guint32      from;       /* the slice the start binds to, WEFT_NONE */
+  guint32      to;         /* the slice the end binds to, WEFT_NONE */
+} WeftFlow;
+
+typedef enum
+{
+  WEFT_COLL_SOURCE_KERNEL_ARGS = 0,
+  WEFT_COLL_SOURCE_CPU_OP,       /* record_param_comms with the same External id / launch */
+  WEFT_COLL_SOURCE_KERNEL_NAME,
+} WeftCollSource;
+
+typedef struct
+{
+  guint32        event;        /* the GPU kernel */
+  guint32        cpu_event;    /* record_param_comms (or nccl:*) cpu_op, WEFT_NONE */
+  WeftCollType   type;
+  WeftCollSource source;
+  guint32        coll_name;    /* "Collective name" text, interned; 0 if none */
+  gint64         in_nelems;    /* -1 if unknown */
+  gint64         out_nelems;
+  gint64         bytes;        /* payload S of the full (unsharded) buffer, -1 if unknown */
+  guint32        dtype;        /* interned; 0 if unknown */
+  int            group_size;   /* -1 if unknown */
+  guint32        pg_name;      /* interned; 0 if unknown */
+  guint32        pg_desc;
+  int           *pg_ranks;     /* g_malloc'd, n_pg_ranks entries; NULL if unknown */
+  guint          n_pg_ranks;
+  gint64         seq;          /* -1 if unknown */
+  int            src_rank;     /* P2P, -1 if unknown */
+  int            dst_rank;
+  guint32        instance;     /* index into trace->instances, WEFT_NONE */
+} WeftCollective;
+
+typedef struct
+{
+  guint32 key;     /* interned key text (without quotes) */
+  char   *raw;     /* raw JSON value text, NUL-terminated */
+  gsize   raw_len;
+} WeftTopKey;
+
+typedef struct
+{
+  guint32 event;   /* the ProfilerStep#N annotation */
+  int     number;
+  gint64  begin;
+  gint64  end;
+} WeftStep;
+
+typedef struct
+{
+  guint32 name;          /* pg_name */
+  guint32 desc;          /* pg_desc */
+  int    *ranks;
+  guint   n_ranks;
+  int     size;
+} WeftProcessGroup;
+
+typedef enum
+{
+  WEFT_RANK_FROM_DISTRIBUTED_INFO = 0,
+  WEFT_RANK_FROM_FILE_NAME,
+  WEFT_RANK_FROM_ORDER,
+} WeftRankSource;
+
+typedef enum
+{
+  WEFT_TS_RELATIVE = 0,   /* baseTimeNanoseconds present, ts relative with 3 decimals */
+  WEFT_TS_ABSOLUTE_US,    /* absolute epoch microseconds, integer */
+  WEFT_TS_ABSOLUTE_FRAC,  /* absolute epoch microseconds with decimals */
+} WeftTsStyle;
+
+typedef struct
+{
+  int             rank;
+  int             world_size;     /* -1 if unknown */
+  WeftRankSource  rank_source;
+  char           *path;
+  WeftTsStyle     ts_style;
+  gboolean        has_base;
+  gint64          base_ns;        /* baseTimeNanoseconds, 0 if absent */
+  gint64          clock_offset_ns;/* estimated; subtract-free: view time = ts + offset */
+  gsize           json_bytes;     /* uncompressed size of the file */
+
+  WeftStrings    *strings;
+  WeftArena      *arena;
+  GArray         *events;         /* WeftEvent, in traceEvents order */
+  GPtrArray      *lanes;          /* WeftLane* */
+  GArray         *flows;          /* WeftFlow */
+  GArray         *collectives;    /* WeftCollective */
+  GArray         *steps;          /* WeftStep, sorted */
+  GArray         *top_keys;       /* WeftTopKey, file order, without traceEvents */
+  guint           trace_events_pos; /* index in top_keys before which traceEvents stood */
+  GArray         *process_groups; /* WeftProcessGroup from distributedInfo.pg_config */
+  GHashTable     *lane_index;     /* "pid\x1ftid" raw texts -> lane index + 1 */
+} WeftRank;
+
+typedef struct
+{
+  WeftCollType type;
+  guint32      pg_name_rank0; /* pg_name (interned in the first member's rank) */
+  gint64       seq;           /* -1 when matched by ordinal */
+  int          method;        /* WeftMatchMethod */
+  GArray      *members;       /* WeftInstanceMember, sorted by rank */
+} WeftCollInstance;
+
+typedef enum
+{
+  WEFT_MATCH_SEQ = 0,          /* (pg name, pg ranks, Seq) */
+  WEFT_MATCH_PG_ORDINAL,       /* k-th collective of the group on each rank */
+  WEFT_MATCH_STREAM_ORDINAL,   /* k-th comm kernel per stream */
+  WEFT_MATCH_P2P,              /* send/recv by src/dst */
+} WeftMatchMethod;
+
+typedef struct
+{
+  guint rank_index;            /* index into trace->ranks */
+  guint32 coll;                /* index into that rank's collectives */
+} WeftInstanceMember;
+
+typedef struct
+{
+  GPtrArray *ranks;            /* WeftRank*, sorted by rank number */
+  GArray    *instances;        /* WeftCollInstance */
+  gboolean   apply_clock_offsets;
+  gboolean   offsets_estimated;
+} WeftTrace;
+
+/* ---- lifecycle ------------------------------------------------------------- */
+
+WeftRank  *weft_rank_new (const char *path);
+void       weft_rank_free (WeftRank *self);
+WeftTrace *weft_trace_new (void);
+void       weft_trace_free (WeftTrace *self);
+/* Takes ownership of rank. */
+void       weft_trace_add_rank (WeftTrace *self, WeftRank *rank);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTrace, weft_trace_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftRank, weft_rank_free)
+
+/* ---- access ---------------------------------------------------------------- */
+
+static inline WeftEvent *
+weft_rank_event (WeftRank *rank, guint32 idx)
+{
+  return &g_array_index (rank->events, WeftEvent, idx);
+}
+
+static inline WeftLane *
+weft_rank_lane (WeftRank *rank, guint32 idx)
+{
+  return (WeftLane *) g_ptr_array_index (rank->lanes, idx);
+}
+
+static inline WeftRank *
+weft_trace_rank (WeftTrace *trace, guint idx)
+{
+  return (WeftRank *) g_ptr_array_index (trace->ranks, idx);
+}
+
+static inline const char *
+weft_rank_string (const WeftRank *rank, guint32 id)
+{
+  return weft_strings_get (rank->strings, id);
+}
+
+/* Offset applied to this rank's times on the common timeline. */
+static inline gint64
+weft_trace_rank_offset (const WeftTrace *trace, const WeftRank *rank)
+{
+  return trace->apply_clock_offsets ? rank->clock_offset_ns : 0;
+}
+
+/* The event's "args" object parsed with json-c (new reference, NULL if none). */
+json_object *weft_event_parse_args (const WeftRank *rank, const WeftEvent *ev);
+/* The whole event object parsed with json-c (new reference). */
+json_object *weft_event_parse (const WeftRank *rank, const WeftEvent *ev);
+
+/* Lane of (pid text, tid text); creates it when missing. */
+guint32   weft_rank_ensure_lane (WeftRank *rank, const char *pid_text, gsize pid_len,
+                                 const char *tid_text, gsize tid_len);
+/* Re-sorts one lane's event indices by (ts, -dur). */
+void      weft_lane_sort (WeftRank *rank, WeftLane *lane);
+/* First index into lane->events of an event that may overlap t (binary search). */
+guint     weft_lane_lower_bound (WeftRank *rank, WeftLane *lane, gint64 t);
+
+/* Time span over every timed event of the rank (file clock). */
+WeftTimeSpan weft_rank_time_span (WeftRank *rank);
+/* Time span of the whole trace on the common timeline (offsets applied). */
+WeftTimeSpan weft_trace_time_span (WeftTrace *trace);
+
+/* Index of the rank with that rank number, or -1. */
+int       weft_trace_find_rank (WeftTrace *trace, int rank_number);
+
+/* Post-load analysis, run by the loader (and again after structural edits):
+ * lane kinds and roles, sorting, flow pairing, launch links, steps,
+ * classification, collectives, instance matching, clock offsets. */
+void      weft_trace_index (WeftTrace *self);
+void      weft_rank_index (WeftRank *rank);
+
+G_END_DECLS

@@ -1,0 +1,736 @@
+/* model.c: ranks, lanes, events and the post-load index (lanes, flows,
+ * launch links, steps). Classification and matching live in classify.c. */
+#include "config.h"
+
+#include <string.h>
+
+#include "weft/weft-classify.h"
+#include "weft/weft-model.h"
+
+G_DEFINE_QUARK (weft-error-quark, weft_error)
+
+/* ---- enums ------------------------------------------------------------------ */
+
+static const struct
+{
+  const char  *name;
+  WeftCategory cat;
+} category_names[] = {
+  { "cpu_op", WEFT_CAT_CPU_OP },
+  { "user_annotation", WEFT_CAT_USER_ANNOTATION },
+  { "gpu_user_annotation", WEFT_CAT_GPU_USER_ANNOTATION },
+  { "python_function", WEFT_CAT_PYTHON_FUNCTION },
+  { "cuda_runtime", WEFT_CAT_CUDA_RUNTIME },
+  { "cuda_driver", WEFT_CAT_CUDA_DRIVER },
+  { "kernel", WEFT_CAT_KERNEL },
+  { "gpu_memcpy", WEFT_CAT_GPU_MEMCPY },
+  { "gpu_memset", WEFT_CAT_GPU_MEMSET },
+  { "cuda_sync", WEFT_CAT_CUDA_SYNC },
+  { "cuda_event", WEFT_CAT_CUDA_EVENT },
+  { "overhead", WEFT_CAT_OVERHEAD },
+  { "Trace", WEFT_CAT_TRACE },
+  { "ac2g", WEFT_CAT_AC2G },
+  { "async_cpu_to_gpu", WEFT_CAT_AC2G },
+  { "fwdbwd", WEFT_CAT_FWDBWD },
+  { "cpu_instant_event", WEFT_CAT_CPU_INSTANT },
+  /* ROCm / older names */
+  { "Kernel", WEFT_CAT_KERNEL },
+  { "Memcpy", WEFT_CAT_GPU_MEMCPY },
+  { "Memset", WEFT_CAT_GPU_MEMSET },
+  { "Runtime", WEFT_CAT_CUDA_RUNTIME },
+  { "Operator", WEFT_CAT_CPU_OP },
+};
+
+WeftCategory
+weft_category_from_string (const char *cat, gsize len)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (category_names); i++)
+    if (strlen (category_names[i].name) == len && memcmp (category_names[i].name, cat, len) == 0)
+      return category_names[i].cat;
+  return WEFT_CAT_OTHER;
+}
+
+const char *
+weft_phase_to_string (WeftPhase ph)
+{
+  static const char *names[] = { "X", "i", "s", "t", "f", "M", "C", "B", "E", "other" };
+  return ph < G_N_ELEMENTS (names) ? names[ph] : "other";
+}
+
+const char *
+weft_kernel_class_to_string (WeftKernelClass kclass)
+{
+  static const char *names[] = { "none",      "gemm",      "attention", "norm",  "elementwise",
+                                 "reduction", "optimizer", "copy",      "other", "communication" };
+  return kclass < G_N_ELEMENTS (names) ? names[kclass] : "other";
+}
+
+static const char *coll_names[] = { "none",       "all_reduce", "all_gather", "reduce_scatter",
+                                     "all_to_all", "send",       "recv",       "send_recv",
+                                     "broadcast",  "reduce",     "barrier",    "unknown" };
+
+const char *
+weft_coll_type_to_string (WeftCollType type)
+{
+  return type < G_N_ELEMENTS (coll_names) ? coll_names[type] : "unknown";
+}
+
+WeftCollType
+weft_coll_type_from_string (const char *str)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (coll_names); i++)
+    if (g_strcmp0 (coll_names[i], str) == 0)
+      return (WeftCollType) i;
+  return WEFT_COLL_NONE;
+}
+
+const char *
+weft_lane_role_to_string (WeftLaneRole role)
+{
+  static const char *names[] = { "", "compute", "nccl", "fsdp all-gather", "fsdp reduce-scatter", "copy", "sync" };
+  return role < G_N_ELEMENTS (names) ? names[role] : "";
+}
+
+/* ---- lifecycle -------------------------------------------------------------- */
+
+static void
+top_key_clear (gpointer data)
+{
+  WeftTopKey *k = data;
+  g_free (k->raw);
+}
+
+static void
+collective_clear (gpointer data)
+{
+  WeftCollective *c = data;
+  g_free (c->pg_ranks);
+}
+
+static void
+process_group_clear (gpointer data)
+{
+  WeftProcessGroup *pg = data;
+  g_free (pg->ranks);
+}
+
+static void
+lane_free (gpointer data)
+{
+  WeftLane *lane = data;
+  g_array_free (lane->events, TRUE);
+  g_free (lane);
+}
+
+WeftRank *
+weft_rank_new (const char *path)
+{
+  WeftRank *self = g_new0 (WeftRank, 1);
+  self->rank = -1;
+  self->world_size = -1;
+  self->path = g_strdup (path ? path : "");
+  self->strings = weft_strings_new ();
+  self->arena = weft_arena_new (4u << 20);
+  self->events = g_array_new (FALSE, FALSE, sizeof (WeftEvent));
+  self->lanes = g_ptr_array_new_with_free_func (lane_free);
+  self->flows = g_array_new (FALSE, FALSE, sizeof (WeftFlow));
+  self->collectives = g_array_new (FALSE, TRUE, sizeof (WeftCollective));
+  g_array_set_clear_func (self->collectives, collective_clear);
+  self->steps = g_array_new (FALSE, FALSE, sizeof (WeftStep));
+  self->top_keys = g_array_new (FALSE, TRUE, sizeof (WeftTopKey));
+  g_array_set_clear_func (self->top_keys, top_key_clear);
+  self->process_groups = g_array_new (FALSE, TRUE, sizeof (WeftProcessGroup));
+  g_array_set_clear_func (self->process_groups, process_group_clear);
+  self->lane_index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return self;
+}
+
+void
+weft_rank_free (WeftRank *self)
+{
+  if (self == NULL)
+    return;
+  g_free (self->path);
+  weft_strings_free (self->strings);
+  weft_arena_free (self->arena);
+  g_array_free (self->events, TRUE);
+  g_ptr_array_free (self->lanes, TRUE);
+  g_array_free (self->flows, TRUE);
+  g_array_free (self->collectives, TRUE);
+  g_array_free (self->steps, TRUE);
+  g_array_free (self->top_keys, TRUE);
+  g_array_free (self->process_groups, TRUE);
+  g_hash_table_destroy (self->lane_index);
+  g_free (self);
+}
+
+static void
+instance_clear (gpointer data)
+{
+  WeftCollInstance *inst = data;
+  g_array_free (inst->members, TRUE);
+}
+
+WeftTrace *
+weft_trace_new (void)
+{
+  WeftTrace *self = g_new0 (WeftTrace, 1);
+  self->ranks = g_ptr_array_new_with_free_func ((GDestroyNotify) weft_rank_free);
+  self->instances = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
+  g_array_set_clear_func (self->instances, instance_clear);
+  self->apply_clock_offsets = TRUE;
+  return self;
+}
+
+void
+weft_trace_free (WeftTrace *self)
+{
+  if (self == NULL)
+    return;
+  g_ptr_array_free (self->ranks, TRUE);
+  g_array_free (self->instances, TRUE);
+  g_free (self);
+}
+
+static gint
+rank_cmp (gconstpointer a, gconstpointer b)
+{
+  const WeftRank *ra = *(WeftRank * const *) a;
+  const WeftRank *rb = *(WeftRank * const *) b;
+  return (ra->rank > rb->rank) - (ra->rank < rb->rank);
+}
+
+void
+weft_trace_add_rank (WeftTrace *self, WeftRank *rank)
+{
+  g_ptr_array_add (self->ranks, rank);
+  g_ptr_array_sort (self->ranks, rank_cmp);
+}
+
+int
+weft_trace_find_rank (WeftTrace *trace, int rank_number)
+{
+  for (guint i = 0; i < trace->ranks->len; i++)
+    if (weft_trace_rank (trace, i)->rank == rank_number)
+      return (int) i;
+  return -1;
+}
+
+/* ---- args ------------------------------------------------------------------- */
+
+json_object *
+weft_event_parse (const WeftRank *rank, const WeftEvent *ev)
+{
+  json_tokener *tok;
+  json_object *obj;
+
+  (void) rank;
+  if (ev->text == NULL || ev->text_len == 0)
+    return NULL;
+  tok = json_tokener_new_ex (64);
+  obj = json_tokener_parse_ex (tok, ev->text, (int) ev->text_len);
+  json_tokener_free (tok);
+  return obj;
+}
+
+json_object *
+weft_event_parse_args (const WeftRank *rank, const WeftEvent *ev)
+{
+  json_object *obj = weft_event_parse (rank, ev);
+  json_object *args = NULL;
+
+  if (obj == NULL)
+    return NULL;
+  if (json_object_object_get_ex (obj, "args", &args))
+    json_object_get (args);
+  else
+    args = NULL;
+  json_object_put (obj);
+  return args;
+}
+
+/* ---- lanes ------------------------------------------------------------------ */
+
+static gboolean
+parse_int_text (const char *s, gint64 *out)
+{
+  char *end = NULL;
+  gint64 v;
+
+  if (*s == '"')
+    return FALSE;
+  v = g_ascii_strtoll (s, &end, 10);
+  if (end == s || *end != '\0')
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+guint32
+weft_rank_ensure_lane (WeftRank *rank, const char *pid_text, gsize pid_len, const char *tid_text, gsize tid_len)
+{
+  char stack_key[128];
+  char *key;
+  gsize klen = pid_len + 1 + tid_len;
+  gpointer found;
+  WeftLane *lane;
+  guint32 idx;
+
+  key = klen < sizeof stack_key ? stack_key : g_malloc (klen + 1);
+  memcpy (key, pid_text, pid_len);
+  key[pid_len] = '\x1f';
+  memcpy (key + pid_len + 1, tid_text, tid_len);
+  key[klen] = '\0';
+
+  found = g_hash_table_lookup (rank->lane_index, key);
+  if (found != NULL)
+    {
+      if (key != stack_key)
+        g_free (key);
+      return GPOINTER_TO_UINT (found) - 1;
+    }
+
+  lane = g_new0 (WeftLane, 1);
+  lane->pid_text = weft_strings_intern (rank->strings, pid_text, (gssize) pid_len);
+  lane->tid_text = weft_strings_intern (rank->strings, tid_text, (gssize) tid_len);
+  if (!parse_int_text (weft_strings_get (rank->strings, lane->pid_text), &lane->pid))
+    lane->pid = G_MININT64;
+  if (!parse_int_text (weft_strings_get (rank->strings, lane->tid_text), &lane->tid))
+    lane->tid = G_MININT64;
+  lane->kind = WEFT_LANE_OTHER;
+  lane->device = -1;
+  lane->sort_index = lane->tid;
+  lane->events = g_array_new (FALSE, FALSE, sizeof (guint32));
+  idx = rank->lanes->len;
+  g_ptr_array_add (rank->lanes, lane);
+  g_hash_table_insert (rank->lane_index, key == stack_key ? g_strdup (key) : key, GUINT_TO_POINTER (idx + 1));
+  return idx;
+}
+
+static gint
+lane_event_cmp (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const WeftEvent *events = user_data;
+  const WeftEvent *ea = &events[*(const guint32 *) a];
+  const WeftEvent *eb = &events[*(const guint32 *) b];
+  if (ea->ts != eb->ts)
+    return ea->ts < eb->ts ? -1 : 1;
+  if (ea->dur != eb->dur)
+    return ea->dur > eb->dur ? -1 : 1;
+  return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
+}
+
+void
+weft_lane_sort (WeftRank *rank, WeftLane *lane)
+{
+  g_qsort_with_data (lane->events->data, (gint) lane->events->len, sizeof (guint32), lane_event_cmp,
+                     rank->events->data);
+}
+
+guint
+weft_lane_lower_bound (WeftRank *rank, WeftLane *lane, gint64 t)
+{
+  /* Events sorted by start; find the first event whose start >= t, then step
+   * back over events that still cover t (bounded by a scan of the maximum
+   * duration is not needed for drawing: callers start a few before). */
+  guint lo = 0, hi = lane->events->len;
+  const guint32 *idx = (const guint32 *) (void *) lane->events->data;
+
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (weft_rank_event (rank, idx[mid])->ts < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo > 0 && weft_event_end (weft_rank_event (rank, idx[lo - 1])) > t)
+    lo--;
+  return lo;
+}
+
+WeftTimeSpan
+weft_rank_time_span (WeftRank *rank)
+{
+  WeftTimeSpan span = { G_MAXINT64, G_MININT64 };
+
+  for (guint i = 0; i < rank->lanes->len; i++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, i);
+      for (guint j = 0; j < lane->events->len; j++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, g_array_index (lane->events, guint32, j));
+          if (ev->flags & WEFT_EVENT_DELETED)
+            continue;
+          span.begin = MIN (span.begin, ev->ts);
+          span.end = MAX (span.end, weft_event_end (ev));
+        }
+    }
+  if (span.begin > span.end)
+    span.begin = span.end = 0;
+  return span;
+}
+
+WeftTimeSpan
+weft_trace_time_span (WeftTrace *trace)
+{
+  WeftTimeSpan span = { G_MAXINT64, G_MININT64 };
+
+  for (guint i = 0; i < trace->ranks->len; i++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, i);
+      WeftTimeSpan r = weft_rank_time_span (rank);
+      gint64 off = weft_trace_rank_offset (trace, rank);
+      if (r.begin == 0 && r.end == 0)
+        continue;
+      span.begin = MIN (span.begin, r.begin + off);
+      span.end = MAX (span.end, r.end + off);
+    }
+  if (span.begin > span.end)
+    span.begin = span.end = 0;
+  return span;
+}
+
+/* ---- index ------------------------------------------------------------------ */
+
+static gboolean
+is_gpu_category (WeftCategory c)
+{
+  return c == WEFT_CAT_KERNEL || c == WEFT_CAT_GPU_MEMCPY || c == WEFT_CAT_GPU_MEMSET;
+}
+
+static void
+apply_metadata (WeftRank *rank)
+{
+  /* process_name / thread_name / thread_sort_index from M events. */
+  GHashTable *process_names = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      json_object *obj, *args, *v, *pid, *tid;
+      const char *name;
+
+      if (ev->ph != WEFT_PH_M)
+        continue;
+      name = weft_rank_string (rank, ev->name);
+      if (strcmp (name, "process_name") != 0 && strcmp (name, "thread_name") != 0 &&
+          strcmp (name, "thread_sort_index") != 0 && strcmp (name, "process_labels") != 0)
+        continue;
+      obj = weft_event_parse (rank, ev);
+      if (obj == NULL)
+        continue;
+      if (!json_object_object_get_ex (obj, "args", &args) || !json_object_object_get_ex (obj, "pid", &pid))
+        {
+          json_object_put (obj);
+          continue;
+        }
+      if (strcmp (name, "process_name") == 0 || strcmp (name, "process_labels") == 0)
+        {
+          const char *key = strcmp (name, "process_name") == 0 ? "name" : "labels";
+          if (json_object_object_get_ex (args, key, &v) && json_object_is_type (v, json_type_string))
+            {
+              const char *pt = json_object_to_json_string_ext (pid, JSON_C_TO_STRING_PLAIN);
+              guint32 pid_id = weft_strings_intern (rank->strings, pt, -1);
+              guint32 val = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
+              if (strcmp (name, "process_name") == 0 || !g_hash_table_contains (process_names, GUINT_TO_POINTER (pid_id + 1)))
+                g_hash_table_insert (process_names, GUINT_TO_POINTER (pid_id + 1), GUINT_TO_POINTER (val));
+            }
+        }
+      else if (json_object_object_get_ex (obj, "tid", &tid))
+        {
+          const char *pt = json_object_to_json_string_ext (pid, JSON_C_TO_STRING_PLAIN);
+          char *pdup = g_strdup (pt);
+          const char *tt = json_object_to_json_string_ext (tid, JSON_C_TO_STRING_PLAIN);
+          char *key = g_strdup_printf ("%s\x1f%s", pdup, tt);
+          gpointer found = g_hash_table_lookup (rank->lane_index, key);
+          if (found != NULL)
+            {
+              WeftLane *lane = weft_rank_lane (rank, GPOINTER_TO_UINT (found) - 1);
+              if (strcmp (name, "thread_name") == 0 && json_object_object_get_ex (args, "name", &v) &&
+                  json_object_is_type (v, json_type_string))
+                lane->name = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
+              else if (strcmp (name, "thread_sort_index") == 0 && json_object_object_get_ex (args, "sort_index", &v))
+                lane->sort_index = json_object_get_int64 (v);
+            }
+          g_free (key);
+          g_free (pdup);
+        }
+      json_object_put (obj);
+    }
+
+  for (guint i = 0; i < rank->lanes->len; i++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, i);
+      gpointer pn = g_hash_table_lookup (process_names, GUINT_TO_POINTER (lane->pid_text + 1));
+      if (pn != NULL)
+        lane->process_name = GPOINTER_TO_UINT (pn);
+    }
+  g_hash_table_destroy (process_names);
+}
+
+static void
+assign_lane_kinds (WeftRank *rank)
+{
+  gboolean *gpu_pid_seen;
+  guint n = rank->lanes->len;
+
+  gpu_pid_seen = g_new0 (gboolean, n);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->lane != WEFT_NONE && (is_gpu_category (ev->category) || ev->category == WEFT_CAT_GPU_USER_ANNOTATION))
+        gpu_pid_seen[ev->lane] = TRUE;
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, i);
+      const char *pname = weft_rank_string (rank, lane->process_name);
+      gboolean gpu = gpu_pid_seen[i];
+
+      /* A lane on the same (numeric) pid as a GPU lane, e.g. cuda_sync
+       * events or Stream Sync lanes, is a GPU lane too. */
+      if (!gpu && lane->pid != G_MININT64 && lane->tid != G_MININT64)
+        for (guint j = 0; j < n && !gpu; j++)
+          if (gpu_pid_seen[j] && weft_rank_lane (rank, j)->pid_text == lane->pid_text)
+            gpu = TRUE;
+      if (!gpu && (g_str_has_prefix (pname, "GPU") || strstr (pname, "GPU ") != NULL) && lane->tid != G_MININT64)
+        gpu = TRUE;
+
+      if (gpu)
+        {
+          lane->kind = WEFT_LANE_GPU;
+          lane->device = lane->pid != G_MININT64 ? (int) CLAMP (lane->pid, -1, G_MAXINT) : -1;
+          if (lane->tid >= 1000000)
+            lane->role = WEFT_LANE_ROLE_SYNC;
+        }
+      else if (lane->pid != G_MININT64 && lane->tid != G_MININT64 && lane->pid >= 0)
+        lane->kind = WEFT_LANE_CPU;
+      else
+        lane->kind = WEFT_LANE_OTHER;
+    }
+  g_free (gpu_pid_seen);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->lane != WEFT_NONE && is_gpu_category (ev->category) && ev->ph == WEFT_PH_X &&
+          weft_rank_lane (rank, ev->lane)->kind == WEFT_LANE_GPU)
+        ev->flags |= WEFT_EVENT_GPU_OP;
+    }
+}
+
+static void
+fill_lanes (WeftRank *rank)
+{
+  for (guint i = 0; i < rank->lanes->len; i++)
+    g_array_set_size (weft_rank_lane (rank, i)->events, 0);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->lane == WEFT_NONE || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      if (ev->ph != WEFT_PH_X && ev->ph != WEFT_PH_I)
+        continue;
+      g_array_append_val (weft_rank_lane (rank, ev->lane)->events, i);
+    }
+  for (guint i = 0; i < rank->lanes->len; i++)
+    weft_lane_sort (rank, weft_rank_lane (rank, i));
+}
+
+/* The X slice on the lane that a flow point at time ts binds to: one that
+ * starts exactly at ts, else the innermost one enclosing ts. */
+static guint32
+slice_at (WeftRank *rank, guint32 lane_idx, gint64 ts)
+{
+  WeftLane *lane;
+  guint lo, hi;
+  guint32 best = WEFT_NONE;
+  const guint32 *idx;
+
+  if (lane_idx == WEFT_NONE)
+    return WEFT_NONE;
+  lane = weft_rank_lane (rank, lane_idx);
+  idx = (const guint32 *) (void *) lane->events->data;
+  lo = 0;
+  hi = lane->events->len;
+  /* first event with start > ts */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (weft_rank_event (rank, idx[mid])->ts <= ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  /* walk back: the last event starting <= ts that covers ts is innermost
+   * among those starting at or before ts (sorted by ts, then longer first). */
+  for (guint k = lo; k > 0 && lo - k < 64; k--)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, idx[k - 1]);
+      if (ev->ph != WEFT_PH_X)
+        continue;
+      if (ev->ts == ts || (ev->ts <= ts && weft_event_end (ev) > ts))
+        {
+          best = idx[k - 1];
+          break;
+        }
+    }
+  return best;
+}
+
+static void
+pair_flows (WeftRank *rank)
+{
+  GHashTable *starts = g_hash_table_new (g_int64_hash, g_int64_equal);
+  GArray *keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  g_array_set_size (rank->flows, 0);
+  /* Key: id * 4 + category kind, so ac2g and fwdbwd ids do not collide. */
+  g_array_set_size (keys, rank->events->len);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gint64 *key = &g_array_index (keys, gint64, i);
+      if (ev->ph != WEFT_PH_S && ev->ph != WEFT_PH_F)
+        continue;
+      if (ev->flow_id < 0 || (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+        continue;
+      *key = ev->flow_id * 4 + (ev->category == WEFT_CAT_AC2G ? 1 : 2);
+      if (ev->ph == WEFT_PH_S)
+        g_hash_table_insert (starts, key, GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gint64 key;
+      gpointer s;
+      WeftFlow flow;
+
+      if (ev->ph != WEFT_PH_F || ev->flow_id < 0 ||
+          (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+        continue;
+      key = ev->flow_id * 4 + (ev->category == WEFT_CAT_AC2G ? 1 : 2);
+      s = g_hash_table_lookup (starts, &key);
+      if (s == NULL)
+        continue; /* orphan: dropped */
+      flow.category = (WeftCategory) ev->category;
+      flow.id = ev->flow_id;
+      flow.start = GPOINTER_TO_UINT (s) - 1;
+      flow.end = i;
+      flow.from = slice_at (rank, weft_rank_event (rank, flow.start)->lane, weft_rank_event (rank, flow.start)->ts);
+      flow.to = slice_at (rank, ev->lane, ev->ts);
+      g_array_append_val (rank->flows, flow);
+    }
+  g_hash_table_destroy (starts);
+  g_array_free (keys, TRUE);
+}
+
+static void
+link_launches (WeftRank *rank)
+{
+  GHashTable *by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      ev->link = WEFT_NONE;
+      ev->flags &= ~WEFT_EVENT_LAUNCH;
+      if (ev->ph == WEFT_PH_X && ev->correlation >= 0 &&
+          (ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) &&
+          !(ev->flags & WEFT_EVENT_DELETED))
+        g_hash_table_insert (by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gpointer l;
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->correlation < 0 || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      l = g_hash_table_lookup (by_corr, &ev->correlation);
+      if (l != NULL)
+        {
+          WeftEvent *launch = weft_rank_event (rank, GPOINTER_TO_UINT (l) - 1);
+          ev->link = GPOINTER_TO_UINT (l) - 1;
+          launch->link = i;
+          launch->flags |= WEFT_EVENT_LAUNCH;
+        }
+    }
+  g_hash_table_destroy (by_corr);
+
+  /* Without correlation args, fall back to ac2g flows. */
+  for (guint i = 0; i < rank->flows->len; i++)
+    {
+      const WeftFlow *f = &g_array_index (rank->flows, WeftFlow, i);
+      WeftEvent *from, *to;
+      if (f->category != WEFT_CAT_AC2G || f->from == WEFT_NONE || f->to == WEFT_NONE)
+        continue;
+      from = weft_rank_event (rank, f->from);
+      to = weft_rank_event (rank, f->to);
+      if (to->link == WEFT_NONE && from->link == WEFT_NONE && (to->flags & WEFT_EVENT_GPU_OP))
+        {
+          to->link = f->from;
+          from->link = f->to;
+          from->flags |= WEFT_EVENT_LAUNCH;
+        }
+    }
+}
+
+static void
+find_steps (WeftRank *rank)
+{
+  g_array_set_size (rank->steps, 0);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      const char *name;
+      WeftStep step;
+      if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      if (ev->category != WEFT_CAT_USER_ANNOTATION && ev->category != WEFT_CAT_CPU_OP)
+        continue;
+      name = weft_rank_string (rank, ev->name);
+      if (!g_str_has_prefix (name, "ProfilerStep#"))
+        continue;
+      step.event = i;
+      step.number = (int) g_ascii_strtoll (name + strlen ("ProfilerStep#"), NULL, 10);
+      step.begin = ev->ts;
+      step.end = weft_event_end (ev);
+      g_array_append_val (rank->steps, step);
+    }
+  /* sort by begin */
+  for (guint i = 1; i < rank->steps->len; i++)
+    for (guint j = i; j > 0; j--)
+      {
+        WeftStep *a = &g_array_index (rank->steps, WeftStep, j - 1);
+        WeftStep *b = &g_array_index (rank->steps, WeftStep, j);
+        if (a->begin <= b->begin)
+          break;
+        WeftStep t = *a;
+        *a = *b;
+        *b = t;
+      }
+}
+
+void
+weft_rank_index (WeftRank *rank)
+{
+  apply_metadata (rank);
+  fill_lanes (rank);
+  assign_lane_kinds (rank);
+  pair_flows (rank);
+  link_launches (rank);
+  find_steps (rank);
+  weft_rank_classify (rank);
+}
+
+void
+weft_trace_index (WeftTrace *self)
+{
+  for (guint i = 0; i < self->ranks->len; i++)
+    weft_rank_index (weft_trace_rank (self, i));
+  weft_trace_match_collectives (self);
+  weft_trace_estimate_clock_offsets (self);
+}

@@ -1,0 +1,20 @@
+/* testutil.h: helpers shared by the test programs (no mocks: real files). */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* Path of a file under ../shared/traces (WEFT_TRACES_DIR), or NULL when the
+ * folder or file is absent (the caller skips with g_test_skip and a message). */
+char       *weft_test_trace_path (const char *relative);
+/* Same, skipping the current test with a message when it is absent. */
+char       *weft_test_require_trace (const char *relative);
+/* A fresh temporary folder removed at exit of the test program. */
+const char *weft_test_tmpdir (void);
+/* Path of a built program (weft-cli, weft) in the build folder. */
+char       *weft_test_build_path (const char *program);
+/* Writes data to tmpdir/name and returns the path. */
+char       *weft_test_write_file (const char *name, const char *data, gssize len);
+
+G_END_DECLS
