@@ -1,0 +1,28 @@
+/* commands.h: weft-cli subcommands. Each lives in its own cmd-<name>.c and
+ * is listed in the table in weft-cli.c.
+ *
+ * Exit codes (documented in --help and docs/cli.md):
+ *   0  success
+ *   1  the operation failed for another reason (I/O while writing, ...)
+ *   2  bad input (unreadable or malformed trace, bad script) or bad usage */
+#pragma once
+
+#include <glib.h>
+
+#define WEFT_EXIT_OK 0
+#define WEFT_EXIT_FAILURE 1
+#define WEFT_EXIT_BAD_INPUT 2
+
+typedef int (*WeftCommandFunc) (int argc, char **argv);
+
+typedef struct
+{
+  const char     *name;
+  const char     *summary;
+  WeftCommandFunc func;
+} WeftCommand;
+
+/* Prints "weft-cli: <message>" to stderr and returns WEFT_EXIT_BAD_INPUT. */
+int weft_cli_fail (const char *format, ...) G_GNUC_PRINTF (1, 2);
+
+int weft_cmd_version (int argc, char **argv);

@@ -1,0 +1,69 @@
+/* weft-cli: headless Weft (info, convert, analyze, render, edit, compose). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "weft/weft.h"
+
+static const WeftCommand commands[] = {
+  /* Each subcommand adds its row here. */
+  { "version", "print the version", weft_cmd_version },
+};
+
+int
+weft_cli_fail (const char *format, ...)
+{
+  va_list args;
+  char *msg;
+
+  va_start (args, format);
+  msg = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "weft-cli: %s\n", msg);
+  g_free (msg);
+  return WEFT_EXIT_BAD_INPUT;
+}
+
+int
+weft_cmd_version (int argc, char **argv)
+{
+  (void) argc;
+  (void) argv;
+  printf ("weft-cli %s\n", WEFT_VERSION_STRING);
+  return WEFT_EXIT_OK;
+}
+
+static void
+usage (FILE *out)
+{
+  fprintf (out, "Usage: weft-cli COMMAND [OPTIONS...]\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun 'weft-cli COMMAND --help' for a command's options.\n"
+                "Exit status: 0 success, 1 failure (e.g. writing), 2 bad input or bad usage.\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  if (argc < 2)
+    {
+      usage (stderr);
+      return WEFT_EXIT_BAD_INPUT;
+    }
+  if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
+    {
+      usage (stdout);
+      return WEFT_EXIT_OK;
+    }
+  if (strcmp (argv[1], "--version") == 0)
+    return weft_cmd_version (argc - 1, argv + 1);
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (argv[1], commands[i].name) == 0)
+      return commands[i].func (argc - 1, argv + 1);
+  fprintf (stderr, "weft-cli: unknown command '%s'\n\n", argv[1]);
+  usage (stderr);
+  return WEFT_EXIT_BAD_INPUT;
+}
