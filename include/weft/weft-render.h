@@ -1,0 +1,329 @@
+/* weft-render.h: the painter (render layer: core + cairo + pango-cairo, no GTK).
+ *
+ * The window, PNG/SVG/PDF export and the display-free tests all paint
+ * through this API onto any cairo_t.
+ *
+ * Coordinates
+ *   - Time is gint64 ns on the common timeline: an event's observed time is
+ *     ev->ts + weft_trace_rank_offset (trace, rank), unless WeftRenderTimes
+ *     gives a solved time for it.
+ *   - The body (lanes) is painted with its top-left corner at the cairo
+ *     origin; x = 0 is view->span.begin and x = view->width is view->span.end.
+ *     Layout rows have CONTENT y (0 = top of the first row); on screen a row
+ *     is at y = row->y - view->scroll_y.
+ *   - The ruler and the lane headers are separate paint calls so a window can
+ *     put them in separate widgets; weft_render_to_file() composes all three.
+ *
+ * Typical use (window):
+ *   WeftView view; weft_view_init (&view, trace);   view.width = w; ...
+ *   WeftLayout *layout = weft_layout_new (trace, &view);  (again when ranks
+ *       are collapsed / expanded or the trace's lanes change)
+ *   weft_render_paint (cr, trace, &view, layout, times, overlay, &stats);
+ *   weft_render_hit_test (trace, &view, layout, times, x, y, &hit);
+ */
+#pragma once
+
+#include <cairo.h>
+
+#include "weft-model.h"
+
+G_BEGIN_DECLS
+
+/* ---- fixed geometry (px) --------------------------------------------------- */
+
+#define WEFT_RENDER_RULER_HEIGHT   28.0   /* time ruler */
+#define WEFT_RENDER_HEADER_WIDTH  220.0   /* default lane-header column */
+#define WEFT_RENDER_RANK_ROW       22.0   /* rank group header (holds the overlap band) */
+#define WEFT_RENDER_LANE_ROW       18.0   /* one depth row of a lane */
+#define WEFT_RENDER_MAX_DEPTH      16     /* deeper nesting is drawn on the last row */
+#define WEFT_RENDER_MIN_BOX_PX      3.0   /* runs of narrower events are folded into one box */
+#define WEFT_RENDER_MIN_LABEL_PX    5.0   /* no text on boxes narrower than this (plus text width) */
+
+/* ---- view state ------------------------------------------------------------- */
+
+/* Per-rank view flags (WeftView.rank_flags[rank_index]). */
+enum
+{
+  WEFT_RANK_VIEW_COLLAPSED    = 1 << 0, /* only the rank header row (with its overlap band) */
+  WEFT_RANK_VIEW_CPU_EXPANDED = 1 << 1, /* CPU threads as their own lanes (default: one summary row) */
+  WEFT_RANK_VIEW_HIDDEN       = 1 << 2, /* rank not shown at all (weft-cli render --ranks) */
+};
+
+/* What is drawn where: a plain struct owned by the caller (the window keeps
+ * one, the CLI fills one). Initialise with weft_view_init(). */
+typedef struct
+{
+  WeftTimeSpan span;          /* visible time range, common timeline (ns); end > begin */
+  gint64       origin;        /* ruler labels show t - origin (weft_view_init: trace start) */
+  double       width;         /* body width in px */
+  double       height;        /* body height in px (visible part of the lanes) */
+  double       scroll_y;      /* content y at the top of the body */
+
+  guint8      *rank_flags;    /* WEFT_RANK_VIEW_* per rank_index, n_rank_flags entries; NULL = defaults.
+                                 Owned by the caller; rebuild the layout after changing it. */
+  guint        n_rank_flags;
+
+  gboolean     dark;          /* dark palette */
+  gboolean     show_steps;            /* ProfilerStep markers (default TRUE) */
+  gboolean     show_overlap_band;     /* per-rank overlap band in the rank header row (default TRUE) */
+  gboolean     show_critical_path;    /* WeftRenderOverlay.critical_path (default TRUE) */
+  gboolean     show_flows;            /* launch flow of the selection / hover (default TRUE) */
+  gboolean     show_instance_links;   /* the hovered / selected collective on every rank (default TRUE) */
+
+  /* Selection and hover (WEFT_NONE = none). Indices into trace->ranks and
+   * that rank's events. */
+  guint        sel_rank;
+  guint32      sel_event;
+  guint        hover_rank;
+  guint32      hover_event;
+  /* Collective instance to link across ranks (index into trace->instances),
+   * WEFT_NONE: the instance of the hovered event, else of the selected one. */
+  guint32      highlight_instance;
+  /* A time range selected on the ruler (begin == end: none); shaded. */
+  WeftTimeSpan range;
+} WeftView;
+
+/* Defaults: the whole trace, origin at its start, 1200x800 px, light,
+ * every overlay on, nothing selected, rank_flags NULL. */
+void   weft_view_init (WeftView *view, WeftTrace *trace);
+/* Sets span to the whole trace (plus a small margin). */
+void   weft_view_fit_all (WeftView *view, WeftTrace *trace);
+/* Zooms by factor (< 1 zooms in) keeping the time under x fixed; never
+ * narrower than 1 us total... it clamps to [100 ns, 1000 s]. */
+void   weft_view_zoom (WeftView *view, double factor, double x);
+/* Pans by dx px (positive: later times). */
+void   weft_view_pan (WeftView *view, double dx);
+/* Rank flags helpers; they grow rank_flags (g_realloc) as needed. */
+guint8 weft_view_get_rank_flags (const WeftView *view, guint rank_index);
+void   weft_view_set_rank_flags (WeftView *view, guint rank_index, guint8 flags);
+/* Frees rank_flags (not the struct). */
+void   weft_view_clear (WeftView *view);
+
+static inline double
+weft_render_time_to_x (const WeftView *view, gint64 t)
+{
+  gint64 d = view->span.end - view->span.begin;
+  return d > 0 ? (double) (t - view->span.begin) * view->width / (double) d : 0.0;
+}
+
+static inline gint64
+weft_render_x_to_time (const WeftView *view, double x)
+{
+  gint64 d = view->span.end - view->span.begin;
+  return view->span.begin + (view->width > 0 ? (gint64) (x * (double) d / view->width) : 0);
+}
+
+/* ---- solved times (optional) ---------------------------------------------------- */
+
+/* Times to draw instead of the observed ones, e.g. the solver's solution.
+ * start[rank_index] / end[rank_index] are arrays indexed by event index on
+ * the COMMON timeline (clock offset included); a NULL array, or the value
+ * G_MININT64 in start[], means "the observed time" for that rank / event.
+ * Each lane must stay sorted by these start times (stream order keeps it). */
+typedef struct
+{
+  guint                 n_ranks;
+  const gint64 * const *start;
+  const gint64 * const *end;
+} WeftRenderTimes;
+
+/* The time span an event is drawn at. */
+WeftTimeSpan weft_render_event_span (WeftTrace *trace, const WeftRenderTimes *times,
+                                     guint rank_index, guint32 event);
+
+/* ---- overlap band -------------------------------------------------------------------- */
+
+typedef enum
+{
+  WEFT_OVERLAP_IDLE = 0,
+  WEFT_OVERLAP_COMPUTE_ONLY,
+  WEFT_OVERLAP_OVERLAPPED,
+  WEFT_OVERLAP_COMM_ONLY,
+  WEFT_OVERLAP_N_STATES
+} WeftOverlapState;
+
+typedef struct
+{
+  gint64           begin;   /* common timeline ns */
+  gint64           end;
+  WeftOverlapState state;
+} WeftOverlapSegment;
+
+/* Interval-union sweep over the rank's GPU ops (kernels, memcpy, memset):
+ * compute = any non-communication op running, comm = any communication op
+ * running. Returns a sorted GArray of WeftOverlapSegment without gaps over
+ * [first op start, last op end] (IDLE segments included). */
+GArray *weft_render_overlap_band (WeftTrace *trace, const WeftRenderTimes *times, guint rank_index);
+
+/* ---- overlays ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  guint   rank_index;
+  guint32 event;
+} WeftEventRef;
+
+/* What the painter draws over the events. Everything optional (NULL / 0). */
+typedef struct
+{
+  /* Critical path in time order; drawn over everything as a thick outline
+   * on each op plus connectors between consecutive ops. */
+  const WeftEventRef *critical_path;
+  guint               n_critical_path;
+  /* Per-rank overlap band (GArray of WeftOverlapSegment, index = rank_index,
+   * n_bands entries, NULL entries allowed). Without it the painter uses the
+   * band computed from observed times when the layout was built. */
+  GArray * const     *bands;
+  guint               n_bands;
+} WeftRenderOverlay;
+
+/* ---- layout ------------------------------------------------------------------------- */
+
+typedef enum
+{
+  WEFT_ROW_RANK_HEADER = 0, /* "rank 3" + overlap band */
+  WEFT_ROW_LANE,            /* one lane (GPU stream, CPU thread, other track), n_depth sub-rows */
+  WEFT_ROW_CPU_SUMMARY,     /* the collapsed CPU threads of a rank, merged in one row */
+} WeftRowKind;
+
+typedef struct
+{
+  WeftRowKind  kind;
+  guint        rank_index;
+  guint32      lane;        /* index into the rank's lanes; WEFT_NONE for header / summary rows */
+  WeftLaneRole role;        /* lane->role, or inferred from the lane's kernels */
+  double       y;           /* content y of the top */
+  double       height;
+  guint        n_depth;     /* depth sub-rows of a lane (1 if nothing nests) */
+} WeftLayoutRow;
+
+typedef struct _WeftLayout WeftLayout;
+
+/* Rows for the trace under view's rank flags: per rank (trace order, hidden
+ * ranks skipped) a header row, then unless collapsed the GPU stream lanes
+ * (sort_index order, sync lanes last), then a CPU summary row (or one row per
+ * CPU thread / other track when CPU_EXPANDED). Also precomputes the nesting
+ * depth rows of each lane and the observed-time overlap band per rank: cost
+ * O(events); rebuild only when flags or lanes change, not per frame. */
+WeftLayout          *weft_layout_new (WeftTrace *trace, const WeftView *view);
+void                 weft_layout_free (WeftLayout *layout);
+guint                weft_layout_get_n_rows (const WeftLayout *layout);
+const WeftLayoutRow *weft_layout_get_row (const WeftLayout *layout, guint i);
+/* Total content height (px). */
+double               weft_layout_get_height (const WeftLayout *layout);
+/* Row at content y, or -1. */
+int                  weft_layout_row_at_y (const WeftLayout *layout, double y);
+/* Row of (rank_index, lane), or -1 (hidden / collapsed: the row that shows it,
+ * the CPU summary or the rank header, is returned instead when there is one). */
+int                  weft_layout_find_lane (const WeftLayout *layout, guint rank_index, guint32 lane);
+/* Depth sub-row (0-based) of an event on its lane's row. */
+guint                weft_layout_event_depth (const WeftLayout *layout, guint rank_index, guint32 event);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftLayout, weft_layout_free)
+
+/* Label of a row: "rank 3", "stream 7 · compute", "CPU · 5 threads", "thread 1234 (python)". */
+char *weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row);
+
+/* ---- colours ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  double r, g, b, a;
+} WeftRgba;
+
+/* Palette shared with the window's legend. Compute kernels by class,
+ * communication by collective type (WEFT_COLL_NONE: generic comm colour). */
+WeftRgba weft_render_class_color (WeftKernelClass kclass, gboolean dark);
+WeftRgba weft_render_coll_color (WeftCollType type, gboolean dark);
+WeftRgba weft_render_overlap_color (WeftOverlapState state, gboolean dark);
+/* Colour of any event: GPU ops by class / collective type, CPU events by
+ * category (cpu_op, python_function, cuda_runtime, annotations...). */
+WeftRgba weft_render_event_color (const WeftRank *rank, const WeftEvent *ev, gboolean dark);
+WeftRgba weft_render_background_color (gboolean dark);
+WeftRgba weft_render_text_color (gboolean dark);
+
+/* ---- painting ------------------------------------------------------------------------- */
+
+/* Counters of one paint, for tests and benchmarks. */
+typedef struct
+{
+  guint rows_drawn;     /* rows (any kind) at least partly in view */
+  guint boxes;          /* rectangles filled for events (a folded run counts once) */
+  guint folded_boxes;   /* of those, boxes that stand for more than one event */
+  guint events_folded;  /* events represented by folded boxes */
+  guint labels;         /* text labels drawn */
+  guint events_visited; /* events the painter looked at (not binary-search probes) */
+} WeftRenderStats;
+
+/* The body: background, rows, events with level-of-detail folding, labels,
+ * step markers, overlap bands, the critical path, then the highlights
+ * (weft_render_paint_highlights). stats may be NULL; times and overlay
+ * may be NULL. */
+void weft_render_paint (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                        const WeftRenderTimes *times, const WeftRenderOverlay *overlay,
+                        WeftRenderStats *stats);
+
+/* The body without the highlights: what a window caches between frames. */
+void weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                             const WeftRenderTimes *times, const WeftRenderOverlay *overlay,
+                             WeftRenderStats *stats);
+
+/* Selection and hover outlines, the highlighted collective instance linked
+ * across ranks, the launch flow (CPU launch -> GPU op) of the selection and
+ * hover, the ruler range shading. Cheap; drawn on top of a cached body. */
+void weft_render_paint_highlights (cairo_t *cr, WeftTrace *trace, const WeftView *view,
+                                   const WeftLayout *layout, const WeftRenderTimes *times);
+
+/* The time ruler, width view->width, height WEFT_RENDER_RULER_HEIGHT:
+ * ticks at 1/2/5 x 10^k ns steps, labels in ns/us/ms/s relative to
+ * view->origin, step labels (trace may be NULL). */
+void weft_render_paint_ruler (cairo_t *cr, WeftTrace *trace, const WeftView *view);
+
+/* The lane-header column (width header_width, height view->height, scrolled
+ * like the body): rank headers with a disclosure triangle, lane labels. */
+void weft_render_paint_lane_headers (cairo_t *cr, WeftTrace *trace, const WeftView *view,
+                                     const WeftLayout *layout, double header_width);
+
+/* Nice tick step (1, 2, 5 x 10^k ns) for about min_px between ticks. */
+gint64 weft_render_tick_step (const WeftView *view, double min_px);
+/* Formats a duration / time with units (ns, us, ms, s) into a new string. */
+char  *weft_render_format_time (gint64 ns, gint64 step);
+
+/* ---- hit testing ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  int     row;         /* layout row, -1 if none */
+  guint   rank_index;  /* WEFT_NONE if none */
+  guint32 event;       /* WEFT_NONE if no event under the point */
+  guint   depth;
+} WeftHit;
+
+/* What is under body point (x, y) (y on screen, scroll applied). Events
+ * narrower than a few px are found within +-2 px; in the CPU summary row
+ * the topmost event of any thread. Returns TRUE when an event was hit. */
+gboolean weft_render_hit_test (WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                               const WeftRenderTimes *times, double x, double y, WeftHit *hit);
+
+/* ---- files ---------------------------------------------------------------------------------- */
+
+typedef struct
+{
+  WeftTimeSpan span;        /* begin == end: the whole trace */
+  const int   *ranks;       /* rank NUMBERS to show, NULL = all */
+  guint        n_ranks;
+  int          width;       /* total px incl. the header column; 0 = 1600 */
+  int          height;      /* total px; 0 = as tall as the rows need (auto) */
+  gboolean     cpu_expanded;
+  gboolean     dark;
+  const WeftRenderTimes   *times;
+  const WeftRenderOverlay *overlay;
+} WeftRenderFileOptions;
+
+/* Paints ruler + headers + body into PNG, SVG or PDF, chosen by the
+ * extension of path (.png, .svg, .pdf, case-insensitive). FALSE with
+ * WEFT_ERROR_INVALID (bad extension / options) or WEFT_ERROR_IO. */
+gboolean weft_render_to_file (WeftTrace *trace, const WeftRenderFileOptions *options, const char *path,
+                              GError **error);
+
+G_END_DECLS
