@@ -6,5 +6,6 @@
 #include "weft-load.h"
 #include "weft-save.h"
 #include "weft-classify.h"
+#include "weft-solver.h"
 
 #define WEFT_VERSION "0.1.0"

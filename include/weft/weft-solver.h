@@ -1,0 +1,307 @@
+/* weft-solver.h: the dependency graph over every rank's GPU operations, the
+ * solver (earliest start times, critical path, slack), edits that re-solve
+ * incrementally, and the step metrics (see docs/solver.md).
+ *
+ * Nodes are GPU operations (events with WEFT_EVENT_GPU_OP). Edges: stream
+ * order, launch release (CPU launch + launch latency), cross-stream waits
+ * (cuda_sync "Stream Wait Event", else the ProcessGroupNCCL
+ * cudaEventRecord/cudaStreamWaitEvent pattern), collective rendezvous across
+ * ranks (trace->instances), GPU-to-CPU syncs (later launches on that CPU
+ * thread shift with the sync), user minimum starts and explicit
+ * dependencies.
+ *
+ * Identity: an op is (rank_index, event), rank_index into trace->ranks and
+ * event into that rank's events. Times are ns on the common timeline (the
+ * rank's clock offset applied, weft_trace_rank_offset()).
+ *
+ * The solver keeps its own times; the model's ev->ts/dur stay as loaded
+ * until weft_solver_apply_to_model(). Structural edits (move to a lane,
+ * insert, remove) update the model's structure at once (ev->lane,
+ * lane->events membership, new WEFT_EVENT_CREATED events, WEFT_EVENT_DELETED
+ * flags); rank->events may be reallocated by an insert, so never keep a
+ * WeftEvent pointer across an edit.
+ *
+ * Every edit re-solves at once (only what depends on the change), unless
+ * inside weft_solver_begin_batch() / weft_solver_end_batch(), which re-solves
+ * once at the end. An edit that would create a dependency cycle (a deadlock,
+ * e.g. two ranks issuing the same collectives in different orders) returns
+ * FALSE with WEFT_ERROR_CYCLE naming the ops of the cycle and changes
+ * nothing. Bad arguments give WEFT_ERROR_INVALID. */
+#pragma once
+
+#include "weft-model.h"
+
+G_BEGIN_DECLS
+
+typedef struct _WeftSolver WeftSolver;
+
+/* How an op is bound to a predecessor (edge kinds). */
+typedef enum
+{
+  WEFT_DEP_NONE = 0,      /* no binding predecessor: released at its observed time */
+  WEFT_DEP_STREAM,        /* previous op on the same stream */
+  WEFT_DEP_LAUNCH,        /* its CPU launch (+ launch latency; the CPU thread may wait on a sync) */
+  WEFT_DEP_CROSS_STREAM,  /* an op on another stream (event record / stream wait) */
+  WEFT_DEP_RENDEZVOUS,    /* a collective waits for the last-arriving rank */
+  WEFT_DEP_SYNC,          /* a GPU-to-CPU sync the launching thread waited on */
+  WEFT_DEP_USER,          /* a minimum start set by the user */
+  WEFT_DEP_EXPLICIT,      /* a dependency added with weft_solver_add_dependency() */
+  WEFT_DEP_N_KINDS
+} WeftDepKind;
+
+const char *weft_dep_kind_to_string (WeftDepKind kind);
+
+/* ---- lifecycle ------------------------------------------------------------ */
+
+/* Builds the graph from the trace (which must outlive the solver and be
+ * edited only through the solver while it lives) and solves it. The first
+ * solve is the baseline for metric deltas. */
+WeftSolver *weft_solver_new (WeftTrace *trace, GError **error);
+void        weft_solver_free (WeftSolver *self);
+WeftTrace  *weft_solver_get_trace (WeftSolver *self);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftSolver, weft_solver_free)
+
+/* Incremented by every re-solve that changed anything (for caches). */
+guint64     weft_solver_generation (WeftSolver *self);
+
+/* ---- solved times ---------------------------------------------------------- */
+
+/* TRUE when the event is a node of the graph (a live GPU op). */
+gboolean    weft_solver_is_node (WeftSolver *self, guint rank_index, guint32 event);
+/* Solved start / end of a GPU op; for any other timed event its observed
+ * time plus the rank offset, shifted like its CPU thread (syncs that now
+ * return earlier or later move the rest of the thread). */
+gint64      weft_solver_start (WeftSolver *self, guint rank_index, guint32 event);
+gint64      weft_solver_end (WeftSolver *self, guint rank_index, guint32 event);
+/* For a collective member: when this rank arrives (its kernel starts; the
+ * rest of it is waiting, then the transfer). Otherwise the start. */
+gint64      weft_solver_ready (WeftSolver *self, guint rank_index, guint32 event);
+/* Latest start - earliest start against the end of the whole schedule
+ * (0 on the critical path); computed lazily. -1 for non-nodes. */
+gint64      weft_solver_slack (WeftSolver *self, guint rank_index, guint32 event);
+/* The op's own duration now (for a collective: its transfer time, the
+ * kernel's duration when nobody waits). */
+gint64      weft_solver_duration (WeftSolver *self, guint rank_index, guint32 event);
+/* User minimum start, -1 when none. */
+gint64      weft_solver_min_start (WeftSolver *self, guint rank_index, guint32 event);
+/* Predecessor that decided the op's start (binding edge), WEFT_DEP_NONE if
+ * released at its observed time. pred_* may be NULL. */
+WeftDepKind weft_solver_binding (WeftSolver *self, guint rank_index, guint32 event,
+                                 guint *pred_rank_index, guint32 *pred_event);
+
+/* Span of the solved schedule over every node (common timeline). */
+WeftTimeSpan weft_solver_span (WeftSolver *self);
+
+/* ---- graph inspection --------------------------------------------------- */
+
+typedef struct
+{
+  WeftDepKind kind;
+  guint       rank_index;   /* the other op */
+  guint32     event;        /* the other op's event (for LAUNCH / SYNC: the CPU event) */
+  gint64      gap;          /* edge weight: min time from the other's end (or CPU release) to this start */
+} WeftSolverDep;
+
+/* Incoming dependencies of an op: fills up to max entries, returns the total. */
+guint       weft_solver_preds (WeftSolver *self, guint rank_index, guint32 event,
+                               WeftSolverDep *out, guint max);
+/* Ops of a GPU lane in the solver's stream order. */
+guint       weft_solver_lane_n_ops (WeftSolver *self, guint rank_index, guint32 lane);
+guint32     weft_solver_lane_op (WeftSolver *self, guint rank_index, guint32 lane, guint position);
+/* Current lane / position in stream order of an op. */
+guint32     weft_solver_op_lane (WeftSolver *self, guint rank_index, guint32 event);
+guint       weft_solver_op_position (WeftSolver *self, guint rank_index, guint32 event);
+
+/* ---- edits ----------------------------------------------------------------- */
+
+/* Batch: the edits between begin and end re-solve once, at end. Structural
+ * edits are still checked for cycles (and refused) one by one. Nests. */
+void        weft_solver_begin_batch (WeftSolver *self);
+void        weft_solver_end_batch (WeftSolver *self);
+
+/* Sets the op's duration (dur >= 0). For a collective member it sets the
+ * transfer time of the whole instance on every rank. */
+gboolean    weft_solver_set_duration (WeftSolver *self, guint rank_index, guint32 event,
+                                      gint64 dur, GError **error);
+/* User constraint: the op starts no earlier than t (common timeline); a
+ * negative t clears it. This is what dragging in time does. */
+gboolean    weft_solver_set_min_start (WeftSolver *self, guint rank_index, guint32 event,
+                                       gint64 t, GError **error);
+/* Moves the op to a GPU lane of the same rank (or reorders it on its own):
+ * it goes before the first op of that lane whose solved start is later than
+ * at_time. When it changes stream it keeps a cross-stream wait on the op
+ * that preceded it on its old stream (its producer, as a
+ * cudaStreamWaitEvent would), and the ops after it on the old stream no
+ * longer wait for it. */
+gboolean    weft_solver_move_to_lane (WeftSolver *self, guint rank_index, guint32 event,
+                                      guint32 lane, gint64 at_time, GError **error);
+/* Same with an exact position in the lane's stream order (undo). */
+gboolean    weft_solver_move_to_position (WeftSolver *self, guint rank_index, guint32 event,
+                                          guint32 lane, guint position, GError **error);
+/* A GPU lane (stream) of the rank, created in the model when missing. */
+guint32     weft_solver_ensure_stream (WeftSolver *self, guint rank_index, int device, gint64 stream);
+
+typedef struct
+{
+  const char     *name;       /* kernel name */
+  WeftCategory    category;   /* WEFT_CAT_KERNEL, WEFT_CAT_GPU_MEMCPY or WEFT_CAT_GPU_MEMSET */
+  WeftKernelClass kclass;
+  gint64          dur;
+  guint32         like_event; /* copy name/category/class/dur/args from this event of the rank; WEFT_NONE */
+} WeftSolverOpSpec;
+
+/* Inserts a new GPU op (a WEFT_EVENT_CREATED event in the model, no CPU
+ * launch) on the lane at the position of at_time, released no earlier than
+ * at_time. Returns the event index, WEFT_NONE on error. */
+guint32     weft_solver_insert_op (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time,
+                                   const WeftSolverOpSpec *spec, GError **error);
+
+typedef struct
+{
+  WeftCollType type;
+  const char  *kernel_name;   /* NULL: "ncclDevKernel_<Type>" */
+  gint64       bytes;         /* payload, -1 unknown */
+  const char  *dtype;         /* NULL: unknown */
+  const char  *pg_name;       /* NULL: "weft" */
+  const char  *pg_desc;
+  gint64       transfer_ns;   /* intrinsic transfer time (weft-costmodel.h) */
+} WeftSolverCollSpec;
+
+typedef struct
+{
+  guint   rank_index;
+  guint32 lane;
+  gint64  at_time;
+} WeftSolverPlace;
+
+/* Inserts one collective on every place (one per participating rank): a
+ * created kernel + WeftCollective per rank and a new trace->instances entry.
+ * Returns the instance index (WEFT_NONE on error); events_out (n_places
+ * entries, may be NULL) receives the created events. */
+guint32     weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
+                                           const WeftSolverPlace *places, guint n_places,
+                                           guint32 *events_out, GError **error);
+
+/* Removes an op (WEFT_EVENT_DELETED in the model). A collective member takes
+ * its whole instance (every rank) with it. */
+gboolean    weft_solver_remove_op (WeftSolver *self, guint rank_index, guint32 event, GError **error);
+/* Undo of remove: puts the op (and its instance) back where it was removed from. */
+gboolean    weft_solver_restore_op (WeftSolver *self, guint rank_index, guint32 event, GError **error);
+
+/* An explicit dependency: `to` starts no earlier than `from` ends + gap. */
+gboolean    weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_event,
+                                        guint to_rank, guint32 to_event, gint64 gap, GError **error);
+gboolean    weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_event,
+                                           guint to_rank, guint32 to_event);
+
+/* Multiplies the current duration of every op of a compute class by factor
+ * (WEFT_KCLASS_COMM: every collective's transfer time). */
+void        weft_solver_scale_class (WeftSolver *self, WeftKernelClass kclass, double factor);
+/* Multiplies the transfer time of every collective instance of a type. */
+void        weft_solver_scale_collective (WeftSolver *self, WeftCollType type, double factor);
+
+/* Writes the solved times into the model: ev->ts/dur of every op (and
+ * shifted CPU events) that moved, marked WEFT_EVENT_EDITED, lanes
+ * re-sorted, so the saver writes the edited schedule. Incremental: only
+ * what changed since the last apply. */
+void        weft_solver_apply_to_model (WeftSolver *self);
+
+/* ---- metrics ------------------------------------------------------------- */
+
+#define WEFT_SOLVER_ALL_RANKS G_MAXUINT
+#define WEFT_SOLVER_ALL_STEPS (-1)
+
+typedef struct
+{
+  int    step;            /* ProfilerStep number, WEFT_SOLVER_ALL_STEPS for the whole trace */
+  guint  n_ranks;         /* ranks included */
+  gint64 begin;           /* first GPU op start of the step (common timeline) */
+  gint64 end;             /* last GPU op end */
+  gint64 step_time;       /* end - begin (whole: over all ranks) */
+  /* GPU time on the rank's streams within [begin, end) (interval union;
+   * whole trace: mean over ranks): */
+  gint64 compute;         /* any compute */
+  gint64 comm;            /* any communication */
+  gint64 compute_only;
+  gint64 overlapped;      /* compute and communication at once */
+  gint64 comm_only;       /* = exposed communication */
+  gint64 idle;            /* no GPU op at all */
+  double overlap_pct;     /* 100 * overlapped / comm (HTA's definition); 0 without comm */
+  gint64 exposed_comm;    /* comm_only */
+  /* critical path of the step (across ranks): its length and composition */
+  gint64 cp_length;
+  gint64 cp_compute;
+  gint64 cp_comm;         /* transfer time of collectives */
+  gint64 cp_launch;       /* CPU-bound: launch latency / CPU work / syncs */
+  gint64 cp_wait;         /* gaps: waiting on other streams, stream gaps */
+  guint  cp_n_ops;
+} WeftMetrics;
+
+/* Steps present (ProfilerStep#N numbers, sorted, over all ranks); an empty
+ * array when the trace has none. Free with g_array_unref. */
+GArray     *weft_solver_steps (WeftSolver *self);
+/* Metrics now (rank_index or WEFT_SOLVER_ALL_RANKS; step or
+ * WEFT_SOLVER_ALL_STEPS). FALSE when the step has no GPU op on that rank. */
+gboolean    weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);
+/* The same from the first solve (the trace as loaded). */
+gboolean    weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);
+
+/* ---- critical path ------------------------------------------------------- */
+
+typedef enum
+{
+  WEFT_CP_COMPUTE = 0,  /* a compute op executing */
+  WEFT_CP_COMM,         /* a collective's transfer */
+  WEFT_CP_LAUNCH,       /* CPU: launch latency, CPU work between a sync and a launch */
+  WEFT_CP_WAIT,         /* waiting: stream gaps, cross-stream waits */
+} WeftCpKind;
+
+typedef struct
+{
+  guint      rank_index;
+  guint32    event;       /* the GPU op (the segment belongs to its execution or precedes it) */
+  WeftCpKind kind;
+  WeftDepKind via;        /* the binding edge into this op */
+  gint64     begin;       /* segment on the common timeline */
+  gint64     end;
+} WeftCpSegment;
+
+/* The critical path of a step (WEFT_SOLVER_ALL_STEPS: the whole schedule):
+ * from the last finish back through binding predecessors across ranks,
+ * returned in time order as contiguous segments. Free with g_array_unref. */
+GArray     *weft_solver_critical_path (WeftSolver *self, int step);
+/* TRUE when the op lies on the whole-schedule critical path. */
+gboolean    weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event);
+
+/* ---- collective instances -------------------------------------------------- */
+
+typedef struct
+{
+  guint   rank_index;
+  guint32 event;
+  gint64  arrival;   /* ready time: the kernel starts */
+  gint64  wait;      /* last arrival - arrival */
+  gint64  end;
+} WeftSolverArrival;
+
+typedef struct
+{
+  WeftCollType type;
+  guint   n_members;
+  gint64  transfer;        /* intrinsic transfer time */
+  gint64  last_arrival;
+  gint64  end;
+  gint64  total_wait;      /* sum of waits over ranks */
+  gint64  max_wait;
+  guint   last_rank_index; /* the straggler (last to arrive) */
+} WeftSolverInstanceInfo;
+
+/* Solved figures of trace->instances[instance]; arrivals (n_members
+ * entries, may be NULL) per member. FALSE when the instance has no live
+ * member. */
+gboolean    weft_solver_instance_info (WeftSolver *self, guint32 instance,
+                                       WeftSolverInstanceInfo *info, WeftSolverArrival *arrivals,
+                                       guint max_arrivals);
+
+G_END_DECLS
