@@ -115,13 +115,22 @@ weft_render_x_to_time (const WeftView *view, double x)
 
 /* ---- solved times (optional) ---------------------------------------------------- */
 
-/* Times to draw instead of the observed ones, e.g. the solver's solution.
- * start[rank_index] / end[rank_index] are arrays indexed by event index on
- * the COMMON timeline (clock offset included); a NULL array, or the value
+/* Returns FALSE to draw the event at its observed time. */
+typedef gboolean (*WeftRenderTimeFunc) (gpointer user_data, guint rank_index, guint32 event,
+                                        gint64 *start, gint64 *end);
+
+/* Times to draw instead of the observed ones, e.g. the solver's solution,
+ * on the COMMON timeline (clock offset included). Either a callback (func,
+ * e.g. wrapping weft_solver_start/end) or arrays: start[rank_index] /
+ * end[rank_index] indexed by event index; a NULL array, or the value
  * G_MININT64 in start[], means "the observed time" for that rank / event.
+ * The painter calls func only for the events it looks at (a few per
+ * drawn box, plus binary-search probes), never for every event.
  * Each lane must stay sorted by these start times (stream order keeps it). */
 typedef struct
 {
+  WeftRenderTimeFunc    func;
+  gpointer              user_data;
   guint                 n_ranks;
   const gint64 * const *start;
   const gint64 * const *end;
