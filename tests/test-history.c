@@ -479,9 +479,10 @@ test_clear_disable (void)
 }
 
 static void
-collect (guint tag, gpointer action, gpointer user_data)
+collect (guint entry, guint tag, gpointer action, gpointer user_data)
 {
   GString *s = user_data;
+  g_string_append_printf (s, "%u:", entry);
   if (tag == TAG_INSERT)
     g_string_append (s, ((InsertAction *) action)->text);
   else
@@ -517,8 +518,8 @@ test_foreach (void)
   g_assert_cmpstr (doc.buffer->str, ==, "a");
   weft_history_foreach_undo (doc.history, collect, undo);
   weft_history_foreach_redo (doc.history, collect, redo);
-  g_assert_cmpstr (undo->str, ==, "a");
-  g_assert_cmpstr (redo->str, ==, "bcd");   /* in the order redo applies them */
+  g_assert_cmpstr (undo->str, ==, "0:a");
+  g_assert_cmpstr (redo->str, ==, "0:b0:c1:d");   /* in the order redo applies them, by entry */
   weft_history_free (doc.history);
   g_assert_cmpuint (doc.n_live, ==, 0);
   g_string_free (doc.buffer, TRUE);

@@ -55,8 +55,10 @@ typedef struct
                             gboolean     can_redo);
 } WeftHistoryFuncs;
 
-/* Visits actions oldest first; group members in the order they were done. */
-typedef void (*WeftHistoryForeachFunc) (guint tag, gpointer action, gpointer user_data);
+/* Visits actions oldest first; group members in the order they were done.
+ * entry counts the undo entries (groups) visited so far, from 0, so the
+ * caller can tell where one entry ends and the next begins. */
+typedef void (*WeftHistoryForeachFunc) (guint entry, guint tag, gpointer action, gpointer user_data);
 
 WeftHistory *weft_history_new              (const WeftHistoryFuncs *funcs,
                                             gpointer                user_data);

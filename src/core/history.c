@@ -458,13 +458,13 @@ weft_history_clear (WeftHistory *self)
 static void
 foreach_queue (GList *link, WeftHistoryForeachFunc func, gpointer user_data)
 {
-  for (; link != NULL; link = link->next)
+  for (guint n = 0; link != NULL; link = link->next, n++)
     {
       Entry *entry = link->data;
       for (guint i = 0; i < entry->actions->len; i++)
         {
           Action *a = &g_array_index (entry->actions, Action, i);
-          func (a->tag, a->data, user_data);
+          func (n, a->tag, a->data, user_data);
         }
     }
 }
