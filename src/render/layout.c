@@ -1,0 +1,503 @@
+/* layout.c: rows (rank headers, lanes, CPU summaries), nesting depth rows
+ * of each lane, the per-rank overlap band, row labels. */
+#include "config.h"
+
+#include <string.h>
+
+#include "render-private.h"
+
+/* ---- overlap band -------------------------------------------------------------- */
+
+typedef struct
+{
+  gint64 t;
+  gint8  d_compute;
+  gint8  d_comm;
+} Edge;
+
+static int
+edge_cmp (const void *a, const void *b)
+{
+  const Edge *ea = a, *eb = b;
+  return (ea->t > eb->t) - (ea->t < eb->t);
+}
+
+static WeftOverlapState
+state_of (gint64 compute, gint64 comm)
+{
+  if (compute > 0 && comm > 0)
+    return WEFT_OVERLAP_OVERLAPPED;
+  if (compute > 0)
+    return WEFT_OVERLAP_COMPUTE_ONLY;
+  if (comm > 0)
+    return WEFT_OVERLAP_COMM_ONLY;
+  return WEFT_OVERLAP_IDLE;
+}
+
+GArray *
+weft_render_overlap_band (WeftTrace *trace, const WeftRenderTimes *times, guint rank_index)
+{
+  GArray *band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
+  WeftRankTimes rt;
+  WeftRank *rank;
+  GArray *edges;
+  gint64 compute = 0, comm = 0;
+
+  g_return_val_if_fail (trace != NULL && rank_index < trace->ranks->len, band);
+  weft_rank_times_init (&rt, trace, times, rank_index);
+  rank = rt.rank;
+  edges = g_array_new (FALSE, FALSE, sizeof (Edge));
+  for (guint l = 0; l < rank->lanes->len; l++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      const guint32 *idx = (const guint32 *) (void *) lane->events->data;
+      if (lane->kind != WEFT_LANE_GPU)
+        continue;
+      for (guint i = 0; i < lane->events->len; i++)
+        {
+          const WeftEvent *ev = &rt.events[idx[i]];
+          gint64 b, e;
+          gboolean is_comm;
+          Edge eb, ee;
+          if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
+            continue;
+          weft_rank_times_get (&rt, idx[i], &b, &e);
+          if (e <= b)
+            continue;
+          is_comm = weft_render_event_is_comm (rank, ev);
+          eb.t = b;
+          eb.d_compute = is_comm ? 0 : 1;
+          eb.d_comm = is_comm ? 1 : 0;
+          ee.t = e;
+          ee.d_compute = (gint8) -eb.d_compute;
+          ee.d_comm = (gint8) -eb.d_comm;
+          g_array_append_val (edges, eb);
+          g_array_append_val (edges, ee);
+        }
+    }
+  qsort (edges->data, edges->len, sizeof (Edge), edge_cmp);
+  for (guint i = 0; i < edges->len;)
+    {
+      gint64 t = g_array_index (edges, Edge, i).t;
+      WeftOverlapState st;
+      while (i < edges->len && g_array_index (edges, Edge, i).t == t)
+        {
+          compute += g_array_index (edges, Edge, i).d_compute;
+          comm += g_array_index (edges, Edge, i).d_comm;
+          i++;
+        }
+      if (i >= edges->len)
+        {
+          if (band->len > 0)
+            g_array_index (band, WeftOverlapSegment, band->len - 1).end = t;
+          break;
+        }
+      st = state_of (compute, comm);
+      if (band->len > 0)
+        {
+          WeftOverlapSegment *last = &g_array_index (band, WeftOverlapSegment, band->len - 1);
+          last->end = t;
+          if (last->state == st)
+            continue;
+        }
+      {
+        WeftOverlapSegment seg = { t, t, st };
+        g_array_append_val (band, seg);
+      }
+    }
+  g_array_free (edges, TRUE);
+  return band;
+}
+
+/* ---- roles ---------------------------------------------------------------------- */
+
+static WeftLaneRole
+infer_role (WeftRank *rank, WeftLane *lane)
+{
+  guint n_comm = 0, n_compute = 0, n_copy = 0, n_ag = 0, n_rs = 0;
+
+  if (lane->role != WEFT_LANE_ROLE_NONE || lane->kind != WEFT_LANE_GPU)
+    return lane->role;
+  for (guint i = 0; i < lane->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, g_array_index (lane->events, guint32, i));
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      if (weft_render_event_is_comm (rank, ev))
+        {
+          n_comm++;
+          if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+            {
+              WeftCollType t = g_array_index (rank->collectives, WeftCollective, ev->coll).type;
+              n_ag += t == WEFT_COLL_ALL_GATHER;
+              n_rs += t == WEFT_COLL_REDUCE_SCATTER;
+            }
+        }
+      else if (ev->category != WEFT_CAT_KERNEL || ev->kclass == WEFT_KCLASS_COPY)
+        n_copy++;
+      else
+        n_compute++;
+    }
+  if (n_comm == 0 && n_compute == 0 && n_copy == 0)
+    return WEFT_LANE_ROLE_NONE;
+  if (n_comm > n_compute)
+    {
+      if (n_ag * 10 >= n_comm * 9)
+        return WEFT_LANE_ROLE_FSDP_AG;
+      if (n_rs * 10 >= n_comm * 9)
+        return WEFT_LANE_ROLE_FSDP_RS;
+      return WEFT_LANE_ROLE_COMM;
+    }
+  if (n_copy > n_compute)
+    return WEFT_LANE_ROLE_COPY;
+  return WEFT_LANE_ROLE_COMPUTE;
+}
+
+/* ---- depth rows ------------------------------------------------------------------- */
+
+static void
+compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *event_depth)
+{
+  WeftLane *lane = weft_rank_lane (rank, lane_idx);
+  const guint32 *idx = (const guint32 *) (void *) lane->events->data;
+  gint64 stack[WEFT_RENDER_MAX_DEPTH];
+  guint sp = 0, max_depth = 0;
+
+  for (guint i = 0; i < lane->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, idx[i]);
+      guint d;
+      while (sp > 0 && stack[sp - 1] <= ev->ts)
+        sp--;
+      d = MIN (sp, WEFT_RENDER_MAX_DEPTH - 1);
+      event_depth[idx[i]] = (guint8) d;
+      max_depth = MAX (max_depth, d);
+      if (sp < WEFT_RENDER_MAX_DEPTH)
+        stack[sp++] = MAX (weft_event_end (ev), ev->ts + 1);
+      else
+        stack[sp - 1] = MAX (stack[sp - 1], weft_event_end (ev));
+    }
+  ld->n_depth = max_depth + 1;
+  if (ld->n_depth == 1)
+    return;
+  for (guint d = 0; d < ld->n_depth; d++)
+    ld->depth[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i < lane->events->len; i++)
+    g_array_append_val (ld->depth[event_depth[idx[i]]], idx[i]);
+}
+
+WeftDepthRow
+weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth)
+{
+  WeftDepthRow r = { NULL, 0 };
+  const WeftRankLayout *rl;
+  const WeftLaneDepths *ld;
+
+  if (rank_index >= layout->n_ranks)
+    return r;
+  rl = &layout->ranks[rank_index];
+  if (lane >= rl->n_lanes)
+    return r;
+  ld = &rl->lanes[lane];
+  if (depth >= ld->n_depth)
+    return r;
+  if (ld->depth[depth] != NULL)
+    {
+      r.idx = (const guint32 *) (void *) ld->depth[depth]->data;
+      r.n = ld->depth[depth]->len;
+    }
+  else
+    {
+      WeftLane *l = weft_rank_lane (weft_trace_rank (layout->trace, rank_index), lane);
+      r.idx = (const guint32 *) (void *) l->events->data;
+      r.n = l->events->len;
+    }
+  return r;
+}
+
+/* ---- layout ---------------------------------------------------------------------------- */
+
+typedef struct
+{
+  guint32 lane;
+  int     group;    /* 0 GPU streams, 1 sync lanes, 2 CPU threads, 3 other */
+  int     device;
+  gint64  sort;
+} LaneOrder;
+
+static int
+lane_order_cmp (const void *a, const void *b)
+{
+  const LaneOrder *x = a, *y = b;
+  if (x->group != y->group)
+    return x->group - y->group;
+  if (x->device != y->device)
+    return x->device - y->device;
+  if (x->sort != y->sort)
+    return x->sort < y->sort ? -1 : 1;
+  return (x->lane > y->lane) - (x->lane < y->lane);
+}
+
+static void
+add_row (WeftLayout *self, WeftRowKind kind, guint rank_index, guint32 lane, WeftLaneRole role, double height,
+         guint n_depth)
+{
+  WeftLayoutRow row = { kind, rank_index, lane, role, self->height, height, n_depth };
+  g_array_append_val (self->rows, row);
+  self->height += height;
+}
+
+WeftLayout *
+weft_layout_new (WeftTrace *trace, const WeftView *view)
+{
+  WeftLayout *self;
+  PangoFontMap *fm;
+
+  g_return_val_if_fail (trace != NULL && view != NULL, NULL);
+  self = g_new0 (WeftLayout, 1);
+  self->trace = trace;
+  self->rows = g_array_new (FALSE, FALSE, sizeof (WeftLayoutRow));
+  self->n_ranks = trace->ranks->len;
+  self->ranks = g_new0 (WeftRankLayout, self->n_ranks);
+  self->labels = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_object_unref);
+  fm = pango_cairo_font_map_get_default ();
+  self->pango = pango_font_map_create_context (fm);
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      WeftRankLayout *rl = &self->ranks[r];
+      guint8 flags = weft_view_get_rank_flags (view, r);
+      g_autofree LaneOrder *order = NULL;
+      guint n_order = 0;
+
+      rl->n_lanes = rank->lanes->len;
+      rl->lanes = g_new0 (WeftLaneDepths, rl->n_lanes);
+      rl->n_events = rank->events->len;
+      rl->event_depth = g_new0 (guint8, MAX (rl->n_events, 1));
+      rl->lane_row = g_new (int, MAX (rl->n_lanes, 1));
+      rl->header_row = -1;
+      rl->summary_row = -1;
+      rl->last_row = -1;
+      rl->summary_lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint l = 0; l < rl->n_lanes; l++)
+        {
+          rl->lane_row[l] = -1;
+          rl->lanes[l].n_depth = 1;
+        }
+      if (flags & WEFT_RANK_VIEW_HIDDEN)
+        continue;
+
+      for (guint l = 0; l < rl->n_lanes; l++)
+        compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
+      rl->band = weft_render_overlap_band (trace, NULL, r);
+
+      order = g_new (LaneOrder, MAX (rl->n_lanes, 1));
+      for (guint l = 0; l < rl->n_lanes; l++)
+        {
+          WeftLane *lane = weft_rank_lane (rank, l);
+          LaneOrder *o;
+          if (lane->events->len == 0)
+            continue;
+          o = &order[n_order++];
+          o->lane = l;
+          o->device = lane->device;
+          o->sort = lane->sort_index;
+          if (lane->kind == WEFT_LANE_GPU)
+            o->group = lane->role == WEFT_LANE_ROLE_SYNC ? 1 : 0;
+          else
+            o->group = lane->kind == WEFT_LANE_CPU ? 2 : 3;
+        }
+      qsort (order, n_order, sizeof (LaneOrder), lane_order_cmp);
+
+      rl->header_row = (int) self->rows->len;
+      add_row (self, WEFT_ROW_RANK_HEADER, r, WEFT_NONE, WEFT_LANE_ROLE_NONE, WEFT_RENDER_RANK_ROW, 1);
+      if (!(flags & WEFT_RANK_VIEW_COLLAPSED))
+        {
+          for (guint k = 0; k < n_order; k++)
+            {
+              WeftLane *lane = weft_rank_lane (rank, order[k].lane);
+              guint nd = rl->lanes[order[k].lane].n_depth;
+              if (order[k].group >= 2 && !(flags & WEFT_RANK_VIEW_CPU_EXPANDED))
+                {
+                  g_array_append_val (rl->summary_lanes, order[k].lane);
+                  continue;
+                }
+              rl->lane_row[order[k].lane] = (int) self->rows->len;
+              add_row (self, WEFT_ROW_LANE, r, order[k].lane, infer_role (rank, lane),
+                       nd * WEFT_RENDER_LANE_ROW + 4.0, nd);
+            }
+          if (rl->summary_lanes->len > 0)
+            {
+              rl->summary_row = (int) self->rows->len;
+              add_row (self, WEFT_ROW_CPU_SUMMARY, r, WEFT_NONE, WEFT_LANE_ROLE_NONE, WEFT_RENDER_LANE_ROW + 4.0, 1);
+            }
+        }
+      rl->last_row = (int) self->rows->len - 1;
+    }
+  return self;
+}
+
+void
+weft_layout_free (WeftLayout *self)
+{
+  if (self == NULL)
+    return;
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      WeftRankLayout *rl = &self->ranks[r];
+      for (guint l = 0; l < rl->n_lanes; l++)
+        for (guint d = 0; d < WEFT_RENDER_MAX_DEPTH; d++)
+          if (rl->lanes[l].depth[d] != NULL)
+            g_array_free (rl->lanes[l].depth[d], TRUE);
+      g_free (rl->lanes);
+      g_free (rl->event_depth);
+      g_free (rl->lane_row);
+      g_array_free (rl->summary_lanes, TRUE);
+      if (rl->band != NULL)
+        g_array_free (rl->band, TRUE);
+    }
+  g_free (self->ranks);
+  g_array_free (self->rows, TRUE);
+  g_hash_table_destroy (self->labels);
+  g_object_unref (self->pango);
+  g_free (self);
+}
+
+guint
+weft_layout_get_n_rows (const WeftLayout *layout)
+{
+  return layout->rows->len;
+}
+
+const WeftLayoutRow *
+weft_layout_get_row (const WeftLayout *layout, guint i)
+{
+  g_return_val_if_fail (i < layout->rows->len, NULL);
+  return &g_array_index (layout->rows, WeftLayoutRow, i);
+}
+
+double
+weft_layout_get_height (const WeftLayout *layout)
+{
+  return layout->height;
+}
+
+int
+weft_layout_row_at_y (const WeftLayout *layout, double y)
+{
+  guint lo = 0, hi = layout->rows->len;
+
+  if (y < 0 || y >= layout->height)
+    return -1;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, mid);
+      if (row->y + row->height <= y)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < layout->rows->len ? (int) lo : -1;
+}
+
+int
+weft_layout_find_lane (const WeftLayout *layout, guint rank_index, guint32 lane)
+{
+  const WeftRankLayout *rl;
+
+  if (rank_index >= layout->n_ranks)
+    return -1;
+  rl = &layout->ranks[rank_index];
+  if (lane < rl->n_lanes && rl->lane_row[lane] >= 0)
+    return rl->lane_row[lane];
+  if (rl->summary_row >= 0 && lane < rl->n_lanes)
+    for (guint i = 0; i < rl->summary_lanes->len; i++)
+      if (g_array_index (rl->summary_lanes, guint32, i) == lane)
+        return rl->summary_row;
+  return rl->header_row;
+}
+
+guint
+weft_layout_event_depth (const WeftLayout *layout, guint rank_index, guint32 event)
+{
+  if (rank_index >= layout->n_ranks || event >= layout->ranks[rank_index].n_events)
+    return 0;
+  return layout->ranks[rank_index].event_depth[event];
+}
+
+PangoLayout *
+weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width)
+{
+  gint64 key = ((gint64) rank_index << 32) | name;
+  PangoLayout *pl = g_hash_table_lookup (layout->labels, &key);
+
+  if (pl == NULL)
+    {
+      WeftRank *rank = weft_trace_rank (layout->trace, rank_index);
+      PangoFontDescription *fd = pango_font_description_from_string ("Sans 7.5");
+      gint64 *k = g_new (gint64, 1);
+      *k = key;
+      pl = pango_layout_new (layout->pango);
+      pango_layout_set_font_description (pl, fd);
+      pango_font_description_free (fd);
+      pango_layout_set_text (pl, weft_rank_string (rank, name), -1);
+      pango_layout_set_single_paragraph_mode (pl, TRUE);
+      g_hash_table_insert (layout->labels, k, pl);
+    }
+  if (width != NULL)
+    pango_layout_get_pixel_size (pl, width, NULL);
+  return pl;
+}
+
+/* ---- labels ----------------------------------------------------------------------------- */
+
+char *
+weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row)
+{
+  WeftRank *rank;
+  WeftLane *lane;
+  const char *name;
+  const char *role;
+
+  g_return_val_if_fail (trace != NULL && row != NULL && row->rank_index < trace->ranks->len, NULL);
+  rank = weft_trace_rank (trace, row->rank_index);
+  switch (row->kind)
+    {
+    case WEFT_ROW_RANK_HEADER:
+      return g_strdup_printf ("rank %d", rank->rank);
+    case WEFT_ROW_CPU_SUMMARY:
+      {
+        guint n = 0;
+        for (guint i = 0; i < rank->lanes->len; i++)
+          {
+            WeftLane *l = weft_rank_lane (rank, i);
+            n += l->kind != WEFT_LANE_GPU && l->events->len > 0;
+          }
+        return g_strdup_printf ("CPU \u00b7 %u thread%s", n, n == 1 ? "" : "s");
+      }
+    case WEFT_ROW_LANE:
+    default:
+      break;
+    }
+  if (row->lane >= rank->lanes->len)
+    return g_strdup ("");
+  lane = weft_rank_lane (rank, row->lane);
+  name = weft_rank_string (rank, lane->name);
+  role = weft_lane_role_to_string (row->role);
+  if (lane->kind == WEFT_LANE_GPU)
+    {
+      gint64 stream = lane->tid >= 1000000 ? lane->tid - 1000000 : lane->tid;
+      if (lane->tid == G_MININT64)
+        return g_strdup_printf ("GPU %d %s", lane->device, weft_rank_string (rank, lane->tid_text));
+      if (role[0] != '\0')
+        return g_strdup_printf ("GPU %d stream %" G_GINT64_FORMAT " \u00b7 %s", lane->device, stream, role);
+      return g_strdup_printf ("GPU %d stream %" G_GINT64_FORMAT, lane->device, stream);
+    }
+  if (name[0] != '\0')
+    return g_strdup_printf ("%s", name);
+  if (lane->kind == WEFT_LANE_CPU)
+    return g_strdup_printf ("thread %" G_GINT64_FORMAT, lane->tid);
+  return g_strdup_printf ("%s / %s", weft_rank_string (rank, lane->pid_text), weft_rank_string (rank, lane->tid_text));
+}

@@ -1,0 +1,871 @@
+/* paint.c: the timeline body. Passes, as Perfetto draws: geometry (with
+ * level-of-detail folding, cost growing with boxes drawn, not events held),
+ * fills batched by colour with antialiasing off, text, overlays. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "render-private.h"
+
+typedef struct
+{
+  double x, y, w, h;
+} Rect;
+
+typedef struct
+{
+  double  x, y, w;
+  guint   rank_index;
+  guint32 name;
+  gboolean light_text;
+} Label;
+
+typedef struct
+{
+  cairo_t               *cr;
+  WeftTrace             *trace;
+  const WeftView        *view;
+  const WeftLayout      *layout;
+  const WeftRenderTimes *times;
+  WeftRenderStats        stats;
+  GArray                *rects[WEFT_KEY_N];
+  GArray                *band_rects[WEFT_OVERLAP_N_STATES];
+  GArray                *labels;
+  double                 scale;     /* px per ns */
+  gint64                 t0, t1;
+  gint64                 ns_per_min_box;
+} Paint;
+
+static inline void
+push_rect (GArray **arr, double x, double y, double w, double h)
+{
+  Rect r = { x, y, w, h };
+  if (*arr == NULL)
+    *arr = g_array_sized_new (FALSE, FALSE, sizeof (Rect), 256);
+  g_array_append_val (*arr, r);
+}
+
+static inline double
+luminance (WeftRgba c)
+{
+  return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
+}
+
+/* First i in [0, n) whose end > t (a depth row never overlaps, so ends are sorted). */
+static guint
+first_end_after (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t)
+{
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gint64 b, e;
+      weft_rank_times_get (rt, idx[mid], &b, &e);
+      if (MAX (e, b + 1) <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* First i in [lo, n) whose start >= t. */
+static guint
+first_start_at (const WeftRankTimes *rt, const guint32 *idx, guint lo, guint n, gint64 t)
+{
+  guint hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gint64 b, e;
+      weft_rank_times_get (rt, idx[mid], &b, &e);
+      if (b < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+static inline double
+clamp_x (const Paint *p, double x)
+{
+  return CLAMP (x, -2.0, p->view->width + 2.0);
+}
+
+/* One depth row of events at screen y (box top) with height h. */
+static void
+paint_events (Paint *p, const WeftRankTimes *rt, const guint32 *idx, guint n, double y, double h,
+              gboolean labels)
+{
+  const double min_box = WEFT_RENDER_MIN_BOX_PX;
+  guint i;
+
+  if (n == 0)
+    return;
+  i = first_end_after (rt, idx, n, p->t0);
+  while (i < n)
+    {
+      guint32 e = idx[i];
+      const WeftEvent *ev = &rt->events[e];
+      gint64 b, en;
+      double xb, xe;
+      guint key;
+
+      weft_rank_times_get (rt, e, &b, &en);
+      if (b >= p->t1)
+        break;
+      p->stats.events_visited++;
+      if (ev->flags & WEFT_EVENT_DELETED)
+        {
+          i++;
+          continue;
+        }
+      key = weft_render_event_key (rt->rank, ev);
+      xb = (double) (b - p->t0) * p->scale;
+      xe = (double) (en - p->t0) * p->scale;
+
+      if (xe - xb >= min_box)
+        {
+          double cx0 = clamp_x (p, xb), cx1 = clamp_x (p, xe);
+          double w = cx1 - cx0 - (xe - xb >= 6.0 ? 1.0 : 0.0);
+          push_rect (&p->rects[key], cx0, y, w, h);
+          p->stats.boxes++;
+          if (labels && w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
+            {
+              WeftRgba c = weft_render_key_color (key, p->view->dark);
+              Label l = { MAX (cx0, 0.0), y, MIN (cx1, p->view->width) - MAX (cx0, 0.0) - 1.0, rt->rank_index,
+                          ev->name, luminance (c) < 0.5 };
+              if (l.w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
+                g_array_append_val (p->labels, l);
+            }
+          i++;
+          continue;
+        }
+
+      /* Fold a run of narrow events into one box: every event starting
+       * within min_box px of the run's current event joins it, found by
+       * binary search, so each step costs O(log n) and advances >= min_box px. */
+      {
+        double run_b = xb, run_e = MAX (xe, xb + 1.0), cur = xb;
+        guint count = 0, j = i, k;
+        for (;;)
+          {
+            gint64 tl = p->t0 + (gint64) ceil ((cur + min_box) / p->scale);
+            gint64 lb, le;
+            k = first_start_at (rt, idx, j + 1, n, tl);
+            /* the last one may be a wide event: it gets its own box */
+            if (k - 1 > j)
+              {
+                weft_rank_times_get (rt, idx[k - 1], &lb, &le);
+                if ((double) (le - lb) * p->scale >= min_box)
+                  k--;
+              }
+            weft_rank_times_get (rt, idx[k - 1], &lb, &le);
+            run_e = MAX (run_e, (double) (le - p->t0) * p->scale);
+            count += k - j;
+            if (k >= n)
+              break;
+            weft_rank_times_get (rt, idx[k], &lb, &le);
+            p->stats.events_visited++;
+            {
+              double nb = (double) (lb - p->t0) * p->scale, ne = (double) (le - p->t0) * p->scale;
+              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0)
+                break;
+              cur = nb;
+              run_e = MAX (run_e, ne);
+              j = k;
+            }
+          }
+        {
+          double cx0 = clamp_x (p, run_b), cx1 = clamp_x (p, MAX (run_e, run_b + 1.0));
+          push_rect (&p->rects[key], cx0, y, MAX (cx1 - cx0, 1.0), h);
+        }
+        p->stats.boxes++;
+        if (count > 1)
+          {
+            p->stats.folded_boxes++;
+            p->stats.events_folded += count;
+          }
+        i = k;
+      }
+    }
+}
+
+static void
+paint_band (Paint *p, GArray *band, double y, double h)
+{
+  const WeftOverlapSegment *seg;
+  guint n, i, lo, hi;
+  double x_min = -2.0;
+
+  if (band == NULL || band->len == 0)
+    return;
+  seg = (const WeftOverlapSegment *) (void *) band->data;
+  n = band->len;
+  lo = 0;
+  hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (seg[mid].end <= p->t0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  i = lo;
+  while (i < n && seg[i].begin < p->t1)
+    {
+      double xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
+      double xe = (double) (seg[i].end - p->t0) * p->scale;
+      if (xe - xb >= 1.0)
+        {
+          if (seg[i].state != WEFT_OVERLAP_IDLE)
+            push_rect (&p->band_rects[seg[i].state], clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h);
+          x_min = xe;
+          i++;
+        }
+      else
+        {
+          /* Dense: one pixel column, the state at its centre (the band is a
+           * partition of time, so this is a sample, not a merge). */
+          double col = floor (xb);
+          gint64 tmid = p->t0 + (gint64) ((col + 0.5) / p->scale);
+          gint64 tnext = p->t0 + (gint64) ((col + 1.0) / p->scale);
+          guint j = i;
+          while (j + 1 < n && seg[j].end <= tmid && j - i < 8)
+            j++;
+          if (seg[j].end <= tmid)
+            {
+              lo = j;
+              hi = n;
+              while (lo < hi)
+                {
+                  guint mid = lo + (hi - lo) / 2;
+                  if (seg[mid].end <= tmid)
+                    lo = mid + 1;
+                  else
+                    hi = mid;
+                }
+              j = MIN (lo, n - 1);
+            }
+          if (seg[j].state != WEFT_OVERLAP_IDLE)
+            push_rect (&p->band_rects[seg[j].state], col, y, 1.0, h);
+          x_min = col + 1.0;
+          /* next: the first segment still running at the next column */
+          lo = j;
+          hi = n;
+          while (lo < hi)
+            {
+              guint mid = lo + (hi - lo) / 2;
+              if (seg[mid].end <= tnext)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          i = MAX (lo, i + 1);
+        }
+    }
+}
+
+static void
+set_source (cairo_t *cr, WeftRgba c, double alpha)
+{
+  cairo_set_source_rgba (cr, c.r, c.g, c.b, c.a * alpha);
+}
+
+static void
+fill_rects (cairo_t *cr, GArray *rects)
+{
+  if (rects == NULL || rects->len == 0)
+    return;
+  for (guint i = 0; i < rects->len; i++)
+    {
+      const Rect *r = &g_array_index (rects, Rect, i);
+      cairo_rectangle (cr, r->x, r->y, r->w, r->h);
+    }
+  cairo_fill (cr);
+}
+
+static void
+paint_steps (Paint *p, WeftRank *rank, gint64 offset, double y0, double y1)
+{
+  cairo_t *cr = p->cr;
+  WeftRgba tc = weft_render_text_color (p->view->dark);
+  double dash[] = { 3.0, 3.0 };
+
+  if (rank->steps->len == 0)
+    return;
+  cairo_save (cr);
+  set_source (cr, tc, 0.45);
+  cairo_set_line_width (cr, 1.0);
+  cairo_set_dash (cr, dash, 2, 0);
+  for (guint s = 0; s < rank->steps->len; s++)
+    {
+      const WeftStep *st = &g_array_index (rank->steps, WeftStep, s);
+      gint64 ts[2] = { st->begin + offset, st->end + offset };
+      for (int k = 0; k < 2; k++)
+        {
+          double x;
+          if (ts[k] < p->t0 || ts[k] > p->t1)
+            continue;
+          x = floor ((double) (ts[k] - p->t0) * p->scale) + 0.5;
+          cairo_move_to (cr, x, y0);
+          cairo_line_to (cr, x, y1);
+        }
+    }
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+static void
+paint_labels (Paint *p)
+{
+  cairo_t *cr = p->cr;
+  WeftRgba dark_text = { 0.08, 0.08, 0.1, 1 }, light_text = { 1, 1, 1, 1 };
+
+  for (int pass = 0; pass < 2; pass++)
+    {
+      gboolean light = pass == 1;
+      set_source (cr, light ? light_text : dark_text, 0.95);
+      for (guint i = 0; i < p->labels->len; i++)
+        {
+          const Label *l = &g_array_index (p->labels, Label, i);
+          int tw;
+          PangoLayout *pl;
+          if (l->light_text != light)
+            continue;
+          pl = weft_layout_label (p->layout, l->rank_index, l->name, &tw);
+          if (tw <= 0)
+            continue;
+          if (tw + 4 <= l->w)
+            {
+              cairo_move_to (cr, l->x + 2.0, l->y + 1.5);
+              pango_cairo_show_layout (cr, pl);
+            }
+          else
+            {
+              cairo_save (cr);
+              cairo_rectangle (cr, l->x + 1.0, l->y, l->w - 2.0, WEFT_RENDER_LANE_ROW);
+              cairo_clip (cr);
+              cairo_move_to (cr, l->x + 2.0, l->y + 1.5);
+              pango_cairo_show_layout (cr, pl);
+              cairo_restore (cr);
+            }
+          p->stats.labels++;
+        }
+    }
+}
+
+gboolean
+weft_render_event_rect (WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                        const WeftRenderTimes *times, guint rank_index, guint32 event, double *x, double *y,
+                        double *w, double *h)
+{
+  WeftRank *rank;
+  const WeftEvent *ev;
+  const WeftLayoutRow *row;
+  WeftRankTimes rt;
+  gint64 b, e;
+  int r;
+
+  if (rank_index >= trace->ranks->len || rank_index >= layout->n_ranks)
+    return FALSE;
+  rank = weft_trace_rank (trace, rank_index);
+  if (event >= rank->events->len)
+    return FALSE;
+  ev = weft_rank_event (rank, event);
+  if (ev->lane == WEFT_NONE)
+    return FALSE;
+  r = weft_layout_find_lane (layout, rank_index, ev->lane);
+  if (r < 0)
+    return FALSE;
+  row = weft_layout_get_row (layout, (guint) r);
+  weft_rank_times_init (&rt, trace, times, rank_index);
+  weft_rank_times_get (&rt, event, &b, &e);
+  *x = weft_render_time_to_x (view, b);
+  *w = MAX (weft_render_time_to_x (view, e) - *x, 1.0);
+  if (row->kind == WEFT_ROW_LANE)
+    {
+      *y = weft_row_depth_y (row, weft_layout_event_depth (layout, rank_index, event)) - view->scroll_y;
+      *h = WEFT_RENDER_LANE_ROW - 2.0;
+    }
+  else if (row->kind == WEFT_ROW_CPU_SUMMARY)
+    {
+      *y = weft_row_depth_y (row, 0) - view->scroll_y;
+      *h = WEFT_RENDER_LANE_ROW - 2.0;
+    }
+  else
+    {
+      *y = row->y + 4.0 - view->scroll_y;
+      *h = row->height - 8.0;
+    }
+  return TRUE;
+}
+
+static void
+paint_critical_path (Paint *p, const WeftRenderOverlay *overlay)
+{
+  cairo_t *cr = p->cr;
+  WeftRgba cp = p->view->dark ? (WeftRgba) { 1.0, 0.35, 0.95, 1 } : (WeftRgba) { 0.85, 0.0, 0.75, 1 };
+  double px = 0, py = 0;
+  gboolean have_prev = FALSE;
+
+  cairo_save (cr);
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
+  set_source (cr, cp, 1.0);
+  cairo_set_line_width (cr, 2.0);
+  for (guint i = 0; i < overlay->n_critical_path; i++)
+    {
+      const WeftEventRef *ref = &overlay->critical_path[i];
+      double x, y, w, h;
+      if (!weft_render_event_rect (p->trace, p->view, p->layout, p->times, ref->rank_index, ref->event, &x, &y,
+                                   &w, &h))
+        {
+          have_prev = FALSE;
+          continue;
+        }
+      if (x + w >= -50 && x <= p->view->width + 50 && y + h >= -50 && y <= p->view->height + 50)
+        {
+          cairo_rectangle (cr, x + 0.5, y + 0.5, MAX (w - 1.0, 1.0), h - 1.0);
+          cairo_stroke (cr);
+        }
+      if (have_prev && !((px < 0 && x < 0) || (px > p->view->width && x > p->view->width)))
+        {
+          cairo_move_to (cr, px, py);
+          cairo_line_to (cr, x, y + h / 2);
+          cairo_stroke (cr);
+        }
+      px = x + w;
+      py = y + h / 2;
+      have_prev = TRUE;
+    }
+  cairo_restore (cr);
+}
+
+void
+weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                        const WeftRenderTimes *times, const WeftRenderOverlay *overlay, WeftRenderStats *stats)
+{
+  Paint p;
+  WeftRgba bg, tc;
+  int first;
+  gboolean dark;
+
+  g_return_if_fail (cr != NULL && trace != NULL && view != NULL && layout != NULL);
+  memset (&p, 0, sizeof p);
+  p.cr = cr;
+  p.trace = trace;
+  p.view = view;
+  p.layout = layout;
+  p.times = times;
+  p.t0 = view->span.begin;
+  p.t1 = view->span.end;
+  p.labels = g_array_new (FALSE, FALSE, sizeof (Label));
+  dark = view->dark;
+  bg = weft_render_background_color (dark);
+  tc = weft_render_text_color (dark);
+
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, 0, view->width, view->height);
+  cairo_clip (cr);
+  set_source (cr, bg, 1.0);
+  cairo_paint (cr);
+  if (p.t1 <= p.t0 || view->width <= 0 || layout->rows->len == 0)
+    goto out;
+  p.scale = view->width / (double) (p.t1 - p.t0);
+
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+  first = weft_layout_row_at_y (layout, MAX (view->scroll_y, 0.0));
+  if (first < 0)
+    first = view->scroll_y < 0 ? 0 : (int) layout->rows->len;
+
+  /* Pass 1: row backgrounds and geometry. */
+  {
+    GArray *header_bg = NULL, *sep = NULL;
+    for (guint ri = (guint) first; ri < layout->rows->len; ri++)
+      {
+        const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, ri);
+        double y = row->y - view->scroll_y;
+        const WeftRankLayout *rl = &layout->ranks[row->rank_index];
+        WeftRankTimes rt;
+
+        if (y >= view->height)
+          break;
+        p.stats.rows_drawn++;
+        weft_rank_times_init (&rt, trace, times, row->rank_index);
+        push_rect (&sep, 0, floor (y + row->height) - 1.0, view->width, 1.0);
+        switch (row->kind)
+          {
+          case WEFT_ROW_RANK_HEADER:
+            push_rect (&header_bg, 0, y, view->width, row->height);
+            if (view->show_overlap_band)
+              {
+                GArray *band = rl->band;
+                if (overlay != NULL && overlay->bands != NULL && row->rank_index < overlay->n_bands &&
+                    overlay->bands[row->rank_index] != NULL)
+                  band = overlay->bands[row->rank_index];
+                paint_band (&p, band, y + 5.0, row->height - 10.0);
+              }
+            break;
+          case WEFT_ROW_LANE:
+            for (guint d = 0; d < row->n_depth; d++)
+              {
+                WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index, row->lane, d);
+                double dy = weft_row_depth_y (row, d) - view->scroll_y;
+                if (dy + WEFT_RENDER_LANE_ROW < 0 || dy >= view->height)
+                  continue;
+                paint_events (&p, &rt, dr.idx, dr.n, dy, WEFT_RENDER_LANE_ROW - 2.0, TRUE);
+              }
+            break;
+          case WEFT_ROW_CPU_SUMMARY:
+            for (guint k = 0; k < rl->summary_lanes->len; k++)
+              {
+                guint32 lane = g_array_index (rl->summary_lanes, guint32, k);
+                WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index, lane, 0);
+                paint_events (&p, &rt, dr.idx, dr.n, weft_row_depth_y (row, 0) - view->scroll_y,
+                              WEFT_RENDER_LANE_ROW - 2.0, FALSE);
+              }
+            break;
+          default:
+            break;
+          }
+      }
+
+    /* Pass 2: fills, batched by colour. */
+    set_source (cr, tc, dark ? 0.06 : 0.045);
+    fill_rects (cr, header_bg);
+    for (int s = 0; s < WEFT_OVERLAP_N_STATES; s++)
+      if (p.band_rects[s] != NULL)
+        {
+          set_source (cr, weft_render_overlap_color ((WeftOverlapState) s, dark), 1.0);
+          fill_rects (cr, p.band_rects[s]);
+        }
+    set_source (cr, tc, dark ? 0.12 : 0.08);
+    fill_rects (cr, sep);
+    for (guint k = 0; k < WEFT_KEY_N; k++)
+      if (p.rects[k] != NULL && p.rects[k]->len > 0)
+        {
+          set_source (cr, weft_render_key_color (k, dark), 1.0);
+          fill_rects (cr, p.rects[k]);
+        }
+    if (header_bg != NULL)
+      g_array_free (header_bg, TRUE);
+    if (sep != NULL)
+      g_array_free (sep, TRUE);
+  }
+
+  /* Pass 3: step markers over each visible rank group. */
+  if (view->show_steps)
+    for (guint r = 0; r < layout->n_ranks; r++)
+      {
+        const WeftRankLayout *rl = &layout->ranks[r];
+        const WeftLayoutRow *h, *last;
+        double y0, y1;
+        if (rl->header_row < 0)
+          continue;
+        h = &g_array_index (layout->rows, WeftLayoutRow, rl->header_row);
+        last = &g_array_index (layout->rows, WeftLayoutRow, rl->last_row);
+        y0 = h->y - view->scroll_y;
+        y1 = last->y + last->height - view->scroll_y;
+        if (y1 < 0 || y0 > view->height)
+          continue;
+        paint_steps (&p, weft_trace_rank (trace, r), weft_trace_rank_offset (trace, weft_trace_rank (trace, r)),
+                     y0, y1);
+      }
+
+  /* Pass 4: text. */
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
+  paint_labels (&p);
+
+  /* Pass 5: the critical path over everything. */
+  if (view->show_critical_path && overlay != NULL && overlay->n_critical_path > 0)
+    paint_critical_path (&p, overlay);
+
+out:
+  cairo_restore (cr);
+  for (guint k = 0; k < WEFT_KEY_N; k++)
+    if (p.rects[k] != NULL)
+      g_array_free (p.rects[k], TRUE);
+  for (int s = 0; s < WEFT_OVERLAP_N_STATES; s++)
+    if (p.band_rects[s] != NULL)
+      g_array_free (p.band_rects[s], TRUE);
+  g_array_free (p.labels, TRUE);
+  if (stats != NULL)
+    *stats = p.stats;
+}
+
+/* ---- highlights ---------------------------------------------------------------------- */
+
+static guint32
+instance_of (WeftTrace *trace, guint rank_index, guint32 event)
+{
+  WeftRank *rank;
+  const WeftEvent *ev;
+  if (rank_index >= trace->ranks->len)
+    return WEFT_NONE;
+  rank = weft_trace_rank (trace, rank_index);
+  if (event >= rank->events->len)
+    return WEFT_NONE;
+  ev = weft_rank_event (rank, event);
+  if (ev->coll == WEFT_NONE || ev->coll >= rank->collectives->len)
+    return WEFT_NONE;
+  return g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+}
+
+static void
+outline_event (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+               const WeftRenderTimes *times, guint rank_index, guint32 event, double lw)
+{
+  double x, y, w, h;
+  if (!weft_render_event_rect (trace, view, layout, times, rank_index, event, &x, &y, &w, &h))
+    return;
+  cairo_set_line_width (cr, lw);
+  cairo_rectangle (cr, x - lw / 2, y - lw / 2, w + lw, h + lw);
+  cairo_stroke (cr);
+}
+
+static void
+arrow (cairo_t *cr, double x0, double y0, double x1, double y1)
+{
+  double a = atan2 (y1 - y0, x1 - x0);
+  double my = (y0 + y1) / 2;
+  cairo_move_to (cr, x0, y0);
+  cairo_curve_to (cr, x0, my, x1, my, x1, y1);
+  cairo_stroke (cr);
+  a = y1 >= y0 ? G_PI / 2 : -G_PI / 2;
+  cairo_move_to (cr, x1, y1);
+  cairo_line_to (cr, x1 - 6 * cos (a - 0.45), y1 - 6 * sin (a - 0.45));
+  cairo_line_to (cr, x1 - 6 * cos (a + 0.45), y1 - 6 * sin (a + 0.45));
+  cairo_close_path (cr);
+  cairo_fill (cr);
+}
+
+static void
+paint_flow (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+            const WeftRenderTimes *times, guint rank_index, guint32 event)
+{
+  WeftRank *rank;
+  const WeftEvent *ev;
+  guint32 launch, op;
+  double lx, ly, lw, lh, ox, oy, ow, oh;
+
+  if (rank_index >= trace->ranks->len)
+    return;
+  rank = weft_trace_rank (trace, rank_index);
+  if (event >= rank->events->len)
+    return;
+  ev = weft_rank_event (rank, event);
+  if (ev->link == WEFT_NONE || ev->link >= rank->events->len)
+    return;
+  if (ev->flags & WEFT_EVENT_GPU_OP)
+    launch = ev->link, op = event;
+  else
+    launch = event, op = ev->link;
+  if (!weft_render_event_rect (trace, view, layout, times, rank_index, launch, &lx, &ly, &lw, &lh) ||
+      !weft_render_event_rect (trace, view, layout, times, rank_index, op, &ox, &oy, &ow, &oh))
+    return;
+  /* from the launch call's start down (or up) to the op's start */
+  arrow (cr, lx, oy > ly ? ly + lh : ly, ox, oy > ly ? oy : oy + oh);
+}
+
+void
+weft_render_paint_highlights (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                              const WeftRenderTimes *times)
+{
+  WeftRgba tc;
+  guint32 inst;
+
+  g_return_if_fail (cr != NULL && trace != NULL && view != NULL && layout != NULL);
+  tc = weft_render_text_color (view->dark);
+  cairo_save (cr);
+  cairo_rectangle (cr, 0, 0, view->width, view->height);
+  cairo_clip (cr);
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
+
+  if (view->range.end > view->range.begin)
+    {
+      double x0 = weft_render_time_to_x (view, view->range.begin);
+      double x1 = weft_render_time_to_x (view, view->range.end);
+      cairo_set_source_rgba (cr, 0.3, 0.5, 0.95, 0.15);
+      cairo_rectangle (cr, x0, 0, x1 - x0, view->height);
+      cairo_fill (cr);
+    }
+
+  /* the collective instance on every rank */
+  inst = view->highlight_instance;
+  if (inst == WEFT_NONE && view->hover_event != WEFT_NONE)
+    inst = instance_of (trace, view->hover_rank, view->hover_event);
+  if (inst == WEFT_NONE && view->sel_event != WEFT_NONE)
+    inst = instance_of (trace, view->sel_rank, view->sel_event);
+  if (view->show_instance_links && inst != WEFT_NONE && inst < trace->instances->len)
+    {
+      const WeftCollInstance *ci = &g_array_index (trace->instances, WeftCollInstance, inst);
+      WeftRgba lc = weft_render_coll_color (ci->type, view->dark);
+      double px = 0, py = 0;
+      gboolean have = FALSE;
+      double dash[] = { 4.0, 2.0 };
+      for (guint m = 0; m < ci->members->len; m++)
+        {
+          const WeftInstanceMember *mem = &g_array_index (ci->members, WeftInstanceMember, m);
+          WeftRank *rank;
+          guint32 e;
+          double x, y, w, h;
+          if (mem->rank_index >= trace->ranks->len)
+            continue;
+          rank = weft_trace_rank (trace, mem->rank_index);
+          if (mem->coll >= rank->collectives->len)
+            continue;
+          e = g_array_index (rank->collectives, WeftCollective, mem->coll).event;
+          if (!weft_render_event_rect (trace, view, layout, times, mem->rank_index, e, &x, &y, &w, &h))
+            continue;
+          set_source (cr, tc, 0.9);
+          cairo_set_line_width (cr, 1.5);
+          cairo_set_dash (cr, NULL, 0, 0);
+          cairo_rectangle (cr, x - 1, y - 1, w + 2, h + 2);
+          cairo_stroke (cr);
+          if (have)
+            {
+              /* link the ends: the synchronisation point of a collective */
+              set_source (cr, lc, 0.95);
+              cairo_set_line_width (cr, 1.5);
+              cairo_set_dash (cr, dash, 2, 0);
+              cairo_move_to (cr, px, py);
+              cairo_line_to (cr, x + w, y);
+              cairo_stroke (cr);
+            }
+          px = x + w;
+          py = y + h;
+          have = TRUE;
+        }
+      cairo_set_dash (cr, NULL, 0, 0);
+    }
+
+  if (view->show_flows)
+    {
+      set_source (cr, tc, 0.85);
+      cairo_set_line_width (cr, 1.25);
+      if (view->sel_event != WEFT_NONE)
+        paint_flow (cr, trace, view, layout, times, view->sel_rank, view->sel_event);
+      if (view->hover_event != WEFT_NONE &&
+          (view->hover_event != view->sel_event || view->hover_rank != view->sel_rank))
+        paint_flow (cr, trace, view, layout, times, view->hover_rank, view->hover_event);
+    }
+
+  if (view->hover_event != WEFT_NONE)
+    {
+      set_source (cr, tc, 0.6);
+      outline_event (cr, trace, view, layout, times, view->hover_rank, view->hover_event, 1.0);
+    }
+  if (view->sel_event != WEFT_NONE)
+    {
+      cairo_set_source_rgba (cr, 0.1, 0.45, 1.0, 1.0);
+      outline_event (cr, trace, view, layout, times, view->sel_rank, view->sel_event, 2.0);
+    }
+  cairo_restore (cr);
+}
+
+void
+weft_render_paint (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                   const WeftRenderTimes *times, const WeftRenderOverlay *overlay, WeftRenderStats *stats)
+{
+  weft_render_paint_body (cr, trace, view, layout, times, overlay, stats);
+  weft_render_paint_highlights (cr, trace, view, layout, times);
+}
+
+/* ---- event spans / hit testing --------------------------------------------------------- */
+
+WeftTimeSpan
+weft_render_event_span (WeftTrace *trace, const WeftRenderTimes *times, guint rank_index, guint32 event)
+{
+  WeftRankTimes rt;
+  WeftTimeSpan s = { 0, 0 };
+
+  g_return_val_if_fail (trace != NULL && rank_index < trace->ranks->len, s);
+  weft_rank_times_init (&rt, trace, times, rank_index);
+  g_return_val_if_fail (event < rt.rank->events->len, s);
+  weft_rank_times_get (&rt, event, &s.begin, &s.end);
+  return s;
+}
+
+/* Event of a depth row under time t, within +-slack ns; WEFT_NONE if none. */
+static guint32
+pick (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t, gint64 slack)
+{
+  guint i = first_end_after (rt, idx, n, t - slack);
+  guint32 best = WEFT_NONE;
+  gint64 best_dist = G_MAXINT64;
+
+  for (guint k = 0; i < n && k < 64; i++, k++)
+    {
+      gint64 b, e, dist;
+      if (rt->events[idx[i]].flags & WEFT_EVENT_DELETED)
+        continue;
+      weft_rank_times_get (rt, idx[i], &b, &e);
+      if (b > t + slack)
+        break;
+      dist = t < b ? b - t : t >= MAX (e, b + 1) ? t - MAX (e, b + 1) + 1 : 0;
+      if (dist < best_dist)
+        {
+          best_dist = dist;
+          best = idx[i];
+        }
+      if (dist == 0)
+        break;
+    }
+  return best;
+}
+
+gboolean
+weft_render_hit_test (WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                      const WeftRenderTimes *times, double x, double y, WeftHit *hit)
+{
+  WeftHit h = { -1, WEFT_NONE, WEFT_NONE, 0 };
+  const WeftLayoutRow *row;
+  WeftRankTimes rt;
+  gint64 t, slack;
+  int r;
+
+  g_return_val_if_fail (trace != NULL && view != NULL && layout != NULL, FALSE);
+  r = weft_layout_row_at_y (layout, y + view->scroll_y);
+  if (r < 0 || x < 0 || x >= view->width || view->span.end <= view->span.begin)
+    goto done;
+  row = weft_layout_get_row (layout, (guint) r);
+  h.row = r;
+  h.rank_index = row->rank_index;
+  t = weft_render_x_to_time (view, x);
+  slack = (gint64) (2.0 * (double) (view->span.end - view->span.begin) / view->width);
+  weft_rank_times_init (&rt, trace, times, row->rank_index);
+  if (row->kind == WEFT_ROW_LANE)
+    {
+      double dy = y + view->scroll_y - weft_row_depth_y (row, 0);
+      guint d = dy < 0 ? 0 : (guint) (dy / WEFT_RENDER_LANE_ROW);
+      WeftDepthRow dr;
+      d = MIN (d, row->n_depth - 1);
+      dr = weft_layout_depth_row (layout, row->rank_index, row->lane, d);
+      h.depth = d;
+      h.event = pick (&rt, dr.idx, dr.n, t, slack);
+    }
+  else if (row->kind == WEFT_ROW_CPU_SUMMARY)
+    {
+      const WeftRankLayout *rl = &layout->ranks[row->rank_index];
+      for (guint k = 0; k < rl->summary_lanes->len && h.event == WEFT_NONE; k++)
+        {
+          WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index,
+                                                   g_array_index (rl->summary_lanes, guint32, k), 0);
+          h.event = pick (&rt, dr.idx, dr.n, t, 0);
+        }
+      if (h.event == WEFT_NONE)
+        for (guint k = 0; k < rl->summary_lanes->len && h.event == WEFT_NONE; k++)
+          {
+            WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index,
+                                                     g_array_index (rl->summary_lanes, guint32, k), 0);
+            h.event = pick (&rt, dr.idx, dr.n, t, slack);
+          }
+    }
+done:
+  if (hit != NULL)
+    *hit = h;
+  return h.event != WEFT_NONE;
+}

@@ -1,0 +1,141 @@
+/* render-private.h: internals shared by the painter's files. */
+#pragma once
+
+#include <pango/pangocairo.h>
+
+#include "weft/weft-render.h"
+
+G_BEGIN_DECLS
+
+/* Colour keys: kernel classes 0..9, collective types from 16, CPU from 32. */
+#define WEFT_KEY_COLL_BASE 16
+#define WEFT_KEY_CPU_BASE  32
+#define WEFT_KEY_N         48
+
+enum
+{
+  WEFT_CPU_KEY_OP = 0,
+  WEFT_CPU_KEY_PYTHON,
+  WEFT_CPU_KEY_RUNTIME,
+  WEFT_CPU_KEY_ANNOTATION,
+  WEFT_CPU_KEY_GPU_ANNOTATION,
+  WEFT_CPU_KEY_SYNC,
+  WEFT_CPU_KEY_INSTANT,
+  WEFT_CPU_KEY_OTHER,
+  WEFT_CPU_KEY_N
+};
+
+guint    weft_render_event_key (const WeftRank *rank, const WeftEvent *ev);
+WeftRgba weft_render_key_color (guint key, gboolean dark);
+gboolean weft_render_event_is_comm (const WeftRank *rank, const WeftEvent *ev);
+
+/* Per-rank view of times: observed (ts + offset) or solved. */
+typedef struct
+{
+  WeftTrace             *trace;
+  WeftRank              *rank;
+  guint                  rank_index;
+  gint64                 offset;
+  const WeftEvent       *events;
+  const WeftRenderTimes *times;
+  const gint64          *start;
+  const gint64          *end;
+} WeftRankTimes;
+
+static inline void
+weft_rank_times_init (WeftRankTimes *rt, WeftTrace *trace, const WeftRenderTimes *times, guint rank_index)
+{
+  rt->trace = trace;
+  rt->rank = weft_trace_rank (trace, rank_index);
+  rt->rank_index = rank_index;
+  rt->offset = weft_trace_rank_offset (trace, rt->rank);
+  rt->events = (const WeftEvent *) (void *) rt->rank->events->data;
+  rt->times = times != NULL && (times->func != NULL || times->start != NULL) ? times : NULL;
+  rt->start = NULL;
+  rt->end = NULL;
+  if (rt->times != NULL && rt->times->func == NULL && rank_index < rt->times->n_ranks)
+    {
+      rt->start = rt->times->start[rank_index];
+      rt->end = rt->times->end != NULL ? rt->times->end[rank_index] : NULL;
+    }
+}
+
+static inline void
+weft_rank_times_get (const WeftRankTimes *rt, guint32 e, gint64 *b, gint64 *en)
+{
+  const WeftEvent *ev = &rt->events[e];
+
+  if (rt->times != NULL)
+    {
+      if (rt->times->func != NULL)
+        {
+          if (rt->times->func (rt->times->user_data, rt->rank_index, e, b, en))
+            return;
+        }
+      else if (rt->start != NULL && rt->start[e] != G_MININT64)
+        {
+          *b = rt->start[e];
+          *en = rt->end != NULL ? rt->end[e] : *b + ev->dur;
+          return;
+        }
+    }
+  *b = ev->ts + rt->offset;
+  *en = *b + ev->dur;
+}
+
+/* A depth row of a lane: event indices sorted by start, not overlapping. */
+typedef struct
+{
+  const guint32 *idx;
+  guint          n;
+} WeftDepthRow;
+
+typedef struct
+{
+  guint    n_depth;
+  GArray  *depth[WEFT_RENDER_MAX_DEPTH]; /* guint32; NULL when n_depth == 1 (lane->events used) */
+} WeftLaneDepths;
+
+typedef struct
+{
+  WeftLaneDepths *lanes;       /* one per rank lane */
+  guint           n_lanes;
+  guint8         *event_depth; /* per event */
+  guint           n_events;
+  int            *lane_row;    /* lane -> layout row, -1 */
+  int             header_row;
+  int             summary_row; /* CPU summary row, -1 */
+  int             last_row;    /* last row of the rank group */
+  GArray         *summary_lanes; /* guint32 lanes merged into the summary row */
+  GArray         *band;        /* WeftOverlapSegment, observed times */
+} WeftRankLayout;
+
+struct _WeftLayout
+{
+  WeftTrace      *trace;
+  GArray         *rows;        /* WeftLayoutRow */
+  double          height;
+  WeftRankLayout *ranks;
+  guint           n_ranks;
+  /* label cache: (rank_index << 32 | name) -> PangoLayout */
+  GHashTable     *labels;
+  PangoContext   *pango;
+};
+
+WeftDepthRow weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth);
+/* Cached label layout of a string of a rank (font: small sans). */
+PangoLayout *weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width);
+
+/* y (screen) of the depth sub-row of a row. */
+static inline double
+weft_row_depth_y (const WeftLayoutRow *row, guint depth)
+{
+  return row->y + 2.0 + depth * WEFT_RENDER_LANE_ROW;
+}
+
+/* Screen rectangle (x, y, w, h) of an event in the layout, FALSE if its row is hidden. */
+gboolean weft_render_event_rect (WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
+                                 const WeftRenderTimes *times, guint rank_index, guint32 event,
+                                 double *x, double *y, double *w, double *h);
+
+G_END_DECLS
