@@ -1,23 +1,1241 @@
 /* classify.c: kernel classes, collectives, matching across ranks, clock
- * alignment. PLACEHOLDER being written now (see issue 2); replaced wholesale. */
+ * alignment. The rules and their reasons are in docs/classification.md. */
 #include "config.h"
 
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "weft/weft-classify.h"
+
+/* ---- small string helpers --------------------------------------------------- */
+
+static gboolean
+has (const char *haystack, const char *needle)
+{
+  return strstr (haystack, needle) != NULL;
+}
+
+static gboolean
+has_any (const char *haystack, const char * const *needles)
+{
+  for (guint i = 0; needles[i] != NULL; i++)
+    if (strstr (haystack, needles[i]) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+/* The qualified function name of a demangled kernel name, lowercased: no
+ * return type, template arguments or parameter list.
+ * "void at::native::reduce_kernel<512, 1, ...>(...)" -> "at::native::reduce_kernel";
+ * "std::enable_if<...>::type internal::gemvx::kernel<...>(...)" -> "internal::gemvx::kernel";
+ * a name without these ("volta_sgemm_128x32_nn", a mangled name) is itself. */
+static char *
+kernel_base_name (const char *name)
+{
+  static const char anon[] = "(anonymous namespace)";
+  GString *tok = g_string_sized_new (64);
+  int depth = 0;   /* template nesting */
+  int parens = 0;  /* parentheses inside template arguments: "<((8)>(0))>" */
+  const char *p = name;
+
+  while (*p != '\0')
+    {
+      char ch = *p;
+      if (ch == '(' && strncmp (p, anon, sizeof anon - 1) == 0)
+        {
+          if (depth == 0)
+            g_string_append (tok, anon);
+          p += sizeof anon - 1;
+          continue;
+        }
+      if (depth > 0 && ch == '(')
+        parens++;
+      else if (depth > 0 && ch == ')')
+        {
+          if (parens > 0)
+            parens--;
+        }
+      else if (parens > 0)
+        ;
+      else if (ch == '<')
+        depth++;
+      else if (ch == '>')
+        {
+          /* "operator>" or "->" do not open a template */
+          if (depth > 0)
+            depth--;
+        }
+      else if (depth == 0)
+        {
+          if (ch == '(')
+            break;
+          if (ch == ' ')
+            g_string_truncate (tok, 0);
+          else
+            g_string_append_c (tok, g_ascii_tolower (ch));
+        }
+      p++;
+    }
+  return g_string_free (tok, FALSE);
+}
+
+/* ---- kernel classes -------------------------------------------------------- */
+
+/* Communication kernels that are not NCCL/RCCL (PyTorch symmetric memory,
+ * vLLM custom all-reduce): all-reduce or all-gather by their names. */
+static WeftCollType
+other_comm_kernel (const char *base)
+{
+  static const char * const all_reduce[] = { "multimem_all_reduce", "one_shot_all_reduce",
+                                             "two_shot_all_reduce", "cross_device_reduce",
+                                             "multimem_one_shot", NULL };
+  static const char * const all_gather[] = { "multimem_all_gather", "one_shot_all_gather", NULL };
+
+  if (has_any (base, all_reduce))
+    return WEFT_COLL_ALL_REDUCE;
+  if (has_any (base, all_gather))
+    return WEFT_COLL_ALL_GATHER;
+  return WEFT_COLL_NONE;
+}
+
+static WeftCollType
+coll_from_nccl_token (const char *t)
+{
+  /* Longest names first: ReduceScatter before Reduce, AllToAllPivot before AllToAll. */
+  static const struct
+  {
+    const char  *prefix;
+    WeftCollType type;
+  } tokens[] = {
+    { "AllReduce", WEFT_COLL_ALL_REDUCE },
+    { "AllGather", WEFT_COLL_ALL_GATHER },
+    { "ReduceScatter", WEFT_COLL_REDUCE_SCATTER },
+    { "AllToAll", WEFT_COLL_ALL_TO_ALL },       /* RCCL AllToAllPivot */
+    { "SendRecv", WEFT_COLL_SEND_RECV },
+    { "Send", WEFT_COLL_SEND },
+    { "Recv", WEFT_COLL_RECV },
+    { "Broadcast", WEFT_COLL_BROADCAST },
+    { "Reduce", WEFT_COLL_REDUCE },
+    { "Generic", WEFT_COLL_UNKNOWN },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (tokens); i++)
+    if (g_str_has_prefix (t, tokens[i].prefix))
+      return tokens[i].type;
+  return WEFT_COLL_UNKNOWN;
+}
+
+WeftCollType
+weft_coll_type_from_kernel_name (const char *name)
+{
+  static const char * const prefixes[] = { "ncclDevKernel_", "ncclSymkDevKernel_", "ncclKernel_",
+                                            "rcclKernel_", "rcclDevKernel_", NULL };
+  const char *p;
+  g_autofree char *base = NULL;
+
+  if (name == NULL)
+    return WEFT_COLL_NONE;
+  p = name;
+  if (g_str_has_prefix (p, "void "))
+    p += 5;
+  for (guint i = 0; prefixes[i] != NULL; i++)
+    if (g_str_has_prefix (p, prefixes[i]))
+      return coll_from_nccl_token (p + strlen (prefixes[i]));
+  /* Other NCCL/RCCL device functions (ncclDevFunc_..., MSCCL): any
+   * function name that starts with nccl, rccl or msccl. */
+  base = kernel_base_name (name);
+  if (g_str_has_prefix (base, "nccl") || g_str_has_prefix (base, "rccl") || g_str_has_prefix (base, "msccl"))
+    return WEFT_COLL_UNKNOWN;
+  return other_comm_kernel (base);
+}
+
+static WeftKernelClass
+classify_triton (const char *base)
+{
+  static const char * const attention[] = { "attention", "flash", "sdpa", "attn", NULL };
+
+  if (has_any (base, attention))
+    return WEFT_KCLASS_ATTENTION;
+  if (g_str_has_prefix (base, "triton_tem_") || has (base, "_mm_") || g_str_has_suffix (base, "_mm") ||
+      has (base, "bmm") || has (base, "gemm"))
+    return WEFT_KCLASS_GEMM;
+  if (has (base, "layer_norm") || has (base, "rms_norm") || has (base, "batch_norm") || has (base, "group_norm"))
+    return WEFT_KCLASS_NORM;
+  if (g_str_has_prefix (base, "triton_red_") || g_str_has_prefix (base, "triton_per_"))
+    {
+      /* Inductor names fused kernels after their ops: mean/var + rsqrt is a
+       * normalisation (RMSNorm / LayerNorm forward). */
+      if (has (base, "rsqrt") && (has (base, "mean") || has (base, "var")))
+        return WEFT_KCLASS_NORM;
+      return WEFT_KCLASS_REDUCTION;
+    }
+  if (g_str_has_prefix (base, "triton_poi_"))
+    return WEFT_KCLASS_ELEMENTWISE;
+  /* old Triton names (triton__0d1d2d) say nothing */
+  return WEFT_KCLASS_OTHER;
+}
+
+static WeftKernelClass
+classify_lower (const char *base, const char *full)
+{
+  static const char * const cache_copies[] = { "reshape_and_cache", "copy_page", "kv_cache", NULL };
+  static const char * const attention[] = { "flash", "fmha", "attention", "attn", "sdpa", "mha_", "_mha",
+                                            "xformers", NULL };
+  static const char * const optimizer[] = { "adam", "adagrad", "sgd", "lamb_", "_lamb", "lion_", "_lion", "rmsprop",
+                                            "adadelta", "shampoo", "optimizer", NULL };
+  static const char * const gemm[] = { "gemm", "gemv", "matmul", "nvjet", "xmma", "wgmma", "cutlass",
+                                       "cublas", "scudnn", "convolution", "conv1d", "conv2d", "conv3d",
+                                       "dgrad", "wgrad", "winograd", "magma", "dot_kernel", NULL };
+  static const char * const norm[] = { "layer_norm", "layernorm", "rms_norm", "rmsnorm", "batch_norm",
+                                       "batchnorm", "bn_fw", "bn_bw", "group_norm", "groupnorm",
+                                       "instance_norm", "instancenorm", "gammabetabackward",
+                                       "rowwisemoments", "norm_fwd", "norm_bwd", NULL };
+  static const char * const copy[] = { "copy", "catarray", "cat_array", "chunk_cat", "split_with_sizes",
+                                       "transpose", "nchwtonhwc", "nhwctonchw", "permute", "fill_kernel",
+                                       NULL };
+  static const char * const reduction[] = { "reduce", "softmax", "sum", "argmax", "argmin", "topk",
+                                            "cross_entropy", "nll_loss", "logsumexp", "lpnorm", "mean",
+                                            "welford", "pool", "scan", "norm_kernel", "histogram", NULL };
+  static const char * const elementwise[] = { "elementwise", "index", "gather", "scatter", "embedding",
+                                              "dropout", "activation", "silu", "gelu", "relu", "sigmoid",
+                                              "tanh", "rotary", "quant", "fp8", "masked", "where",
+                                              "clamp", "arange", "distribution", "cast", "convert",
+                                              "pointwise", "unary", "binary", NULL };
+
+  if (g_str_has_prefix (base, "triton_"))
+    return classify_triton (base);
+  /* FBGEMM's namespace says "gemm"; its kernels are embeddings and permutes */
+  if (g_str_has_prefix (base, "fbgemm_gpu::"))
+    base += strlen ("fbgemm_gpu::");
+  /* KV-cache writes carry "flash" in their names but move data */
+  if (has_any (base, cache_copies))
+    return WEFT_KCLASS_COPY;
+  if (has_any (base, attention))
+    return WEFT_KCLASS_ATTENTION;
+  /* cuBLAS helper kernels (split-K reduce, epilogues, dot, scal) are part
+   * of a matmul; their parameter types name cuBLAS. */
+  if (has (full, "cublas"))
+    return WEFT_KCLASS_GEMM;
+  if (has (base, "multi_tensor_apply"))
+    {
+      /* not "lamb": every lambda would match */
+      static const char * const opt_functors[] = { "adam", "sgd", "lambfunctor", "lamb_", "adagrad", "optimizer",
+                                                   "lionfunctor", NULL };
+      if (has_any (full, opt_functors))
+        return WEFT_KCLASS_OPTIMIZER;
+      if (has (full, "lpnorm") || has (full, "norm"))
+        return WEFT_KCLASS_REDUCTION;
+      return WEFT_KCLASS_ELEMENTWISE;
+    }
+  if (has_any (base, optimizer))
+    return WEFT_KCLASS_OPTIMIZER;
+  if (has_any (base, gemm) || g_str_has_prefix (base, "bmm") || has (base, "_bmm") || strcmp (base, "kernel2") == 0)
+    return WEFT_KCLASS_GEMM;
+  if (has_any (base, norm))
+    return WEFT_KCLASS_NORM;
+  /* PyTorch's generic elementwise loops: the functor says what they do */
+  if (has (base, "elementwise") && (has (full, "direct_copy") || has (full, "fillfunctor")))
+    return WEFT_KCLASS_COPY;
+  if (has_any (base, copy))
+    return WEFT_KCLASS_COPY;
+  if (has (base, "sort"))
+    return WEFT_KCLASS_OTHER;
+  if (has_any (base, reduction))
+    return WEFT_KCLASS_REDUCTION;
+  if (has_any (base, elementwise))
+    return WEFT_KCLASS_ELEMENTWISE;
+  return WEFT_KCLASS_OTHER;
+}
+
+WeftKernelClass
+weft_classify_kernel_name (const char *name)
+{
+  g_autofree char *base = NULL;
+  g_autofree char *full = NULL;
+
+  if (name == NULL || *name == '\0')
+    return WEFT_KCLASS_OTHER;
+  if (weft_coll_type_from_kernel_name (name) != WEFT_COLL_NONE)
+    return WEFT_KCLASS_COMM;
+  base = kernel_base_name (name);
+  full = g_ascii_strdown (name, -1);
+  return classify_lower (base, full);
+}
+
+/* ---- collective names, dtypes ------------------------------------------------ */
+
+WeftCollType
+weft_coll_type_from_collective_name (const char *name)
+{
+  g_autofree char *low = NULL;
+  char *s;
+  gsize len;
+
+  if (name == NULL || *name == '\0')
+    return WEFT_COLL_NONE;
+  low = g_ascii_strdown (name, -1);
+  s = low;
+  /* "nccl:all_reduce", "gloo:broadcast", "c10d::allreduce_" */
+  if (g_str_has_prefix (s, "c10d::"))
+    s += 6;
+  else if (g_str_has_prefix (s, "nccl:") || g_str_has_prefix (s, "gloo:") || g_str_has_prefix (s, "rccl:"))
+    s += 5;
+  while (*s == '_')
+    s++;
+  len = strlen (s);
+  while (len > 0 && s[len - 1] == '_')
+    s[--len] = '\0';
+
+  if (g_str_has_prefix (s, "allreduce") || g_str_has_prefix (s, "all_reduce"))
+    return WEFT_COLL_ALL_REDUCE;
+  if (g_str_has_prefix (s, "allgather") || g_str_has_prefix (s, "all_gather"))
+    return WEFT_COLL_ALL_GATHER;
+  if (g_str_has_prefix (s, "reduce_scatter") || g_str_has_prefix (s, "reducescatter"))
+    return WEFT_COLL_REDUCE_SCATTER;
+  if (g_str_has_prefix (s, "all_to_all") || g_str_has_prefix (s, "alltoall"))
+    return WEFT_COLL_ALL_TO_ALL;
+  if (g_str_has_prefix (s, "batch_isend_irecv") || g_str_has_prefix (s, "sendrecv"))
+    return WEFT_COLL_SEND_RECV;
+  if (strcmp (s, "send") == 0 || strcmp (s, "isend") == 0)
+    return WEFT_COLL_SEND;
+  if (g_str_has_prefix (s, "recv") || strcmp (s, "irecv") == 0)
+    return WEFT_COLL_RECV;
+  if (g_str_has_prefix (s, "broadcast"))
+    return WEFT_COLL_BROADCAST;
+  if (strcmp (s, "reduce") == 0 || strcmp (s, "reduce_oop") == 0)
+    return WEFT_COLL_REDUCE;
+  if (g_str_has_prefix (s, "barrier"))
+    return WEFT_COLL_BARRIER;
+  return WEFT_COLL_UNKNOWN;
+}
+
+int
+weft_dtype_size (const char *dtype)
+{
+  static const struct
+  {
+    const char *name;
+    int         size;
+  } sizes[] = {
+    /* c10 ScalarType names (record_param_comms "dtype") */
+    { "float", 4 }, { "double", 8 }, { "half", 2 }, { "bfloat16", 2 }, { "long", 8 },
+    { "int", 4 }, { "short", 2 }, { "char", 1 }, { "byte", 1 }, { "bool", 1 },
+    { "complexhalf", 4 }, { "complexfloat", 8 }, { "complexdouble", 16 },
+    { "float8_e4m3fn", 1 }, { "float8_e5m2", 1 }, { "float8_e4m3fnuz", 1 }, { "float8_e5m2fnuz", 1 },
+    { "float8_e8m0fnu", 1 }, { "float4_e2m1fn_x2", 1 },
+    { "uint16", 2 }, { "uint32", 4 }, { "uint64", 8 }, { "qint8", 1 }, { "quint8", 1 }, { "qint32", 4 },
+    /* torch / numpy / NCCL spellings */
+    { "float32", 4 }, { "float64", 8 }, { "float16", 2 }, { "fp32", 4 }, { "fp64", 8 }, { "fp16", 2 },
+    { "bf16", 2 }, { "f32", 4 }, { "f64", 8 }, { "f16", 2 }, { "int64", 8 }, { "int32", 4 },
+    { "int16", 2 }, { "int8", 1 }, { "uint8", 1 }, { "i64", 8 }, { "i32", 4 }, { "i8", 1 }, { "u8", 1 },
+    { "int8_t", 1 }, { "uint8_t", 1 }, { "int32_t", 4 }, { "int64_t", 8 }, { "unsigned char", 1 },
+    { "signed char", 1 }, { "unsigned int", 4 }, { "fp8", 1 },
+    { "ncclfloat32", 4 }, { "ncclfloat", 4 }, { "ncclfloat16", 2 }, { "ncclhalf", 2 }, { "ncclbfloat16", 2 },
+    { "ncclfloat64", 8 }, { "nccldouble", 8 }, { "ncclint32", 4 }, { "ncclint", 4 }, { "ncclint64", 8 },
+    { "ncclint8", 1 }, { "ncclchar", 1 }, { "ncluint8", 1 }, { "ncluint32", 4 }, { "ncluint64", 8 },
+  };
+  g_autofree char *low = NULL;
+  const char *s;
+
+  if (dtype == NULL || *dtype == '\0')
+    return 0;
+  low = g_ascii_strdown (dtype, -1);
+  s = low;
+  if (g_str_has_prefix (s, "c10::"))
+    s += 5;
+  else if (g_str_has_prefix (s, "torch."))
+    s += 6;
+  for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+    if (strcmp (sizes[i].name, s) == 0)
+      return sizes[i].size;
+  return 0;
+}
+
+/* ---- JSON helpers ------------------------------------------------------------ */
+
+static gboolean
+json_int (json_object *obj, const char *key, gint64 *out)
+{
+  json_object *v = NULL;
+
+  if (obj == NULL || !json_object_object_get_ex (obj, key, &v) || v == NULL)
+    return FALSE;
+  switch (json_object_get_type (v))
+    {
+    case json_type_int:
+      *out = json_object_get_int64 (v);
+      return TRUE;
+    case json_type_double:
+      {
+        double d = json_object_get_double (v);
+        if (!isfinite (d) || d > 9.0e18 || d < -9.0e18)
+          return FALSE;
+        *out = (gint64) d;
+        return TRUE;
+      }
+    case json_type_string:
+      {
+        const char *s = json_object_get_string (v);
+        char *end = NULL;
+        gint64 x = g_ascii_strtoll (s, &end, 10);
+        if (end == s || *end != '\0')
+          return FALSE;
+        *out = x;
+        return TRUE;
+      }
+    default:
+      return FALSE;
+    }
+}
+
+static const char *
+json_str (json_object *obj, const char *key)
+{
+  json_object *v = NULL;
+
+  if (obj == NULL || !json_object_object_get_ex (obj, key, &v) || v == NULL)
+    return NULL;
+  if (json_object_get_type (v) == json_type_string)
+    return json_object_get_string (v);
+  if (json_object_get_type (v) == json_type_int)
+    return json_object_get_string (v); /* "Process Group Name": 0 */
+  return NULL;
+}
+
+#define WEFT_MAX_PG_RANKS (1 << 20)
+
+/* "Process Group Ranks": a JSON list, or a quoted "[0, 1, 2]" that Kineto
+ * truncates to "[0, 1, ..., 29, ...]" after 30 entries. */
+static GArray *
+parse_ranks (json_object *v, gboolean *truncated)
+{
+  GArray *ranks = g_array_new (FALSE, FALSE, sizeof (int));
+
+  *truncated = FALSE;
+  if (json_object_get_type (v) == json_type_array)
+    {
+      gsize n = json_object_array_length (v);
+      for (gsize i = 0; i < n && i < WEFT_MAX_PG_RANKS; i++)
+        {
+          json_object *e = json_object_array_get_idx (v, i);
+          int r;
+          if (e == NULL || json_object_get_type (e) != json_type_int)
+            continue;
+          r = (int) CLAMP (json_object_get_int64 (e), G_MININT, G_MAXINT);
+          g_array_append_val (ranks, r);
+        }
+    }
+  else if (json_object_get_type (v) == json_type_string)
+    {
+      const char *s = json_object_get_string (v);
+      while (*s != '\0' && ranks->len < WEFT_MAX_PG_RANKS)
+        {
+          if (g_ascii_isdigit (*s) || (*s == '-' && g_ascii_isdigit (s[1])))
+            {
+              char *end = NULL;
+              gint64 x = g_ascii_strtoll (s, &end, 10);
+              int r = (int) CLAMP (x, G_MININT, G_MAXINT);
+              g_array_append_val (ranks, r);
+              s = end;
+              continue;
+            }
+          if (*s == '.')
+            *truncated = TRUE;
+          s++;
+        }
+    }
+  if (ranks->len == 0 && !*truncated)
+    {
+      g_array_free (ranks, TRUE);
+      return NULL;
+    }
+  return ranks;
+}
+
+/* ---- collectives ------------------------------------------------------------- */
+
+typedef struct
+{
+  gboolean ranks_truncated;
+  gint64   rank_start;     /* "Global rank start", -1 */
+  gint64   rank_stride;    /* "Global rank stride", -1 */
+} CollExtra;
+
+static void
+coll_init (WeftCollective *c, guint32 event)
+{
+  memset (c, 0, sizeof *c);
+  c->event = event;
+  c->cpu_event = WEFT_NONE;
+  c->type = WEFT_COLL_NONE;
+  c->source = WEFT_COLL_SOURCE_KERNEL_NAME;
+  c->in_nelems = -1;
+  c->out_nelems = -1;
+  c->bytes = -1;
+  c->group_size = -1;
+  c->seq = -1;
+  c->src_rank = -1;
+  c->dst_rank = -1;
+  c->instance = WEFT_NONE;
+}
+
+static void
+set_ranks (WeftCollective *c, const int *ranks, guint n)
+{
+  g_free (c->pg_ranks);
+  c->pg_ranks = n > 0 ? g_memdup2 (ranks, n * sizeof (int)) : NULL;
+  c->n_pg_ranks = n;
+}
+
+/* Fills the fields still unknown in c from a record_param_comms-style args
+ * object (the kernel's own args or the cpu_op's). Returns the type named by
+ * "Collective name" (WEFT_COLL_NONE when absent). */
+static WeftCollType
+apply_comm_args (WeftRank *rank, WeftCollective *c, CollExtra *extra, json_object *args)
+{
+  const char *s;
+  gint64 x;
+  json_object *v = NULL;
+  WeftCollType type = WEFT_COLL_NONE;
+
+  if (args == NULL || json_object_get_type (args) != json_type_object)
+    return WEFT_COLL_NONE;
+  s = json_str (args, "Collective name");
+  if (s != NULL && *s != '\0')
+    {
+      type = weft_coll_type_from_collective_name (s);
+      if (c->coll_name == 0)
+        c->coll_name = weft_strings_intern (rank->strings, s, -1);
+    }
+  if (c->in_nelems < 0 && json_int (args, "In msg nelems", &x) && x >= 0)
+    c->in_nelems = x;
+  if (c->out_nelems < 0 && json_int (args, "Out msg nelems", &x) && x >= 0)
+    c->out_nelems = x;
+  if (c->group_size < 0 && json_int (args, "Group size", &x) && x > 0 && x <= G_MAXINT)
+    c->group_size = (int) x;
+  if (c->dtype == 0 && (s = json_str (args, "dtype")) != NULL && *s != '\0')
+    c->dtype = weft_strings_intern (rank->strings, s, -1);
+  if (c->pg_name == 0 && (s = json_str (args, "Process Group Name")) != NULL && *s != '\0')
+    c->pg_name = weft_strings_intern (rank->strings, s, -1);
+  if (c->pg_desc == 0 && (s = json_str (args, "Process Group Description")) != NULL && *s != '\0')
+    c->pg_desc = weft_strings_intern (rank->strings, s, -1);
+  if ((c->pg_ranks == NULL || extra->ranks_truncated) && json_object_object_get_ex (args, "Process Group Ranks", &v) &&
+      v != NULL)
+    {
+      gboolean truncated = FALSE;
+      GArray *ranks = parse_ranks (v, &truncated);
+      if (ranks != NULL && (c->pg_ranks == NULL || !truncated))
+        {
+          set_ranks (c, (const int *) (void *) ranks->data, ranks->len);
+          extra->ranks_truncated = truncated;
+        }
+      if (ranks != NULL)
+        g_array_free (ranks, TRUE);
+    }
+  if (c->seq < 0 && json_int (args, "Seq", &x) && x >= 0)
+    c->seq = x;
+  if (c->src_rank < 0 && json_int (args, "Src Rank", &x) && x >= 0 && x <= G_MAXINT)
+    c->src_rank = (int) x;
+  if (c->dst_rank < 0 && json_int (args, "Dst Rank", &x) && x >= 0 && x <= G_MAXINT)
+    c->dst_rank = (int) x;
+  if (extra->rank_start < 0 && json_int (args, "Global rank start", &x) && x >= 0)
+    extra->rank_start = x;
+  if (extra->rank_stride < 0 && json_int (args, "Global rank stride", &x) && x >= 0)
+    extra->rank_stride = x;
+  return type;
+}
+
+/* Old traces: the nccl:* annotation (and sometimes record_param_comms) has
+ * only "Input Dims" / "Input type"; the first input is the tensor sent. */
+static void
+apply_input_dims (WeftRank *rank, WeftCollective *c, json_object *args)
+{
+  json_object *dims = NULL, *types = NULL, *first, *t;
+  gint64 n = 1;
+  gsize len;
+
+  if (c->in_nelems >= 0 || args == NULL || !json_object_object_get_ex (args, "Input Dims", &dims) ||
+      json_object_get_type (dims) != json_type_array || json_object_array_length (dims) == 0)
+    return;
+  first = json_object_array_get_idx (dims, 0);
+  if (first == NULL || json_object_get_type (first) != json_type_array)
+    return;
+  len = json_object_array_length (first);
+  if (len == 0)
+    return;
+  for (gsize i = 0; i < len; i++)
+    {
+      json_object *d = json_object_array_get_idx (first, i);
+      gint64 k;
+      if (d == NULL || json_object_get_type (d) != json_type_int)
+        return;
+      k = json_object_get_int64 (d);
+      if (k < 0 || (k > 0 && n > G_MAXINT64 / k))
+        return;
+      n *= k;
+    }
+  c->in_nelems = n;
+  if (c->dtype == 0 && json_object_object_get_ex (args, "Input type", &types) &&
+      json_object_get_type (types) == json_type_array && json_object_array_length (types) > 0 &&
+      (t = json_object_array_get_idx (types, 0)) != NULL && json_object_get_type (t) == json_type_string &&
+      weft_dtype_size (json_object_get_string (t)) > 0)
+    c->dtype = weft_strings_intern (rank->strings, json_object_get_string (t), -1);
+}
+
+static const WeftProcessGroup *
+find_process_group (WeftRank *rank, guint32 pg_name)
+{
+  for (guint i = 0; rank->process_groups != NULL && i < rank->process_groups->len; i++)
+    {
+      const WeftProcessGroup *pg = &g_array_index (rank->process_groups, WeftProcessGroup, i);
+      if (pg->name == pg_name)
+        return pg;
+    }
+  return NULL;
+}
+
+static gint64
+mul_bytes (gint64 nelems, int elem)
+{
+  if (nelems < 0 || elem <= 0 || nelems > G_MAXINT64 / elem)
+    return -1;
+  return nelems * elem;
+}
+
+static void
+finish_collective (WeftRank *rank, WeftCollective *c, const CollExtra *extra)
+{
+  int elem;
+  gint64 n = -1;
+  int gs;
+
+  /* Process-group ranks: complete a missing or truncated list from
+   * distributedInfo.pg_config, then from "Global rank start/stride". */
+  if (c->pg_name != 0 && (c->pg_ranks == NULL || extra->ranks_truncated))
+    {
+      const WeftProcessGroup *pg = find_process_group (rank, c->pg_name);
+      if (pg != NULL && pg->n_ranks > 0 && (c->pg_ranks == NULL || pg->n_ranks >= c->n_pg_ranks))
+        set_ranks (c, pg->ranks, pg->n_ranks);
+      else if (extra->ranks_truncated && c->group_size > 0 && extra->rank_start >= 0 && extra->rank_stride > 0 &&
+               extra->rank_start + (gint64) (c->group_size - 1) * extra->rank_stride <= G_MAXINT)
+        {
+          int *r = g_new (int, c->group_size);
+          gboolean agrees = TRUE;
+          for (int i = 0; i < c->group_size; i++)
+            r[i] = (int) (extra->rank_start + i * extra->rank_stride);
+          for (guint i = 0; i < c->n_pg_ranks && i < (guint) c->group_size; i++)
+            if (c->pg_ranks[i] != r[i])
+              agrees = FALSE;
+          if (agrees)
+            set_ranks (c, r, (guint) c->group_size);
+          g_free (r);
+        }
+      if (c->pg_desc == 0 && pg != NULL)
+        c->pg_desc = pg->desc;
+    }
+  if (c->group_size < 0 && c->pg_ranks != NULL && !extra->ranks_truncated)
+    c->group_size = (int) c->n_pg_ranks;
+
+  elem = weft_dtype_size (weft_rank_string (rank, c->dtype));
+  gs = c->group_size;
+  switch (c->type)
+    {
+    case WEFT_COLL_ALL_GATHER:
+      /* S = the gathered (output) buffer */
+      n = c->out_nelems >= 0 ? c->out_nelems : (c->in_nelems >= 0 && gs > 0 ? c->in_nelems * gs : -1);
+      break;
+    case WEFT_COLL_REDUCE_SCATTER:
+      /* S = the full (input) buffer before scattering */
+      n = c->in_nelems >= 0 ? c->in_nelems : (c->out_nelems >= 0 && gs > 0 ? c->out_nelems * gs : -1);
+      break;
+    case WEFT_COLL_RECV:
+      n = c->out_nelems >= 0 ? c->out_nelems : c->in_nelems;
+      break;
+    case WEFT_COLL_ALL_REDUCE:
+    case WEFT_COLL_ALL_TO_ALL:
+    case WEFT_COLL_SEND:
+    case WEFT_COLL_BROADCAST:
+    case WEFT_COLL_REDUCE:
+      n = c->in_nelems >= 0 ? c->in_nelems : c->out_nelems;
+      break;
+    case WEFT_COLL_BARRIER:
+    case WEFT_COLL_SEND_RECV:
+    case WEFT_COLL_UNKNOWN:
+    case WEFT_COLL_NONE:
+    case WEFT_COLL_N_TYPES:
+    default:
+      n = MAX (c->in_nelems, c->out_nelems);
+      break;
+    }
+  c->bytes = mul_bytes (n, elem);
+}
+
+/* ---- enclosing CPU ops of launches ------------------------------------------ */
+
+enum
+{
+  NAME_SEEN = 1 << 0,
+  NAME_OPTIMIZER_STEP = 1 << 1,  /* Optimizer.step#... */
+  NAME_RECORD_PARAM_COMMS = 1 << 2,
+  NAME_COMM_OP = 1 << 3,         /* nccl:*, c10d::<collective>, gloo:* */
+};
+
+static guint8
+cpu_name_flags (WeftRank *rank, guint8 *cache, guint n_cache, guint32 name)
+{
+  const char *s;
+  guint8 f = NAME_SEEN;
+
+  if (name < n_cache && cache[name] != 0)
+    return cache[name];
+  s = weft_rank_string (rank, name);
+  if (g_str_has_prefix (s, "Optimizer.step") || g_str_has_prefix (s, "optimizer.step"))
+    f |= NAME_OPTIMIZER_STEP;
+  else if (strcmp (s, "record_param_comms") == 0)
+    f |= NAME_RECORD_PARAM_COMMS;
+  else if ((g_str_has_prefix (s, "nccl:") || g_str_has_prefix (s, "rccl:") || g_str_has_prefix (s, "c10d::")) &&
+           weft_coll_type_from_collective_name (s) != WEFT_COLL_UNKNOWN)
+    f |= NAME_COMM_OP;
+  if (name < n_cache)
+    cache[name] = f;
+  return f;
+}
+
+typedef struct
+{
+  guint32 record_param_comms; /* innermost enclosing record_param_comms */
+  guint32 comm_op;            /* innermost enclosing nccl:* / c10d::* op */
+} CommContext;
+
+typedef struct
+{
+  GHashTable *comm;           /* GPU op index -> CommContext* */
+  guint8     *optimizer;      /* bitset over event indices */
+} LaunchContext;
+
+static gboolean
+encloses (const WeftEvent *outer, const WeftEvent *inner)
+{
+  return outer->ts <= inner->ts && weft_event_end (outer) >= inner->ts;
+}
+
+#define WEFT_MAX_SCAN_DEPTH 128
+
+static void
+sweep_launch_context (WeftRank *rank, LaunchContext *ctx)
+{
+  guint n_cache = weft_strings_count (rank->strings);
+  g_autofree guint8 *cache = g_new0 (guint8, n_cache);
+  g_autoptr (GArray) stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+
+  for (guint li = 0; li < rank->lanes->len; li++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, li);
+      if (lane->kind == WEFT_LANE_GPU)
+        continue;
+      g_array_set_size (stack, 0);
+      for (guint k = 0; k < lane->events->len; k++)
+        {
+          guint32 idx = g_array_index (lane->events, guint32, k);
+          const WeftEvent *ev = weft_rank_event (rank, idx);
+
+          if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
+            continue;
+          while (stack->len > 0)
+            {
+              const WeftEvent *top = weft_rank_event (rank, g_array_index (stack, guint32, stack->len - 1));
+              gint64 top_end = weft_event_end (top);
+              if (top_end < ev->ts || (top_end == ev->ts && top->ts != ev->ts))
+                g_array_set_size (stack, stack->len - 1);
+              else
+                break;
+            }
+          if ((ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE && ev->link < rank->events->len)
+            {
+              const WeftEvent *gpu = weft_rank_event (rank, ev->link);
+              gboolean want_comm = gpu->kclass == WEFT_KCLASS_COMM;
+              CommContext cc = { WEFT_NONE, WEFT_NONE };
+              gboolean in_optimizer = FALSE;
+
+              for (guint s = stack->len, depth = 0; s > 0 && depth < WEFT_MAX_SCAN_DEPTH; s--, depth++)
+                {
+                  guint32 oi = g_array_index (stack, guint32, s - 1);
+                  const WeftEvent *op = weft_rank_event (rank, oi);
+                  guint8 f;
+                  if (!encloses (op, ev))
+                    continue;
+                  f = cpu_name_flags (rank, cache, n_cache, op->name);
+                  if (f & NAME_OPTIMIZER_STEP)
+                    in_optimizer = TRUE;
+                  if (want_comm && (f & NAME_RECORD_PARAM_COMMS) && cc.record_param_comms == WEFT_NONE)
+                    cc.record_param_comms = oi;
+                  if (want_comm && (f & NAME_COMM_OP) && cc.comm_op == WEFT_NONE)
+                    cc.comm_op = oi;
+                }
+              if (in_optimizer)
+                ctx->optimizer[ev->link / 8] |= (guint8) (1u << (ev->link % 8));
+              if (want_comm && (cc.record_param_comms != WEFT_NONE || cc.comm_op != WEFT_NONE))
+                g_hash_table_insert (ctx->comm, GUINT_TO_POINTER (ev->link), g_memdup2 (&cc, sizeof cc));
+            }
+          g_array_append_val (stack, idx);
+        }
+    }
+}
+
+/* ---- per-rank classification ------------------------------------------------- */
+
+static gint
+event_ts_cmp (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const WeftRank *rank = user_data;
+  guint32 ia = *(const guint32 *) a, ib = *(const guint32 *) b;
+  const WeftEvent *ea = &g_array_index (rank->events, WeftEvent, ia);
+  const WeftEvent *eb = &g_array_index (rank->events, WeftEvent, ib);
+  if (ea->ts != eb->ts)
+    return ea->ts < eb->ts ? -1 : 1;
+  return ia < ib ? -1 : (ia > ib);
+}
+
+static void
+build_collective (WeftRank *rank, guint32 idx, const LaunchContext *ctx, GHashTable *rpc_by_ext,
+                  WeftCollective *c)
+{
+  WeftEvent *ev = weft_rank_event (rank, idx);
+  CollExtra extra = { FALSE, -1, -1 };
+  WeftCollType t_args, t_cpu = WEFT_COLL_NONE, t_name;
+  json_object *args;
+  const CommContext *cc = g_hash_table_lookup (ctx->comm, GUINT_TO_POINTER (idx));
+  guint32 rpc = WEFT_NONE;
+
+  coll_init (c, idx);
+
+  /* (1) the kernel's own args */
+  args = weft_event_parse_args (rank, ev);
+  t_args = apply_comm_args (rank, c, &extra, args);
+  if (args != NULL)
+    json_object_put (args);
+
+  /* (2) the record_param_comms cpu_op: same External id (checked against the
+   * launch when there is one: old Kineto wrote the correlation id into the
+   * kernel's External id), else the ops enclosing the launch. */
+  if (ev->external_id >= 0)
+    {
+      gpointer p = g_hash_table_lookup (rpc_by_ext, &ev->external_id);
+      if (p != NULL)
+        {
+          guint32 cand = GPOINTER_TO_UINT (p) - 1;
+          const WeftEvent *op = weft_rank_event (rank, cand);
+          const WeftEvent *launch = ev->link != WEFT_NONE ? weft_rank_event (rank, ev->link) : NULL;
+          if (launch == NULL ? op->ts <= ev->ts : (op->lane == launch->lane && encloses (op, launch)))
+            rpc = cand;
+        }
+    }
+  if (rpc == WEFT_NONE && cc != NULL)
+    rpc = cc->record_param_comms;
+  if (rpc != WEFT_NONE)
+    {
+      json_object *rargs = weft_event_parse_args (rank, weft_rank_event (rank, rpc));
+      t_cpu = apply_comm_args (rank, c, &extra, rargs);
+      if (cc != NULL && cc->comm_op != WEFT_NONE)
+        {
+          /* nccl:all_to_all inside record_param_comms: its own Input Dims first */
+          json_object *oargs = weft_event_parse_args (rank, weft_rank_event (rank, cc->comm_op));
+          apply_input_dims (rank, c, oargs);
+          if (oargs != NULL)
+            json_object_put (oargs);
+        }
+      apply_input_dims (rank, c, rargs);
+      if (rargs != NULL)
+        json_object_put (rargs);
+      c->cpu_event = rpc;
+    }
+  if ((t_cpu == WEFT_COLL_NONE || t_cpu == WEFT_COLL_UNKNOWN) && cc != NULL && cc->comm_op != WEFT_NONE)
+    {
+      const WeftEvent *op = weft_rank_event (rank, cc->comm_op);
+      t_cpu = weft_coll_type_from_collective_name (weft_rank_string (rank, op->name));
+      if (rpc == WEFT_NONE)
+        {
+          json_object *oargs = weft_event_parse_args (rank, op);
+          apply_input_dims (rank, c, oargs);
+          if (oargs != NULL)
+            json_object_put (oargs);
+          c->cpu_event = cc->comm_op;
+        }
+      if (c->coll_name == 0)
+        c->coll_name = op->name;
+    }
+
+  /* (3) the kernel name */
+  t_name = weft_coll_type_from_kernel_name (weft_rank_string (rank, ev->name));
+
+  if (t_args != WEFT_COLL_NONE && t_args != WEFT_COLL_UNKNOWN)
+    {
+      c->type = t_args;
+      c->source = WEFT_COLL_SOURCE_KERNEL_ARGS;
+    }
+  else if (t_cpu != WEFT_COLL_NONE && t_cpu != WEFT_COLL_UNKNOWN)
+    {
+      c->type = t_cpu;
+      c->source = WEFT_COLL_SOURCE_CPU_OP;
+    }
+  else if (t_name != WEFT_COLL_NONE && t_name != WEFT_COLL_UNKNOWN)
+    {
+      c->type = t_name;
+      c->source = WEFT_COLL_SOURCE_KERNEL_NAME;
+    }
+  else
+    {
+      c->type = WEFT_COLL_UNKNOWN;
+      c->source = t_args != WEFT_COLL_NONE ? WEFT_COLL_SOURCE_KERNEL_ARGS
+                  : t_cpu != WEFT_COLL_NONE ? WEFT_COLL_SOURCE_CPU_OP
+                                            : WEFT_COLL_SOURCE_KERNEL_NAME;
+    }
+  finish_collective (rank, c, &extra);
+}
 
 void
 weft_rank_classify (WeftRank *rank)
 {
-  (void) rank;
+  guint n_names = weft_strings_count (rank->strings);
+  g_autofree guint8 *name_class = g_new0 (guint8, n_names);
+  g_autoptr (GArray) comm = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GHashTable) rpc_by_ext = NULL;
+  LaunchContext ctx;
+  guint32 rpc_name;
+  gboolean any_launch = FALSE;
+
+  g_array_set_size (rank->collectives, 0);
+
+  /* Classes by name (cached per interned name); GPU-op categories decide COPY. */
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      ev->coll = WEFT_NONE;
+      ev->kclass = WEFT_KCLASS_NONE;
+      if (ev->flags & WEFT_EVENT_LAUNCH)
+        any_launch = TRUE;
+      if (!(ev->flags & WEFT_EVENT_GPU_OP))
+        continue;
+      if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
+        ev->kclass = WEFT_KCLASS_COPY;
+      else if (ev->name < n_names)
+        {
+          if (name_class[ev->name] == 0)
+            name_class[ev->name] = (guint8) (weft_classify_kernel_name (weft_rank_string (rank, ev->name)) + 1);
+          ev->kclass = (guint8) (name_class[ev->name] - 1);
+        }
+      else
+        ev->kclass = (guint8) weft_classify_kernel_name (weft_rank_string (rank, ev->name));
+      if (ev->kclass == WEFT_KCLASS_COMM && !(ev->flags & WEFT_EVENT_DELETED))
+        g_array_append_val (comm, i);
+    }
+
+  /* Context from the CPU ops that enclose each launch. */
+  ctx.comm = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+  ctx.optimizer = g_new0 (guint8, rank->events->len / 8 + 1);
+  if (any_launch)
+    sweep_launch_context (rank, &ctx);
+
+  /* Kernels launched inside Optimizer.step are the optimizer's, unless their
+   * name says GEMM / attention / norm / copy / communication. */
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if ((ctx.optimizer[i / 8] & (1u << (i % 8))) && ev->category == WEFT_CAT_KERNEL &&
+          (ev->kclass == WEFT_KCLASS_ELEMENTWISE || ev->kclass == WEFT_KCLASS_REDUCTION ||
+           ev->kclass == WEFT_KCLASS_OTHER))
+        ev->kclass = WEFT_KCLASS_OPTIMIZER;
+    }
+
+  if (comm->len > 0)
+    {
+      rpc_by_ext = g_hash_table_new (g_int64_hash, g_int64_equal);
+      rpc_name = weft_strings_lookup (rank->strings, "record_param_comms", -1);
+      if (rpc_name != WEFT_NONE)
+        for (guint i = 0; i < rank->events->len; i++)
+          {
+            WeftEvent *ev = weft_rank_event (rank, i);
+            if (ev->name == rpc_name && ev->ph == WEFT_PH_X && ev->external_id >= 0 &&
+                !(ev->flags & WEFT_EVENT_DELETED) && !g_hash_table_contains (rpc_by_ext, &ev->external_id))
+              g_hash_table_insert (rpc_by_ext, &ev->external_id, GUINT_TO_POINTER (i + 1));
+          }
+
+      /* rank->collectives in kernel start order */
+      g_qsort_with_data (comm->data, (gint) comm->len, sizeof (guint32), event_ts_cmp, rank);
+      g_array_set_size (rank->collectives, comm->len);
+      for (guint k = 0; k < comm->len; k++)
+        {
+          guint32 idx = g_array_index (comm, guint32, k);
+          build_collective (rank, idx, &ctx, rpc_by_ext, &g_array_index (rank->collectives, WeftCollective, k));
+          weft_rank_event (rank, idx)->coll = k;
+        }
+    }
+
+  g_hash_table_destroy (ctx.comm);
+  g_free (ctx.optimizer);
+}
+
+/* ---- matching across ranks ---------------------------------------------------- */
+
+static gboolean
+is_p2p (WeftCollType t)
+{
+  return t == WEFT_COLL_SEND || t == WEFT_COLL_RECV || t == WEFT_COLL_SEND_RECV;
+}
+
+static void
+append_pg (GString *key, WeftRank *rank, const WeftCollective *c)
+{
+  g_string_append (key, weft_rank_string (rank, c->pg_name));
+  g_string_append_c (key, '\x1f');
+  for (guint i = 0; i < c->n_pg_ranks; i++)
+    g_string_append_printf (key, "%d,", c->pg_ranks[i]);
+  g_string_append_c (key, '\x1f');
+}
+
+/* Ordinal of prefix on this rank (counts every call). */
+static guint
+next_ordinal (GHashTable *ordinals, const char *prefix)
+{
+  gpointer p = g_hash_table_lookup (ordinals, prefix);
+  guint n = GPOINTER_TO_UINT (p);
+  g_hash_table_insert (ordinals, g_strdup (prefix), GUINT_TO_POINTER (n + 1));
+  return n;
 }
 
 void
 weft_trace_match_collectives (WeftTrace *trace)
 {
-  (void) trace;
+  g_autoptr (GHashTable) instances = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  gboolean single_comm_stream = TRUE;
+
+  g_array_set_size (trace->instances, 0);
+
+  /* Stream-ordinal matching keys on the stream id; when every rank has one
+   * communication stream, stream ids may differ across ranks and still match. */
+  for (guint ri = 0; ri < trace->ranks->len && single_comm_stream; ri++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, ri);
+      gint64 stream = G_MININT64;
+      for (guint ci = 0; ci < rank->collectives->len; ci++)
+        {
+          WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, ci);
+          const WeftEvent *ev = weft_rank_event (rank, c->event);
+          gint64 tid = ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->tid : -1;
+          if (stream != G_MININT64 && tid != stream)
+            single_comm_stream = FALSE;
+          stream = tid;
+        }
+    }
+
+  for (guint ri = 0; ri < trace->ranks->len; ri++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, ri);
+      g_autoptr (GHashTable) ordinals = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_autoptr (GHashTable) used = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+      g_autoptr (GString) prefix = g_string_new (NULL);
+      g_autoptr (GString) key = g_string_new (NULL);
+
+      for (guint ci = 0; ci < rank->collectives->len; ci++)
+        {
+          WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, ci);
+          const WeftEvent *ev = weft_rank_event (rank, c->event);
+          WeftMatchMethod method;
+          gpointer found;
+          guint dup;
+          guint32 inst_idx;
+          WeftInstanceMember member;
+          gint64 stream;
+
+          c->instance = WEFT_NONE;
+          if (ev->flags & WEFT_EVENT_DELETED)
+            continue;
+          stream = ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->tid : -1;
+          /* Every comm kernel takes an ordinal on its stream, matched or not,
+           * so that one unmatched kernel does not shift the others. */
+          g_string_printf (prefix, "T\x1f%" G_GINT64_FORMAT, single_comm_stream ? (gint64) 0 : stream);
+          {
+            guint k = next_ordinal (ordinals, prefix->str);
+            g_string_printf (key, "%s\x1f%u\x1f%d", prefix->str, k, (int) c->type);
+          }
+          method = WEFT_MATCH_STREAM_ORDINAL;
+
+          if ((c->type == WEFT_COLL_SEND && c->dst_rank >= 0) || (c->type == WEFT_COLL_RECV && c->src_rank >= 0))
+            {
+              int sender = c->type == WEFT_COLL_SEND ? rank->rank : c->src_rank;
+              int receiver = c->type == WEFT_COLL_SEND ? c->dst_rank : rank->rank;
+              g_string_assign (prefix, "P\x1f");
+              if (c->pg_name != 0)
+                append_pg (prefix, rank, c);
+              g_string_append_printf (prefix, "%d>%d", sender, receiver);
+              g_string_printf (key, "%s\x1f%u", prefix->str, next_ordinal (ordinals, prefix->str));
+              method = WEFT_MATCH_P2P;
+            }
+          else if (c->pg_name != 0 && c->seq >= 0 && !is_p2p (c->type))
+            {
+              g_string_assign (key, "S\x1f");
+              append_pg (key, rank, c);
+              g_string_append_printf (key, "%" G_GINT64_FORMAT, c->seq);
+              method = WEFT_MATCH_SEQ;
+            }
+          else if (c->pg_name != 0 && !is_p2p (c->type))
+            {
+              g_string_assign (prefix, "O\x1f");
+              append_pg (prefix, rank, c);
+              g_string_printf (key, "%s\x1f%u", prefix->str, next_ordinal (ordinals, prefix->str));
+              method = WEFT_MATCH_PG_ORDINAL;
+            }
+          else if (is_p2p (c->type))
+            continue; /* P2P without peers: any two ranks may pair; do not invent partners */
+
+          /* the same key twice on one rank (bad data): keep them apart */
+          dup = GPOINTER_TO_UINT (g_hash_table_lookup (used, key->str));
+          g_hash_table_insert (used, g_strdup (key->str), GUINT_TO_POINTER (dup + 1));
+          if (dup > 0)
+            g_string_append_printf (key, "\x1f#%u", dup);
+
+          found = g_hash_table_lookup (instances, key->str);
+          if (found == NULL)
+            {
+              WeftCollInstance inst;
+              inst.type = c->type;
+              inst.pg_name_rank0 = c->pg_name;
+              inst.seq = method == WEFT_MATCH_SEQ ? c->seq : -1;
+              inst.method = method;
+              inst.members = g_array_new (FALSE, FALSE, sizeof (WeftInstanceMember));
+              g_array_append_val (trace->instances, inst);
+              inst_idx = trace->instances->len - 1;
+              g_hash_table_insert (instances, g_strdup (key->str), GUINT_TO_POINTER (inst_idx + 1));
+            }
+          else
+            inst_idx = GPOINTER_TO_UINT (found) - 1;
+          member.rank_index = ri;
+          member.coll = ci;
+          g_array_append_val (g_array_index (trace->instances, WeftCollInstance, inst_idx).members, member);
+          c->instance = inst_idx;
+        }
+    }
+}
+
+/* ---- clock offsets -------------------------------------------------------------- */
+
+static int
+gint64_cmp (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+static gint64
+median (GArray *values)
+{
+  gint64 *v = (gint64 *) (void *) values->data;
+  guint n = values->len;
+
+  qsort (v, n, sizeof (gint64), gint64_cmp);
+  if (n % 2 == 1)
+    return v[n / 2];
+  /* mean of the two middle values without overflow */
+  return v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+static gboolean
+member_end (WeftTrace *trace, const WeftInstanceMember *m, gint64 *end)
+{
+  WeftRank *rank;
+  const WeftCollective *c;
+  const WeftEvent *ev;
+
+  if (m->rank_index >= trace->ranks->len)
+    return FALSE;
+  rank = weft_trace_rank (trace, m->rank_index);
+  if (m->coll >= rank->collectives->len)
+    return FALSE;
+  c = &g_array_index (rank->collectives, WeftCollective, m->coll);
+  if (c->event == WEFT_NONE || c->event >= rank->events->len)
+    return FALSE;
+  ev = weft_rank_event (rank, c->event);
+  if (ev->flags & WEFT_EVENT_DELETED)
+    return FALSE;
+  *end = weft_event_end (ev);
+  return TRUE;
 }
 
 void
 weft_trace_estimate_clock_offsets (WeftTrace *trace)
 {
-  (void) trace;
+  guint n = trace->ranks->len;
+  g_autofree gboolean *resolved = NULL;
+  g_autofree gint64 *offset = NULL;
+  GArray **diffs;
+  gboolean progress = TRUE;
+
+  trace->offsets_estimated = FALSE;
+  for (guint i = 0; i < n; i++)
+    weft_trace_rank (trace, i)->clock_offset_ns = 0;
+  if (n < 2)
+    return;
+
+  resolved = g_new0 (gboolean, n);
+  offset = g_new0 (gint64, n);
+  diffs = g_new0 (GArray *, n);
+  for (guint i = 0; i < n; i++)
+    diffs[i] = g_array_new (FALSE, FALSE, sizeof (gint64));
+  resolved[0] = TRUE; /* the lowest rank is the reference */
+
+  /* Each pass aligns the ranks that share an instance with an aligned rank
+   * (directly the reference first, then through others: a TP group that
+   * does not contain rank 0 still aligns through a DP group that does). */
+  while (progress)
+    {
+      progress = FALSE;
+      for (guint i = 0; i < n; i++)
+        g_array_set_size (diffs[i], 0);
+      for (guint k = 0; k < trace->instances->len; k++)
+        {
+          WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, k);
+          gint64 ref_end = 0;
+          guint ref = G_MAXUINT;
+
+          if (inst->members == NULL || inst->members->len < 2)
+            continue;
+          for (guint j = 0; j < inst->members->len; j++)
+            {
+              const WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, j);
+              gint64 end;
+              if (m->rank_index < n && resolved[m->rank_index] && m->rank_index < ref && member_end (trace, m, &end))
+                {
+                  ref = m->rank_index;
+                  ref_end = end + offset[ref];
+                }
+            }
+          if (ref == G_MAXUINT)
+            continue;
+          for (guint j = 0; j < inst->members->len; j++)
+            {
+              const WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, j);
+              gint64 end, d;
+              if (m->rank_index >= n || resolved[m->rank_index] || !member_end (trace, m, &end))
+                continue;
+              d = ref_end - end;
+              g_array_append_val (diffs[m->rank_index], d);
+            }
+        }
+      for (guint i = 0; i < n; i++)
+        if (!resolved[i] && diffs[i]->len > 0)
+          {
+            offset[i] = median (diffs[i]);
+            resolved[i] = TRUE;
+            progress = TRUE;
+            trace->offsets_estimated = TRUE;
+          }
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      weft_trace_rank (trace, i)->clock_offset_ns = offset[i];
+      g_array_free (diffs[i], TRUE);
+    }
+  g_free (diffs);
 }
