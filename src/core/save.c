@@ -1,0 +1,933 @@
+/* save.c: writing per-rank Kineto JSON (.json, .json.gz, .json.zst).
+ *
+ * Layout of the output: "{", the rank's other top-level keys in their
+ * original order with their raw value text, "traceEvents" at its original
+ * position, "}". Untouched events are written byte-for-byte from their
+ * original text; edited and created events are re-serialised through json-c
+ * with "ts"/"dur" as number TEXT in the rank's Kineto style (so they load
+ * back ns-exact) and "pid"/"tid" from their (output) lane.
+ *
+ * Overlap rule (docs/cli.md, "Saving"): Perfetto hides X slices that overlap
+ * without nesting on one (pid, tid). On every lane that holds an edited or
+ * created X event, a sweep keeps proper nesting: an edited/created slice
+ * that would partially overlap another slice moves to a companion lane of
+ * the same pid with tid + k * WEFT_SAVE_COMPANION_TID_OFFSET (k = 1, 2, ...;
+ * string tids get " #k+1" appended), skipping tids that are real lanes of the
+ * rank. Untouched slices never move and are written as read, even where the
+ * profiler itself wrote overlapping slices (byte identity first). Flow
+ * points ("s"/"f") bound to a moved or edited slice follow it (same pid,
+ * tid and ts), so Perfetto still binds the arrow.
+ *
+ * Writing is atomic: a temp file next to the target, fsync, rename, fsync
+ * of the folder. Any failure removes the temp file and leaves an existing
+ * target untouched. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib/gstdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "weft/weft-save.h"
+
+#define WEFT_SAVE_COMPANION_TID_OFFSET 100000
+#define SINK_BUFFER (1u << 20)
+
+/* ---- time text ------------------------------------------------------------ */
+
+gsize
+weft_format_time (gint64 ns, WeftTsStyle style, char *buf)
+{
+  guint64 mag;
+  gboolean neg = ns < 0;
+  char tmp[32];
+  gsize n = 0, len = 0;
+  guint64 us, frac;
+
+  /* |G_MININT64| does not fit a gint64: go through unsigned. */
+  mag = neg ? (guint64) 0 - (guint64) ns : (guint64) ns;
+  us = mag / 1000;
+  frac = mag % 1000;
+
+  if (neg)
+    buf[len++] = '-';
+  do
+    {
+      tmp[n++] = (char) ('0' + us % 10);
+      us /= 10;
+    }
+  while (us > 0);
+  while (n > 0)
+    buf[len++] = tmp[--n];
+  if (style != WEFT_TS_ABSOLUTE_US || frac != 0)
+    {
+      buf[len++] = '.';
+      buf[len++] = (char) ('0' + frac / 100);
+      buf[len++] = (char) ('0' + frac / 10 % 10);
+      buf[len++] = (char) ('0' + frac % 10);
+    }
+  buf[len] = '\0';
+  return len;
+}
+
+gboolean
+weft_file_format_from_path (const char *path, WeftFileFormat *format)
+{
+  g_autofree char *lower = NULL;
+  WeftFileFormat f;
+
+  if (path == NULL)
+    return FALSE;
+  lower = g_ascii_strdown (path, -1);
+  if (g_str_has_suffix (lower, ".json"))
+    f = WEFT_FORMAT_JSON;
+  else if (g_str_has_suffix (lower, ".json.gz"))
+    f = WEFT_FORMAT_JSON_GZ;
+  else if (g_str_has_suffix (lower, ".json.zst"))
+    f = WEFT_FORMAT_JSON_ZST;
+  else
+    return FALSE;
+  if (format != NULL)
+    *format = f;
+  return TRUE;
+}
+
+/* ---- sink: buffered, optionally compressed writes to an fd ---------------- */
+
+typedef struct
+{
+  int            fd;
+  const char    *path;       /* for messages: the target path */
+  WeftFileFormat format;
+  z_stream       zs;
+  gboolean       z_ready;
+  ZSTD_CCtx     *zc;
+  guint8        *in;
+  gsize          in_len;
+  guint8        *out;
+  gsize          out_cap;
+  GError        *error;
+} Sink;
+
+static gboolean
+sink_fail_errno (Sink *s, const char *what, int saved_errno)
+{
+  if (s->error == NULL)
+    g_set_error (&s->error, WEFT_ERROR, WEFT_ERROR_IO, "%s: %s: %s", s->path, what, g_strerror (saved_errno));
+  return FALSE;
+}
+
+static gboolean
+write_all (Sink *s, const guint8 *data, gsize len)
+{
+  while (len > 0)
+    {
+      gssize w = write (s->fd, data, len);
+      if (w < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return sink_fail_errno (s, "cannot write", errno);
+        }
+      if (w == 0)
+        return sink_fail_errno (s, "cannot write", ENOSPC);
+      data += w;
+      len -= (gsize) w;
+    }
+  return TRUE;
+}
+
+static gboolean
+sink_init (Sink *s, int fd, const char *path, WeftFileFormat format)
+{
+  memset (s, 0, sizeof *s);
+  s->fd = fd;
+  s->path = path;
+  s->format = format;
+  s->in = g_malloc (SINK_BUFFER);
+  if (format == WEFT_FORMAT_JSON_GZ)
+    {
+      s->out_cap = SINK_BUFFER;
+      s->out = g_malloc (s->out_cap);
+      /* windowBits 15 + 16: gzip wrapper. */
+      if (deflateInit2 (&s->zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        {
+          g_set_error (&s->error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: cannot start gzip compression", path);
+          return FALSE;
+        }
+      s->z_ready = TRUE;
+    }
+  else if (format == WEFT_FORMAT_JSON_ZST)
+    {
+      s->out_cap = ZSTD_CStreamOutSize ();
+      s->out = g_malloc (s->out_cap);
+      s->zc = ZSTD_createCCtx ();
+      if (s->zc == NULL || ZSTD_isError (ZSTD_CCtx_setParameter (s->zc, ZSTD_c_compressionLevel, 3)) ||
+          ZSTD_isError (ZSTD_CCtx_setParameter (s->zc, ZSTD_c_checksumFlag, 1)))
+        {
+          g_set_error (&s->error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: cannot start zstd compression", path);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static void
+sink_clear (Sink *s)
+{
+  if (s->z_ready)
+    deflateEnd (&s->zs);
+  if (s->zc != NULL)
+    ZSTD_freeCCtx (s->zc);
+  g_free (s->in);
+  g_free (s->out);
+  s->in = s->out = NULL;
+  s->zc = NULL;
+  s->z_ready = FALSE;
+}
+
+/* Pushes the staged input through the encoder; finish ends the stream. */
+static gboolean
+sink_drain (Sink *s, gboolean finish)
+{
+  if (s->error != NULL)
+    return FALSE;
+
+  switch (s->format)
+    {
+    case WEFT_FORMAT_JSON:
+      if (!write_all (s, s->in, s->in_len))
+        return FALSE;
+      break;
+
+    case WEFT_FORMAT_JSON_GZ:
+      s->zs.next_in = s->in;
+      s->zs.avail_in = (uInt) s->in_len;
+      for (;;)
+        {
+          int rc;
+          s->zs.next_out = s->out;
+          s->zs.avail_out = (uInt) s->out_cap;
+          rc = deflate (&s->zs, finish ? Z_FINISH : Z_NO_FLUSH);
+          if (rc == Z_STREAM_ERROR)
+            {
+              g_set_error (&s->error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: gzip compression failed", s->path);
+              return FALSE;
+            }
+          if (!write_all (s, s->out, s->out_cap - s->zs.avail_out))
+            return FALSE;
+          if (finish ? rc == Z_STREAM_END : (s->zs.avail_in == 0 && s->zs.avail_out != 0))
+            break;
+        }
+      break;
+
+    case WEFT_FORMAT_JSON_ZST:
+      {
+        ZSTD_inBuffer input = { s->in, s->in_len, 0 };
+        for (;;)
+          {
+            ZSTD_outBuffer output = { s->out, s->out_cap, 0 };
+            size_t remaining = ZSTD_compressStream2 (s->zc, &output, &input, finish ? ZSTD_e_end : ZSTD_e_continue);
+            if (ZSTD_isError (remaining))
+              {
+                g_set_error (&s->error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: zstd compression failed: %s",
+                             s->path, ZSTD_getErrorName (remaining));
+                return FALSE;
+              }
+            if (!write_all (s, s->out, output.pos))
+              return FALSE;
+            if (finish ? remaining == 0 : input.pos == input.size)
+              break;
+          }
+      }
+      break;
+    }
+  s->in_len = 0;
+  return TRUE;
+}
+
+static gboolean
+sink_write (Sink *s, const char *data, gsize len)
+{
+  if (s->error != NULL)
+    return FALSE;
+  while (len > 0)
+    {
+      gsize n = MIN (len, SINK_BUFFER - s->in_len);
+      memcpy (s->in + s->in_len, data, n);
+      s->in_len += n;
+      data += n;
+      len -= n;
+      if (s->in_len == SINK_BUFFER && !sink_drain (s, FALSE))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+sink_puts (Sink *s, const char *str)
+{
+  return sink_write (s, str, strlen (str));
+}
+
+/* ---- overlap resolution --------------------------------------------------- */
+
+typedef struct
+{
+  WeftRank   *rank;
+  guint32    *level;      /* per event: companion level, 0 = own lane */
+  guint32    *bind;       /* per flow-point event: the slice it follows, WEFT_NONE */
+  gboolean    any;        /* any re-serialisation needed at all */
+} SavePlan;
+
+static inline gboolean
+event_is_edited (const WeftEvent *ev)
+{
+  return (ev->flags & (WEFT_EVENT_EDITED | WEFT_EVENT_CREATED)) != 0;
+}
+
+static inline gint64
+event_end_clamped (const WeftEvent *ev)
+{
+  return ev->dur > 0 ? ev->ts + ev->dur : ev->ts;
+}
+
+static gboolean
+text_is_integer (const char *s, gint64 *out)
+{
+  char *end = NULL;
+  gint64 v;
+
+  if (*s == '\0' || *s == '"')
+    return FALSE;
+  errno = 0;
+  v = g_ascii_strtoll (s, &end, 10);
+  if (end == s || *end != '\0' || errno != 0)
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* Raw JSON text of the tid of lane at companion level (level 0: the lane's own). */
+static char *
+companion_tid_text (WeftRank *rank, const WeftLane *lane, guint32 level)
+{
+  const char *tid = weft_rank_string (rank, lane->tid_text);
+  gint64 v;
+
+  if (level == 0)
+    return g_strdup (tid);
+  if (text_is_integer (tid, &v) && v < G_MAXINT64 - (gint64) level * WEFT_SAVE_COMPANION_TID_OFFSET)
+    return g_strdup_printf ("%" G_GINT64_FORMAT, v + (gint64) level * WEFT_SAVE_COMPANION_TID_OFFSET);
+  else
+    {
+      /* A string (or odd) tid: a string "<tid> #<level+1>". */
+      g_autoptr (GString) b = g_string_new ("\"");
+      gsize len = strlen (tid);
+      const char *inner = tid;
+      if (len >= 2 && tid[0] == '"' && tid[len - 1] == '"')
+        {
+          inner = tid + 1;
+          len -= 2;
+        }
+      for (gsize i = 0; i < len; i++)
+        {
+          if (inner[i] == '"' && (i == 0 || inner[i - 1] != '\\'))
+            g_string_append_c (b, '\\');
+          g_string_append_c (b, inner[i]);
+        }
+      g_string_append_printf (b, " #%u\"", level + 1);
+      return g_string_free (g_steal_pointer (&b), FALSE);
+    }
+}
+
+static char *
+lane_key (WeftRank *rank, const WeftLane *lane, guint32 level)
+{
+  g_autofree char *tid = companion_tid_text (rank, lane, level);
+  return g_strdup_printf ("%s\x1f%s", weft_rank_string (rank, lane->pid_text), tid);
+}
+
+typedef struct
+{
+  GArray  *events;   /* guint32 */
+  gboolean dirty;
+} OutLane;
+
+static void
+out_lane_free (gpointer data)
+{
+  OutLane *ol = data;
+  g_array_free (ol->events, TRUE);
+  g_free (ol);
+}
+
+static gint
+sweep_cmp (gconstpointer a, gconstpointer b, gpointer user_data)
+{
+  const WeftEvent *events = user_data;
+  guint32 ia = *(const guint32 *) a, ib = *(const guint32 *) b;
+  const WeftEvent *ea = &events[ia], *eb = &events[ib];
+  gint64 da = MAX (ea->dur, 0), db = MAX (eb->dur, 0);
+  gboolean xa = event_is_edited (ea), xb = event_is_edited (eb);
+
+  if (ea->ts != eb->ts)
+    return ea->ts < eb->ts ? -1 : 1;
+  if (da != db)
+    return da > db ? -1 : 1;
+  if (xa != xb)
+    return xa ? 1 : -1; /* untouched first: they keep their place */
+  return ia < ib ? -1 : (ia > ib ? 1 : 0);
+}
+
+/* Appends event idx to the output lane for (its lane, level). */
+static void
+plan_place (SavePlan *plan, GHashTable *out_lanes, guint32 idx)
+{
+  WeftRank *rank = plan->rank;
+  const WeftEvent *ev = weft_rank_event (rank, idx);
+  const WeftLane *lane = weft_rank_lane (rank, ev->lane);
+  g_autofree char *key = NULL;
+  OutLane *ol;
+
+  for (;;)
+    {
+      key = lane_key (rank, lane, plan->level[idx]);
+      /* Companion tids must not land on another real lane of the rank. */
+      if (plan->level[idx] == 0 || !g_hash_table_contains (rank->lane_index, key))
+        break;
+      g_clear_pointer (&key, g_free);
+      plan->level[idx]++;
+    }
+  ol = g_hash_table_lookup (out_lanes, key);
+  if (ol == NULL)
+    {
+      ol = g_new0 (OutLane, 1);
+      ol->events = g_array_new (FALSE, FALSE, sizeof (guint32));
+      g_hash_table_insert (out_lanes, g_steal_pointer (&key), ol);
+    }
+  g_array_append_val (ol->events, idx);
+  if (event_is_edited (ev))
+    ol->dirty = TRUE;
+}
+
+static void
+plan_reject (SavePlan *plan, GPtrArray *rejected, guint32 idx)
+{
+  plan->level[idx]++;
+  g_ptr_array_add (rejected, GUINT_TO_POINTER (idx));
+}
+
+/* One sweep over an output lane: keeps the accepted events in ol->events,
+ * adds the rejected (edited) ones to rejected with their level raised. */
+static void
+sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
+{
+  WeftRank *rank = plan->rank;
+  const WeftEvent *events = (const WeftEvent *) (void *) rank->events->data;
+  GArray *stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  GArray *kept = g_array_sized_new (FALSE, FALSE, sizeof (guint32), ol->events->len);
+  gint64 guard = G_MININT64; /* max end of untouched slices that overlapped untouched ones */
+  gboolean *gone;
+
+  g_qsort_with_data (ol->events->data, (gint) ol->events->len, sizeof (guint32), sweep_cmp, rank->events->data);
+  gone = g_new0 (gboolean, ol->events->len);
+
+  for (guint k = 0; k < ol->events->len; k++)
+    {
+      guint32 idx = g_array_index (ol->events, guint32, k);
+      const WeftEvent *ev = &events[idx];
+      gint64 s = ev->ts, e = event_end_clamped (ev);
+
+      while (stack->len > 0)
+        {
+          guint32 top = g_array_index (stack, guint32, stack->len - 1);
+          if (event_end_clamped (&events[g_array_index (ol->events, guint32, top)]) > s)
+            break;
+          g_array_set_size (stack, stack->len - 1);
+        }
+
+      if (event_is_edited (ev))
+        {
+          gboolean conflict = FALSE;
+          if (stack->len > 0)
+            {
+              guint32 top = g_array_index (stack, guint32, stack->len - 1);
+              conflict = event_end_clamped (&events[g_array_index (ol->events, guint32, top)]) < e;
+            }
+          if (guard > s && guard < e)
+            conflict = TRUE;
+          if (conflict)
+            {
+              gone[k] = TRUE;
+              plan_reject (plan, rejected, idx);
+              continue;
+            }
+        }
+      else
+        {
+          while (stack->len > 0)
+            {
+              guint32 top = g_array_index (stack, guint32, stack->len - 1);
+              guint32 tidx = g_array_index (ol->events, guint32, top);
+              gint64 tend = event_end_clamped (&events[tidx]);
+              if (tend >= e)
+                break;
+              g_array_set_size (stack, stack->len - 1);
+              if (event_is_edited (&events[tidx]))
+                {
+                  gone[top] = TRUE;
+                  plan_reject (plan, rejected, tidx);
+                }
+              else
+                guard = MAX (guard, tend); /* the profiler's own overlap: kept as read */
+            }
+        }
+      g_array_append_val (stack, k);
+    }
+
+  for (guint k = 0; k < ol->events->len; k++)
+    if (!gone[k])
+      g_array_append_val (kept, g_array_index (ol->events, guint32, k));
+  g_array_free (ol->events, TRUE);
+  ol->events = kept;
+  ol->dirty = FALSE;
+  g_free (gone);
+  g_array_free (stack, TRUE);
+}
+
+static void
+plan_init (SavePlan *plan, WeftRank *rank)
+{
+  guint n = rank->events->len;
+  gboolean any_edit = FALSE;
+  g_autoptr (GHashTable) out_lanes = NULL;
+  g_autoptr (GPtrArray) rejected = NULL;
+
+  memset (plan, 0, sizeof *plan);
+  plan->rank = rank;
+
+  for (guint i = 0; i < n && !any_edit; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (event_is_edited (ev) && !(ev->flags & WEFT_EVENT_DELETED))
+        any_edit = TRUE;
+    }
+  if (!any_edit)
+    return;
+
+  plan->any = TRUE;
+  plan->level = g_new0 (guint32, n);
+  plan->bind = g_new (guint32, n);
+  for (guint i = 0; i < n; i++)
+    plan->bind[i] = WEFT_NONE;
+
+  /* Only lanes that hold an edited X slice need a sweep; the others are
+   * written as read. */
+  {
+    gboolean *lane_dirty = g_new0 (gboolean, rank->lanes->len);
+    out_lanes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, out_lane_free);
+    rejected = g_ptr_array_new ();
+
+    for (guint i = 0; i < n; i++)
+      {
+        const WeftEvent *ev = weft_rank_event (rank, i);
+        if (ev->ph == WEFT_PH_X && ev->lane != WEFT_NONE && ev->lane < rank->lanes->len &&
+            !(ev->flags & WEFT_EVENT_DELETED) && event_is_edited (ev))
+          lane_dirty[ev->lane] = TRUE;
+      }
+    for (guint i = 0; i < n; i++)
+      {
+        const WeftEvent *ev = weft_rank_event (rank, i);
+        if (ev->ph == WEFT_PH_X && ev->lane != WEFT_NONE && ev->lane < rank->lanes->len &&
+            !(ev->flags & WEFT_EVENT_DELETED) && lane_dirty[ev->lane])
+          plan_place (plan, out_lanes, i);
+      }
+    g_free (lane_dirty);
+
+    for (;;)
+      {
+        GHashTableIter it;
+        gpointer value;
+        gboolean swept = FALSE;
+
+        g_hash_table_iter_init (&it, out_lanes);
+        while (g_hash_table_iter_next (&it, NULL, &value))
+          {
+            OutLane *ol = value;
+            if (!ol->dirty)
+              continue;
+            sweep_lane (plan, ol, rejected);
+            swept = TRUE;
+          }
+        if (!swept && rejected->len == 0)
+          break;
+        /* Place the rejected ones on their next companion lane. Inserting
+         * into the table while iterating is not allowed: done here. */
+        for (guint i = 0; i < rejected->len; i++)
+          plan_place (plan, out_lanes, GPOINTER_TO_UINT (g_ptr_array_index (rejected, i)));
+        g_ptr_array_set_size (rejected, 0);
+      }
+  }
+
+  /* Flow points follow the slices they bind to when those are edited or moved. */
+  for (guint i = 0; i < rank->flows->len; i++)
+    {
+      const WeftFlow *f = &g_array_index (rank->flows, WeftFlow, i);
+      const guint32 pts[2] = { f->start, f->end };
+      const guint32 slices[2] = { f->from, f->to };
+      for (guint j = 0; j < 2; j++)
+        {
+          const WeftEvent *slice;
+          if (pts[j] >= n || slices[j] >= n)
+            continue;
+          slice = weft_rank_event (rank, slices[j]);
+          if (slice->flags & WEFT_EVENT_DELETED)
+            continue;
+          if (event_is_edited (slice) || plan->level[slices[j]] > 0)
+            plan->bind[pts[j]] = slices[j];
+        }
+    }
+}
+
+static void
+plan_clear (SavePlan *plan)
+{
+  g_free (plan->level);
+  g_free (plan->bind);
+  plan->level = plan->bind = NULL;
+}
+
+/* ---- re-serialising one event -------------------------------------------- */
+
+static json_object *
+json_from_raw (const char *raw)
+{
+  json_object *obj = json_tokener_parse (raw);
+  /* json_tokener_parse gives NULL for the literal null too. */
+  return obj;
+}
+
+static json_object *
+time_object (gint64 ns, WeftTsStyle style)
+{
+  char buf[32];
+  weft_format_time (ns, style, buf);
+  return json_object_new_double_s ((double) ns / 1000.0, buf);
+}
+
+/* Returns the event's JSON text (g_free'd by the caller). */
+static char *
+serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
+{
+  const WeftEvent *ev = weft_rank_event (rank, idx);
+  const WeftEvent *timing = ev;
+  guint32 lane_idx = ev->lane, level = 0;
+  json_object *obj = NULL;
+  gboolean fresh = FALSE;
+  char *text;
+
+  if (plan->bind != NULL && plan->bind[idx] != WEFT_NONE)
+    {
+      timing = weft_rank_event (rank, plan->bind[idx]);
+      lane_idx = timing->lane;
+      level = plan->level[plan->bind[idx]];
+    }
+  else if (plan->level != NULL)
+    level = plan->level[idx];
+
+  if (ev->text != NULL && ev->text_len > 0)
+    {
+      obj = weft_event_parse (rank, ev);
+      if (obj != NULL && !json_object_is_type (obj, json_type_object))
+        g_clear_pointer (&obj, json_object_put);
+    }
+  if (obj == NULL)
+    {
+      fresh = TRUE;
+      obj = json_object_new_object ();
+      json_object_object_add (obj, "ph", json_object_new_string (weft_phase_to_string ((WeftPhase) ev->ph)));
+      json_object_object_add (obj, "cat", json_object_new_string (weft_rank_string (rank, ev->cat)));
+      json_object_object_add (obj, "name", json_object_new_string (weft_rank_string (rank, ev->name)));
+    }
+
+  if (lane_idx != WEFT_NONE && lane_idx < rank->lanes->len)
+    {
+      const WeftLane *lane = weft_rank_lane (rank, lane_idx);
+      g_autofree char *tid = companion_tid_text (rank, lane, level);
+      json_object *pid_obj = json_from_raw (weft_rank_string (rank, lane->pid_text));
+      json_object *tid_obj = json_from_raw (tid);
+      if (pid_obj != NULL)
+        json_object_object_add (obj, "pid", pid_obj);
+      if (tid_obj != NULL)
+        json_object_object_add (obj, "tid", tid_obj);
+    }
+
+  if (ev->ph != WEFT_PH_M || json_object_object_get_ex (obj, "ts", NULL))
+    {
+      gint64 ts = timing->ts;
+      if (rank->ts_style == WEFT_TS_RELATIVE)
+        ts -= rank->base_ns;
+      json_object_object_add (obj, "ts", time_object (ts, rank->ts_style));
+    }
+  if (timing == ev && ((ev->flags & WEFT_EVENT_HAS_DUR) || (ev->ph == WEFT_PH_X && fresh)))
+    json_object_object_add (obj, "dur", time_object (ev->dur, rank->ts_style));
+
+  if (fresh)
+    {
+      json_object *args = NULL;
+      if (ev->flow_id >= 0 && (ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F))
+        json_object_object_add (obj, "id", json_object_new_int64 (ev->flow_id));
+      if (ev->flags & WEFT_EVENT_BP_E)
+        json_object_object_add (obj, "bp", json_object_new_string ("e"));
+      if (ev->external_id >= 0 || ev->correlation >= 0)
+        {
+          args = json_object_new_object ();
+          if (ev->external_id >= 0)
+            json_object_object_add (args, "External id", json_object_new_int64 (ev->external_id));
+          if (ev->correlation >= 0)
+            json_object_object_add (args, "correlation", json_object_new_int64 (ev->correlation));
+          json_object_object_add (obj, "args", args);
+        }
+    }
+
+  text = g_strdup (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put (obj);
+  return text;
+}
+
+/* ---- writing one rank ----------------------------------------------------- */
+
+static gboolean
+write_top_key (Sink *s, WeftRank *rank, const WeftTopKey *k, const char *raw, gsize raw_len, gboolean *first)
+{
+  if (!sink_puts (s, *first ? "\n  " : ",\n  "))
+    return FALSE;
+  *first = FALSE;
+  /* The loader keeps the key's raw text (escapes included) without quotes. */
+  if (!sink_puts (s, "\"") || !sink_puts (s, weft_rank_string (rank, k->key)) || !sink_puts (s, "\": "))
+    return FALSE;
+  return sink_write (s, raw, raw_len);
+}
+
+static gboolean
+write_events (Sink *s, WeftRank *rank, const SavePlan *plan, gboolean *first_key)
+{
+  gboolean first = TRUE;
+
+  if (!sink_puts (s, *first_key ? "\n  \"traceEvents\": [" : ",\n  \"traceEvents\": ["))
+    return FALSE;
+  *first_key = FALSE;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      gboolean reser;
+
+      if (ev->flags & WEFT_EVENT_DELETED)
+        continue;
+      reser = event_is_edited (ev) || ev->text == NULL ||
+              (plan->any && (plan->level[i] > 0 || plan->bind[i] != WEFT_NONE));
+      if (!sink_puts (s, first ? "\n  " : ",\n  "))
+        return FALSE;
+      first = FALSE;
+      if (reser)
+        {
+          g_autofree char *text = serialise_event (rank, plan, i);
+          if (!sink_puts (s, text))
+            return FALSE;
+        }
+      else if (!sink_write (s, ev->text, ev->text_len))
+        return FALSE;
+    }
+  return sink_puts (s, "\n  ]");
+}
+
+static gboolean
+write_rank (Sink *s, WeftRank *rank, const WeftSaveOptions *options)
+{
+  SavePlan plan;
+  gboolean first_key = TRUE, ok = TRUE, wrote_events = FALSE, wrote_meta = FALSE;
+  g_autofree char *meta = NULL;
+
+  if (options != NULL && options->weft_meta != NULL)
+    meta = g_strdup (json_object_to_json_string_ext (options->weft_meta,
+                                                     JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+
+  plan_init (&plan, rank);
+  ok = sink_puts (s, "{");
+  for (guint i = 0; ok && i < rank->top_keys->len; i++)
+    {
+      const WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      if (i == rank->trace_events_pos)
+        {
+          ok = write_events (s, rank, &plan, &first_key);
+          wrote_events = TRUE;
+          if (!ok)
+            break;
+        }
+      if (strcmp (weft_rank_string (rank, k->key), "traceEvents") == 0)
+        continue; /* never twice */
+      if (meta != NULL && strcmp (weft_rank_string (rank, k->key), "weft") == 0)
+        {
+          if (!wrote_meta)
+            ok = write_top_key (s, rank, k, meta, strlen (meta), &first_key);
+          wrote_meta = TRUE;
+          continue;
+        }
+      ok = write_top_key (s, rank, k, k->raw, k->raw_len, &first_key);
+    }
+  if (ok && !wrote_events)
+    ok = write_events (s, rank, &plan, &first_key);
+  if (ok && meta != NULL && !wrote_meta)
+    ok = sink_puts (s, ",\n  \"weft\": ") && sink_puts (s, meta);
+  if (ok)
+    ok = sink_puts (s, "\n}\n");
+  plan_clear (&plan);
+  return ok;
+}
+
+gboolean
+weft_rank_save (WeftRank *rank, const char *path, const WeftSaveOptions *options, GError **error)
+{
+  WeftFileFormat format;
+  g_autofree char *dir = NULL;
+  g_autofree char *base = NULL;
+  g_autofree char *tmp = NULL;
+  struct stat st;
+  Sink sink;
+  int fd, dfd;
+  gboolean ok;
+
+  g_return_val_if_fail (rank != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  if (!weft_file_format_from_path (path, &format))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "%s: unknown output format (the name must end in .json, .json.gz or .json.zst)", path);
+      return FALSE;
+    }
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: is a folder", path);
+      return FALSE;
+    }
+
+  dir = g_path_get_dirname (path);
+  base = g_path_get_basename (path);
+  tmp = g_strdup_printf ("%s%c.%s.XXXXXX", dir, G_DIR_SEPARATOR, base);
+  fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot create a temporary file in %s: %s", path, dir,
+                   g_strerror (saved));
+      return FALSE;
+    }
+  /* Keep the mode of the file being replaced; else rw-r--r--. */
+  if (g_stat (path, &st) == 0)
+    (void) fchmod (fd, st.st_mode & 07777);
+  else
+    (void) fchmod (fd, 0644);
+
+  ok = sink_init (&sink, fd, path, format) && write_rank (&sink, rank, options) && sink_drain (&sink, TRUE);
+  if (ok && fsync (fd) != 0)
+    ok = sink_fail_errno (&sink, "cannot sync to disk", errno);
+  if (close (fd) != 0 && ok)
+    ok = sink_fail_errno (&sink, "cannot close", errno);
+  if (ok && g_rename (tmp, path) != 0)
+    ok = sink_fail_errno (&sink, "cannot rename the temporary file into place", errno);
+  if (!ok)
+    {
+      g_unlink (tmp);
+      if (sink.error == NULL)
+        g_set_error (&sink.error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot write", path);
+      g_propagate_error (error, sink.error);
+      sink.error = NULL;
+      sink_clear (&sink);
+      return FALSE;
+    }
+  sink_clear (&sink);
+
+  /* Make the rename itself durable. */
+  dfd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0)
+    {
+      (void) fsync (dfd);
+      close (dfd);
+    }
+  return TRUE;
+}
+
+gboolean
+weft_trace_save_dir (WeftTrace *trace, const char *dir, const char *ext, const WeftSaveOptions *options,
+                     GError **error)
+{
+  g_return_val_if_fail (trace != NULL, FALSE);
+  g_return_val_if_fail (dir != NULL, FALSE);
+
+  if (ext == NULL)
+    ext = ".json";
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      int saved = errno;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot create the folder: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+  for (guint i = 0; i < trace->ranks->len; i++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, i);
+      int number = rank->rank >= 0 ? rank->rank : (int) i;
+      g_autofree char *name = g_strdup_printf ("rank%d_trace%s", number, ext);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      if (!weft_rank_save (rank, path, options, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static const char *
+format_ext (WeftFileFormat format)
+{
+  switch (format)
+    {
+    case WEFT_FORMAT_JSON_GZ:
+      return ".json.gz";
+    case WEFT_FORMAT_JSON_ZST:
+      return ".json.zst";
+    case WEFT_FORMAT_JSON:
+    default:
+      return ".json";
+    }
+}
+
+gboolean
+weft_trace_save (WeftTrace *trace, const char *out, const WeftSaveOptions *options, GError **error)
+{
+  WeftFileFormat format;
+
+  g_return_val_if_fail (trace != NULL, FALSE);
+  g_return_val_if_fail (out != NULL, FALSE);
+
+  if (!g_file_test (out, G_FILE_TEST_IS_DIR) && weft_file_format_from_path (out, &format))
+    {
+      if (trace->ranks->len != 1)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                       "%s: the trace has %u ranks: give a folder to write one file per rank", out,
+                       trace->ranks->len);
+          return FALSE;
+        }
+      return weft_rank_save (weft_trace_rank (trace, 0), out, options, error);
+    }
+
+  /* A folder: the format of the first rank's source file, else .json. */
+  format = WEFT_FORMAT_JSON;
+  if (trace->ranks->len > 0)
+    weft_file_format_from_path (weft_trace_rank (trace, 0)->path, &format);
+  return weft_trace_save_dir (trace, out, format_ext (format), options, error);
+}
