@@ -406,5 +406,9 @@ int       weft_trace_find_rank (WeftTrace *trace, int rank_number);
  * classification, collectives, instance matching, clock offsets. */
 void      weft_trace_index (WeftTrace *self);
 void      weft_rank_index (WeftRank *rank);
+/* The cross-rank part of weft_trace_index() (collective matching, clock
+ * offsets), for callers that already ran weft_rank_index() on every rank
+ * (the loader does, in its worker threads). */
+void      weft_trace_index_across_ranks (WeftTrace *self);
 
 G_END_DECLS

@@ -727,10 +727,16 @@ weft_rank_index (WeftRank *rank)
 }
 
 void
+weft_trace_index_across_ranks (WeftTrace *self)
+{
+  weft_trace_match_collectives (self);
+  weft_trace_estimate_clock_offsets (self);
+}
+
+void
 weft_trace_index (WeftTrace *self)
 {
   for (guint i = 0; i < self->ranks->len; i++)
     weft_rank_index (weft_trace_rank (self, i));
-  weft_trace_match_collectives (self);
-  weft_trace_estimate_clock_offsets (self);
+  weft_trace_index_across_ranks (self);
 }

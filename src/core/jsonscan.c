@@ -1,0 +1,1422 @@
+/* jsonscan.c: streaming, validating JSON scanner for Kineto traces.
+ *
+ * The decompressed stream is read in chunks into one buffer that always
+ * ends in a NUL sentinel. NUL is never valid JSON outside a string and never
+ * valid inside one either, so the hot loops need no bounds checks: hitting
+ * NUL at the end of the buffer means "need more data" (SCAN_MORE), anywhere
+ * else it is an error. The root object is walked as a small state machine
+ * whose units (a key, a top-level value, one traceEvents element, a comma)
+ * are scanned whole or not at all; on SCAN_MORE the buffer is refilled
+ * (grown geometrically when a single unit is larger than it) and the unit is
+ * scanned again from its start, so the cost stays linear. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "core/jsonscan.h"
+
+#define SCAN_CHUNK (1u << 20)
+#define DEFAULT_MAX_DEPTH 256
+
+typedef enum
+{
+  SCAN_OK = 0,
+  SCAN_MORE,
+  SCAN_ERROR,
+} ScanStatus;
+
+typedef struct
+{
+  const char *start;   /* first byte after the opening quote */
+  gsize       len;     /* raw (escaped) length */
+  gboolean    escaped;
+} StrSpan;
+
+typedef struct
+{
+  WeftRank     *rank;
+  WeftReader   *reader;
+  const char   *name;
+  char         *buf;
+  gsize         cap;      /* allocated bytes (data + sentinel) */
+  gsize         len;      /* bytes of data in buf */
+  gsize         pos;      /* start of the next unit */
+  guint64       base;     /* decompressed file offset of buf[0] */
+  gboolean      eof;
+  const char   *end;      /* buf + len: the sentinel */
+  guint         max_depth;
+  guint8       *stack;    /* container stack for skip_value */
+  GError       *error;
+  const WeftScanOptions *options;
+
+  /* caches */
+  char         *lane_key;       /* pid text, tid text of the last lane */
+  gsize         lane_pid_len;
+  gsize         lane_tid_len;
+  gsize         lane_key_cap;
+  guint32       lane_last;
+  GByteArray   *cat_of_id;      /* WeftCategory + 1 by interned cat id (0 = unknown yet) */
+  GString      *scratch;        /* unescaped strings */
+  gboolean      ts_has_fraction;
+} Scan;
+
+/* ---- character classes ------------------------------------------------------ */
+
+enum
+{
+  C_STR = 1,     /* plain string byte: >= 0x20, < 0x80, not '"' or '\\' */
+  C_WS = 2,
+  C_DIGIT = 4,
+  C_HEX = 8,
+};
+
+static guint8 cclass[256];
+
+static void
+init_classes (void)
+{
+  static gsize done = 0;
+
+  if (g_once_init_enter (&done))
+    {
+      for (int c = 0; c < 256; c++)
+        {
+          guint8 k = 0;
+          if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
+            k |= C_STR;
+          if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            k |= C_WS;
+          if (c >= '0' && c <= '9')
+            k |= C_DIGIT | C_HEX;
+          if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))
+            k |= C_HEX;
+          cclass[c] = k;
+        }
+      g_once_init_leave (&done, 1);
+    }
+}
+
+#define IS_STR(c) (cclass[(guchar) (c)] & C_STR)
+#define IS_WS(c) (cclass[(guchar) (c)] & C_WS)
+#define IS_DIGIT(c) (cclass[(guchar) (c)] & C_DIGIT)
+#define IS_HEX(c) (cclass[(guchar) (c)] & C_HEX)
+
+/* ---- errors ----------------------------------------------------------------- */
+
+static guint64
+offset_of (Scan *S, const char *at)
+{
+  return S->base + (guint64) (at - S->buf);
+}
+
+static ScanStatus G_GNUC_PRINTF (3, 4)
+fail (Scan *S, const char *at, const char *format, ...)
+{
+  if (S->error == NULL)
+    {
+      va_list args;
+      char *what;
+      va_start (args, format);
+      what = g_strdup_vprintf (format, args);
+      va_end (args);
+      g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %" G_GUINT64_FORMAT ": %s", S->name,
+                   offset_of (S, at), what);
+      g_free (what);
+    }
+  return SCAN_ERROR;
+}
+
+static void
+describe_byte (char out[32], guchar c)
+{
+  if (c >= 0x21 && c < 0x7f)
+    g_snprintf (out, 32, "'%c'", c);
+  else
+    g_snprintf (out, 32, "byte 0x%02x", c);
+}
+
+/* At p there is something other than what the grammar wants. */
+static ScanStatus
+unexpected (Scan *S, const char *p, const char *expected)
+{
+  char what[32];
+
+  if (p >= S->end)
+    return SCAN_MORE;
+  if (strncmp (p, "NaN", MIN (3, (gsize) (S->end - p))) == 0 ||
+      strncmp (p, "Infinity", MIN (8, (gsize) (S->end - p))) == 0 ||
+      strncmp (p, "-Infinity", MIN (9, (gsize) (S->end - p))) == 0)
+    {
+      gsize avail = (gsize) (S->end - p);
+      if ((*p == 'N' && avail < 3) || (*p == 'I' && avail < 8) || (*p == '-' && avail < 9))
+        return SCAN_MORE;
+      return fail (S, p, "NaN and Infinity are not valid JSON numbers");
+    }
+  describe_byte (what, (guchar) *p);
+  return fail (S, p, "unexpected %s, expected %s", what, expected);
+}
+
+/* ---- scalars ---------------------------------------------------------------- */
+
+static inline gboolean
+plain8 (guint64 x)
+{
+  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
+  const guint64 high = G_GUINT64_CONSTANT (0x8080808080808080);
+  guint64 q = x ^ (ones * 0x22);
+  guint64 b = x ^ (ones * 0x5c);
+  guint64 bad = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b) | x;
+  return (bad & high) == 0;
+}
+
+static int
+hex_value (guchar c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* \uXXXX at s (s[0] == '\\', s[1] == 'u'). */
+static ScanStatus
+scan_u4 (Scan *S, const guchar *s, guint *cp)
+{
+  guint v = 0;
+  for (int i = 2; i < 6; i++)
+    {
+      if (!IS_HEX (s[i]))
+        {
+          if ((const char *) s + i >= S->end)
+            return SCAN_MORE;
+          return fail (S, (const char *) s, "invalid \\u escape in a string");
+        }
+      v = v * 16 + (guint) hex_value (s[i]);
+    }
+  *cp = v;
+  return SCAN_OK;
+}
+
+/* Validates one UTF-8 sequence at s (s[0] >= 0x80); *n = its length. */
+static ScanStatus
+scan_utf8 (Scan *S, const guchar *s, int *n)
+{
+  guchar c = s[0];
+  guchar lo = 0x80, hi = 0xbf;
+  int len;
+
+  if (c >= 0xc2 && c <= 0xdf)
+    len = 2;
+  else if (c >= 0xe0 && c <= 0xef)
+    {
+      len = 3;
+      if (c == 0xe0)
+        lo = 0xa0;
+      else if (c == 0xed)
+        hi = 0x9f;
+    }
+  else if (c >= 0xf0 && c <= 0xf4)
+    {
+      len = 4;
+      if (c == 0xf0)
+        lo = 0x90;
+      else if (c == 0xf4)
+        hi = 0x8f;
+    }
+  else
+    return fail (S, (const char *) s, "invalid UTF-8 byte 0x%02x in a string", c);
+
+  for (int i = 1; i < len; i++)
+    {
+      guchar b = s[i];
+      guchar l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xbf;
+      if (b < l || b > h)
+        {
+          if ((const char *) s + i >= S->end)
+            return SCAN_MORE;
+          return fail (S, (const char *) s, "invalid UTF-8 sequence in a string");
+        }
+    }
+  *n = len;
+  return SCAN_OK;
+}
+
+/* String at *pp (which points at the opening quote). */
+static ScanStatus
+scan_string (Scan *S, const char **pp, StrSpan *out)
+{
+  const guchar *s = (const guchar *) *pp + 1;
+  const guchar *end = (const guchar *) S->end;
+  gboolean escaped = FALSE;
+  ScanStatus st;
+
+  for (;;)
+    {
+      guchar c;
+
+      while (s + 8 <= end)
+        {
+          guint64 x;
+          memcpy (&x, s, 8);
+          if (!plain8 (x))
+            break;
+          s += 8;
+        }
+      while (IS_STR (*s))
+        s++;
+      c = *s;
+      if (c == '"')
+        break;
+      if (c == '\\')
+        {
+          escaped = TRUE;
+          switch (s[1])
+            {
+            case '"':
+            case '\\':
+            case '/':
+            case 'b':
+            case 'f':
+            case 'n':
+            case 'r':
+            case 't':
+              s += 2;
+              continue;
+            case 'u':
+              {
+                guint cp, lo;
+                if ((st = scan_u4 (S, s, &cp)) != SCAN_OK)
+                  return st;
+                if (cp >= 0xd800 && cp <= 0xdbff)
+                  {
+                    if (s[6] != '\\' || s[7] != 'u')
+                      {
+                        if ((const char *) s + 6 >= S->end || ((const char *) s + 7 >= S->end && s[6] == '\\'))
+                          return SCAN_MORE;
+                        return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
+                      }
+                    if ((st = scan_u4 (S, s + 6, &lo)) != SCAN_OK)
+                      return st;
+                    if (lo < 0xdc00 || lo > 0xdfff)
+                      return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
+                    s += 12;
+                  }
+                else if (cp >= 0xdc00 && cp <= 0xdfff)
+                  return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
+                else
+                  s += 6;
+                continue;
+              }
+            default:
+              if ((const char *) s + 1 >= S->end)
+                return SCAN_MORE;
+              return fail (S, (const char *) s, "invalid escape in a string");
+            }
+        }
+      if ((const char *) s >= S->end)
+        return SCAN_MORE;
+      if (c < 0x20)
+        {
+          if (c == 0)
+            return fail (S, (const char *) s, "NUL byte in a string");
+          return fail (S, (const char *) s, "control character 0x%02x in a string (must be escaped)", c);
+        }
+      {
+        int n = 0;
+        if ((st = scan_utf8 (S, s, &n)) != SCAN_OK)
+          return st;
+        s += n;
+      }
+    }
+  out->start = *pp + 1;
+  out->len = (gsize) ((const char *) s - out->start);
+  out->escaped = escaped;
+  *pp = (const char *) s + 1;
+  return SCAN_OK;
+}
+
+/* Number at *pp; *is_int is TRUE when it has no fraction or exponent. */
+static ScanStatus
+scan_number (Scan *S, const char **pp, gboolean *is_int)
+{
+  const char *q = *pp;
+  gboolean integer = TRUE;
+
+  if (*q == '-')
+    q++;
+  if (*q == '0')
+    q++;
+  else if (IS_DIGIT (*q))
+    while (IS_DIGIT (*q))
+      q++;
+  else
+    return unexpected (S, q, "a digit");
+  if (*q == '.')
+    {
+      q++;
+      integer = FALSE;
+      if (!IS_DIGIT (*q))
+        return unexpected (S, q, "a digit after the decimal point");
+      while (IS_DIGIT (*q))
+        q++;
+    }
+  if (*q == 'e' || *q == 'E')
+    {
+      q++;
+      integer = FALSE;
+      if (*q == '+' || *q == '-')
+        q++;
+      if (!IS_DIGIT (*q))
+        return unexpected (S, q, "a digit in the exponent");
+      while (IS_DIGIT (*q))
+        q++;
+    }
+  if (q >= S->end)
+    return SCAN_MORE; /* the number may go on in the next chunk */
+  if (is_int)
+    *is_int = integer;
+  *pp = q;
+  return SCAN_OK;
+}
+
+static ScanStatus
+scan_literal (Scan *S, const char **pp, const char *lit)
+{
+  const char *p = *pp;
+
+  for (gsize i = 0; lit[i] != '\0'; i++)
+    if (p[i] != lit[i])
+      {
+        if (p + i >= S->end)
+          return SCAN_MORE;
+        return fail (S, p, "invalid literal (expected %s)", lit);
+      }
+  *pp = p + strlen (lit);
+  return SCAN_OK;
+}
+
+static inline const char *
+skip_ws (const char *p)
+{
+  while (IS_WS (*p))
+    p++;
+  return p;
+}
+
+static ScanStatus
+scan_scalar (Scan *S, const char **pp)
+{
+  StrSpan span;
+
+  switch (**pp)
+    {
+    case '"':
+      return scan_string (S, pp, &span);
+    case 't':
+      return scan_literal (S, pp, "true");
+    case 'f':
+      return scan_literal (S, pp, "false");
+    case 'n':
+      return scan_literal (S, pp, "null");
+    case '-':
+    case '0':
+    case '1':
+    case '2':
+    case '3':
+    case '4':
+    case '5':
+    case '6':
+    case '7':
+    case '8':
+    case '9':
+      return scan_number (S, pp, NULL);
+    default:
+      return unexpected (S, *pp, "a JSON value");
+    }
+}
+
+/* Any value at *pp, validated and skipped. depth: nesting depth of the
+ * container holding it. Iterative (explicit stack), so deep input cannot
+ * overflow the C stack. */
+static ScanStatus
+skip_value (Scan *S, const char **pp, guint depth)
+{
+  const char *p = *pp;
+  guint sp = 0;
+  ScanStatus st;
+  StrSpan span;
+
+  if (*p != '{' && *p != '[')
+    return scan_scalar (S, pp);
+
+  for (;;)
+    {
+      /* p is at a value */
+      if (*p == '{' || *p == '[')
+        {
+          if (depth + sp + 1 > S->max_depth)
+            return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+          S->stack[sp++] = (guint8) *p;
+          p = skip_ws (p + 1);
+          if (S->stack[sp - 1] == '{')
+            {
+              if (*p == '}')
+                {
+                  p++;
+                  sp--;
+                  goto after_value;
+                }
+              goto key;
+            }
+          if (*p == ']')
+            {
+              p++;
+              sp--;
+              goto after_value;
+            }
+          continue;
+        }
+      if ((st = scan_scalar (S, &p)) != SCAN_OK)
+        return st;
+
+    after_value:
+      if (sp == 0)
+        break;
+      p = skip_ws (p);
+      if (*p == ',')
+        {
+          p = skip_ws (p + 1);
+          if (S->stack[sp - 1] == '{')
+            goto key;
+          continue;
+        }
+      if ((S->stack[sp - 1] == '{' && *p == '}') || (S->stack[sp - 1] == '[' && *p == ']'))
+        {
+          p++;
+          sp--;
+          goto after_value;
+        }
+      return unexpected (S, p, S->stack[sp - 1] == '{' ? "',' or '}'" : "',' or ']'");
+
+    key:
+      if (*p != '"')
+        return unexpected (S, p, "a string (object key)");
+      if ((st = scan_string (S, &p, &span)) != SCAN_OK)
+        return st;
+      p = skip_ws (p);
+      if (*p != ':')
+        return unexpected (S, p, "':'");
+      p = skip_ws (p + 1);
+    }
+  *pp = p;
+  return SCAN_OK;
+}
+
+/* ---- exact decimal conversion ------------------------------------------------ */
+
+gboolean
+weft_json_decimal_to_int (const char *text, gsize len, int scale, gint64 *out, const char **why)
+{
+  const char *p = text, *e = text + len;
+  const char *int_start, *frac_start = NULL;
+  gsize n_int, n_frac = 0, total;
+  gboolean neg = FALSE, round_up = FALSE;
+  gint64 exp = 0, point;
+  guint64 v = 0, limit;
+  const char *dummy;
+
+  if (why == NULL)
+    why = &dummy;
+  if (p < e && *p == '-')
+    {
+      neg = TRUE;
+      p++;
+    }
+  int_start = p;
+  while (p < e && *p >= '0' && *p <= '9')
+    p++;
+  n_int = (gsize) (p - int_start);
+  if (n_int == 0)
+    {
+      *why = "not a number";
+      return FALSE;
+    }
+  if (p < e && *p == '.')
+    {
+      p++;
+      frac_start = p;
+      while (p < e && *p >= '0' && *p <= '9')
+        p++;
+      n_frac = (gsize) (p - frac_start);
+      if (n_frac == 0)
+        {
+          *why = "not a number";
+          return FALSE;
+        }
+    }
+  if (p < e && (*p == 'e' || *p == 'E'))
+    {
+      gboolean eneg = FALSE;
+      const char *estart;
+      p++;
+      if (p < e && (*p == '+' || *p == '-'))
+        eneg = *p++ == '-';
+      estart = p;
+      while (p < e && *p >= '0' && *p <= '9')
+        {
+          if (exp < 1000000000)
+            exp = exp * 10 + (*p - '0');
+          p++;
+        }
+      if (p == estart)
+        {
+          *why = "not a number";
+          return FALSE;
+        }
+      if (eneg)
+        exp = -exp;
+    }
+  if (p != e)
+    {
+      *why = "not a number";
+      return FALSE;
+    }
+
+  limit = neg ? (G_GUINT64_CONSTANT (1) << 63) : (guint64) G_MAXINT64;
+  total = n_int + n_frac;
+  point = (gint64) n_int + exp + scale; /* digits before the (scaled) decimal point */
+  for (gsize k = 0; k < total; k++)
+    {
+      int d = k < n_int ? int_start[k] - '0' : frac_start[k - n_int] - '0';
+      if ((gint64) k < point)
+        {
+          if (v > (limit - (guint64) d) / 10)
+            goto overflow;
+          v = v * 10 + (guint64) d;
+        }
+      else
+        {
+          if ((gint64) k == point)
+            round_up = d >= 5;
+          break;
+        }
+    }
+  for (gint64 k = (gint64) total; k < point && v != 0; k++)
+    {
+      if (v > limit / 10)
+        goto overflow;
+      v *= 10;
+    }
+  if (round_up)
+    {
+      if (v >= limit)
+        goto overflow;
+      v++;
+    }
+  if (neg)
+    *out = v == (G_GUINT64_CONSTANT (1) << 63) ? G_MININT64 : -(gint64) v;
+  else
+    *out = (gint64) v;
+  return TRUE;
+
+overflow:
+  *why = "number out of range (does not fit in 64-bit nanoseconds)";
+  return FALSE;
+}
+
+/* ---- events ------------------------------------------------------------------ */
+
+typedef struct
+{
+  StrSpan     ph, cat, name, bp;
+  const char *pid, *tid, *ts, *dur, *id;
+  gsize       pid_len, tid_len, ts_len, dur_len, id_len;
+  gboolean    has_ph, has_cat, has_name, has_bp;
+  gint64      correlation, external_id;
+} EvFields;
+
+static gint64
+int_or_none (const char *s, gsize len)
+{
+  gint64 v;
+  if (!weft_json_decimal_to_int (s, len, 0, &v, NULL))
+    return -1;
+  return v;
+}
+
+/* "args" object at *pp (depth of the args object: 4). */
+static ScanStatus
+scan_args (Scan *S, const char **pp, EvFields *f)
+{
+  const char *p = *pp;
+  ScanStatus st;
+  StrSpan key;
+
+  if (4 > S->max_depth)
+    return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+  p = skip_ws (p + 1);
+  if (*p == '}')
+    {
+      *pp = p + 1;
+      return SCAN_OK;
+    }
+  for (;;)
+    {
+      if (*p != '"')
+        return unexpected (S, p, "a string (object key)");
+      if ((st = scan_string (S, &p, &key)) != SCAN_OK)
+        return st;
+      p = skip_ws (p);
+      if (*p != ':')
+        return unexpected (S, p, "':'");
+      p = skip_ws (p + 1);
+      if (key.len == 11 && (memcmp (key.start, "correlation", 11) == 0 || memcmp (key.start, "External id", 11) == 0) &&
+          (*p == '-' || IS_DIGIT (*p)))
+        {
+          const char *v = p;
+          gboolean is_int = FALSE;
+          if ((st = scan_number (S, &p, &is_int)) != SCAN_OK)
+            return st;
+          if (is_int)
+            {
+              gint64 n = int_or_none (v, (gsize) (p - v));
+              if (key.start[0] == 'c')
+                f->correlation = n;
+              else
+                f->external_id = n;
+            }
+        }
+      else if ((st = skip_value (S, &p, 4)) != SCAN_OK)
+        return st;
+      p = skip_ws (p);
+      if (*p == ',')
+        {
+          p = skip_ws (p + 1);
+          continue;
+        }
+      if (*p == '}')
+        break;
+      return unexpected (S, p, "',' or '}' in args");
+    }
+  *pp = p + 1;
+  return SCAN_OK;
+}
+
+static ScanStatus
+scan_string_field (Scan *S, const char **pp, StrSpan *span, const char *field)
+{
+  if (**pp != '"')
+    {
+      if (**pp == '\0' && *pp >= S->end)
+        return SCAN_MORE;
+      return fail (S, *pp, "\"%s\" is not a string", field);
+    }
+  return scan_string (S, pp, span);
+}
+
+static ScanStatus
+scan_number_field (Scan *S, const char **pp, const char **text, gsize *len, const char *field)
+{
+  const char *v = *pp;
+  ScanStatus st;
+
+  if (*v != '-' && !IS_DIGIT (*v))
+    {
+      if (*v == '\0' && v >= S->end)
+        return SCAN_MORE;
+      if (*v == 'N' || *v == 'I')
+        return unexpected (S, v, "a number");
+      if (*v == '"')
+        return fail (S, v, "\"%s\" is a string, expected a number", field);
+      return fail (S, v, "\"%s\" is not a number", field);
+    }
+  if ((st = scan_number (S, pp, NULL)) != SCAN_OK)
+    return st;
+  *text = v;
+  *len = (gsize) (*pp - v);
+  return SCAN_OK;
+}
+
+/* Raw value text of pid / tid: a number or a string. */
+static ScanStatus
+scan_id_field (Scan *S, const char **pp, const char **text, gsize *len, const char *field)
+{
+  const char *v = *pp;
+  ScanStatus st;
+  StrSpan span;
+
+  if (*v == '"')
+    st = scan_string (S, pp, &span);
+  else if (*v == '-' || IS_DIGIT (*v))
+    st = scan_number (S, pp, NULL);
+  else
+    {
+      if (*v == '\0' && v >= S->end)
+        return SCAN_MORE;
+      if (*v == 'N' || *v == 'I')
+        return unexpected (S, v, "a number");
+      return fail (S, v, "\"%s\" is neither a number nor a string", field);
+    }
+  if (st != SCAN_OK)
+    return st;
+  *text = v;
+  *len = (gsize) (*pp - v);
+  return SCAN_OK;
+}
+
+static void
+append_utf8 (GString *s, guint cp)
+{
+  char tmp[8];
+  int n = g_unichar_to_utf8 (cp, tmp);
+  g_string_append_len (s, tmp, n);
+}
+
+/* Unescapes a validated string span into S->scratch. */
+static const char *
+unescape (Scan *S, const StrSpan *span, gsize *len)
+{
+  const char *s = span->start, *e = span->start + span->len;
+  GString *out = S->scratch;
+
+  g_string_truncate (out, 0);
+  while (s < e)
+    {
+      const char *bs = memchr (s, '\\', (gsize) (e - s));
+      if (bs == NULL)
+        {
+          g_string_append_len (out, s, e - s);
+          break;
+        }
+      g_string_append_len (out, s, bs - s);
+      switch (bs[1])
+        {
+        case 'b': g_string_append_c (out, '\b'); s = bs + 2; break;
+        case 'f': g_string_append_c (out, '\f'); s = bs + 2; break;
+        case 'n': g_string_append_c (out, '\n'); s = bs + 2; break;
+        case 'r': g_string_append_c (out, '\r'); s = bs + 2; break;
+        case 't': g_string_append_c (out, '\t'); s = bs + 2; break;
+        case 'u':
+          {
+            guint cp = 0;
+            for (int i = 2; i < 6; i++)
+              cp = cp * 16 + (guint) hex_value ((guchar) bs[i]);
+            s = bs + 6;
+            if (cp >= 0xd800 && cp <= 0xdbff)
+              {
+                guint lo = 0;
+                for (int i = 2; i < 6; i++)
+                  lo = lo * 16 + (guint) hex_value ((guchar) s[i]);
+                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+                s += 6;
+              }
+            append_utf8 (out, cp);
+            break;
+          }
+        default: /* '"', '\\', '/' */
+          g_string_append_c (out, bs[1]);
+          s = bs + 2;
+          break;
+        }
+    }
+  *len = out->len;
+  return out->str;
+}
+
+static guint32
+intern_span (Scan *S, const StrSpan *span)
+{
+  gsize len = span->len;
+  const char *text = span->escaped ? unescape (S, span, &len) : span->start;
+  return weft_strings_intern (S->rank->strings, text, (gssize) len);
+}
+
+static WeftPhase
+phase_of (const StrSpan *ph)
+{
+  if (ph->len != 1)
+    return WEFT_PH_OTHER;
+  switch (ph->start[0])
+    {
+    case 'X': return WEFT_PH_X;
+    case 'i':
+    case 'I': return WEFT_PH_I;
+    case 's': return WEFT_PH_S;
+    case 't': return WEFT_PH_T;
+    case 'f': return WEFT_PH_F;
+    case 'M': return WEFT_PH_M;
+    case 'C': return WEFT_PH_C;
+    case 'B': return WEFT_PH_B;
+    case 'E': return WEFT_PH_E;
+    default: return WEFT_PH_OTHER;
+    }
+}
+
+static WeftCategory
+category_of (Scan *S, guint32 cat_id)
+{
+  guint8 k;
+
+  if (cat_id >= S->cat_of_id->len)
+    {
+      guint old = S->cat_of_id->len;
+      g_byte_array_set_size (S->cat_of_id, MAX (cat_id + 1, old * 2));
+      memset (S->cat_of_id->data + old, 0, S->cat_of_id->len - old);
+    }
+  k = S->cat_of_id->data[cat_id];
+  if (k == 0)
+    {
+      const char *text = weft_strings_get (S->rank->strings, cat_id);
+      k = (guint8) weft_category_from_string (text, strlen (text)) + 1;
+      S->cat_of_id->data[cat_id] = k;
+    }
+  return (WeftCategory) (k - 1);
+}
+
+static guint32
+lane_of (Scan *S, const char *pid, gsize pid_len, const char *tid, gsize tid_len)
+{
+  if (S->lane_last != WEFT_NONE && pid_len == S->lane_pid_len && tid_len == S->lane_tid_len &&
+      memcmp (pid, S->lane_key, pid_len) == 0 && memcmp (tid, S->lane_key + pid_len, tid_len) == 0)
+    return S->lane_last;
+  S->lane_last = weft_rank_ensure_lane (S->rank, pid, pid_len, tid, tid_len);
+  if (pid_len + tid_len > S->lane_key_cap)
+    {
+      S->lane_key_cap = pid_len + tid_len;
+      S->lane_key = g_realloc (S->lane_key, S->lane_key_cap);
+    }
+  memcpy (S->lane_key, pid, pid_len);
+  memcpy (S->lane_key + pid_len, tid, tid_len);
+  S->lane_pid_len = pid_len;
+  S->lane_tid_len = tid_len;
+  return S->lane_last;
+}
+
+static ScanStatus
+convert_time (Scan *S, const char *text, gsize len, const char *field, gint64 *out)
+{
+  const char *why = NULL;
+
+  if (!weft_json_decimal_to_int (text, len, 3, out, &why))
+    return fail (S, text, "\"%s\" %.*s: %s", field, (int) MIN (len, 40), text, why);
+  return SCAN_OK;
+}
+
+/* Turns the scanned fields of the event whose text is [start, end) into a
+ * record. Runs only once the whole element has been scanned. */
+static ScanStatus
+commit_event (Scan *S, const char *start, const char *end, EvFields *f)
+{
+  WeftRank *rank = S->rank;
+  WeftEvent ev;
+  gsize len = (gsize) (end - start);
+
+  if (len > G_MAXUINT32)
+    return fail (S, start, "event larger than 4 GiB");
+  if (rank->events->len >= G_MAXUINT32 - 1)
+    return fail (S, start, "too many events (more than 4 billion)");
+
+  memset (&ev, 0, sizeof ev);
+  ev.ph = (guint8) (f->has_ph ? phase_of (&f->ph) : WEFT_PH_OTHER);
+  if (f->has_ph && f->ph.escaped)
+    ev.ph = WEFT_PH_OTHER;
+  ev.cat = f->has_cat ? intern_span (S, &f->cat) : 0;
+  ev.category = (guint8) (f->has_cat ? category_of (S, ev.cat) : WEFT_CAT_OTHER);
+  ev.name = f->has_name ? intern_span (S, &f->name) : 0;
+  ev.lane = WEFT_NONE;
+  if (ev.ph != WEFT_PH_M && f->pid != NULL && f->tid != NULL)
+    ev.lane = lane_of (S, f->pid, f->pid_len, f->tid, f->tid_len);
+  if (f->ts != NULL)
+    {
+      if (convert_time (S, f->ts, f->ts_len, "ts", &ev.ts) != SCAN_OK)
+        return SCAN_ERROR;
+      if (!S->ts_has_fraction && memchr (f->ts, '.', f->ts_len) != NULL)
+        S->ts_has_fraction = TRUE;
+      if (!S->ts_has_fraction && (memchr (f->ts, 'e', f->ts_len) != NULL || memchr (f->ts, 'E', f->ts_len) != NULL))
+        S->ts_has_fraction = TRUE;
+    }
+  if (f->dur != NULL)
+    {
+      if (convert_time (S, f->dur, f->dur_len, "dur", &ev.dur) != SCAN_OK)
+        return SCAN_ERROR;
+      ev.flags |= WEFT_EVENT_HAS_DUR;
+    }
+  ev.correlation = f->correlation;
+  ev.external_id = f->external_id;
+  ev.flow_id = -1;
+  if (f->id != NULL && (ev.ph == WEFT_PH_S || ev.ph == WEFT_PH_T || ev.ph == WEFT_PH_F))
+    {
+      if (f->id[0] == '"')
+        {
+          /* "id": "123" or "0x7b" */
+          const char *s = f->id + 1;
+          gsize n = f->id_len - 2;
+          if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+            {
+              char tmp[24];
+              if (n - 2 < sizeof tmp)
+                {
+                  char *endp = NULL;
+                  guint64 u;
+                  memcpy (tmp, s + 2, n - 2);
+                  tmp[n - 2] = '\0';
+                  u = g_ascii_strtoull (tmp, &endp, 16);
+                  if (endp != tmp && *endp == '\0' && u <= G_MAXINT64)
+                    ev.flow_id = (gint64) u;
+                }
+            }
+          else
+            ev.flow_id = int_or_none (s, n);
+        }
+      else
+        ev.flow_id = int_or_none (f->id, f->id_len);
+    }
+  if (f->has_bp && f->bp.len == 1 && f->bp.start[0] == 'e')
+    ev.flags |= WEFT_EVENT_BP_E;
+  ev.link = WEFT_NONE;
+  ev.coll = WEFT_NONE;
+  ev.kclass = WEFT_KCLASS_NONE;
+  ev.text = weft_arena_dup (rank->arena, start, len);
+  ev.text_len = (guint32) len;
+  g_array_append_val (rank->events, ev);
+  return SCAN_OK;
+}
+
+/* One traceEvents element at *pp ('{'), depth 3. */
+static ScanStatus
+scan_event (Scan *S, const char **pp)
+{
+  const char *start = *pp;
+  const char *p = start;
+  EvFields f;
+  StrSpan key;
+  ScanStatus st;
+
+  memset (&f, 0, sizeof f);
+  f.correlation = -1;
+  f.external_id = -1;
+  if (3 > S->max_depth)
+    return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+
+  p = skip_ws (p + 1);
+  if (*p != '}')
+    for (;;)
+      {
+        if (*p != '"')
+          return unexpected (S, p, "a string (object key)");
+        if ((st = scan_string (S, &p, &key)) != SCAN_OK)
+          return st;
+        p = skip_ws (p);
+        if (*p != ':')
+          return unexpected (S, p, "':'");
+        p = skip_ws (p + 1);
+
+        gboolean handled = TRUE;
+        st = SCAN_OK;
+        if (key.escaped)
+          handled = FALSE;
+        else
+          switch (key.len)
+            {
+            case 2:
+              if (memcmp (key.start, "ph", 2) == 0)
+                {
+                  st = scan_string_field (S, &p, &f.ph, "ph");
+                  f.has_ph = TRUE;
+                }
+              else if (memcmp (key.start, "ts", 2) == 0)
+                st = scan_number_field (S, &p, &f.ts, &f.ts_len, "ts");
+              else if (memcmp (key.start, "id", 2) == 0)
+                st = scan_id_field (S, &p, &f.id, &f.id_len, "id");
+              else if (memcmp (key.start, "bp", 2) == 0 && *p == '"')
+                {
+                  st = scan_string (S, &p, &f.bp);
+                  f.has_bp = TRUE;
+                }
+              else
+                handled = FALSE;
+              break;
+            case 3:
+              if (memcmp (key.start, "cat", 3) == 0)
+                {
+                  st = scan_string_field (S, &p, &f.cat, "cat");
+                  f.has_cat = TRUE;
+                }
+              else if (memcmp (key.start, "pid", 3) == 0)
+                st = scan_id_field (S, &p, &f.pid, &f.pid_len, "pid");
+              else if (memcmp (key.start, "tid", 3) == 0)
+                st = scan_id_field (S, &p, &f.tid, &f.tid_len, "tid");
+              else if (memcmp (key.start, "dur", 3) == 0)
+                st = scan_number_field (S, &p, &f.dur, &f.dur_len, "dur");
+              else
+                handled = FALSE;
+              break;
+            case 4:
+              if (memcmp (key.start, "name", 4) == 0)
+                {
+                  st = scan_string_field (S, &p, &f.name, "name");
+                  f.has_name = TRUE;
+                }
+              else if (memcmp (key.start, "args", 4) == 0 && *p == '{')
+                st = scan_args (S, &p, &f);
+              else
+                handled = FALSE;
+              break;
+            default:
+              handled = FALSE;
+              break;
+            }
+        if (!handled)
+          st = skip_value (S, &p, 3);
+        if (st != SCAN_OK)
+          return st;
+
+        p = skip_ws (p);
+        if (*p == ',')
+          {
+            p = skip_ws (p + 1);
+            continue;
+          }
+        if (*p == '}')
+          break;
+        return unexpected (S, p, "',' or '}' in an event");
+      }
+  p++;
+  if ((st = commit_event (S, start, p, &f)) != SCAN_OK)
+    return st;
+  *pp = p;
+  return SCAN_OK;
+}
+
+/* ---- the root ---------------------------------------------------------------- */
+
+typedef enum
+{
+  ROOT_START,
+  ROOT_FIRST_KEY,
+  ROOT_KEY,
+  ROOT_VALUE,
+  ROOT_AFTER,
+  EV_FIRST,
+  EV_ELEM,
+  EV_AFTER,
+  ROOT_DONE,
+} RootState;
+
+static gboolean
+refill (Scan *S)
+{
+  gsize keep = S->len - S->pos;
+  gsize want;
+
+  if (S->options->cancellable != NULL && g_cancellable_is_cancelled (S->options->cancellable))
+    {
+      g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_CANCELLED, "%s: loading cancelled", S->name);
+      return FALSE;
+    }
+  if (S->pos > 0)
+    {
+      memmove (S->buf, S->buf + S->pos, keep);
+      S->base += S->pos;
+      S->pos = 0;
+      S->len = keep;
+    }
+  /* Read at least as much as is kept: a unit bigger than the buffer is
+   * rescanned at most O(log n) times, linear overall. */
+  want = MAX (SCAN_CHUNK, keep);
+  if (S->cap - S->len - 1 < want)
+    {
+      S->cap = S->len + want + 1;
+      S->buf = g_realloc (S->buf, S->cap);
+    }
+  {
+    gssize n = weft_reader_read (S->reader, S->buf + S->len, S->cap - S->len - 1, &S->error);
+    if (n < 0)
+      return FALSE;
+    if (n == 0)
+      S->eof = TRUE;
+    S->len += (gsize) n;
+  }
+  S->buf[S->len] = '\0';
+  S->end = S->buf + S->len;
+  if (S->options->progress != NULL)
+    S->options->progress (S->reader, S->options->progress_data);
+  return TRUE;
+}
+
+static gboolean
+scan_root (Scan *S)
+{
+  RootState state = ROOT_START;
+  guint32 cur_key = 0;
+  gboolean seen_events = FALSE;
+  WeftRank *rank = S->rank;
+
+  for (;;)
+    {
+      const char *p = skip_ws (S->buf + S->pos);
+      ScanStatus st = SCAN_OK;
+      StrSpan key;
+
+      /* whitespace is always consumed, so a long run of it never piles up */
+      S->pos = (gsize) (p - S->buf);
+
+      switch (state)
+        {
+        case ROOT_START:
+          if (p >= S->end)
+            {
+              st = SCAN_MORE;
+              break;
+            }
+          if (S->base + S->pos == 0 && (guchar) p[0] == 0xef)
+            {
+              /* UTF-8 byte order mark */
+              if ((guchar) p[1] == 0xbb && (guchar) p[2] == 0xbf)
+                {
+                  S->pos += 3;
+                  continue;
+                }
+              if (p + 3 > S->end)
+                {
+                  st = SCAN_MORE;
+                  break;
+                }
+            }
+          if (*p != '{')
+            {
+              char what[32];
+              describe_byte (what, (guchar) *p);
+              st = fail (S, p, "the root is not a JSON object (starts with %s)", what);
+              break;
+            }
+          p++;
+          state = ROOT_FIRST_KEY;
+          break;
+
+        case ROOT_FIRST_KEY:
+          if (*p == '}')
+            {
+              p++;
+              state = ROOT_DONE;
+            }
+          else
+            state = ROOT_KEY;
+          break;
+
+        case ROOT_KEY:
+          if (*p != '"')
+            {
+              st = unexpected (S, p, "a string (object key)");
+              break;
+            }
+          if ((st = scan_string (S, &p, &key)) != SCAN_OK)
+            break;
+          p = skip_ws (p);
+          if (*p != ':')
+            {
+              st = unexpected (S, p, "':'");
+              break;
+            }
+          p = skip_ws (p + 1);
+          if (p >= S->end)
+            {
+              st = SCAN_MORE;
+              break;
+            }
+          if (key.len == 11 && memcmp (key.start, "traceEvents", 11) == 0)
+            {
+              if (seen_events)
+                {
+                  st = fail (S, key.start - 1, "\"traceEvents\" appears twice");
+                  break;
+                }
+              if (*p != '[')
+                {
+                  st = fail (S, p, "\"traceEvents\" is not an array");
+                  break;
+                }
+              if (2 > S->max_depth)
+                {
+                  st = fail (S, p, "nesting deeper than %u levels", S->max_depth);
+                  break;
+                }
+              seen_events = TRUE;
+              rank->trace_events_pos = rank->top_keys->len;
+              p++;
+              state = EV_FIRST;
+            }
+          else
+            {
+              cur_key = weft_strings_intern (rank->strings, key.start, (gssize) key.len);
+              state = ROOT_VALUE;
+            }
+          break;
+
+        case ROOT_VALUE:
+          {
+            const char *v = p;
+            WeftTopKey tk;
+            if ((st = skip_value (S, &p, 1)) != SCAN_OK)
+              break;
+            tk.key = cur_key;
+            tk.raw_len = (gsize) (p - v);
+            tk.raw = g_strndup (v, tk.raw_len);
+            g_array_append_val (rank->top_keys, tk);
+            state = ROOT_AFTER;
+            break;
+          }
+
+        case ROOT_AFTER:
+          if (*p == ',')
+            {
+              p++;
+              state = ROOT_KEY;
+            }
+          else if (*p == '}')
+            {
+              p++;
+              state = ROOT_DONE;
+            }
+          else
+            st = unexpected (S, p, "',' or '}' after a top-level value");
+          break;
+
+        case EV_FIRST:
+          if (*p == ']')
+            {
+              p++;
+              state = ROOT_AFTER;
+            }
+          else
+            state = EV_ELEM;
+          break;
+
+        case EV_ELEM:
+          if (*p != '{')
+            {
+              if (p >= S->end)
+                st = SCAN_MORE;
+              else
+                {
+                  char what[32];
+                  describe_byte (what, (guchar) *p);
+                  st = fail (S, p, "a traceEvents element is not an object (starts with %s)", what);
+                }
+              break;
+            }
+          if ((st = scan_event (S, &p)) != SCAN_OK)
+            break;
+          state = EV_AFTER;
+          break;
+
+        case EV_AFTER:
+          if (*p == ',')
+            {
+              p++;
+              state = EV_ELEM;
+            }
+          else if (*p == ']')
+            {
+              p++;
+              state = ROOT_AFTER;
+            }
+          else
+            st = unexpected (S, p, "',' or ']' in traceEvents");
+          break;
+
+        case ROOT_DONE:
+          if (p < S->end)
+            {
+              char what[32];
+              describe_byte (what, (guchar) *p);
+              st = fail (S, p, "%s after the end of the root object", what);
+              break;
+            }
+          if (!S->eof)
+            {
+              st = SCAN_MORE;
+              break;
+            }
+          if (!seen_events)
+            {
+              g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT,
+                           "%s: no \"traceEvents\" array: not a Kineto/Chrome trace", S->name);
+              return FALSE;
+            }
+          return TRUE;
+        }
+
+      if (st == SCAN_OK)
+        {
+          S->pos = (gsize) (p - S->buf);
+          continue;
+        }
+      if (st == SCAN_ERROR)
+        return FALSE;
+      /* SCAN_MORE */
+      if (S->eof)
+        {
+          if (S->base + S->len == 0)
+            g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte 0: empty file", S->name);
+          else if (state == ROOT_START)
+            g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %" G_GUINT64_FORMAT
+                         ": no JSON in the file (only whitespace)", S->name, S->base + S->len);
+          else
+            g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT,
+                         "%s: byte %" G_GUINT64_FORMAT ": unexpected end of file (truncated JSON%s)", S->name,
+                         S->base + S->len,
+                         state == EV_ELEM || state == EV_AFTER || state == EV_FIRST ? " inside traceEvents" : "");
+          return FALSE;
+        }
+      if (!refill (S))
+        return FALSE;
+    }
+}
+
+gboolean
+weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions *options, WeftScanResult *result,
+                      GError **error)
+{
+  static const WeftScanOptions defaults = { 0 };
+  Scan S;
+  gboolean ok;
+
+  init_classes ();
+  memset (&S, 0, sizeof S);
+  S.options = options ? options : &defaults;
+  S.rank = rank;
+  S.reader = reader;
+  S.name = weft_reader_get_name (reader);
+  S.max_depth = S.options->max_depth ? S.options->max_depth : DEFAULT_MAX_DEPTH;
+  S.stack = g_malloc (S.max_depth + 1);
+  S.cap = SCAN_CHUNK + 1;
+  S.buf = g_malloc (S.cap);
+  S.buf[0] = '\0';
+  S.end = S.buf;
+  S.lane_last = WEFT_NONE;
+  S.cat_of_id = g_byte_array_new ();
+  S.scratch = g_string_new (NULL);
+
+  ok = scan_root (&S);
+
+  if (result != NULL)
+    {
+      result->ts_has_fraction = S.ts_has_fraction;
+      result->json_bytes = weft_reader_bytes_out (reader);
+    }
+  if (!ok)
+    g_propagate_error (error, S.error);
+  else
+    g_clear_error (&S.error);
+  g_free (S.stack);
+  g_free (S.buf);
+  g_free (S.lane_key);
+  g_byte_array_free (S.cat_of_id, TRUE);
+  g_string_free (S.scratch, TRUE);
+  return ok;
+}

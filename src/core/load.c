@@ -1,0 +1,776 @@
+/* load.c: loading Kineto traces (files and torchtitan folders) into the
+ * model: format detection (reader.c), streaming scan (jsonscan.c),
+ * distributedInfo, baseTimeNanoseconds, rank numbers, parallel loading of
+ * several files, progress and cancellation. See docs/loading.md. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "core/jsonscan.h"
+#include "core/reader.h"
+#include "weft/weft-load.h"
+
+#define DEFAULT_MAX_DEPTH 256
+#define PROGRESS_INTERVAL_US (50 * 1000)
+#define FIND_MAX_DEPTH 8
+#define SNIFF_BYTES (256 * 1024)
+
+/* ---- progress -------------------------------------------------------------- */
+
+typedef struct
+{
+  const WeftLoadOptions *options;
+  GMutex                 lock;
+  guint64                total;
+  guint64                done;
+  gint64                 last_us;
+} Progress;
+
+typedef struct
+{
+  Progress *progress;
+  guint64   reported;   /* raw bytes of this file already added to done */
+} FileProgress;
+
+static void
+progress_add (Progress *pr, guint64 delta, gboolean force)
+{
+  gint64 now;
+
+  if (pr == NULL || pr->options == NULL || pr->options->progress == NULL)
+    return;
+  g_mutex_lock (&pr->lock);
+  pr->done += delta;
+  now = g_get_monotonic_time ();
+  if (force || now - pr->last_us >= PROGRESS_INTERVAL_US)
+    {
+      pr->last_us = now;
+      pr->options->progress (MIN (pr->done, pr->total), pr->total, pr->options->progress_data);
+    }
+  g_mutex_unlock (&pr->lock);
+}
+
+static void
+scan_progress_cb (WeftReader *reader, gpointer user_data)
+{
+  FileProgress *fp = user_data;
+  guint64 now = weft_reader_raw_done (reader);
+
+  if (now > fp->reported)
+    {
+      progress_add (fp->progress, now - fp->reported, FALSE);
+      fp->reported = now;
+    }
+}
+
+/* ---- one rank ---------------------------------------------------------------- */
+
+static const WeftTopKey *
+find_top_key (WeftRank *rank, const char *key)
+{
+  guint32 id = weft_strings_lookup (rank->strings, key, -1);
+
+  if (id == WEFT_NONE)
+    return NULL;
+  for (guint i = 0; i < rank->top_keys->len; i++)
+    {
+      const WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      if (k->key == id)
+        return k;
+    }
+  return NULL;
+}
+
+static gboolean
+json_to_int (json_object *v, gint64 *out)
+{
+  if (v == NULL)
+    return FALSE;
+  if (json_object_is_type (v, json_type_int))
+    {
+      errno = 0;
+      *out = json_object_get_int64 (v);
+      return errno == 0;
+    }
+  if (json_object_is_type (v, json_type_string))
+    {
+      const char *s = json_object_get_string (v);
+      char *end = NULL;
+      gint64 n;
+      if (*s == '\0')
+        return FALSE;
+      n = g_ascii_strtoll (s, &end, 10);
+      if (*end != '\0')
+        return FALSE;
+      *out = n;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* pg_config "ranks": a list, or a quoted list such as "[0, 1]". */
+static int *
+parse_rank_list (json_object *v, guint *n_out)
+{
+  json_object *owned = NULL;
+  GArray *ranks;
+  int *result;
+
+  *n_out = 0;
+  if (v == NULL)
+    return NULL;
+  if (json_object_is_type (v, json_type_string))
+    {
+      const char *s = json_object_get_string (v);
+      owned = json_tokener_parse (s);
+      if (owned == NULL)
+        {
+          /* "0, 1, 2" without brackets */
+          char *tmp = g_strdup_printf ("[%s]", s);
+          owned = json_tokener_parse (tmp);
+          g_free (tmp);
+        }
+      v = owned;
+    }
+  if (v == NULL || !json_object_is_type (v, json_type_array))
+    {
+      json_object_put (owned);
+      return NULL;
+    }
+  ranks = g_array_new (FALSE, FALSE, sizeof (int));
+  for (size_t i = 0; i < json_object_array_length (v); i++)
+    {
+      gint64 r;
+      if (json_to_int (json_object_array_get_idx (v, i), &r) && r >= 0 && r <= G_MAXINT)
+        {
+          int ri = (int) r;
+          g_array_append_val (ranks, ri);
+        }
+    }
+  json_object_put (owned);
+  *n_out = ranks->len;
+  result = (int *) (void *) g_array_free (ranks, FALSE);
+  if (*n_out == 0)
+    {
+      g_free (result);
+      result = NULL;
+    }
+  return result;
+}
+
+static guint32
+intern_json_string (WeftRank *rank, json_object *v)
+{
+  if (v == NULL || json_object_is_type (v, json_type_null))
+    return 0;
+  return weft_strings_intern (rank->strings, json_object_get_string (v), -1);
+}
+
+static gboolean
+apply_distributed_info (WeftRank *rank, const WeftTopKey *k, guint max_depth, GError **error)
+{
+  json_tokener *tok = json_tokener_new_ex ((int) MAX (max_depth, 32));
+  json_object *obj = json_tokener_parse_ex (tok, k->raw, (int) MIN (k->raw_len, (gsize) G_MAXINT));
+  json_object *v;
+  gint64 n;
+
+  json_tokener_free (tok);
+  if (obj == NULL || !json_object_is_type (obj, json_type_object))
+    {
+      /* null / other types: treat as absent (older writers), but say so */
+      g_debug ("%s: distributedInfo is not an object; ignored", rank->path);
+      json_object_put (obj);
+      return TRUE;
+    }
+  if (json_object_object_get_ex (obj, "rank", &v) && !json_object_is_type (v, json_type_null))
+    {
+      if (!json_to_int (v, &n) || n < 0 || n > G_MAXINT)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: distributedInfo.rank is not a rank number: %s",
+                       rank->path, json_object_to_json_string_ext (v, JSON_C_TO_STRING_PLAIN));
+          json_object_put (obj);
+          return FALSE;
+        }
+      rank->rank = (int) n;
+      rank->rank_source = WEFT_RANK_FROM_DISTRIBUTED_INFO;
+    }
+  if (json_object_object_get_ex (obj, "world_size", &v) && json_to_int (v, &n) && n > 0 && n <= G_MAXINT)
+    rank->world_size = (int) n;
+  if (json_object_object_get_ex (obj, "pg_config", &v))
+    {
+      /* a list of groups; some writers use an object keyed by group name */
+      if (json_object_is_type (v, json_type_array) || json_object_is_type (v, json_type_object))
+        {
+          GPtrArray *groups = g_ptr_array_new ();
+          if (json_object_is_type (v, json_type_array))
+            for (size_t i = 0; i < json_object_array_length (v); i++)
+              g_ptr_array_add (groups, json_object_array_get_idx (v, i));
+          else
+            {
+              json_object_object_foreach (v, key, val)
+                {
+                  (void) key;
+                  g_ptr_array_add (groups, val);
+                }
+            }
+          for (guint i = 0; i < groups->len; i++)
+            {
+              json_object *g = groups->pdata[i], *f;
+              WeftProcessGroup pg = { 0 };
+              if (g == NULL || !json_object_is_type (g, json_type_object))
+                continue;
+              if (json_object_object_get_ex (g, "pg_name", &f))
+                pg.name = intern_json_string (rank, f);
+              if (json_object_object_get_ex (g, "pg_desc", &f))
+                pg.desc = intern_json_string (rank, f);
+              pg.size = -1;
+              if (json_object_object_get_ex (g, "pg_size", &f) && json_to_int (f, &n) && n >= 0 && n <= G_MAXINT)
+                pg.size = (int) n;
+              if (json_object_object_get_ex (g, "ranks", &f))
+                pg.ranks = parse_rank_list (f, &pg.n_ranks);
+              if (pg.size < 0 && pg.ranks != NULL)
+                pg.size = (int) pg.n_ranks;
+              g_array_append_val (rank->process_groups, pg);
+            }
+          g_ptr_array_free (groups, TRUE);
+        }
+    }
+  json_object_put (obj);
+  return TRUE;
+}
+
+/* baseTimeNanoseconds, ts style, distributedInfo, rank from the name. */
+static gboolean
+finish_rank (WeftRank *rank, const WeftScanResult *res, const WeftLoadOptions *options, GError **error)
+{
+  const WeftTopKey *k;
+  guint max_depth = options && options->max_depth ? options->max_depth : DEFAULT_MAX_DEPTH;
+
+  rank->json_bytes = res->json_bytes;
+  k = find_top_key (rank, "baseTimeNanoseconds");
+  if (k != NULL)
+    {
+      const char *why = NULL;
+      const char *text = k->raw;
+      gsize len = k->raw_len;
+      if (len >= 2 && text[0] == '"')
+        {
+          text++;
+          len -= 2;
+        }
+      if (!weft_json_decimal_to_int (text, len, 0, &rank->base_ns, &why))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: baseTimeNanoseconds %.*s: %s", rank->path,
+                       (int) MIN (k->raw_len, 40), k->raw, why);
+          return FALSE;
+        }
+      rank->has_base = TRUE;
+    }
+  if (rank->has_base)
+    rank->ts_style = WEFT_TS_RELATIVE;
+  else
+    rank->ts_style = res->ts_has_fraction ? WEFT_TS_ABSOLUTE_FRAC : WEFT_TS_ABSOLUTE_US;
+
+  if (rank->has_base && rank->base_ns != 0)
+    {
+      gint64 base = rank->base_ns;
+      WeftEvent *events = (WeftEvent *) (void *) rank->events->data;
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          gint64 ts = events[i].ts;
+          if ((base > 0 && ts > G_MAXINT64 - base) || (base < 0 && ts < G_MININT64 - base))
+            {
+              g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT,
+                           "%s: event %u: baseTimeNanoseconds + ts does not fit in 64-bit nanoseconds", rank->path, i);
+              return FALSE;
+            }
+          events[i].ts = ts + base;
+        }
+    }
+
+  k = find_top_key (rank, "distributedInfo");
+  if (k != NULL && !apply_distributed_info (rank, k, max_depth, error))
+    return FALSE;
+  if (rank->rank_source != WEFT_RANK_FROM_DISTRIBUTED_INFO || rank->rank < 0)
+    {
+      int r = weft_rank_from_file_name (rank->path);
+      if (r >= 0)
+        {
+          rank->rank = r;
+          rank->rank_source = WEFT_RANK_FROM_FILE_NAME;
+        }
+      else
+        {
+          rank->rank = 0;
+          rank->rank_source = WEFT_RANK_FROM_ORDER;
+        }
+    }
+  return TRUE;
+}
+
+/* Parses one reader into a new rank (not indexed). */
+static WeftRank *
+load_reader (WeftReader *reader, const char *path, const WeftLoadOptions *options, GCancellable *cancellable,
+             Progress *progress, GError **error)
+{
+  WeftScanOptions so = { 0 };
+  WeftScanResult res = { 0 };
+  FileProgress fp = { progress, 0 };
+  WeftRank *rank;
+
+  weft_reader_set_limit (reader, options ? options->max_json_bytes : 0);
+  so.max_depth = options && options->max_depth ? options->max_depth : DEFAULT_MAX_DEPTH;
+  so.cancellable = cancellable;
+  if (progress != NULL)
+    {
+      so.progress = scan_progress_cb;
+      so.progress_data = &fp;
+    }
+  rank = weft_rank_new (path);
+  if (!weft_json_scan_trace (rank, reader, &so, &res, error) || !finish_rank (rank, &res, options, error))
+    {
+      weft_rank_free (rank);
+      return NULL;
+    }
+  if (progress != NULL)
+    scan_progress_cb (reader, &fp);
+  return rank;
+}
+
+static WeftRank *
+load_file (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, Progress *progress,
+           GError **error)
+{
+  WeftReader *reader;
+  WeftRank *rank;
+
+  if (cancellable != NULL && g_cancellable_is_cancelled (cancellable))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_CANCELLED, "%s: loading cancelled", path);
+      return NULL;
+    }
+  reader = weft_reader_open (path, error);
+  if (reader == NULL)
+    return NULL;
+  rank = load_reader (reader, path, options, cancellable, progress, error);
+  weft_reader_free (reader);
+  return rank;
+}
+
+WeftRank *
+weft_rank_load_file (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, GError **error)
+{
+  WeftRank *rank = load_file (path, options, cancellable, NULL, error);
+
+  if (rank != NULL)
+    weft_rank_index (rank);
+  return rank;
+}
+
+WeftRank *
+weft_rank_load_buffer (const char *name, const char *data, gsize len, const WeftLoadOptions *options,
+                       GError **error)
+{
+  /* Already decompressed: read it as plain JSON whatever its first bytes. */
+  WeftReader *reader = weft_reader_new_for_memory (name, data, len, FALSE);
+  WeftRank *rank;
+
+  rank = load_reader (reader, name, options, NULL, NULL, error);
+  weft_reader_free (reader);
+  if (rank != NULL)
+    weft_rank_index (rank);
+  return rank;
+}
+
+WeftRank *
+weft_rank_load_memory (const char *name, const void *data, gsize len, const WeftLoadOptions *options,
+                       GError **error)
+{
+  WeftReader *reader = weft_reader_new_for_memory (name, data, len, TRUE);
+  WeftRank *rank;
+
+  rank = load_reader (reader, name, options, NULL, NULL, error);
+  weft_reader_free (reader);
+  if (rank != NULL)
+    weft_rank_index (rank);
+  return rank;
+}
+
+/* ---- rank numbers ------------------------------------------------------------ */
+
+int
+weft_rank_from_file_name (const char *path)
+{
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *lower = g_ascii_strdown (base, -1);
+  static const char *const words[] = { "rank", "worker" };
+
+  for (guint w = 0; w < G_N_ELEMENTS (words); w++)
+    {
+      const char *p = lower;
+      gsize wl = strlen (words[w]);
+      while ((p = strstr (p, words[w])) != NULL)
+        {
+          const char *d = p + wl;
+          gint64 n = 0;
+          int digits = 0;
+          if (*d == '-' || *d == '_')
+            d++;
+          while (*d >= '0' && *d <= '9' && digits < 10)
+            {
+              n = n * 10 + (*d - '0');
+              d++;
+              digits++;
+            }
+          if (digits > 0 && digits < 10 && !(*d >= '0' && *d <= '9'))
+            return (int) n;
+          p += wl;
+        }
+    }
+  return -1;
+}
+
+static const char *
+rank_source_name (WeftRankSource s)
+{
+  switch (s)
+    {
+    case WEFT_RANK_FROM_DISTRIBUTED_INFO:
+      return "distributedInfo.rank";
+    case WEFT_RANK_FROM_FILE_NAME:
+      return "the file name";
+    case WEFT_RANK_FROM_ORDER:
+    default:
+      return "the file order";
+    }
+}
+
+/* Numbers ranks without one (file order) and refuses duplicates. ranks are
+ * in file order. */
+static gboolean
+number_ranks (WeftRank **ranks, guint n, GError **error)
+{
+  GHashTable *used = g_hash_table_new (g_direct_hash, g_direct_equal);
+  int next = 0;
+  gboolean ok = TRUE;
+
+  for (guint i = 0; i < n && ok; i++)
+    {
+      WeftRank *r = ranks[i];
+      gpointer prev;
+      if (r->rank_source == WEFT_RANK_FROM_ORDER)
+        continue;
+      prev = g_hash_table_lookup (used, GINT_TO_POINTER (r->rank + 1));
+      if (prev != NULL)
+        {
+          WeftRank *o = prev;
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_DUPLICATE_RANK,
+                       "%s: rank %d (from %s) is also claimed by %s (from %s)", r->path, r->rank,
+                       rank_source_name (r->rank_source), o->path, rank_source_name (o->rank_source));
+          ok = FALSE;
+          break;
+        }
+      g_hash_table_insert (used, GINT_TO_POINTER (r->rank + 1), r);
+    }
+  for (guint i = 0; i < n && ok; i++)
+    {
+      WeftRank *r = ranks[i];
+      if (r->rank_source != WEFT_RANK_FROM_ORDER)
+        continue;
+      while (g_hash_table_contains (used, GINT_TO_POINTER (next + 1)))
+        next++;
+      r->rank = next;
+      g_hash_table_insert (used, GINT_TO_POINTER (next + 1), r);
+    }
+  g_hash_table_destroy (used);
+  return ok;
+}
+
+/* ---- several files in parallel ------------------------------------------------ */
+
+typedef struct
+{
+  const char *path;
+  WeftRank   *rank;
+  GError     *error;
+} Job;
+
+typedef struct
+{
+  const WeftLoadOptions *options;
+  GCancellable          *cancel;    /* internal: user's cancel or a failed file */
+  Progress              *progress;
+} Shared;
+
+static void
+run_job (Job *job, Shared *sh)
+{
+  job->rank = load_file (job->path, sh->options, sh->cancel, sh->progress, &job->error);
+  if (job->rank != NULL)
+    weft_rank_index (job->rank);
+  else if (!g_error_matches (job->error, WEFT_ERROR, WEFT_ERROR_CANCELLED))
+    g_cancellable_cancel (sh->cancel); /* no use parsing the others */
+}
+
+static void
+pool_func (gpointer data, gpointer user_data)
+{
+  run_job (data, user_data);
+}
+
+static void
+forward_cancel (GCancellable *user, gpointer data)
+{
+  (void) user;
+  g_cancellable_cancel (G_CANCELLABLE (data));
+}
+
+WeftTrace *
+weft_trace_load_files (const char * const *paths, guint n_paths, const WeftLoadOptions *options,
+                       GCancellable *cancellable, GError **error)
+{
+  Progress progress = { 0 };
+  Shared sh = { 0 };
+  Job *jobs;
+  guint n_threads;
+  gulong handler = 0;
+  WeftTrace *trace = NULL;
+  GError *first = NULL;
+
+  if (n_paths == 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_NO_TRACE, "no trace files given");
+      return NULL;
+    }
+
+  g_mutex_init (&progress.lock);
+  progress.options = options;
+  for (guint i = 0; i < n_paths; i++)
+    {
+      GStatBuf st;
+      if (g_stat (paths[i], &st) == 0)
+        progress.total += (guint64) st.st_size;
+    }
+  sh.options = options;
+  sh.progress = &progress;
+  sh.cancel = g_cancellable_new ();
+  if (cancellable != NULL)
+    handler = g_cancellable_connect (cancellable, G_CALLBACK (forward_cancel), g_object_ref (sh.cancel),
+                                     g_object_unref);
+
+  jobs = g_new0 (Job, n_paths);
+  for (guint i = 0; i < n_paths; i++)
+    jobs[i].path = paths[i];
+
+  n_threads = options && options->n_threads ? options->n_threads : g_get_num_processors ();
+  n_threads = CLAMP (n_threads, 1, n_paths);
+  if (n_threads == 1)
+    for (guint i = 0; i < n_paths; i++)
+      run_job (&jobs[i], &sh);
+  else
+    {
+      GThreadPool *pool = g_thread_pool_new (pool_func, &sh, (gint) n_threads, TRUE, NULL);
+      for (guint i = 0; i < n_paths; i++)
+        g_thread_pool_push (pool, &jobs[i], NULL);
+      g_thread_pool_free (pool, FALSE, TRUE);
+    }
+  if (handler != 0)
+    g_cancellable_disconnect (cancellable, handler);
+
+  /* The first real error in file order; cancellation only if nothing else. */
+  for (guint i = 0; i < n_paths && first == NULL; i++)
+    if (jobs[i].error != NULL && !g_error_matches (jobs[i].error, WEFT_ERROR, WEFT_ERROR_CANCELLED))
+      first = g_error_copy (jobs[i].error);
+  for (guint i = 0; i < n_paths && first == NULL; i++)
+    if (jobs[i].error != NULL)
+      first = g_error_copy (jobs[i].error);
+
+  if (first == NULL)
+    {
+      WeftRank **ranks = g_new (WeftRank *, n_paths);
+      for (guint i = 0; i < n_paths; i++)
+        ranks[i] = jobs[i].rank;
+      if (number_ranks (ranks, n_paths, &first))
+        {
+          trace = weft_trace_new ();
+          for (guint i = 0; i < n_paths; i++)
+            {
+              weft_trace_add_rank (trace, jobs[i].rank);
+              jobs[i].rank = NULL;
+            }
+          weft_trace_index_across_ranks (trace);
+        }
+      g_free (ranks);
+    }
+  if (first == NULL)
+    progress_add (&progress, 0, TRUE);
+
+  for (guint i = 0; i < n_paths; i++)
+    {
+      weft_rank_free (jobs[i].rank);
+      g_clear_error (&jobs[i].error);
+    }
+  g_free (jobs);
+  g_object_unref (sh.cancel);
+  g_mutex_clear (&progress.lock);
+  if (first != NULL)
+    g_propagate_error (error, first);
+  return trace;
+}
+
+/* ---- folders ------------------------------------------------------------------ */
+
+static gboolean
+has_trace_ext (const char *lower)
+{
+  return g_str_has_suffix (lower, ".json") || g_str_has_suffix (lower, ".json.gz") ||
+         g_str_has_suffix (lower, ".json.zst");
+}
+
+/* Does the start of the (decompressed) file look like a Kineto trace? */
+static gboolean
+sniff_trace (const char *path)
+{
+  WeftReader *reader = weft_reader_open (path, NULL);
+  char *buf;
+  gssize n;
+  gboolean yes = FALSE;
+
+  if (reader == NULL)
+    return FALSE;
+  buf = g_malloc (SNIFF_BYTES + 1);
+  n = weft_reader_read (reader, buf, SNIFF_BYTES, NULL);
+  if (n > 0)
+    {
+      const char *p = buf;
+      buf[n] = '\0';
+      while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+        p++;
+      yes = *p == '{' && (strstr (p, "\"traceEvents\"") != NULL || strstr (p, "\"schemaVersion\"") != NULL ||
+                          strstr (p, "\"distributedInfo\"") != NULL);
+    }
+  g_free (buf);
+  weft_reader_free (reader);
+  return yes;
+}
+
+/* N of the deepest "iteration_N" folder in rel, or -1. */
+static gint64
+iteration_of (const char *rel)
+{
+  g_auto (GStrv) parts = g_strsplit (rel, G_DIR_SEPARATOR_S, -1);
+  gint64 it = -1;
+
+  for (guint i = 0; parts[i] != NULL; i++)
+    if (g_str_has_prefix (parts[i], "iteration_") && parts[i][10] != '\0')
+      {
+        char *end = NULL;
+        gint64 n = g_ascii_strtoll (parts[i] + 10, &end, 10);
+        if (end != NULL && *end == '\0' && n >= 0)
+          it = n;
+      }
+  return it;
+}
+
+static void
+walk (const char *dir, guint depth, GPtrArray *out)
+{
+  GDir *d;
+  const char *name;
+
+  if (depth > FIND_MAX_DEPTH)
+    return;
+  d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *child = NULL;
+      if (name[0] == '.')
+        continue;
+      child = g_build_filename (dir, name, NULL);
+      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+        {
+          if (!g_file_test (child, G_FILE_TEST_IS_SYMLINK))
+            walk (child, depth + 1, out);
+        }
+      else
+        {
+          g_autofree char *lower = g_ascii_strdown (name, -1);
+          if (!has_trace_ext (lower))
+            continue;
+          if (strstr (lower, "trace") != NULL || sniff_trace (child))
+            g_ptr_array_add (out, g_steal_pointer (&child));
+        }
+    }
+  g_dir_close (d);
+}
+
+static gint
+path_cmp (gconstpointer a, gconstpointer b)
+{
+  const char *pa = *(const char * const *) a;
+  const char *pb = *(const char * const *) b;
+  g_autofree char *ka = g_utf8_collate_key_for_filename (pa, -1);
+  g_autofree char *kb = g_utf8_collate_key_for_filename (pb, -1);
+  return strcmp (ka, kb);
+}
+
+GPtrArray *
+weft_find_trace_files (const char *path, GError **error)
+{
+  GPtrArray *found;
+  gint64 best = -1;
+  gsize root_len;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: no such file or folder", path);
+      return NULL;
+    }
+  found = g_ptr_array_new_with_free_func (g_free);
+  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_ptr_array_add (found, g_strdup (path));
+      return found;
+    }
+  walk (path, 0, found);
+  root_len = strlen (path);
+
+  for (guint i = 0; i < found->len; i++)
+    best = MAX (best, iteration_of ((const char *) found->pdata[i] + root_len));
+  if (best >= 0)
+    {
+      guint n_before = found->len;
+      for (guint i = found->len; i > 0; i--)
+        if (iteration_of ((const char *) found->pdata[i - 1] + root_len) != best)
+          g_ptr_array_remove_index (found, i - 1);
+      if (found->len != n_before)
+        g_info ("%s: several profiled iterations; loading iteration_%" G_GINT64_FORMAT " (%u of %u trace files)", path,
+                best, found->len, n_before);
+      else
+        g_debug ("%s: loading iteration_%" G_GINT64_FORMAT, path, best);
+    }
+  if (found->len == 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_NO_TRACE,
+                   "%s: no trace files in this folder (looked for *.json, *.json.gz, *.json.zst Kineto traces)", path);
+      g_ptr_array_free (found, TRUE);
+      return NULL;
+    }
+  g_ptr_array_sort (found, path_cmp);
+  return found;
+}
+
+WeftTrace *
+weft_trace_load (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GPtrArray) files = weft_find_trace_files (path, error);
+
+  if (files == NULL)
+    return NULL;
+  return weft_trace_load_files ((const char * const *) files->pdata, files->len, options, cancellable, error);
+}

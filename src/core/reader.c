@@ -1,0 +1,518 @@
+/* reader.c: streaming decompression (plain, gzip via zlib, zstd via
+ * libzstd) with the format detected from the magic bytes. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
+#include <zlib.h>
+#include <zstd.h>
+
+#include "core/reader.h"
+
+#define READER_IN_CHUNK (1u << 20)
+#define DEFAULT_MAX_JSON_BYTES (G_GUINT64_CONSTANT (16) << 30)
+
+struct _WeftReader
+{
+  char            *name;
+  int              fd;          /* -1 for memory */
+  const guchar    *mem;         /* memory source */
+  gsize            mem_len;
+  guint64          raw_size;
+  guint64          raw_done;    /* raw bytes taken from the source */
+  guint64          out_done;    /* decompressed bytes handed out */
+  guint64          limit;
+  WeftReaderFormat format;
+
+  /* input buffer (compressed formats, and the sniffed head of plain files) */
+  guchar          *in;
+  gsize            in_cap;
+  gsize            in_pos;
+  gsize            in_len;
+  gboolean         in_eof;
+
+  z_stream         zs;
+  gboolean         zs_init;
+  ZSTD_DCtx       *zd;
+  size_t           zstd_last;   /* last ZSTD_decompressStream result (0: frame done) */
+  gboolean         done;
+  GError          *setup_error; /* memory readers report setup problems on read */
+};
+
+const char *
+weft_reader_format_name (WeftReaderFormat format)
+{
+  switch (format)
+    {
+    case WEFT_READER_GZIP:
+      return "gzip";
+    case WEFT_READER_ZSTD:
+      return "zstd";
+    case WEFT_READER_PLAIN:
+    default:
+      return "plain";
+    }
+}
+
+/* Tops up the input buffer (compacting it); FALSE with error on I/O failure. */
+static gboolean
+fill_input (WeftReader *self, GError **error)
+{
+  if (self->in_eof)
+    return TRUE;
+  if (self->in_pos > 0)
+    {
+      memmove (self->in, self->in + self->in_pos, self->in_len - self->in_pos);
+      self->in_len -= self->in_pos;
+      self->in_pos = 0;
+    }
+  if (self->mem != NULL || self->fd < 0)
+    {
+      gsize left = self->mem_len - (gsize) self->raw_done;
+      gsize n = MIN (left, self->in_cap - self->in_len);
+      memcpy (self->in + self->in_len, self->mem + self->raw_done, n);
+      self->in_len += n;
+      self->raw_done += n;
+      if (self->raw_done >= self->mem_len)
+        self->in_eof = TRUE;
+      return TRUE;
+    }
+  while (self->in_len < self->in_cap)
+    {
+      ssize_t n = read (self->fd, self->in + self->in_len, self->in_cap - self->in_len);
+      if (n < 0)
+        {
+          int saved = errno;
+          if (saved == EINTR)
+            continue;
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: byte %" G_GUINT64_FORMAT ": read error: %s",
+                       self->name, self->raw_done, g_strerror (saved));
+          return FALSE;
+        }
+      if (n == 0)
+        {
+          self->in_eof = TRUE;
+          break;
+        }
+      self->in_len += (gsize) n;
+      self->raw_done += (guint64) n;
+    }
+  return TRUE;
+}
+
+static void
+detect_format (WeftReader *self)
+{
+  const guchar *h = self->in + self->in_pos;
+  gsize n = self->in_len - self->in_pos;
+
+  if (n >= 2 && h[0] == 0x1f && h[1] == 0x8b)
+    self->format = WEFT_READER_GZIP;
+  else if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd)
+    self->format = WEFT_READER_ZSTD;
+  else
+    self->format = WEFT_READER_PLAIN;
+}
+
+static WeftReader *
+reader_new (const char *name)
+{
+  WeftReader *self = g_new0 (WeftReader, 1);
+  self->name = g_strdup (name);
+  self->fd = -1;
+  self->limit = DEFAULT_MAX_JSON_BYTES;
+  return self;
+}
+
+static void
+reader_start (WeftReader *self)
+{
+  self->in_cap = READER_IN_CHUNK;
+  self->in = g_malloc (self->in_cap);
+}
+
+static gboolean
+reader_setup (WeftReader *self, GError **error)
+{
+  /* Sniff: make sure a few bytes are there, then pick the decoder. */
+  if (!fill_input (self, error))
+    return FALSE;
+  detect_format (self);
+  if (self->format == WEFT_READER_GZIP)
+    {
+      memset (&self->zs, 0, sizeof self->zs);
+      if (inflateInit2 (&self->zs, 15 + 16) != Z_OK)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: cannot start the gzip decoder", self->name);
+          return FALSE;
+        }
+      self->zs_init = TRUE;
+    }
+  else if (self->format == WEFT_READER_ZSTD)
+    {
+      self->zd = ZSTD_createDCtx ();
+      if (self->zd == NULL)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: cannot start the zstd decoder", self->name);
+          return FALSE;
+        }
+      /* Bounded memory: windows up to 128 MiB (zstd's default limit). */
+      ZSTD_DCtx_setParameter (self->zd, ZSTD_d_windowLogMax, 27);
+      self->zstd_last = 1;
+    }
+  else
+    {
+      /* A name that promises compression but bytes that are not JSON. */
+      const char *nm = self->name;
+      gsize n = self->in_len - self->in_pos;
+      guchar c = n > 0 ? self->in[self->in_pos] : 0;
+      gboolean jsonish = n == 0 || c == '{' || c == '[' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == 0xef;
+      if (!jsonish && (g_str_has_suffix (nm, ".gz") || g_str_has_suffix (nm, ".zst")))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                       "%s: byte 0: not %s data (the name says so, but the first bytes are %02x %02x)", nm,
+                       g_str_has_suffix (nm, ".gz") ? "gzip" : "zstd", c,
+                       n > 1 ? self->in[self->in_pos + 1] : 0);
+          return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+WeftReader *
+weft_reader_open (const char *path, GError **error)
+{
+  WeftReader *self;
+  GStatBuf st;
+  int fd;
+
+  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  if (fd < 0)
+    {
+      int saved = errno;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot open: %s", path, g_strerror (saved));
+      return NULL;
+    }
+  self = reader_new (path);
+  self->fd = fd;
+  if (fstat (fd, &st) == 0)
+    {
+      if (S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: is a folder, not a file", path);
+          weft_reader_free (self);
+          return NULL;
+        }
+      self->raw_size = (guint64) st.st_size;
+    }
+  reader_start (self);
+  if (!reader_setup (self, error))
+    {
+      weft_reader_free (self);
+      return NULL;
+    }
+  return self;
+}
+
+WeftReader *
+weft_reader_new_for_memory (const char *name, const void *data, gsize len, gboolean detect)
+{
+  WeftReader *self = reader_new (name);
+  self->mem = data;
+  self->mem_len = len;
+  self->raw_size = len;
+  reader_start (self);
+  if (len == 0)
+    self->in_eof = TRUE;
+  if (!detect)
+    {
+      fill_input (self, NULL);
+      self->format = WEFT_READER_PLAIN;
+      return self;
+    }
+  /* memory cannot fail to read; setup errors are reported on first read */
+  reader_setup (self, &self->setup_error);
+  return self;
+}
+
+void
+weft_reader_free (WeftReader *self)
+{
+  if (self == NULL)
+    return;
+  if (self->fd >= 0)
+    close (self->fd);
+  if (self->zs_init)
+    inflateEnd (&self->zs);
+  if (self->zd != NULL)
+    ZSTD_freeDCtx (self->zd);
+  g_clear_error (&self->setup_error);
+  g_free (self->in);
+  g_free (self->name);
+  g_free (self);
+}
+
+void
+weft_reader_set_limit (WeftReader *self, guint64 max_bytes)
+{
+  self->limit = max_bytes ? max_bytes : DEFAULT_MAX_JSON_BYTES;
+}
+
+WeftReaderFormat
+weft_reader_get_format (WeftReader *self)
+{
+  return self->format;
+}
+
+guint64
+weft_reader_raw_done (WeftReader *self)
+{
+  return self->raw_done - (self->in_len - self->in_pos);
+}
+
+guint64
+weft_reader_raw_size (WeftReader *self)
+{
+  return self->raw_size;
+}
+
+guint64
+weft_reader_bytes_out (WeftReader *self)
+{
+  return self->out_done;
+}
+
+const char *
+weft_reader_get_name (WeftReader *self)
+{
+  return self->name;
+}
+
+static gboolean
+all_zero (const guchar *p, gsize n)
+{
+  for (gsize i = 0; i < n; i++)
+    if (p[i] != 0)
+      return FALSE;
+  return TRUE;
+}
+
+/* Offset of the next unread compressed byte, for messages. */
+static guint64
+raw_offset (WeftReader *self)
+{
+  return weft_reader_raw_done (self);
+}
+
+static gssize
+read_plain (WeftReader *self, char *buf, gsize len, GError **error)
+{
+  gsize got = 0;
+
+  /* First the sniffed bytes still in the input buffer. */
+  if (self->in_pos < self->in_len)
+    {
+      gsize n = MIN (len, self->in_len - self->in_pos);
+      memcpy (buf, self->in + self->in_pos, n);
+      self->in_pos += n;
+      got += n;
+    }
+  while (got < len && !self->in_eof)
+    {
+      if (self->mem != NULL)
+        {
+          gsize n = MIN (len - got, self->mem_len - (gsize) self->raw_done);
+          memcpy (buf + got, self->mem + self->raw_done, n);
+          self->raw_done += n;
+          got += n;
+          if (self->raw_done >= self->mem_len)
+            self->in_eof = TRUE;
+        }
+      else
+        {
+          ssize_t n = read (self->fd, buf + got, len - got);
+          if (n < 0)
+            {
+              int saved = errno;
+              if (saved == EINTR)
+                continue;
+              g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: byte %" G_GUINT64_FORMAT ": read error: %s",
+                           self->name, self->raw_done, g_strerror (saved));
+              return -1;
+            }
+          if (n == 0)
+            self->in_eof = TRUE;
+          self->raw_done += (guint64) n;
+          got += (gsize) n;
+        }
+    }
+  return (gssize) got;
+}
+
+static gssize
+read_gzip (WeftReader *self, char *buf, gsize len, GError **error)
+{
+  gsize got = 0;
+
+  while (got < len && !self->done)
+    {
+      int ret;
+      gsize before_in, used;
+
+      if (self->in_pos == self->in_len && !self->in_eof)
+        if (!fill_input (self, error))
+          return -1;
+      if (self->in_pos == self->in_len && self->in_eof)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                       "%s: byte %" G_GUINT64_FORMAT ": truncated gzip data (the file ends inside the compressed stream)",
+                       self->name, raw_offset (self));
+          return -1;
+        }
+      self->zs.next_in = self->in + self->in_pos;
+      self->zs.avail_in = (uInt) MIN (self->in_len - self->in_pos, G_MAXUINT32);
+      self->zs.next_out = (Bytef *) buf + got;
+      self->zs.avail_out = (uInt) MIN (len - got, G_MAXUINT32);
+      before_in = self->zs.avail_in;
+      ret = inflate (&self->zs, Z_NO_FLUSH);
+      used = before_in - self->zs.avail_in;
+      self->in_pos += used;
+      got = (gsize) ((char *) self->zs.next_out - buf);
+      if (ret == Z_STREAM_END)
+        {
+          /* Another gzip member may follow (concatenated .gz). */
+          if (self->in_len - self->in_pos < 2 && !self->in_eof)
+            if (!fill_input (self, error))
+              return -1;
+          if (self->in_pos == self->in_len)
+            self->done = TRUE;
+          else if (self->in_len - self->in_pos >= 2 && self->in[self->in_pos] == 0x1f &&
+                   self->in[self->in_pos + 1] == 0x8b)
+            inflateReset (&self->zs);
+          else
+            {
+              /* Trailing zero padding is tolerated, anything else is not. */
+              for (;;)
+                {
+                  if (!all_zero (self->in + self->in_pos, self->in_len - self->in_pos))
+                    {
+                      g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                                   "%s: byte %" G_GUINT64_FORMAT ": data after the end of the gzip stream",
+                                   self->name, raw_offset (self));
+                      return -1;
+                    }
+                  self->in_pos = self->in_len;
+                  if (self->in_eof)
+                    break;
+                  if (!fill_input (self, error))
+                    return -1;
+                }
+              self->done = TRUE;
+            }
+        }
+      else if (ret == Z_BUF_ERROR)
+        {
+          if (used == 0 && self->in_eof && self->in_pos == self->in_len)
+            continue; /* reported as truncated at the top of the loop */
+        }
+      else if (ret != Z_OK)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                       "%s: byte %" G_GUINT64_FORMAT ": corrupt gzip data: %s", self->name, raw_offset (self),
+                       self->zs.msg ? self->zs.msg : (ret == Z_MEM_ERROR ? "out of memory" : "invalid data"));
+          return -1;
+        }
+    }
+  return (gssize) got;
+}
+
+static gssize
+read_zstd (WeftReader *self, char *buf, gsize len, GError **error)
+{
+  ZSTD_outBuffer out = { buf, len, 0 };
+
+  while (out.pos < len && !self->done)
+    {
+      ZSTD_inBuffer in;
+      size_t ret;
+      gsize before_out = out.pos;
+
+      if (self->in_pos == self->in_len && !self->in_eof)
+        if (!fill_input (self, error))
+          return -1;
+      in.src = self->in + self->in_pos;
+      in.size = self->in_len - self->in_pos;
+      in.pos = 0;
+      ret = ZSTD_decompressStream (self->zd, &out, &in);
+      self->in_pos += in.pos;
+      if (ZSTD_isError (ret))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: byte %" G_GUINT64_FORMAT ": corrupt zstd data: %s",
+                       self->name, raw_offset (self), ZSTD_getErrorName (ret));
+          return -1;
+        }
+      if (in.pos > 0 || out.pos > before_out)
+        self->zstd_last = ret;
+      else if (self->in_pos == self->in_len && self->in_eof)
+        {
+          /* no progress and no more input: done if the last frame ended */
+          if (self->zstd_last != 0)
+            {
+              g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                           "%s: byte %" G_GUINT64_FORMAT ": truncated zstd data (the file ends inside a frame)",
+                           self->name, raw_offset (self));
+              return -1;
+            }
+          self->done = TRUE;
+        }
+    }
+  return (gssize) out.pos;
+}
+
+gssize
+weft_reader_read (WeftReader *self, char *buf, gsize len, GError **error)
+{
+  gssize n;
+
+  if (self->setup_error != NULL)
+    {
+      g_propagate_error (error, g_error_copy (self->setup_error));
+      return -1;
+    }
+  if (len == 0)
+    return 0;
+  /* Never hand out more than one byte past the cap: seeing that byte is
+   * what proves the data is over it. */
+  if (self->out_done + len > self->limit + 1)
+    len = (gsize) MAX ((gint64) (self->limit + 1 - self->out_done), (gint64) 1);
+
+  switch (self->format)
+    {
+    case WEFT_READER_GZIP:
+      n = read_gzip (self, buf, len, error);
+      break;
+    case WEFT_READER_ZSTD:
+      n = read_zstd (self, buf, len, error);
+      break;
+    case WEFT_READER_PLAIN:
+    default:
+      n = read_plain (self, buf, len, error);
+      break;
+    }
+  if (n < 0)
+    return -1;
+  self->out_done += (guint64) n;
+  if (self->out_done > self->limit)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
+                   "%s: byte %" G_GUINT64_FORMAT ": the decompressed data exceeds the limit of %" G_GUINT64_FORMAT
+                   " bytes (decompression bomb?)",
+                   self->name, self->limit, self->limit);
+      return -1;
+    }
+  return n;
+}
