@@ -353,6 +353,8 @@ scan_number (Scan *S, const char **pp, gboolean *is_int)
   else if (IS_DIGIT (*q))
     while (IS_DIGIT (*q))
       q++;
+  else if (*q == 'I' && q > *pp)
+    return unexpected (S, *pp, "a number"); /* -Infinity */
   else
     return unexpected (S, q, "a digit");
   if (*q == '.')
