@@ -9,6 +9,8 @@
 
 #include <glib.h>
 
+#include "weft/weft-model.h"
+
 #define WEFT_EXIT_OK 0
 #define WEFT_EXIT_FAILURE 1
 #define WEFT_EXIT_BAD_INPUT 2
@@ -25,4 +27,13 @@ typedef struct
 /* Prints "weft-cli: <message>" to stderr and returns WEFT_EXIT_BAD_INPUT. */
 int weft_cli_fail (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
+/* Loads a trace for a command (cmd-info.c): options from --max-json-bytes
+ * (0 = the loader's default) or env WEFT_MAX_JSON_BYTES. NULL with the
+ * loader's error (file and byte offset) on failure. */
+WeftTrace *weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error);
+
 int weft_cmd_version (int argc, char **argv);
+int weft_cmd_render (int argc, char **argv);
+int weft_cmd_info (int argc, char **argv);
+int weft_cmd_convert (int argc, char **argv);
+int weft_cmd_sample (int argc, char **argv);

@@ -1,0 +1,778 @@
+/* test-save.c: saving (.json, .json.gz, .json.zst) with the real loader on
+ * real traces and on the project's generated sample.
+ *
+ * - load -> save -> load gives the same model in every format (every event's
+ *   ph, name, cat, lane pid/tid, ts, dur ns-exact, ids, text; top keys);
+ * - the traceEvents entries of an untouched file saved as .json are
+ *   byte-identical to the input's, both extracted here by an independent
+ *   scanner (not the loader);
+ * - a failed save (file size limit hit mid-write) leaves the old file intact
+ *   and no temp file behind;
+ * - edited and created events are re-serialised with ts/dur text in the
+ *   rank's Kineto style; overlapping edited slices move to a companion tid;
+ * - the "weft" top-level key is written and replaced. */
+#include "config.h"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "testutil.h"
+#include "weft/weft.h"
+
+/* ---- independent helpers -------------------------------------------------- */
+
+static char *
+read_file_any (const char *path, gsize *len_out)
+{
+  /* gzread reads plain files as they are, and gzip files decompressed. */
+  gzFile gz = gzopen (path, "rb");
+  GByteArray *buf = g_byte_array_new ();
+  char chunk[1 << 16];
+  int n;
+
+  g_assert_nonnull (gz);
+  while ((n = gzread (gz, chunk, sizeof chunk)) > 0)
+    g_byte_array_append (buf, (guint8 *) chunk, (guint) n);
+  g_assert_cmpint (n, ==, 0);
+  gzclose (gz);
+  *len_out = buf->len;
+  g_byte_array_append (buf, (const guint8 *) "", 1);
+  return (char *) g_byte_array_free (buf, FALSE);
+}
+
+typedef struct
+{
+  const char *start;
+  gsize       len;
+} Span;
+
+/* The byte ranges of the elements of the top-level "traceEvents" array,
+ * found by a small scanner that tracks strings and nesting depth only. */
+static GArray *
+extract_entries (const char *data, gsize len)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (Span));
+  int depth = 0;
+  gboolean in_events = FALSE, expect_key = FALSE;
+  const char *elem = NULL;
+  const char *key_start = NULL;
+
+  for (gsize i = 0; i < len; i++)
+    {
+      char c = data[i];
+      if (c == '"')
+        {
+          gsize j = i + 1;
+          while (j < len && data[j] != '"')
+            j += data[j] == '\\' ? 2 : 1;
+          if (depth == 1 && expect_key)
+            key_start = data + i;
+          if (in_events && depth == 2 && elem == NULL)
+            elem = data + i;
+          i = j;
+          continue;
+        }
+      if (c == ' ' || c == '\n' || c == '\r' || c == '\t')
+        continue;
+      if (depth == 1 && c == ':')
+        {
+          expect_key = FALSE;
+          if (key_start != NULL && strncmp (key_start, "\"traceEvents\"", 13) == 0)
+            in_events = TRUE;
+          key_start = NULL;
+          continue;
+        }
+      if (depth == 1 && (c == ',' || c == '{'))
+        expect_key = TRUE;
+      if (c == '{' || c == '[')
+        {
+          if (in_events && depth == 2 && elem == NULL)
+            elem = data + i;
+          depth++;
+          if (depth == 1)
+            expect_key = TRUE;
+          continue;
+        }
+      if (c == '}' || c == ']')
+        {
+          depth--;
+          if (in_events && depth == 2 && elem != NULL)
+            {
+              Span s = { elem, (gsize) (data + i + 1 - elem) };
+              g_array_append_val (out, s);
+              elem = NULL;
+            }
+          if (in_events && depth == 1)
+            in_events = FALSE;
+          if (depth == 1)
+            expect_key = FALSE;
+          continue;
+        }
+      if (in_events && depth == 2 && c == ',')
+        continue;
+      if (in_events && depth == 2 && elem == NULL)
+        elem = data + i; /* a bare number/literal element */
+    }
+  return out;
+}
+
+/* Reference Kineto time text: "<us>.<3 digits>" by integer printf. */
+static char *
+ref_time_text (gint64 ns, gboolean integer_when_exact)
+{
+  guint64 mag = ns < 0 ? (guint64) 0 - (guint64) ns : (guint64) ns;
+  if (integer_when_exact && mag % 1000 == 0)
+    return g_strdup_printf ("%s%" G_GUINT64_FORMAT, ns < 0 ? "-" : "", mag / 1000);
+  return g_strdup_printf ("%s%" G_GUINT64_FORMAT ".%03u", ns < 0 ? "-" : "", mag / 1000, (guint) (mag % 1000));
+}
+
+static const char *
+lane_pid (WeftRank *rank, guint32 lane)
+{
+  return lane == WEFT_NONE ? "(none)" : weft_rank_string (rank, weft_rank_lane (rank, lane)->pid_text);
+}
+
+static const char *
+lane_tid (WeftRank *rank, guint32 lane)
+{
+  return lane == WEFT_NONE ? "(none)" : weft_rank_string (rank, weft_rank_lane (rank, lane)->tid_text);
+}
+
+/* Same model: rank fields, top keys, every event (skip: event index of a
+ * changed event in a, or -1). texts: also compare every event's raw text. */
+static void
+assert_same_rank (WeftRank *a, WeftRank *b, gboolean texts)
+{
+  g_assert_cmpint (a->rank, ==, b->rank);
+  g_assert_cmpint (a->world_size, ==, b->world_size);
+  g_assert_cmpint (a->has_base, ==, b->has_base);
+  g_assert_cmpint (a->base_ns, ==, b->base_ns);
+  g_assert_cmpuint (a->top_keys->len, ==, b->top_keys->len);
+  g_assert_cmpuint (a->trace_events_pos, ==, b->trace_events_pos);
+  for (guint i = 0; i < a->top_keys->len; i++)
+    {
+      const WeftTopKey *ka = &g_array_index (a->top_keys, WeftTopKey, i);
+      const WeftTopKey *kb = &g_array_index (b->top_keys, WeftTopKey, i);
+      g_assert_cmpstr (weft_rank_string (a, ka->key), ==, weft_rank_string (b, kb->key));
+      g_assert_cmpuint (ka->raw_len, ==, kb->raw_len);
+      g_assert_true (memcmp (ka->raw, kb->raw, ka->raw_len) == 0);
+    }
+  g_assert_cmpuint (a->events->len, ==, b->events->len);
+  g_assert_cmpuint (a->lanes->len, ==, b->lanes->len);
+  for (guint i = 0; i < a->events->len; i++)
+    {
+      const WeftEvent *ea = weft_rank_event (a, i);
+      const WeftEvent *eb = weft_rank_event (b, i);
+      if (ea->ph != eb->ph || ea->ts != eb->ts || ea->dur != eb->dur)
+        g_error ("event %u differs: ph %d/%d ts %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " dur %" G_GINT64_FORMAT
+                 "/%" G_GINT64_FORMAT,
+                 i, ea->ph, eb->ph, ea->ts, eb->ts, ea->dur, eb->dur);
+      g_assert_cmpstr (weft_rank_string (a, ea->name), ==, weft_rank_string (b, eb->name));
+      g_assert_cmpstr (weft_rank_string (a, ea->cat), ==, weft_rank_string (b, eb->cat));
+      g_assert_cmpstr (lane_pid (a, ea->lane), ==, lane_pid (b, eb->lane));
+      g_assert_cmpstr (lane_tid (a, ea->lane), ==, lane_tid (b, eb->lane));
+      g_assert_cmpint (ea->flags & WEFT_EVENT_HAS_DUR, ==, eb->flags & WEFT_EVENT_HAS_DUR);
+      g_assert_cmpint (ea->flow_id, ==, eb->flow_id);
+      g_assert_cmpint (ea->correlation, ==, eb->correlation);
+      g_assert_cmpint (ea->external_id, ==, eb->external_id);
+      if (texts)
+        {
+          g_assert_cmpuint (ea->text_len, ==, eb->text_len);
+          g_assert_true (memcmp (ea->text, eb->text, ea->text_len) == 0);
+        }
+    }
+}
+
+static WeftRank *
+load_rank (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  WeftRank *rank = weft_rank_load_file (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (rank);
+  return rank;
+}
+
+static char *sample_dir;
+
+/* The project's own 2-rank sample, written once by the real weft-cli. */
+static const char *
+sample_rank_path (int r)
+{
+  static char *paths[2];
+  if (sample_dir == NULL)
+    {
+      g_autofree char *cli = weft_test_build_path ("weft-cli");
+      g_autoptr (GError) error = NULL;
+      int status = -1;
+      char *argv[] = { cli, (char *) "sample", NULL, NULL };
+      sample_dir = g_build_filename (weft_test_tmpdir (), "sample", NULL);
+      argv[2] = sample_dir;
+      g_assert_true (g_spawn_sync (NULL, argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error));
+      g_assert_no_error (error);
+      g_assert_true (g_spawn_check_wait_status (status, NULL));
+    }
+  if (paths[r] == NULL)
+    {
+      g_autofree char *name = g_strdup_printf ("rank%d_trace.json", r);
+      paths[r] = g_build_filename (sample_dir, "profiling", "traces", "iteration_1", name, NULL);
+    }
+  return paths[r];
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+static void
+test_format_time (void)
+{
+  const gint64 values[] = { 0, 1, 999, 1000, 1001, 12345678, -1, -1500, -1000, G_GINT64_CONSTANT (1234567890123456789),
+                            G_MAXINT64, G_MININT64, G_MININT64 + 1 };
+  char buf[32];
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *rel = ref_time_text (values[i], FALSE);
+      g_autofree char *abs = ref_time_text (values[i], TRUE);
+      gsize n = weft_format_time (values[i], WEFT_TS_RELATIVE, buf);
+      g_assert_cmpstr (buf, ==, rel);
+      g_assert_cmpuint (n, ==, strlen (rel));
+      weft_format_time (values[i], WEFT_TS_ABSOLUTE_FRAC, buf);
+      g_assert_cmpstr (buf, ==, rel);
+      n = weft_format_time (values[i], WEFT_TS_ABSOLUTE_US, buf);
+      g_assert_cmpstr (buf, ==, abs);
+      g_assert_cmpuint (n, ==, strlen (abs));
+    }
+}
+
+static void
+test_format_from_path (void)
+{
+  WeftFileFormat f = WEFT_FORMAT_JSON_ZST;
+  g_assert_true (weft_file_format_from_path ("a/rank0_trace.json", &f));
+  g_assert_cmpint (f, ==, WEFT_FORMAT_JSON);
+  g_assert_true (weft_file_format_from_path ("x.JSON.GZ", &f));
+  g_assert_cmpint (f, ==, WEFT_FORMAT_JSON_GZ);
+  g_assert_true (weft_file_format_from_path ("x.json.zst", &f));
+  g_assert_cmpint (f, ==, WEFT_FORMAT_JSON_ZST);
+  g_assert_false (weft_file_format_from_path ("x.gz", &f));
+  g_assert_false (weft_file_format_from_path ("folder", &f));
+}
+
+static void
+round_trip_file (const char *path)
+{
+  static const char *exts[] = { ".json", ".json.gz", ".json.zst" };
+  g_autoptr (WeftRank) a = load_rank (path);
+
+  for (guint i = 0; i < G_N_ELEMENTS (exts); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *base = g_path_get_basename (path);
+      g_autofree char *name = g_strdup_printf ("rt-%s%s", base, exts[i]);
+      g_autofree char *out = g_build_filename (weft_test_tmpdir (), name, NULL);
+      g_autoptr (WeftRank) b = NULL;
+      WeftFileFormat f;
+
+      g_assert_true (weft_rank_save (a, out, NULL, &error));
+      g_assert_no_error (error);
+      b = load_rank (out);
+      assert_same_rank (a, b, TRUE);
+      g_assert_cmpint (a->ts_style, ==, b->ts_style);
+      /* The file really is in that format (magic bytes). */
+      g_assert_true (weft_file_format_from_path (out, &f));
+      {
+        gsize len = 0;
+        g_autofree char *raw = NULL;
+        g_assert_true (g_file_get_contents (out, &raw, &len, NULL));
+        g_assert_cmpuint (len, >, 4);
+        if (f == WEFT_FORMAT_JSON_GZ)
+          g_assert_true ((guchar) raw[0] == 0x1f && (guchar) raw[1] == 0x8b);
+        else if (f == WEFT_FORMAT_JSON_ZST)
+          g_assert_true (memcmp (raw, "\x28\xb5\x2f\xfd", 4) == 0);
+        else
+          g_assert_cmpint (raw[0], ==, '{');
+      }
+      g_unlink (out);
+    }
+}
+
+static void
+test_round_trip_real (gconstpointer data)
+{
+  g_autofree char *path = weft_test_require_trace (data);
+  if (path == NULL)
+    return;
+  round_trip_file (path);
+}
+
+static void
+test_round_trip_sample (void)
+{
+  round_trip_file (sample_rank_path (0));
+  round_trip_file (sample_rank_path (1));
+}
+
+/* The whole sample folder through weft_trace_save / weft_trace_load. */
+static void
+test_round_trip_trace_dir (void)
+{
+  static const char *exts[] = { ".json", ".json.gz", ".json.zst" };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) a = NULL;
+
+  sample_rank_path (0);
+  a = weft_trace_load (sample_dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->ranks->len, ==, 2);
+  for (guint i = 0; i < G_N_ELEMENTS (exts); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("dir%u", i);
+      g_autofree char *dir = g_build_filename (weft_test_tmpdir (), name, NULL);
+      g_autofree char *f0 = NULL;
+      g_autoptr (WeftTrace) b = NULL;
+
+      g_assert_true (weft_trace_save_dir (a, dir, exts[i], NULL, &error));
+      g_assert_no_error (error);
+      f0 = g_strdup_printf ("%s/rank0_trace%s", dir, exts[i]);
+      g_assert_true (g_file_test (f0, G_FILE_TEST_IS_REGULAR));
+      b = weft_trace_load (dir, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (b->ranks->len, ==, 2);
+      for (guint r = 0; r < 2; r++)
+        assert_same_rank (weft_trace_rank (a, r), weft_trace_rank (b, r), TRUE);
+      g_assert_cmpuint (a->instances->len, ==, b->instances->len);
+    }
+  /* A multi-rank trace cannot go into one file. */
+  {
+    g_autofree char *out = g_build_filename (weft_test_tmpdir (), "one.json", NULL);
+    g_assert_false (weft_trace_save (a, out, NULL, &error));
+    g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+    g_assert_false (g_file_test (out, G_FILE_TEST_EXISTS));
+  }
+}
+
+static void
+assert_entries_identical (const char *in_path)
+{
+  g_autoptr (WeftRank) rank = load_rank (in_path);
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), "identity.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autofree char *in_data = NULL, *out_data = NULL;
+  gsize in_len = 0, out_len = 0;
+  g_autoptr (GArray) ein = NULL;
+  g_autoptr (GArray) eout = NULL;
+
+  g_assert_true (weft_rank_save (rank, out, NULL, &error));
+  g_assert_no_error (error);
+  in_data = read_file_any (in_path, &in_len);
+  out_data = read_file_any (out, &out_len);
+  ein = extract_entries (in_data, in_len);
+  eout = extract_entries (out_data, out_len);
+  g_assert_cmpuint (ein->len, >, 0);
+  g_assert_cmpuint (ein->len, ==, eout->len);
+  g_assert_cmpuint (ein->len, ==, rank->events->len);
+  for (guint i = 0; i < ein->len; i++)
+    {
+      const Span *a = &g_array_index (ein, Span, i);
+      const Span *b = &g_array_index (eout, Span, i);
+      if (a->len != b->len || memcmp (a->start, b->start, a->len) != 0)
+        g_error ("entry %u differs:\n%.*s\n---\n%.*s", i, (int) MIN (a->len, 400), a->start, (int) MIN (b->len, 400),
+                 b->start);
+    }
+  g_unlink (out);
+}
+
+static void
+test_byte_identity_real (gconstpointer data)
+{
+  g_autofree char *path = weft_test_require_trace (data);
+  if (path == NULL)
+    return;
+  assert_entries_identical (path);
+}
+
+static void
+test_byte_identity_sample (void)
+{
+  assert_entries_identical (sample_rank_path (1));
+}
+
+/* A save that fails mid-write (the file size limit is hit) must leave the
+ * old file as it was and no temporary file behind. Run in a subprocess so
+ * the limit does not touch the test program. */
+static void
+test_atomic_failure (void)
+{
+  if (g_test_subprocess ())
+    {
+      const char *target = g_getenv ("WEFT_TEST_SAVE_TARGET");
+      const char *input = g_getenv ("WEFT_TEST_SAVE_INPUT");
+      g_autoptr (WeftRank) rank = load_rank (input);
+      g_autoptr (GError) error = NULL;
+      struct rlimit lim = { 16384, 16384 };
+
+      signal (SIGXFSZ, SIG_IGN);
+      g_assert_cmpint (setrlimit (RLIMIT_FSIZE, &lim), ==, 0);
+      g_assert_false (weft_rank_save (rank, target, NULL, &error));
+      g_assert_error (error, WEFT_ERROR, WEFT_ERROR_IO);
+      g_print ("%s\n", error->message);
+      return;
+    }
+  else
+    {
+      g_autofree char *dir = g_build_filename (weft_test_tmpdir (), "atomic", NULL);
+      g_autofree char *target = g_build_filename (dir, "rank0_trace.json", NULL);
+      const char *old = "{\"traceEvents\": []}\n";
+      g_autofree char *after = NULL;
+      g_autofree char *pattern = NULL;
+      GDir *d;
+      const char *name;
+      guint n_files = 0;
+
+      g_assert_cmpint (g_mkdir_with_parents (dir, 0755), ==, 0);
+      g_assert_true (g_file_set_contents (target, old, -1, NULL));
+      g_setenv ("WEFT_TEST_SAVE_TARGET", target, TRUE);
+      g_setenv ("WEFT_TEST_SAVE_INPUT", sample_rank_path (0), TRUE);
+      g_test_trap_subprocess (NULL, 0, G_TEST_SUBPROCESS_DEFAULT);
+      g_test_trap_assert_passed ();
+      pattern = g_strdup_printf ("*%s*", target);
+      g_test_trap_assert_stdout (pattern);
+
+      g_assert_true (g_file_get_contents (target, &after, NULL, NULL));
+      g_assert_cmpstr (after, ==, old);
+      d = g_dir_open (dir, 0, NULL);
+      g_assert_nonnull (d);
+      while ((name = g_dir_read_name (d)) != NULL)
+        n_files++;
+      g_dir_close (d);
+      g_assert_cmpuint (n_files, ==, 1); /* no temp file left */
+    }
+}
+
+static void
+test_save_errors (void)
+{
+  g_autoptr (WeftRank) rank = load_rank (sample_rank_path (0));
+  g_autoptr (GError) error = NULL;
+  g_autofree char *missing = g_build_filename (weft_test_tmpdir (), "no", "such", "dir", "x.json", NULL);
+  g_autofree char *bad_ext = g_build_filename (weft_test_tmpdir (), "x.txt", NULL);
+  g_autofree char *ro_dir = g_build_filename (weft_test_tmpdir (), "readonly", NULL);
+  g_autofree char *ro_file = g_build_filename (ro_dir, "x.json", NULL);
+
+  g_assert_false (weft_rank_save (rank, missing, NULL, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_IO);
+  g_assert_nonnull (strstr (error->message, missing));
+  g_clear_error (&error);
+
+  g_assert_false (weft_rank_save (rank, bad_ext, NULL, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (bad_ext, G_FILE_TEST_EXISTS));
+
+  /* A read-only folder (not meaningful as root, who may write anyway). */
+  if (geteuid () != 0)
+    {
+      g_assert_cmpint (g_mkdir_with_parents (ro_dir, 0755), ==, 0);
+      g_assert_true (g_file_set_contents (ro_file, "old", -1, NULL));
+      g_assert_cmpint (g_chmod (ro_dir, 0555), ==, 0);
+      g_assert_false (weft_rank_save (rank, ro_file, NULL, &error));
+      g_assert_error (error, WEFT_ERROR, WEFT_ERROR_IO);
+      g_assert_nonnull (strstr (error->message, ro_file));
+      g_chmod (ro_dir, 0755);
+      {
+        g_autofree char *text = NULL;
+        g_assert_true (g_file_get_contents (ro_file, &text, NULL, NULL));
+        g_assert_cmpstr (text, ==, "old");
+      }
+    }
+}
+
+/* The index of the n-th GPU kernel on the lane whose tid text is tid. */
+static guint32
+find_kernel (WeftRank *rank, const char *tid, guint nth)
+{
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph == WEFT_PH_X && ev->lane != WEFT_NONE && strcmp (weft_rank_string (rank, ev->cat), "kernel") == 0 &&
+          strcmp (lane_tid (rank, ev->lane), tid) == 0 && nth-- == 0)
+        return i;
+    }
+  g_assert_not_reached ();
+  return WEFT_NONE;
+}
+
+static char *
+save_and_read (WeftRank *rank, const char *name, const WeftSaveOptions *opts)
+{
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (weft_rank_save (rank, out, opts, &error));
+  g_assert_no_error (error);
+  return g_steal_pointer (&out);
+}
+
+/* Finds in b an event with a's name at ts on the lane (pid, tid). */
+static const WeftEvent *
+find_event (WeftRank *b, const char *name, gint64 ts, const char *pid, const char *tid)
+{
+  for (guint i = 0; i < b->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (b, i);
+      if (ev->ts == ts && strcmp (weft_rank_string (b, ev->name), name) == 0 &&
+          strcmp (lane_pid (b, ev->lane), pid) == 0 && strcmp (lane_tid (b, ev->lane), tid) == 0)
+        return ev;
+    }
+  return NULL;
+}
+
+static void
+test_edited_event (void)
+{
+  g_autoptr (WeftRank) a = load_rank (sample_rank_path (0));
+  g_autoptr (WeftRank) b = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *ts_text = NULL, *dur_text = NULL, *needle_ts = NULL, *needle_dur = NULL;
+  g_autofree char *pid = NULL;
+  guint32 k = find_kernel (a, "7", 5);
+  WeftEvent *ev = weft_rank_event (a, k);
+  gint64 new_ts, new_dur;
+  const WeftEvent *got;
+
+  g_assert_cmpint (a->ts_style, ==, WEFT_TS_RELATIVE);
+  g_assert_true (a->has_base);
+  /* Shrink inside its own span (no overlap): start 1.234 us later, end
+   * 0.5 us earlier. The ns digits must survive the text round trip. */
+  new_ts = ev->ts + 1234;
+  new_dur = ev->dur - 1234 - 500;
+  ev->ts = new_ts;
+  ev->dur = new_dur;
+  ev->flags |= WEFT_EVENT_EDITED;
+  pid = g_strdup (lane_pid (a, ev->lane));
+
+  out = save_and_read (a, "edited.json", NULL);
+  b = load_rank (out);
+  g_assert_cmpuint (b->events->len, ==, a->events->len);
+  got = find_event (b, weft_rank_string (a, ev->name), new_ts, pid, "7");
+  g_assert_nonnull (got);
+  g_assert_cmpint (got->dur, ==, new_dur);
+  g_assert_cmpint (got->correlation, ==, ev->correlation);
+  g_assert_cmpint (got->external_id, ==, ev->external_id);
+
+  /* The text is Kineto's relative "<us>.<3 digits>". */
+  ts_text = ref_time_text (new_ts - a->base_ns, FALSE);
+  dur_text = ref_time_text (new_dur, FALSE);
+  needle_ts = g_strdup_printf ("\"ts\": %s", ts_text);
+  needle_dur = g_strdup_printf ("\"dur\": %s", dur_text);
+  g_assert_nonnull (strstr (got->text, needle_ts));
+  g_assert_nonnull (strstr (got->text, needle_dur));
+
+  /* Every other event is written as read, except the flow arrow's end
+   * point, which follows the kernel's new start. */
+  for (guint i = 0; i < a->events->len; i++)
+    {
+      const WeftEvent *ea = weft_rank_event (a, i);
+      const WeftEvent *eb = weft_rank_event (b, i);
+      if (i == k)
+        continue;
+      if (ea->ph == WEFT_PH_F && ea->flow_id == ev->correlation)
+        {
+          g_assert_cmpint (eb->ts, ==, new_ts);
+          continue;
+        }
+      g_assert_cmpuint (ea->text_len, ==, eb->text_len);
+      g_assert_true (memcmp (ea->text, eb->text, ea->text_len) == 0);
+    }
+}
+
+/* Edited slices that would overlap another slice on their lane move to a
+ * companion tid (tid + 100000); untouched ones never move. */
+static void
+test_overlap_companion (void)
+{
+  g_autoptr (WeftRank) a = load_rank (sample_rank_path (1));
+  g_autoptr (WeftRank) b = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *pid = NULL;
+  guint32 k = find_kernel (a, "7", 10);
+  guint32 k2 = find_kernel (a, "7", 11);
+  WeftEvent *ev = weft_rank_event (a, k);
+  const WeftEvent *next = weft_rank_event (a, k2);
+  gint64 new_ts;
+  const WeftEvent *got;
+  guint n_x_7 = 0;
+
+  /* Push it half-way into its successor: a partial overlap. */
+  g_assert_cmpint (next->ts, >=, weft_event_end (ev));
+  new_ts = next->ts + next->dur / 2 - ev->dur / 2 + 1;
+  if (new_ts + ev->dur <= weft_event_end (next))
+    new_ts = weft_event_end (next) - ev->dur / 2; /* make sure it sticks out */
+  ev->ts = new_ts;
+  ev->flags |= WEFT_EVENT_EDITED;
+  pid = g_strdup (lane_pid (a, ev->lane));
+
+  out = save_and_read (a, "overlap.json.gz", NULL);
+  b = load_rank (out);
+  g_assert_null (find_event (b, weft_rank_string (a, ev->name), new_ts, pid, "7"));
+  got = find_event (b, weft_rank_string (a, ev->name), new_ts, pid, "100007");
+  g_assert_nonnull (got);
+  g_assert_cmpint (got->dur, ==, ev->dur);
+  g_assert_nonnull (find_event (b, weft_rank_string (a, next->name), next->ts, pid, "7"));
+
+  /* No partial overlap among the X slices of any lane of the output
+   * (checked here with a plain quadratic scan). */
+  for (guint l = 0; l < b->lanes->len; l++)
+    {
+      GArray *xs = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint i = 0; i < b->events->len; i++)
+        if (weft_rank_event (b, i)->ph == WEFT_PH_X && weft_rank_event (b, i)->lane == l)
+          g_array_append_val (xs, i);
+      if (strcmp (lane_tid (b, l), "7") == 0)
+        n_x_7 = xs->len;
+      for (guint i = 0; i < xs->len; i++)
+        for (guint j = i + 1; j < xs->len; j++)
+          {
+            const WeftEvent *p = weft_rank_event (b, g_array_index (xs, guint32, i));
+            const WeftEvent *q = weft_rank_event (b, g_array_index (xs, guint32, j));
+            gint64 pe = weft_event_end (p), qe = weft_event_end (q);
+            gboolean overlap = p->ts < qe && q->ts < pe;
+            gboolean nested = (p->ts <= q->ts && qe <= pe) || (q->ts <= p->ts && pe <= qe);
+            if (overlap && !nested)
+              g_error ("lane %s/%s: slices %u and %u overlap", lane_pid (b, l), lane_tid (b, l),
+                       g_array_index (xs, guint32, i), g_array_index (xs, guint32, j));
+          }
+      g_array_free (xs, TRUE);
+    }
+  g_assert_cmpuint (n_x_7, >, 10);
+}
+
+static void
+test_created_and_deleted (void)
+{
+  g_autoptr (WeftRank) a = load_rank (sample_rank_path (0));
+  g_autoptr (WeftRank) b = NULL;
+  g_autofree char *out = NULL;
+  g_autofree char *pid = NULL;
+  guint32 src = find_kernel (a, "20", 0);
+  guint32 del = find_kernel (a, "7", 3);
+  WeftEvent created = *weft_rank_event (a, src);
+  const WeftEvent *got;
+  gint64 span_end = weft_rank_time_span (a).end;
+
+  /* A new collective kernel after everything else, with no text. */
+  created.text = NULL;
+  created.text_len = 0;
+  created.ts = span_end + 10001;
+  created.dur = 123456;
+  created.flags = WEFT_EVENT_CREATED | WEFT_EVENT_HAS_DUR | WEFT_EVENT_GPU_OP;
+  g_array_append_val (a->events, created);
+  weft_rank_event (a, del)->flags |= WEFT_EVENT_DELETED;
+  pid = g_strdup (lane_pid (a, created.lane));
+
+  out = save_and_read (a, "created.json.zst", NULL);
+  b = load_rank (out);
+  g_assert_cmpuint (b->events->len, ==, a->events->len - 1);
+  got = find_event (b, weft_rank_string (a, created.name), created.ts, pid, "20");
+  g_assert_nonnull (got);
+  g_assert_cmpint (got->dur, ==, 123456);
+  g_assert_cmpstr (weft_rank_string (b, got->cat), ==, "kernel");
+  g_assert_cmpint (got->correlation, ==, created.correlation);
+  g_assert_cmpint (got->external_id, ==, created.external_id);
+  g_assert_null (find_event (b, weft_rank_string (a, weft_rank_event (a, del)->name), weft_rank_event (a, del)->ts,
+                             pid, "7"));
+}
+
+static void
+test_weft_key (void)
+{
+  g_autoptr (WeftRank) a = load_rank (sample_rank_path (0));
+  g_autoptr (WeftRank) b = NULL;
+  g_autoptr (WeftRank) c = NULL;
+  g_autofree char *out1 = NULL, *out2 = NULL;
+  json_object *meta = json_tokener_parse ("{\"version\": \"0.1.0\", \"edits\": [{\"op\": \"move\", \"dt_ns\": 1500}]}");
+  json_object *meta2 = json_tokener_parse ("{\"template\": {\"dp\": 8}}");
+  WeftSaveOptions opts = { meta };
+  guint n_weft = 0;
+
+  out1 = save_and_read (a, "meta1.json", &opts);
+  b = load_rank (out1);
+  g_assert_cmpuint (b->top_keys->len, ==, a->top_keys->len + 1);
+  for (guint i = 0; i < b->top_keys->len; i++)
+    {
+      const WeftTopKey *k = &g_array_index (b->top_keys, WeftTopKey, i);
+      if (strcmp (weft_rank_string (b, k->key), "weft") == 0)
+        {
+          json_object *got = json_tokener_parse (k->raw);
+          g_assert_true (json_object_equal (got, meta));
+          json_object_put (got);
+        }
+    }
+  /* Saving again with other metadata replaces the key (one "weft" key). */
+  opts.weft_meta = meta2;
+  out2 = save_and_read (b, "meta2.json", &opts);
+  c = load_rank (out2);
+  g_assert_cmpuint (c->top_keys->len, ==, b->top_keys->len);
+  for (guint i = 0; i < c->top_keys->len; i++)
+    {
+      const WeftTopKey *k = &g_array_index (c->top_keys, WeftTopKey, i);
+      if (strcmp (weft_rank_string (c, k->key), "weft") == 0)
+        {
+          json_object *got = json_tokener_parse (k->raw);
+          g_assert_true (json_object_equal (got, meta2));
+          json_object_put (got);
+          n_weft++;
+        }
+    }
+  g_assert_cmpuint (n_weft, ==, 1);
+  /* The events are untouched by it. */
+  g_assert_cmpuint (c->events->len, ==, a->events->len);
+  for (guint i = 0; i < a->events->len; i++)
+    g_assert_true (memcmp (weft_rank_event (a, i)->text, weft_rank_event (c, i)->text, weft_rank_event (a, i)->text_len) == 0);
+  json_object_put (meta);
+  json_object_put (meta2);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/save/format-time", test_format_time);
+  g_test_add_func ("/save/format-from-path", test_format_from_path);
+  g_test_add_data_func ("/save/round-trip/dlrm-worker0",
+                        "param/et_replay/tests/inputs/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json",
+                        test_round_trip_real);
+  g_test_add_data_func ("/save/round-trip/alexnet",
+                        "HolisticTraceAnalysis/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz",
+                        test_round_trip_real);
+  g_test_add_data_func ("/save/round-trip/no-distributed-info",
+                        "HolisticTraceAnalysis/distributed_info_unavailable/distributed_info_not_found.json.gz",
+                        test_round_trip_real);
+  g_test_add_data_func ("/save/round-trip/cuda-event-sync",
+                        "HolisticTraceAnalysis/critical_path/cuda_event_sync_multi_stream/event_sync_trace.json.gz",
+                        test_round_trip_real);
+  g_test_add_data_func ("/save/round-trip/fsdp8-rank3", "synthetic/fsdp8/profiling/traces/iteration_10/rank3_trace.json.gz",
+                        test_round_trip_real);
+  g_test_add_func ("/save/round-trip/sample", test_round_trip_sample);
+  g_test_add_func ("/save/round-trip/trace-dir", test_round_trip_trace_dir);
+  g_test_add_data_func ("/save/byte-identity/dlrm-worker3",
+                        "param/et_replay/tests/inputs/dlrm_kineto/worker3_step_12.1694128201557.pt.trace.json",
+                        test_byte_identity_real);
+  g_test_add_data_func ("/save/byte-identity/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",
+                        test_byte_identity_real);
+  g_test_add_data_func ("/save/byte-identity/control", "HolisticTraceAnalysis/trace_diff/control/control.json.gz",
+                        test_byte_identity_real);
+  g_test_add_func ("/save/byte-identity/sample", test_byte_identity_sample);
+  g_test_add_func ("/save/atomic-failure", test_atomic_failure);
+  g_test_add_func ("/save/errors", test_save_errors);
+  g_test_add_func ("/save/edited-event", test_edited_event);
+  g_test_add_func ("/save/overlap-companion", test_overlap_companion);
+  g_test_add_func ("/save/created-and-deleted", test_created_and_deleted);
+  g_test_add_func ("/save/weft-key", test_weft_key);
+  return g_test_run ();
+}
