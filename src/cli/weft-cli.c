@@ -10,7 +10,6 @@
 static const WeftCommand commands[] = {
   /* Each subcommand adds its row here. */
   { "version", "print the version", weft_cmd_version },
-  { "render", "paint the timeline to a PNG, SVG or PDF picture", weft_cmd_render },
   { "info", "summarise a trace (ranks, lanes, kernels, collectives, steps)", weft_cmd_info },
   { "convert", "re-write a trace as .json, .json.gz or .json.zst", weft_cmd_convert },
   { "sample", "write a small generated N-rank Kineto trace", weft_cmd_sample },
