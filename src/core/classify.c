@@ -331,6 +331,9 @@ weft_dtype_size (const char *dtype)
     { "int16", 2 }, { "int8", 1 }, { "uint8", 1 }, { "i64", 8 }, { "i32", 4 }, { "i8", 1 }, { "u8", 1 },
     { "int8_t", 1 }, { "uint8_t", 1 }, { "int32_t", 4 }, { "int64_t", 8 }, { "unsigned char", 1 },
     { "signed char", 1 }, { "unsigned int", 4 }, { "fp8", 1 },
+    /* C spellings of "Input type" in older traces */
+    { "long int", 8 }, { "long long", 8 }, { "long long int", 8 }, { "unsigned long", 8 },
+    { "short int", 2 }, { "unsigned short", 2 }, { "c10::half", 2 },
     { "ncclfloat32", 4 }, { "ncclfloat", 4 }, { "ncclfloat16", 2 }, { "ncclhalf", 2 }, { "ncclbfloat16", 2 },
     { "ncclfloat64", 8 }, { "nccldouble", 8 }, { "ncclint32", 4 }, { "ncclint", 4 }, { "ncclint64", 8 },
     { "ncclint8", 1 }, { "ncclchar", 1 }, { "ncluint8", 1 }, { "ncluint32", 4 }, { "ncluint64", 8 },
@@ -1004,10 +1007,26 @@ next_ordinal (GHashTable *ordinals, const char *prefix)
   return n;
 }
 
+static void
+string_free (gpointer data)
+{
+  g_string_free (data, TRUE);
+}
+
+static gint64
+stream_key (WeftRank *rank, const WeftEvent *ev, gboolean single_comm_stream)
+{
+  if (single_comm_stream)
+    return 0;
+  return ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->tid : -1;
+}
+
 void
 weft_trace_match_collectives (WeftTrace *trace)
 {
   g_autoptr (GHashTable) instances = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) signatures = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, string_free);
+  g_autoptr (GHashTable) inconsistent = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   gboolean single_comm_stream = TRUE;
 
   g_array_set_size (trace->instances, 0);
@@ -1026,6 +1045,51 @@ weft_trace_match_collectives (WeftTrace *trace)
           if (stream != G_MININT64 && tid != stream)
             single_comm_stream = FALSE;
           stream = tid;
+        }
+    }
+
+  /* Ordinals only line up when every rank ran the same sequence of
+   * collective types on the stream; where they differ (a filtered trace,
+   * ranks of different groups) the stream is not matched by ordinal. */
+  for (guint ri = 0; ri < trace->ranks->len; ri++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, ri);
+      g_autoptr (GHashTable) local = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, string_free);
+      GHashTableIter iter;
+      gpointer k, v;
+
+      for (guint ci = 0; ci < rank->collectives->len; ci++)
+        {
+          WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, ci);
+          const WeftEvent *ev = weft_rank_event (rank, c->event);
+          gint64 stream = stream_key (rank, ev, single_comm_stream);
+          GString *sig;
+          if (ev->flags & WEFT_EVENT_DELETED)
+            continue;
+          sig = g_hash_table_lookup (local, &stream);
+          if (sig == NULL)
+            {
+              sig = g_string_new (NULL);
+              g_hash_table_insert (local, g_memdup2 (&stream, sizeof stream), sig);
+            }
+          g_string_append_c (sig, (char) ('a' + (int) c->type));
+        }
+      g_hash_table_iter_init (&iter, local);
+      while (g_hash_table_iter_next (&iter, &k, &v))
+        {
+          GString *ref = g_hash_table_lookup (signatures, k);
+          if (ref == NULL)
+            {
+              g_hash_table_insert (signatures, g_memdup2 (k, sizeof (gint64)), g_string_new (((GString *) v)->str));
+              continue;
+            }
+          if (!g_string_equal (ref, v) && !g_hash_table_contains (inconsistent, k))
+            {
+              g_hash_table_add (inconsistent, g_memdup2 (k, sizeof (gint64)));
+              g_debug ("rank %d: collective types on stream %" G_GINT64_FORMAT
+                       " differ from another rank's; not matched by ordinal",
+                       rank->rank, *(gint64 *) k);
+            }
         }
     }
 
@@ -1051,10 +1115,10 @@ weft_trace_match_collectives (WeftTrace *trace)
           c->instance = WEFT_NONE;
           if (ev->flags & WEFT_EVENT_DELETED)
             continue;
-          stream = ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->tid : -1;
+          stream = stream_key (rank, ev, single_comm_stream);
           /* Every comm kernel takes an ordinal on its stream, matched or not,
            * so that one unmatched kernel does not shift the others. */
-          g_string_printf (prefix, "T\x1f%" G_GINT64_FORMAT, single_comm_stream ? (gint64) 0 : stream);
+          g_string_printf (prefix, "T\x1f%" G_GINT64_FORMAT, stream);
           {
             guint k = next_ordinal (ordinals, prefix->str);
             g_string_printf (key, "%s\x1f%u\x1f%d", prefix->str, k, (int) c->type);
@@ -1088,6 +1152,8 @@ weft_trace_match_collectives (WeftTrace *trace)
             }
           else if (is_p2p (c->type))
             continue; /* P2P without peers: any two ranks may pair; do not invent partners */
+          else if (g_hash_table_contains (inconsistent, &stream))
+            continue;
 
           /* the same key twice on one rank (bad data): keep them apart */
           dup = GPOINTER_TO_UINT (g_hash_table_lookup (used, key->str));
