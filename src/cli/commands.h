@@ -33,6 +33,7 @@ int weft_cli_fail (const char *format, ...) G_GNUC_PRINTF (1, 2);
 WeftTrace *weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error);
 
 int weft_cmd_version (int argc, char **argv);
+int weft_cmd_compose (int argc, char **argv);
 int weft_cmd_info (int argc, char **argv);
 int weft_cmd_convert (int argc, char **argv);
 int weft_cmd_sample (int argc, char **argv);

@@ -1,0 +1,153 @@
+/* weft-compose.h: the composer of parallelism templates.
+ *
+ * From a model shape, a hardware description and parallelism degrees and
+ * options, the composer simulates one or more training steps on every rank
+ * (a small discrete-event simulation: per rank one CPU thread issuing ahead,
+ * CUDA streams with stream order, cross-stream event waits, collective
+ * rendezvous across ranks, GPU-to-CPU syncs; seeded per-rank jitter) and
+ * writes per-rank Kineto traces in torchtitan's layout and format
+ * (<out>/profiling/traces/iteration_<N>/rank<R>_trace.json[.gz]).
+ *
+ * Ranks: world = dp * cp * tp, tp innermost (tp groups inside a node), then
+ * cp, then dp. EP borrows its ranks from dp * cp (ep must divide dp * cp).
+ * See docs/composer.md for every parameter and the timing model. */
+#pragma once
+
+#include "weft-costmodel.h"
+#include "weft-model.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  WEFT_STRATEGY_DDP  = 1 << 0,
+  WEFT_STRATEGY_FSDP = 1 << 1,
+  WEFT_STRATEGY_TP   = 1 << 2,
+  WEFT_STRATEGY_EP   = 1 << 3,
+  WEFT_STRATEGY_CP   = 1 << 4,
+} WeftStrategy;
+
+typedef enum
+{
+  WEFT_CP_ALL_GATHER = 0,   /* one all-gather of K/V per attention */
+  WEFT_CP_RING,             /* cp-1 send/recv steps overlapped with attention */
+} WeftCpMode;
+
+typedef struct
+{
+  char  name[32];
+  int   layers;
+  int   hidden;
+  int   ffn;          /* dense MLP hidden size */
+  int   heads;
+  int   kv_heads;
+  int   seq;          /* global sequence length (split over cp) */
+  int   mbs;          /* micro-batch size per rank */
+  int   vocab;
+  int   experts;      /* 0: dense model */
+  int   top_k;
+  int   moe_ffn;      /* expert hidden size */
+  int   moe_every;    /* every k-th block is MoE (1: all) */
+} WeftModelShape;
+
+/* Achieved fraction of peak per kernel class (compute: FLOP/s; memory-bound
+ * classes: HBM bandwidth). Defaults in docs/composer.md; replaced by
+ * weft_compose_calibrate(). */
+typedef struct
+{
+  double gemm;        /* of peak_flops */
+  double attention;   /* of peak_flops (forward; backward uses 0.8x) */
+  double memory;      /* of hbm bandwidth: norm, elementwise, copy, optimizer */
+  gint64 kernel_overhead_ns; /* fixed cost added to every compute kernel */
+  gboolean calibrated;
+  guint  calibrated_kernels;
+} WeftComputeEfficiency;
+
+typedef struct
+{
+  WeftModelShape        model;
+  WeftHardware          hw;
+  WeftComputeEfficiency eff;
+
+  guint      strategies;     /* WeftStrategy flags */
+  int        dp;             /* data-parallel degree (DDP replicas or FSDP shards) */
+  int        tp;
+  int        cp;
+  int        ep;
+
+  /* options */
+  gboolean   sequence_parallel;   /* TP with SP */
+  gboolean   fsdp_prefetch;       /* default TRUE */
+  gboolean   reshard_after_forward; /* default TRUE */
+  double     ddp_bucket_mb;       /* default 25; the first bucket is 1 MB */
+  gboolean   ep_overlap;          /* two-chunk dispatch/combine overlap */
+  WeftCpMode cp_mode;
+
+  int        steps;          /* ProfilerStep annotations (default 1) */
+  int        iteration;      /* folder iteration_<N>; the last step is #N-1 (default 10) */
+  guint32    seed;           /* jitter seed (default 1) */
+  double     jitter;         /* relative per-rank jitter of durations (default 0.03) */
+  gint64     base_time_ns;   /* baseTimeNanoseconds (default 1779926400000000000) */
+
+  /* Collective times; NULL: defaults of hw (borrowed; must outlive the call). */
+  const WeftCostModel *cost_model;
+} WeftComposeParams;
+
+/* Defaults: llama3-8b with 4 layers, h100, FSDP on 8 ranks. */
+void      weft_compose_params_init (WeftComposeParams *params);
+
+/* Model presets: "llama3-8b", "llama3-70b", "moe-small" (a 16-expert top-2
+ * MoE). Sets params->model; FALSE with WEFT_ERROR_INVALID for an unknown name. */
+gboolean  weft_compose_params_set_preset (WeftComposeParams *params,
+                                          const char        *preset,
+                                          GError           **error);
+const char * const *weft_compose_preset_names (void);
+
+/* Hardware preset ("h100", "h200"). */
+gboolean  weft_compose_params_set_hardware (WeftComposeParams *params,
+                                            const char        *hw,
+                                            GError           **error);
+
+/* Parses "fsdp,tp" (ddp, fsdp, tp, ep, cp; "+" also separates) into flags. */
+gboolean  weft_compose_parse_strategies (const char *text,
+                                         guint      *strategies,
+                                         GError    **error);
+/* "fsdp+tp" style name of the flags (static buffer-free: caller frees). */
+char     *weft_compose_strategies_to_string (guint strategies);
+
+/* Checks the parameters (degrees, divisibility, <= 64 ranks, ...). */
+gboolean  weft_compose_params_validate (const WeftComposeParams *params,
+                                        GError                 **error);
+int       weft_compose_world_size (const WeftComposeParams *params);
+
+/* Measures achieved throughput per kernel class in a loaded real profile
+ * (GEMM and attention FLOPs from the launching cpu_op's Input Dims,
+ * memory-bound bytes likewise) and stores it in params->eff. FALSE with
+ * WEFT_ERROR_INVALID when the profile has nothing to measure. */
+gboolean  weft_compose_calibrate (WeftComposeParams *params,
+                                  WeftTrace         *profile,
+                                  GError           **error);
+
+/* The composed step as per-rank Kineto JSON texts: a GPtrArray of GBytes,
+ * index = rank. */
+GPtrArray *weft_compose_json (const WeftComposeParams *params,
+                              GError                 **error);
+
+/* Writes <out_dir>/profiling/traces/iteration_<N>/rank<R>_trace<ext>
+ * (ext ".json" or ".json.gz"). If written_dir is not NULL it receives the
+ * iteration folder. */
+gboolean  weft_compose_write (const WeftComposeParams *params,
+                              const char              *out_dir,
+                              const char              *ext,
+                              char                   **written_dir,
+                              GError                 **error);
+
+/* The composed step loaded with the real loader into an in-memory trace
+ * (indexed, classified, collectives matched). */
+WeftTrace *weft_compose_trace (const WeftComposeParams *params,
+                               GError                 **error);
+
+/* Parameters as JSON (the "weft" top-level key of composed files). */
+json_object *weft_compose_params_to_json (const WeftComposeParams *params);
+
+G_END_DECLS

@@ -1,0 +1,299 @@
+/* compose-params.c: composer parameters, model presets, validation. */
+#include "config.h"
+
+#include <string.h>
+
+#include "weft/weft-compose.h"
+
+typedef struct
+{
+  const char    *name;
+  WeftModelShape shape;
+} ModelPreset;
+
+/* Llama 3 shapes from Meta's model cards / torchtitan's llama3 args:
+ * 8B: 32 layers, dim 4096, FFN 14336, 32 heads, 8 KV heads, vocab 128256.
+ * 70B: 80 layers, dim 8192, FFN 28672, 64 heads, 8 KV heads.
+ * moe-small: a 16-expert top-2 MoE of the size torchtitan's debug MoE models
+ * use (every block MoE, expert hidden 1408). */
+static const ModelPreset model_presets[] = {
+  { "llama3-8b", { "llama3-8b", 32, 4096, 14336, 32, 8, 8192, 1, 128256, 0, 0, 0, 1 } },
+  { "llama3-70b", { "llama3-70b", 80, 8192, 28672, 64, 8, 8192, 1, 128256, 0, 0, 0, 1 } },
+  { "moe-small", { "moe-small", 16, 2048, 5632, 16, 16, 4096, 1, 32000, 16, 2, 1408, 1 } },
+};
+
+static const char *model_preset_names[] = { "llama3-8b", "llama3-70b", "moe-small", NULL };
+
+const char * const *
+weft_compose_preset_names (void)
+{
+  return model_preset_names;
+}
+
+void
+weft_compose_params_init (WeftComposeParams *params)
+{
+  memset (params, 0, sizeof *params);
+  params->model = model_presets[0].shape;
+  params->model.layers = 4;
+  params->hw = *weft_hardware_preset ("h100");
+  params->eff.gemm = 0.65;
+  params->eff.attention = 0.45;
+  params->eff.memory = 0.75;
+  params->eff.kernel_overhead_ns = 1500;
+  params->strategies = WEFT_STRATEGY_FSDP;
+  params->dp = 8;
+  params->tp = 1;
+  params->cp = 1;
+  params->ep = 1;
+  params->fsdp_prefetch = TRUE;
+  params->reshard_after_forward = TRUE;
+  params->ddp_bucket_mb = 25.0;
+  params->cp_mode = WEFT_CP_ALL_GATHER;
+  params->steps = 1;
+  params->iteration = 10;
+  params->seed = 1;
+  params->jitter = 0.03;
+  params->base_time_ns = G_GINT64_CONSTANT (1779926400000000000);
+}
+
+gboolean
+weft_compose_params_set_preset (WeftComposeParams *params, const char *preset, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (model_presets); i++)
+    if (g_ascii_strcasecmp (model_presets[i].name, preset) == 0)
+      {
+        params->model = model_presets[i].shape;
+        return TRUE;
+      }
+  g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+               "unknown model preset '%s' (known: llama3-8b, llama3-70b, moe-small)", preset);
+  return FALSE;
+}
+
+gboolean
+weft_compose_params_set_hardware (WeftComposeParams *params, const char *hw, GError **error)
+{
+  const WeftHardware *h = weft_hardware_preset (hw);
+
+  if (h == NULL)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown hardware preset '%s' (known: h100, h200)", hw);
+      return FALSE;
+    }
+  params->hw = *h;
+  return TRUE;
+}
+
+static const struct
+{
+  const char  *name;
+  WeftStrategy flag;
+} strategy_names[] = {
+  { "ddp", WEFT_STRATEGY_DDP }, { "fsdp", WEFT_STRATEGY_FSDP }, { "tp", WEFT_STRATEGY_TP },
+  { "ep", WEFT_STRATEGY_EP },   { "cp", WEFT_STRATEGY_CP },
+};
+
+gboolean
+weft_compose_parse_strategies (const char *text, guint *strategies, GError **error)
+{
+  g_auto (GStrv) parts = NULL;
+  guint flags = 0;
+
+  if (text == NULL || *text == '\0')
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "empty strategy list");
+      return FALSE;
+    }
+  parts = g_strsplit_set (text, ",+", -1);
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      gboolean found = FALSE;
+      char *p = g_strstrip (parts[i]);
+
+      if (*p == '\0')
+        continue;
+      if (g_ascii_strcasecmp (p, "fsdp2") == 0 || g_ascii_strcasecmp (p, "zero3") == 0)
+        p = (char *) "fsdp";
+      for (guint k = 0; k < G_N_ELEMENTS (strategy_names); k++)
+        if (g_ascii_strcasecmp (strategy_names[k].name, p) == 0)
+          {
+            flags |= strategy_names[k].flag;
+            found = TRUE;
+          }
+      if (!found)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                       "unknown strategy '%s' (known: ddp, fsdp, tp, ep, cp)", p);
+          return FALSE;
+        }
+    }
+  if (flags == 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "empty strategy list");
+      return FALSE;
+    }
+  *strategies = flags;
+  return TRUE;
+}
+
+char *
+weft_compose_strategies_to_string (guint strategies)
+{
+  GString *s = g_string_new (NULL);
+
+  for (guint k = 0; k < G_N_ELEMENTS (strategy_names); k++)
+    if (strategies & strategy_names[k].flag)
+      {
+        if (s->len > 0)
+          g_string_append_c (s, '+');
+        g_string_append (s, strategy_names[k].name);
+      }
+  return g_string_free (s, FALSE);
+}
+
+int
+weft_compose_world_size (const WeftComposeParams *p)
+{
+  return MAX (p->dp, 1) * MAX (p->cp, 1) * MAX (p->tp, 1);
+}
+
+#define INVALID(...)                                                    \
+  do                                                                    \
+    {                                                                   \
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, __VA_ARGS__); \
+      return FALSE;                                                     \
+    }                                                                   \
+  while (0)
+
+gboolean
+weft_compose_params_validate (const WeftComposeParams *p, GError **error)
+{
+  const WeftModelShape *m = &p->model;
+  int world;
+
+  if (p->dp < 1 || p->tp < 1 || p->cp < 1 || p->ep < 1)
+    INVALID ("parallel degrees must be >= 1 (dp %d, tp %d, cp %d, ep %d)", p->dp, p->tp, p->cp, p->ep);
+  if (p->dp > 64 || p->tp > 64 || p->cp > 64 || p->ep > 64)
+    INVALID ("parallel degrees must be <= 64");
+  world = weft_compose_world_size (p);
+  if (world > 64)
+    INVALID ("dp x cp x tp = %d ranks: at most 64", world);
+  if ((p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) == (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP))
+    INVALID ("ddp and fsdp are alternatives: choose one");
+  if (p->strategies == 0)
+    INVALID ("no strategy");
+  if (p->dp > 1 && !(p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)))
+    INVALID ("dp %d needs ddp or fsdp in the strategy list", p->dp);
+  if (p->tp > 1 && !(p->strategies & WEFT_STRATEGY_TP))
+    INVALID ("tp %d needs tp in the strategy list", p->tp);
+  if (p->cp > 1 && !(p->strategies & WEFT_STRATEGY_CP))
+    INVALID ("cp %d needs cp in the strategy list", p->cp);
+  if (p->ep > 1 && !(p->strategies & WEFT_STRATEGY_EP))
+    INVALID ("ep %d needs ep in the strategy list", p->ep);
+  if ((p->strategies & WEFT_STRATEGY_TP) && p->tp < 2)
+    INVALID ("strategy tp needs --tp >= 2");
+  if ((p->strategies & WEFT_STRATEGY_CP) && p->cp < 2)
+    INVALID ("strategy cp needs --cp >= 2");
+  if ((p->strategies & WEFT_STRATEGY_EP) && p->ep < 2)
+    INVALID ("strategy ep needs --ep >= 2");
+  if ((p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) && p->dp < 2 && p->cp < 2)
+    INVALID ("ddp/fsdp need --dp >= 2");
+  if (p->ep > 1 && (p->dp * p->cp) % p->ep != 0)
+    INVALID ("ep %d must divide dp x cp = %d", p->ep, p->dp * p->cp);
+  if (p->ep > 1 && p->tp > 1)
+    INVALID ("ep with tp is not modelled (use fsdp+ep or fsdp+tp)");
+  if (p->ep > 1 && m->experts < 1)
+    INVALID ("ep needs a MoE model (--experts, or --preset moe-small)");
+  if (m->experts > 0 && p->ep > 1 && m->experts % p->ep != 0)
+    INVALID ("ep %d must divide the number of experts %d", p->ep, m->experts);
+  if (m->layers < 1 || m->layers > 512)
+    INVALID ("layers %d out of range 1..512", m->layers);
+  if (m->hidden < 64 || m->hidden > 65536 || m->heads < 1 || m->hidden % m->heads != 0)
+    INVALID ("hidden %d must be a multiple of heads %d (64..65536)", m->hidden, m->heads);
+  if (m->kv_heads < 1 || m->heads % m->kv_heads != 0)
+    INVALID ("kv heads %d must divide heads %d", m->kv_heads, m->heads);
+  if (m->ffn < 1 || m->ffn > 1 << 20 || m->vocab < 1 || m->vocab > 1 << 22)
+    INVALID ("ffn %d / vocab %d out of range", m->ffn, m->vocab);
+  if (m->seq < 16 || m->seq > 1 << 21 || m->mbs < 1 || m->mbs > 4096)
+    INVALID ("seq %d (16..2097152) / mbs %d (1..4096) out of range", m->seq, m->mbs);
+  if (m->experts < 0 || m->experts > 1024 || (m->experts > 0 && (m->top_k < 1 || m->top_k > m->experts)))
+    INVALID ("experts %d / top-k %d out of range", m->experts, m->top_k);
+  if (m->experts > 0 && m->moe_ffn < 1)
+    INVALID ("MoE needs an expert hidden size");
+  if (p->tp > 1 && (m->heads % p->tp != 0 || m->kv_heads % p->tp != 0 || m->ffn % p->tp != 0))
+    INVALID ("tp %d must divide heads %d, kv heads %d and ffn %d", p->tp, m->heads, m->kv_heads, m->ffn);
+  if (p->cp > 1 && m->seq % (2 * p->cp) != 0)
+    INVALID ("seq %d must be a multiple of 2 x cp (%d)", m->seq, 2 * p->cp);
+  if (p->tp > 1 && p->sequence_parallel && (m->seq / p->cp) % p->tp != 0)
+    INVALID ("sequence parallel: seq / cp must be a multiple of tp");
+  if (p->steps < 1 || p->steps > 16)
+    INVALID ("steps %d out of range 1..16", p->steps);
+  if (p->iteration < p->steps)
+    INVALID ("iteration %d must be >= steps %d", p->iteration, p->steps);
+  if (p->ddp_bucket_mb <= 0 || p->ddp_bucket_mb > 4096)
+    INVALID ("bucket size %.1f MB out of range", p->ddp_bucket_mb);
+  if (p->jitter < 0 || p->jitter > 0.5)
+    INVALID ("jitter %.3f out of range 0..0.5", p->jitter);
+  if (p->hw.peak_flops <= 0 || p->hw.hbm_bytes_per_s <= 0 || p->hw.nvlink_bus_bw <= 0 || p->hw.ib_bus_bw <= 0
+      || p->hw.gpus_per_node < 1)
+    INVALID ("hardware figures must be positive");
+  if (p->eff.gemm <= 0 || p->eff.gemm > 1 || p->eff.attention <= 0 || p->eff.attention > 1 || p->eff.memory <= 0
+      || p->eff.memory > 1)
+    INVALID ("efficiencies must be in (0, 1]");
+  return TRUE;
+}
+
+json_object *
+weft_compose_params_to_json (const WeftComposeParams *p)
+{
+  json_object *o = json_object_new_object ();
+  json_object *m = json_object_new_object ();
+  json_object *h = json_object_new_object ();
+  json_object *e = json_object_new_object ();
+  g_autofree char *strat = weft_compose_strategies_to_string (p->strategies);
+
+  json_object_object_add (m, "name", json_object_new_string (p->model.name));
+  json_object_object_add (m, "layers", json_object_new_int (p->model.layers));
+  json_object_object_add (m, "hidden", json_object_new_int (p->model.hidden));
+  json_object_object_add (m, "ffn", json_object_new_int (p->model.ffn));
+  json_object_object_add (m, "heads", json_object_new_int (p->model.heads));
+  json_object_object_add (m, "kv_heads", json_object_new_int (p->model.kv_heads));
+  json_object_object_add (m, "seq", json_object_new_int (p->model.seq));
+  json_object_object_add (m, "mbs", json_object_new_int (p->model.mbs));
+  json_object_object_add (m, "vocab", json_object_new_int (p->model.vocab));
+  json_object_object_add (m, "experts", json_object_new_int (p->model.experts));
+  json_object_object_add (m, "top_k", json_object_new_int (p->model.top_k));
+  json_object_object_add (m, "moe_ffn", json_object_new_int (p->model.moe_ffn));
+  json_object_object_add (h, "name", json_object_new_string (p->hw.name ? p->hw.name : "custom"));
+  json_object_object_add (h, "peak_flops", json_object_new_double (p->hw.peak_flops));
+  json_object_object_add (h, "hbm_bytes_per_s", json_object_new_double (p->hw.hbm_bytes_per_s));
+  json_object_object_add (h, "nvlink_bus_gbps", json_object_new_double (p->hw.nvlink_bus_bw));
+  json_object_object_add (h, "nvlink_alpha_ns", json_object_new_int64 (p->hw.nvlink_alpha_ns));
+  json_object_object_add (h, "ib_bus_gbps", json_object_new_double (p->hw.ib_bus_bw));
+  json_object_object_add (h, "ib_alpha_ns", json_object_new_int64 (p->hw.ib_alpha_ns));
+  json_object_object_add (h, "gpus_per_node", json_object_new_int (p->hw.gpus_per_node));
+  json_object_object_add (e, "gemm", json_object_new_double (p->eff.gemm));
+  json_object_object_add (e, "attention", json_object_new_double (p->eff.attention));
+  json_object_object_add (e, "memory", json_object_new_double (p->eff.memory));
+  json_object_object_add (e, "calibrated", json_object_new_boolean (p->eff.calibrated));
+  json_object_object_add (o, "composer", json_object_new_string (WEFT_VERSION_STRING));
+  json_object_object_add (o, "strategy", json_object_new_string (strat));
+  json_object_object_add (o, "dp", json_object_new_int (p->dp));
+  json_object_object_add (o, "tp", json_object_new_int (p->tp));
+  json_object_object_add (o, "cp", json_object_new_int (p->cp));
+  json_object_object_add (o, "ep", json_object_new_int (p->ep));
+  json_object_object_add (o, "sequence_parallel", json_object_new_boolean (p->sequence_parallel));
+  json_object_object_add (o, "fsdp_prefetch", json_object_new_boolean (p->fsdp_prefetch));
+  json_object_object_add (o, "reshard_after_forward", json_object_new_boolean (p->reshard_after_forward));
+  json_object_object_add (o, "ddp_bucket_mb", json_object_new_double (p->ddp_bucket_mb));
+  json_object_object_add (o, "ep_overlap", json_object_new_boolean (p->ep_overlap));
+  json_object_object_add (o, "cp_mode", json_object_new_string (p->cp_mode == WEFT_CP_RING ? "ring" : "allgather"));
+  json_object_object_add (o, "steps", json_object_new_int (p->steps));
+  json_object_object_add (o, "seed", json_object_new_int64 (p->seed));
+  json_object_object_add (o, "jitter", json_object_new_double (p->jitter));
+  json_object_object_add (o, "model", m);
+  json_object_object_add (o, "hardware", h);
+  json_object_object_add (o, "efficiency", e);
+  return o;
+}

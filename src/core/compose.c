@@ -1,0 +1,2008 @@
+/* compose.c: the composer's discrete-event simulation and Kineto writer.
+ *
+ * The step program is generated once for all ranks in lockstep (SPMD: every
+ * rank issues the same sequence; only group membership differs). Each
+ * emitted operation becomes one node per rank in a DAG:
+ *   - CPU nodes chain on the rank's CPU thread (start = previous end + gap);
+ *     a sync node (cudaStreamSynchronize) ends after the GPU op it waits for;
+ *   - GPU nodes start after the previous op of their stream, the events the
+ *     stream waits for (cudaStreamWaitEvent) and their launch (+ latency);
+ *   - a collective is one GPU node per member plus one rendezvous node per
+ *     instance: rendezvous = latest member start + intrinsic transfer time;
+ *     every member ends there (early ranks wait inside the kernel).
+ * The DAG is solved in topological order (Kahn) with integer nanoseconds,
+ * then every rank's events are written as Kineto JSON text. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "weft/weft-compose.h"
+#include "weft/weft-save.h"
+
+/* ---- streams ------------------------------------------------------------------ */
+
+enum
+{
+  ST_COMPUTE = 0,
+  ST_AG,
+  ST_RS,
+  ST_DP,
+  ST_TP,
+  ST_EP,
+  ST_CP,
+  N_STREAMS
+};
+
+static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25 };
+
+/* ---- process-group dimensions ----------------------------------------------------- */
+
+enum
+{
+  DIM_WORLD = 0,
+  DIM_DP,       /* dp x cp (FSDP shard / DDP replicate / grad-norm), same tp index */
+  DIM_TP,
+  DIM_CP,
+  DIM_EP,
+  DIM_DPEP,     /* expert FSDP: dp x cp / ep */
+  N_DIMS
+};
+
+/* ---- DAG ------------------------------------------------------------------------ */
+
+enum
+{
+  NODE_CPU = 0,
+  NODE_GPU,
+  NODE_COLL,    /* a collective member kernel; ends at its rendezvous */
+  NODE_RDV,
+};
+
+#define EDGE_END   0u
+#define EDGE_START (1u << 30)
+#define EDGE_SYNC  (2u << 30)
+#define EDGE_MASK  (3u << 30)
+
+typedef struct
+{
+  gint64  start;
+  gint64  end;
+  gint64  dur;
+  gint64  gap;    /* after END deps */
+  gint64  lat;    /* after START deps */
+  guint32 first_dep;
+  guint32 n_deps;
+  guint32 rdv;    /* NODE_COLL: its rendezvous */
+  guint8  kind;
+} Node;
+
+enum
+{
+  REC_SCOPE = 0,
+  REC_RUNTIME,
+  REC_GPU,
+};
+
+typedef struct
+{
+  guint8      kind;
+  guint8      stream;
+  guint8      memcpy;    /* gpu_memcpy instead of kernel */
+  guint8      launch;    /* runtime call that launches a GPU op (ac2g flow) */
+  guint8      nccl;      /* GPU rec of a collective: add a gpu_user_annotation */
+  const char *cat;
+  const char *name;
+  const char *args;      /* extra args (JSON members without braces), NULL */
+  const char *annot;     /* nccl: the gpu_user_annotation name */
+  guint32     a;         /* scope begin / runtime / gpu node */
+  guint32     b;         /* scope end node */
+  gint64      ext;
+  gint64      corr;
+  gint64      annot_ext;
+  int         cbid;
+} Rec;
+
+typedef struct
+{
+  guint32 cpu_last;
+  guint32 stream_last[N_STREAMS];   /* handle: node whose END the next op waits for */
+  guint32 waits[N_STREAMS][8];
+  guint   n_waits[N_STREAMS];
+  gint64  ext;
+  gint64  corr;
+  GArray *recs;
+  guint   stack[64];                /* rec indices of open scopes */
+  gint64  ext_stack[64];
+  guint   depth;
+  gint64  seq[N_DIMS];
+  GRand  *rng;
+  guint32 scratch;                  /* last handle returned per rank */
+  guint32 handles[8];               /* saved handles (see save_handle) */
+} RankState;
+
+typedef struct
+{
+  WeftComposeParams p;
+  int               world;
+  int               tokens;     /* tokens per rank: seq / cp * mbs */
+  GArray           *nodes;
+  GArray           *deps;
+  RankState        *rs;
+  GStringChunk     *strs;
+  WeftCostModel    *own_cm;
+  const WeftCostModel *cm;
+  GRand            *rng;        /* per-instance jitter */
+  char              pg_name[N_DIMS][8];
+  const char       *pg_desc[N_DIMS];
+  gboolean          dim_on[N_DIMS];
+  guint32           tmp_deps[80];
+  guint             n_tmp;
+  guint64           seed_hash;
+} Ctx;
+
+#define NONE WEFT_NONE
+
+static guint32
+node_new (Ctx *c, int kind, gint64 dur, gint64 gap, gint64 lat)
+{
+  Node n = { 0 };
+
+  n.kind = kind;
+  n.dur = MAX (dur, 0);
+  n.gap = gap;
+  n.lat = lat;
+  n.first_dep = c->deps->len;
+  n.n_deps = c->n_tmp;
+  n.rdv = NONE;
+  g_array_append_vals (c->deps, c->tmp_deps, c->n_tmp);
+  c->n_tmp = 0;
+  g_array_append_val (c->nodes, n);
+  return c->nodes->len - 1;
+}
+
+static void
+dep (Ctx *c, guint32 node, guint32 type)
+{
+  if (node == NONE || c->n_tmp >= G_N_ELEMENTS (c->tmp_deps))
+    return;
+  c->tmp_deps[c->n_tmp++] = node | type;
+}
+
+static inline Node *
+N (Ctx *c, guint32 i)
+{
+  return &g_array_index (c->nodes, Node, i);
+}
+
+static double
+jit (Ctx *c, int r, double rel)
+{
+  return 1.0 + rel * (2.0 * g_rand_double (c->rs[r].rng) - 1.0);
+}
+
+/* ---- groups ------------------------------------------------------------------ */
+
+/* rank = (d * cp + k) * tp + t */
+static void
+rank_coords (Ctx *c, int rank, int *d, int *k, int *t)
+{
+  *t = rank % c->p.tp;
+  *k = (rank / c->p.tp) % c->p.cp;
+  *d = rank / (c->p.tp * c->p.cp);
+}
+
+/* Members of rank's group along dim, sorted; returns the count. */
+static int
+group_members (Ctx *c, int dim, int rank, int *out)
+{
+  int d, k, t, n = 0;
+  int dc, per;
+
+  rank_coords (c, rank, &d, &k, &t);
+  switch (dim)
+    {
+    case DIM_WORLD:
+      for (int r = 0; r < c->world; r++)
+        out[n++] = r;
+      break;
+    case DIM_DP:
+      for (int r = 0; r < c->world; r++)
+        if (r % c->p.tp == t)
+          out[n++] = r;
+      break;
+    case DIM_TP:
+      for (int i = 0; i < c->p.tp; i++)
+        out[n++] = (rank / c->p.tp) * c->p.tp + i;
+      break;
+    case DIM_CP:
+      for (int i = 0; i < c->p.cp; i++)
+        out[n++] = (d * c->p.cp + i) * c->p.tp + t;
+      break;
+    case DIM_EP:
+      dc = d * c->p.cp + k;
+      per = dc / c->p.ep * c->p.ep;
+      for (int i = 0; i < c->p.ep; i++)
+        out[n++] = (per + i) * c->p.tp + t;
+      break;
+    case DIM_DPEP:
+      dc = d * c->p.cp + k;
+      for (int i = dc % c->p.ep; i < c->p.dp * c->p.cp; i += c->p.ep)
+        out[n++] = i * c->p.tp + t;
+      break;
+    default:
+      out[n++] = rank;
+    }
+  return n;
+}
+
+static char *
+ranks_text (const int *m, int n)
+{
+  GString *s = g_string_new ("[");
+
+  for (int i = 0; i < n; i++)
+    g_string_append_printf (s, i ? ", %d" : "%d", m[i]);
+  g_string_append_c (s, ']');
+  return g_string_free (s, FALSE);
+}
+
+/* ---- CPU side --------------------------------------------------------------------- */
+
+static gint64
+cpu_cost (Ctx *c, int r, gint64 ns)
+{
+  return (gint64) (ns * jit (c, r, 0.2));
+}
+
+static Rec *
+rec_add (Ctx *c, int r, int kind)
+{
+  Rec rec = { 0 };
+
+  rec.kind = kind;
+  rec.a = rec.b = NONE;
+  g_array_append_val (c->rs[r].recs, rec);
+  return &g_array_index (c->rs[r].recs, Rec, c->rs[r].recs->len - 1);
+}
+
+static guint32
+cpu_node (Ctx *c, int r, gint64 cost, gint64 gap)
+{
+  RankState *s = &c->rs[r];
+
+  dep (c, s->cpu_last, EDGE_END);
+  s->cpu_last = node_new (c, NODE_CPU, cpu_cost (c, r, cost), cpu_cost (c, r, gap), 0);
+  return s->cpu_last;
+}
+
+static void
+scope_begin (Ctx *c, const char *cat, const char *name, const char *args)
+{
+  for (int r = 0; r < c->world; r++)
+    {
+      RankState *s = &c->rs[r];
+      Rec *rec;
+
+      g_assert (s->depth < G_N_ELEMENTS (s->stack));
+      rec = rec_add (c, r, REC_SCOPE);
+      rec->cat = cat;
+      rec->name = name;
+      rec->args = args;
+      rec->ext = ++s->ext;
+      rec->a = cpu_node (c, r, 1500, 800);
+      s->stack[s->depth] = s->recs->len - 1;
+      s->ext_stack[s->depth] = rec->ext;
+      s->depth++;
+    }
+}
+
+static void
+scope_end (Ctx *c)
+{
+  for (int r = 0; r < c->world; r++)
+    {
+      RankState *s = &c->rs[r];
+      guint32 n = cpu_node (c, r, 600, 300);
+
+      g_assert (s->depth > 0);
+      s->depth--;
+      g_array_index (s->recs, Rec, s->stack[s->depth]).b = n;
+    }
+}
+
+static gint64
+cur_ext (RankState *s)
+{
+  return s->depth > 0 ? s->ext_stack[s->depth - 1] : 0;
+}
+
+/* A cuda_runtime call on rank r; returns its node. */
+static guint32
+runtime_call (Ctx *c, int r, const char *name, int cbid, gint64 cost, guint32 sync_on)
+{
+  RankState *s = &c->rs[r];
+  Rec *rec = rec_add (c, r, REC_RUNTIME);
+
+  rec->cat = "cuda_runtime";
+  rec->name = name;
+  rec->cbid = cbid;
+  rec->ext = cur_ext (s);
+  rec->corr = ++s->corr;
+  dep (c, s->cpu_last, EDGE_END);
+  if (sync_on != NONE)
+    dep (c, sync_on, EDGE_SYNC);
+  s->cpu_last = node_new (c, NODE_CPU, cpu_cost (c, r, cost), cpu_cost (c, r, 400), 0);
+  rec->a = s->cpu_last;
+  return s->cpu_last;
+}
+
+/* ---- GPU side --------------------------------------------------------------------- */
+
+/* Launches a GPU op on rank r (after the launch call); dur < 0: a collective
+ * member (NODE_COLL). Returns the GPU node. */
+static guint32
+launch_gpu (Ctx *c, int r, int stream, const char *name, gint64 dur, gboolean is_memcpy, const char *args)
+{
+  RankState *s = &c->rs[r];
+  guint32 call;
+  Rec *rec;
+  gint64 corr;
+  guint32 g;
+
+  call = runtime_call (c, r, is_memcpy ? "cudaMemcpyAsync" : "cudaLaunchKernel", is_memcpy ? 41 : 211,
+                       is_memcpy ? 6000 : 4500, NONE);
+  g_array_index (s->recs, Rec, s->recs->len - 1).launch = TRUE;
+  corr = s->corr;
+  dep (c, s->stream_last[stream], EDGE_END);
+  for (guint i = 0; i < s->n_waits[stream]; i++)
+    dep (c, s->waits[stream][i], EDGE_END);
+  s->n_waits[stream] = 0;
+  dep (c, call, EDGE_START);
+  g = node_new (c, dur < 0 ? NODE_COLL : NODE_GPU, dur < 0 ? 0 : dur, cpu_cost (c, r, 1200),
+                cpu_cost (c, r, 3500));
+  rec = rec_add (c, r, REC_GPU);
+  rec->cat = is_memcpy ? "gpu_memcpy" : "kernel";
+  rec->memcpy = is_memcpy;
+  rec->name = name;
+  rec->stream = stream;
+  rec->args = args;
+  rec->ext = cur_ext (s);
+  rec->corr = corr;
+  rec->a = g;
+  rec->b = g;
+  s->stream_last[stream] = g;
+  return g;
+}
+
+/* cudaEventRecord on stream: remembers (per rank) what the stream has
+ * launched so far in s->scratch. */
+static void
+event_record (Ctx *c, int stream)
+{
+  for (int r = 0; r < c->world; r++)
+    {
+      runtime_call (c, r, "cudaEventRecord", 135, 2000, NONE);
+      c->rs[r].scratch = c->rs[r].stream_last[stream];
+    }
+}
+
+/* cudaStreamWaitEvent: stream waits for each rank's scratch handle. */
+static void
+stream_wait (Ctx *c, int stream)
+{
+  for (int r = 0; r < c->world; r++)
+    {
+      RankState *s = &c->rs[r];
+
+      runtime_call (c, r, "cudaStreamWaitEvent", 147, 1500, NONE);
+      if (s->scratch != NONE && s->n_waits[stream] < G_N_ELEMENTS (s->waits[stream]))
+        s->waits[stream][s->n_waits[stream]++] = s->scratch;
+    }
+}
+
+static void
+save_handle (Ctx *c, int slot, int stream)
+{
+  for (int r = 0; r < c->world; r++)
+    c->rs[r].handles[slot] = c->rs[r].stream_last[stream];
+}
+
+static void
+load_handle (Ctx *c, int slot)
+{
+  for (int r = 0; r < c->world; r++)
+    c->rs[r].scratch = c->rs[r].handles[slot];
+}
+
+/* ---- compute kernels ------------------------------------------------------------- */
+
+typedef enum
+{
+  K_GEMM,
+  K_ATTN_FWD,
+  K_ATTN_BWD,
+  K_MEM,
+} KClass;
+
+static gint64
+kernel_ns (Ctx *c, KClass kc, double flops, double bytes)
+{
+  const WeftHardware *hw = &c->p.hw;
+  const WeftComputeEfficiency *e = &c->p.eff;
+  double t_mem = bytes / (hw->hbm_bytes_per_s * e->memory);
+  double t_flop = 0;
+
+  switch (kc)
+    {
+    case K_GEMM:
+      t_flop = flops / (hw->peak_flops * e->gemm);
+      break;
+    case K_ATTN_FWD:
+      t_flop = flops / (hw->peak_flops * e->attention);
+      break;
+    case K_ATTN_BWD:
+      t_flop = flops / (hw->peak_flops * e->attention * 0.8);
+      break;
+    case K_MEM:
+      break;
+    }
+  return (gint64) (MAX (t_flop, t_mem) * 1e9) + e->kernel_overhead_ns;
+}
+
+static const char *
+stats_args (const char *grid, const char *block, int regs, int smem, int occ)
+{
+  static char buf[256];
+
+  g_snprintf (buf, sizeof buf,
+              "\"registers per thread\": %d, \"shared memory\": %d, \"grid\": %s, \"block\": %s, "
+              "\"est. achieved occupancy %%\": %d",
+              regs, smem, grid, block, occ);
+  return buf;
+}
+
+/* One compute kernel on the compute stream of every rank, inside a cpu_op
+ * named op (NULL: launched from the current scope). */
+static void
+kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, double bytes, const char *stats)
+{
+  gint64 base = kernel_ns (c, kc, flops, bytes);
+  const char *args = g_string_chunk_insert_const (c->strs, stats);
+
+  if (op != NULL)
+    scope_begin (c, "cpu_op", op, NULL);
+  for (int r = 0; r < c->world; r++)
+    launch_gpu (c, r, ST_COMPUTE, name, (gint64) (base * jit (c, r, c->p.jitter)), FALSE, args);
+  if (op != NULL)
+    scope_end (c);
+}
+
+#define GEMM_STATS stats_args ("[132, 1, 1]", "[384, 1, 1]", 168, 213504, 19)
+#define EW_STATS stats_args ("[16384, 1, 1]", "[128, 1, 1]", 28, 0, 100)
+#define RED_STATS stats_args ("[4096, 1, 1]", "[256, 1, 1]", 40, 0, 100)
+#define FLASH_STATS stats_args ("[32, 1, 32]", "[128, 1, 1]", 255, 49152, 48)
+
+static const char *GEMM_FWD = "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT";
+static const char *GEMM_DGRAD = "nvjet_tst_256x128_64x4_2x1_v_bz_coopB_NNT";
+static const char *GEMM_WGRAD = "nvjet_tst_128x128_64x4_2x1_v_bz_TNT";
+static const char *GEMM_OUT =
+  "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
+static const char *K_RMS = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0";
+static const char *K_RMS_BWD = "triton_red_fused__to_copy_add_div_mul_pow_sum_1";
+static const char *K_ROPE =
+  "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<c10::complex<float>, "
+  "c10::complex<float>, c10::complex<float>, at::native::binary_internal::MulFunctor<c10::complex<float> > > >(at::TensorIteratorBase&, "
+  "at::native::BinaryFunctor<c10::complex<float>, c10::complex<float>, c10::complex<float>, at::native::binary_internal::MulFunctor<c10::complex<float> > > const&)::{lambda(int)#1}>"
+  "(int, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<c10::complex<float>, c10::complex<float>, c10::complex<float>, "
+  "at::native::binary_internal::MulFunctor<c10::complex<float> > > >(at::TensorIteratorBase&, at::native::BinaryFunctor<c10::complex<float>, "
+  "c10::complex<float>, c10::complex<float>, at::native::binary_internal::MulFunctor<c10::complex<float> > > const&)::{lambda(int)#1})";
+static const char *K_FLASH_FWD =
+  "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t, "
+  "pytorch_flash::Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)";
+static const char *K_FLASH_BWD_DOT =
+  "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, "
+  "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params)";
+static const char *K_FLASH_BWD =
+  "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, "
+  "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> >, true, false, false, false, false, true>(pytorch_flash::Flash_bwd_params)";
+static const char *K_FLASH_BWD_CVT =
+  "void pytorch_flash::flash_bwd_convert_dq_kernel<pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, "
+  "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params, int)";
+static const char *K_ADD =
+  "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, "
+  "at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)";
+static const char *K_SILU = "triton_poi_fused_mul_silu_0";
+static const char *K_SILU_BWD = "triton_poi_fused_mul_sigmoid_silu_silu_backward_0";
+static const char *K_COPY_OUT =
+  "void at::native::(anonymous namespace)::split_with_sizes_copy_out_contiguous_no_cast_kernel<c10::BFloat16>(c10::BFloat16 const*, "
+  "long const*, long const*, long const*, c10::BFloat16**, long, long)";
+static const char *K_CHUNK_CAT =
+  "void at::native::(anonymous namespace)::chunk_cat_cuda_kernel<float, c10::BFloat16>(c10::BFloat16**, float*, long*, long*, long*, "
+  "long*, long*, long, long, long, long)";
+static const char *K_EMBED =
+  "void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, true>"
+  "(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, "
+  "at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)";
+static const char *K_EMBED_BWD =
+  "void at::native::(anonymous namespace)::embedding_backward_feature_kernel<c10::BFloat16, float, long>(long const*, "
+  "c10::BFloat16 const*, c10::BFloat16*, int, long, int)";
+static const char *K_SOFTMAX =
+  "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
+  "at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)";
+static const char *K_SOFTMAX_BWD =
+  "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, "
+  "at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, long)";
+static const char *K_NLL =
+  "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, float, long>(float*, float*, float const*, "
+  "long const*, float const*, bool, long, long, long, long)";
+static const char *K_ADAM =
+  "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<4>, "
+  "at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::(anonymous namespace)::ADAM_MODE)1, false>, "
+  "double*, double, double, double, double, double, bool, float*, float*>(at::native::(anonymous namespace)::TensorListMetadata<4>, "
+  "at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::(anonymous namespace)::ADAM_MODE)1, false>, "
+  "double*, double, double, double, double, double, bool, float*, float*)";
+static const char *K_NORM2 =
+  "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>, "
+  "at::native::(anonymous namespace)::LpNormFunctor<float, (at::native::(anonymous namespace)::NormType)1, float, float>, "
+  "float*, int>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::LpNormFunctor<float, "
+  "(at::native::(anonymous namespace)::NormType)1, float, float>, float*, int)";
+static const char *K_REDUCE =
+  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::NormTwoOps<float, float, float>, unsigned int, float, 4, 4> >"
+  "(at::native::ReduceOp<float, at::native::NormTwoOps<float, float, float>, unsigned int, float, 4, 4>)";
+static const char *K_TOPK = "void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float const, unsigned int>, "
+                            "unsigned int, unsigned int, bool, unsigned int, unsigned int, at::cuda::detail::TensorInfo<float, unsigned int>, "
+                            "unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int)";
+static const char *K_HIST = "void at::cuda::kernelHistogram1D<long, long, long, 1, 2, -1, (at::cuda::CUDAHistogramMemoryType)0, "
+                            "at::cuda::detail::TensorInfo<long, long>, at::cuda::detail::TensorInfo<long, long>, long, long>";
+static const char *K_PERMUTE = "void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<"
+                               "at::native::index_kernel_impl<at::native::OpaqueType<2> >(at::TensorIteratorBase&, "
+                               "c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1}> >";
+static const char *K_GROUPED_GEMM =
+  "void cutlass::device_kernel<at::cuda::detail::enable_3x_kernel_for_sm9x<cutlass::gemm::kernel::GemmUniversal<"
+  "cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<"
+  "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecializedCooperative, cutlass::bfloat16_t, cutlass::bfloat16_t, float> > > >";
+static const char *K_SCATTER_ADD = "void at::native::_scatter_gather_elementwise_kernel<128, 4, at::native::_cuda_scatter_gather_internal_kernel<"
+                                   "true, c10::BFloat16>::operator()<at::native::ReduceAdd>(at::TensorIterator&, long, long, long, "
+                                   "at::native::ReduceAdd const&)::{lambda(long)#1}>(int, {lambda(long)#1})";
+static const char *K_LSE_MERGE = "triton_poi_fused_add_exp_log_logsumexp_mul_sigmoid_sub_0";
+
+/* ---- collectives ----------------------------------------------------------------- */
+
+typedef struct
+{
+  int          dim;
+  int          stream;
+  int          producer;    /* the caller's current stream (ProcessGroupNCCL waits for it) */
+  WeftCollType type;
+  const char  *coll_name;   /* "Collective name" */
+  const char  *op_name;     /* c10d:: cpu_op */
+  const char  *annot;       /* nccl:* annotation */
+  const char  *kernel;
+  const char  *dtype;       /* "BFloat16", "Float", "Long" */
+  int          elem;        /* bytes per element */
+  gint64       in_nelems;   /* per rank */
+  gint64       out_nelems;
+  gint64       bytes;       /* S for the cost model */
+  gboolean     p2p_ring;    /* ring step: splits show the neighbour only */
+  double       imbalance;   /* all_to_allv: relative spread of split sizes */
+} CollSpec;
+
+static guint64
+fnv1a (const char *s, guint64 h)
+{
+  for (; *s; s++)
+    {
+      h ^= (guchar) *s;
+      h *= G_GUINT64_CONSTANT (1099511628211);
+    }
+  return h;
+}
+
+static const char *K_AG = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char *K_RS_BF16 = "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char *K_AR_BF16 = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char *K_AR_F32 = "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)";
+static const char *K_SENDRECV = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage<4096ul>)";
+
+/* Emits one collective on every rank: c10d op > record_param_comms >
+ * nccl:* annotation > cudaEventRecord (producer: compute) >
+ * cudaStreamWaitEvent (comm stream) > NCCL launch > cudaEventRecord (end).
+ * Leaves each rank's end handle in scratch (for a later stream_wait). */
+static void
+collective (Ctx *c, const CollSpec *spec)
+{
+  int members[64];
+  guint32 *kernels = g_new (guint32, c->world);
+  guint *krec = g_new (guint, c->world);
+  gint64 *in_n = g_new (gint64, c->world);
+  gint64 *out_n = g_new (gint64, c->world);
+  gboolean *done = g_new0 (gboolean, c->world);
+
+  /* per-rank sizes (all_to_allv: token imbalance) */
+  for (int r = 0; r < c->world; r++)
+    {
+      double f = spec->imbalance > 0 ? jit (c, r, spec->imbalance) : 1.0;
+      in_n[r] = (gint64) (spec->in_nelems * f);
+      out_n[r] = spec->imbalance > 0 ? (gint64) (spec->out_nelems * jit (c, r, spec->imbalance)) : spec->out_nelems;
+    }
+
+  scope_begin (c, "cpu_op", spec->op_name, NULL);
+  /* record_param_comms with per-rank args */
+  for (int r = 0; r < c->world; r++)
+    {
+      RankState *s = &c->rs[r];
+      int n = group_members (c, spec->dim, r, members);
+      g_autofree char *rt = ranks_text (members, n);
+      g_autofree char *insplit = NULL;
+      g_autofree char *outsplit = NULL;
+      char key[160];
+      guint64 cid;
+      char *args;
+      char *kargs;
+      Rec *rec;
+      int me = 0;
+
+      for (int i = 0; i < n; i++)
+        if (members[i] == r)
+          me = i;
+      s->seq[spec->dim]++;
+      g_snprintf (key, sizeof key, "%s|%s|%" G_GINT64_FORMAT, c->pg_name[spec->dim], rt, s->seq[spec->dim]);
+      cid = fnv1a (key, G_GUINT64_CONSTANT (14695981039346656037) ^ c->seed_hash);
+      if (spec->type == WEFT_COLL_ALL_TO_ALL && spec->coll_name[strlen (spec->coll_name) - 1] == 'v')
+        {
+          GString *a = g_string_new ("[");
+          GString *b = g_string_new ("[");
+          for (int i = 0; i < n; i++)
+            {
+              gint64 vi, vo;
+              if (spec->p2p_ring)
+                {
+                  vi = (i == (me + 1) % n) ? in_n[r] : 0;
+                  vo = (i == (me + n - 1) % n) ? out_n[r] : 0;
+                }
+              else
+                {
+                  vi = in_n[r] / n;
+                  vo = out_n[r] / n;
+                }
+              g_string_append_printf (a, i ? ", %" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, vi);
+              g_string_append_printf (b, i ? ", %" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, vo);
+            }
+          g_string_append_c (a, ']');
+          g_string_append_c (b, ']');
+          insplit = g_string_free (a, FALSE);
+          outsplit = g_string_free (b, FALSE);
+        }
+      kargs = g_strdup_printf ("\"Collective name\": \"%s\", \"In msg nelems\": %" G_GINT64_FORMAT
+                               ", \"Out msg nelems\": %" G_GINT64_FORMAT ", \"Group size\": %d, \"dtype\": \"%s\", "
+                               "\"In split size\": \"%s\", \"Out split size\": \"%s\", \"Process Group Name\": \"%s\", "
+                               "\"Process Group Description\": \"%s\", \"Process Group Ranks\": \"%s\", \"Seq\": %" G_GINT64_FORMAT
+                               ", \"Comms Id\": %" G_GUINT64_FORMAT,
+                               spec->coll_name, in_n[r], out_n[r], n, spec->dtype, insplit ? insplit : "[]",
+                               outsplit ? outsplit : "[]", c->pg_name[spec->dim], c->pg_desc[spec->dim], rt,
+                               s->seq[spec->dim], cid);
+      args = g_strdup_printf ("\"Rank\": %d, \"Global rank start\": %d, \"Global rank stride\": %d, %s", me,
+                              members[0], n > 1 ? members[1] - members[0] : 1, kargs);
+      rec = rec_add (c, r, REC_SCOPE);
+      rec->cat = "cpu_op";
+      rec->name = "record_param_comms";
+      rec->args = g_string_chunk_insert (c->strs, args);
+      rec->ext = ++s->ext;
+      rec->a = cpu_node (c, r, 4000, 800);
+      s->stack[s->depth] = s->recs->len - 1;
+      s->ext_stack[s->depth] = rec->ext;
+      s->depth++;
+      g_free (args);
+      {
+        char *full = g_strdup_printf ("%s, \"registers per thread\": 96, \"shared memory\": 103808, \"grid\": [%d, 1, 1], "
+                                      "\"block\": [512, 1, 1], \"est. achieved occupancy %%\": 3",
+                                      kargs, spec->bytes > (1 << 20) ? 16 : 2);
+        /* temporarily keep in the chunk; pointer stored in out_n slot is not
+         * possible, so record it on a per-rank scratch rec field below */
+        rec->annot = g_string_chunk_insert (c->strs, full);
+        g_free (full);
+      }
+      g_free (kargs);
+    }
+  scope_begin (c, "user_annotation", spec->annot, NULL);
+  event_record (c, spec->producer);
+  stream_wait (c, spec->stream);
+  for (int r = 0; r < c->world; r++)
+    {
+      RankState *s = &c->rs[r];
+      Rec *rpc = &g_array_index (s->recs, Rec, s->stack[s->depth - 2]);
+      const char *kargs = rpc->annot;
+      Rec *gr;
+
+      rpc->annot = NULL;
+      kernels[r] = launch_gpu (c, r, spec->stream, spec->kernel, -1, FALSE, kargs);
+      krec[r] = s->recs->len - 1;
+      gr = &g_array_index (s->recs, Rec, s->recs->len - 1);
+      gr->nccl = TRUE;
+      gr->annot = spec->annot;
+      gr->annot_ext = s->ext_stack[s->depth - 1];
+    }
+  /* rendezvous per group instance */
+  for (int r = 0; r < c->world; r++)
+    {
+      int n;
+      guint32 rdv;
+      gint64 t;
+      gint64 maxbytes = 0;
+
+      if (done[r])
+        continue;
+      n = group_members (c, spec->dim, r, members);
+      for (int i = 0; i < n; i++)
+        {
+          dep (c, kernels[members[i]], EDGE_START);
+          done[members[i]] = TRUE;
+          maxbytes = MAX (maxbytes, spec->imbalance > 0 ? MAX (in_n[members[i]], out_n[members[i]]) * spec->elem : 0);
+        }
+      if (spec->p2p_ring)
+        t = weft_cost_model_estimate (c->cm, WEFT_COLL_SEND, spec->bytes, members, n, NULL);
+      else
+        t = weft_cost_model_estimate (c->cm, spec->type, MAX (spec->bytes, maxbytes), members, n, NULL);
+      t = (gint64) (t * (1.0 + 0.02 * (2.0 * g_rand_double (c->rng) - 1.0)));
+      rdv = node_new (c, NODE_RDV, t, 0, 0);
+      for (int i = 0; i < n; i++)
+        {
+          N (c, kernels[members[i]])->rdv = rdv;
+          c->rs[members[i]].stream_last[spec->stream] = rdv;
+        }
+    }
+  /* the GPU rec's end is the rendezvous */
+  for (int r = 0; r < c->world; r++)
+    g_array_index (c->rs[r].recs, Rec, krec[r]).b = N (c, kernels[r])->rdv;
+  event_record (c, spec->stream);
+  scope_end (c);   /* nccl:* */
+  scope_end (c);   /* record_param_comms */
+  scope_end (c);   /* c10d op */
+  /* scratch = end handle of this collective (event_record above) */
+  g_free (kernels);
+  g_free (krec);
+  g_free (in_n);
+  g_free (out_n);
+  g_free (done);
+}
+
+static void
+spec_init (Ctx *c, CollSpec *s, int dim, int stream, WeftCollType type, gint64 full_nelems, int elem, const char *dtype)
+{
+  int members[64];
+  int n = group_members (c, dim, 0, members);
+
+  memset (s, 0, sizeof *s);
+  s->dim = dim;
+  s->stream = stream;
+  s->producer = ST_COMPUTE;
+  s->type = type;
+  s->elem = elem;
+  s->dtype = dtype;
+  s->bytes = full_nelems * elem;
+  switch (type)
+    {
+    case WEFT_COLL_ALL_GATHER:
+      s->coll_name = "_allgather_base";
+      s->op_name = "c10d::_allgather_base_";
+      s->annot = "nccl:_all_gather_base";
+      s->kernel = K_AG;
+      s->in_nelems = full_nelems / n;
+      s->out_nelems = full_nelems;
+      break;
+    case WEFT_COLL_REDUCE_SCATTER:
+      s->coll_name = "_reduce_scatter_base";
+      s->op_name = "c10d::_reduce_scatter_base_";
+      s->annot = "nccl:_reduce_scatter_base";
+      s->kernel = K_RS_BF16;
+      s->in_nelems = full_nelems;
+      s->out_nelems = full_nelems / n;
+      break;
+    case WEFT_COLL_ALL_REDUCE:
+      s->coll_name = "allreduce";
+      s->op_name = "c10d::allreduce_";
+      s->annot = "nccl:all_reduce";
+      s->kernel = elem == 4 ? K_AR_F32 : K_AR_BF16;
+      s->in_nelems = full_nelems;
+      s->out_nelems = full_nelems;
+      break;
+    case WEFT_COLL_ALL_TO_ALL:
+    default:
+      s->coll_name = "all_to_allv";
+      s->op_name = "c10d::alltoall_base_";
+      s->annot = "nccl:all_to_all";
+      s->kernel = K_SENDRECV;
+      s->in_nelems = full_nelems;
+      s->out_nelems = full_nelems;
+      break;
+    }
+}
+
+/* Collective whose result the compute stream needs right away (TP, EP,
+ * CP): emit it and make the compute stream wait for it (work.wait()). */
+static void
+blocking_collective (Ctx *c, const CollSpec *spec)
+{
+  collective (c, spec);
+  stream_wait (c, ST_COMPUTE);
+}
+
+/* ---- model pieces ----------------------------------------------------------------- */
+
+typedef struct
+{
+  double T;        /* tokens per rank (after cp) */
+  double Tn;       /* tokens seen by norms (T / tp with SP) */
+  double h, f, d;
+  double nh, nkv;  /* heads per rank */
+  double tp;
+  double V;
+} Dims;
+
+static void
+dims_init (Ctx *c, Dims *D)
+{
+  const WeftModelShape *m = &c->p.model;
+
+  D->T = (double) m->seq / c->p.cp * m->mbs;
+  D->tp = c->p.tp;
+  D->Tn = (c->p.sequence_parallel && c->p.tp > 1) ? D->T / c->p.tp : D->T;
+  D->h = m->hidden;
+  D->f = m->ffn;
+  D->d = (double) m->hidden / m->heads;
+  D->nh = (double) m->heads / c->p.tp;
+  D->nkv = (double) m->kv_heads / c->p.tp;
+  D->V = m->vocab;
+}
+
+static gboolean
+is_moe_block (Ctx *c, int layer)
+{
+  const WeftModelShape *m = &c->p.model;
+  return m->experts > 0 && (m->moe_every <= 1 || layer % m->moe_every == m->moe_every - 1);
+}
+
+/* parameters (elements) of one block on one rank before FSDP sharding */
+static double
+block_params_dense (Ctx *c, int layer)
+{
+  const WeftModelShape *m = &c->p.model;
+  double h = m->hidden, d = (double) m->hidden / m->heads;
+  double attn = h * m->heads * d * 2 + h * m->kv_heads * d * 2;
+  double mlp = is_moe_block (c, layer) ? h * m->experts : 3.0 * h * m->ffn;
+
+  return (attn + mlp) / c->p.tp + 2 * h;
+}
+
+static double
+block_params_experts (Ctx *c, int layer)
+{
+  const WeftModelShape *m = &c->p.model;
+
+  if (!is_moe_block (c, layer))
+    return 0;
+  return 3.0 * m->hidden * (double) m->moe_ffn * m->experts / c->p.ep;
+}
+
+static gint64
+round_to (double x, int multiple)
+{
+  gint64 v = (gint64) llround (x);
+  return (v + multiple - 1) / multiple * multiple;
+}
+
+static gboolean
+has (Ctx *c, WeftStrategy s)
+{
+  return (c->p.strategies & s) != 0;
+}
+
+/* TP collective after a row-parallel GEMM (forward) or before/after the
+ * column-parallel GEMMs (backward). kind 0: reduce (AR or RS), 1: gather (AG
+ * with SP; nothing without SP). */
+static void
+tp_comm (Ctx *c, const Dims *D, int kind)
+{
+  CollSpec s;
+  gint64 full = (gint64) (D->T * D->h);
+
+  if (!has (c, WEFT_STRATEGY_TP) || c->p.tp < 2)
+    return;
+  if (!c->p.sequence_parallel)
+    {
+      if (kind != 0)
+        return;
+      spec_init (c, &s, DIM_TP, ST_TP, WEFT_COLL_ALL_REDUCE, full, 2, "BFloat16");
+    }
+  else if (kind == 0)
+    spec_init (c, &s, DIM_TP, ST_TP, WEFT_COLL_REDUCE_SCATTER, full, 2, "BFloat16");
+  else
+    spec_init (c, &s, DIM_TP, ST_TP, WEFT_COLL_ALL_GATHER, full, 2, "BFloat16");
+  blocking_collective (c, &s);
+}
+
+static void
+attention_forward (Ctx *c, const Dims *D)
+{
+  double T = D->T, h = D->h, d = D->d;
+  double qd = D->nh * d, kvd = D->nkv * d;
+  int cp = c->p.cp;
+
+  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * qd, 2 * (T * h + h * qd + T * qd), GEMM_STATS);
+  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * kvd, 2 * (T * h + h * kvd + T * kvd), GEMM_STATS);
+  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * kvd, 2 * (T * h + h * kvd + T * kvd), GEMM_STATS);
+  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * qd, EW_STATS);
+  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * kvd, EW_STATS);
+
+  if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
+    {
+      /* cp chunks: attention on the chunk in hand while the next K/V chunk
+       * travels around the ring (cp - 1 steps) */
+      double chunk_flops = 4 * T * T * d * D->nh * 0.5;
+      scope_begin (c, "cpu_op", "aten::_scaled_dot_product_flash_attention", NULL);
+      for (int step = 0; step < cp; step++)
+        {
+          if (step < cp - 1)
+            {
+              CollSpec s;
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (2 * T * kvd), 2, "BFloat16");
+              s.bytes = (gint64) (2 * T * kvd * 2);
+              s.p2p_ring = TRUE;
+              s.op_name = "c10d::alltoall_base_";
+              collective (c, &s);
+              save_handle (c, 4, ST_CP);
+            }
+          kernel (c, "aten::_flash_attention_forward", K_FLASH_FWD, K_ATTN_FWD, chunk_flops,
+                  2 * (T * qd * 2 + 2 * T * kvd), FLASH_STATS);
+          if (step > 0)
+            kernel (c, NULL, K_LSE_MERGE, K_MEM, 0, 2 * T * qd * 3, EW_STATS);
+          if (step < cp - 1)
+            {
+              load_handle (c, 4);
+              stream_wait (c, ST_COMPUTE);
+            }
+        }
+      scope_end (c);
+    }
+  else
+    {
+      double Tk = T;
+      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
+          blocking_collective (c, &s);
+          Tk = T * cp;
+        }
+      scope_begin (c, "cpu_op", "aten::_scaled_dot_product_flash_attention", NULL);
+      kernel (c, "aten::_flash_attention_forward", K_FLASH_FWD, K_ATTN_FWD, 4 * T * Tk * d * D->nh * 0.5,
+              2 * (T * qd * 2 + 2 * Tk * kvd), FLASH_STATS);
+      scope_end (c);
+    }
+  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * qd * h, 2 * (T * qd + qd * h + T * h), GEMM_STATS);
+}
+
+static void
+attention_backward (Ctx *c, const Dims *D)
+{
+  double T = D->T, h = D->h, d = D->d;
+  double qd = D->nh * d, kvd = D->nkv * d;
+  int cp = c->p.cp;
+
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
+  kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * qd * h, 2 * (T * qd + qd * h + T * h), GEMM_STATS);
+  kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * qd * h, 2 * (T * qd + qd * h + T * h), GEMM_STATS);
+  scope_end (c);
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0", NULL);
+  if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
+    {
+      double chunk_flops = 2.5 * 4 * T * T * d * D->nh * 0.5;
+      for (int step = 0; step < cp; step++)
+        {
+          if (step < cp - 1)
+            {
+              CollSpec s;
+              /* K/V and dK/dV travel together */
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (4 * T * kvd), 2, "BFloat16");
+              s.bytes = (gint64) (4 * T * kvd * 2);
+              s.p2p_ring = TRUE;
+              collective (c, &s);
+              save_handle (c, 4, ST_CP);
+            }
+          kernel (c, NULL, K_FLASH_BWD_DOT, K_MEM, 0, 2 * 2 * T * qd, EW_STATS);
+          kernel (c, "aten::_flash_attention_backward", K_FLASH_BWD, K_ATTN_BWD, chunk_flops,
+                  2 * (3 * T * qd + 4 * T * kvd), FLASH_STATS);
+          kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
+          if (step < cp - 1)
+            {
+              load_handle (c, 4);
+              stream_wait (c, ST_COMPUTE);
+            }
+        }
+    }
+  else
+    {
+      double Tk = T;
+      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
+          blocking_collective (c, &s);
+          Tk = T * cp;
+        }
+      kernel (c, NULL, K_FLASH_BWD_DOT, K_MEM, 0, 2 * 2 * T * qd, EW_STATS);
+      kernel (c, "aten::_flash_attention_backward", K_FLASH_BWD, K_ATTN_BWD, 2.5 * 4 * T * Tk * d * D->nh * 0.5,
+              2 * (3 * T * qd + 4 * Tk * kvd), FLASH_STATS);
+      kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
+      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_REDUCE_SCATTER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
+          blocking_collective (c, &s);
+        }
+    }
+  scope_end (c);
+  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * qd, EW_STATS);
+  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * kvd, EW_STATS);
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
+  for (int i = 0; i < 3; i++)
+    {
+      double od = i == 0 ? qd : kvd;
+      kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * od * h, 2 * (T * od + od * h + T * h), GEMM_STATS);
+      kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * od * h, 2 * (T * od + od * h + T * h), GEMM_STATS);
+    }
+  scope_end (c);
+}
+
+static void
+mlp_forward (Ctx *c, const Dims *D)
+{
+  double T = D->T, h = D->h, f = D->f / D->tp;
+
+  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+  kernel (c, "aten::silu", K_SILU, K_MEM, 0, 2 * 3 * T * f, EW_STATS);
+  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+}
+
+static void
+mlp_backward (Ctx *c, const Dims *D)
+{
+  double T = D->T, h = D->h, f = D->f / D->tp;
+
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
+  kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+  kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+  scope_end (c);
+  kernel (c, "aten::silu_backward", K_SILU_BWD, K_MEM, 0, 2 * 5 * T * f, EW_STATS);
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
+  for (int i = 0; i < 2; i++)
+    {
+      kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+      kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+    }
+  scope_end (c);
+}
+
+/* MoE layer (EP): router, count all-to-all, D2H sync, dispatch, experts,
+ * combine. backward mirrors it without the count and the sync. */
+static void
+moe (Ctx *c, const Dims *D, gboolean backward)
+{
+  const WeftModelShape *m = &c->p.model;
+  double T = D->T, h = D->h, E = m->experts, k = m->top_k, fe = m->moe_ffn;
+  double Tk = T * k;
+  int chunks = c->p.ep_overlap ? 2 : 1;
+  gboolean ep = has (c, WEFT_STRATEGY_EP) && c->p.ep > 1;
+  double gf = backward ? 2.0 : 1.0;
+
+  scope_begin (c, "python_function", backward ? "autograd::engine::evaluate_function: MoEBackward" : "nn.Module: MoE_0", NULL);
+  if (!backward)
+    {
+      kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * E, 2 * (T * h + h * E + T * E), GEMM_STATS);
+      kernel (c, "aten::topk", K_TOPK, K_MEM, 0, 4 * T * E * 2, RED_STATS);
+      kernel (c, "aten::histc", K_HIST, K_MEM, 0, 8 * Tk * 2, RED_STATS);
+    }
+  kernel (c, "aten::index", K_PERMUTE, K_MEM, 0, 2 * 2 * Tk * h, EW_STATS);
+  if (ep && !backward)
+    {
+      CollSpec s;
+      int members[64];
+      int n = group_members (c, DIM_EP, 0, members);
+
+      /* (1) token counts per expert */
+      spec_init (c, &s, DIM_EP, ST_EP, WEFT_COLL_ALL_TO_ALL, (gint64) E, 8, "Long");
+      s.coll_name = "all_to_all";
+      s.in_nelems = s.out_nelems = (gint64) E;
+      blocking_collective (c, &s);
+      /* (2) device-to-host sync of the split sizes */
+      scope_begin (c, "cpu_op", "aten::tolist", NULL);
+      scope_begin (c, "cpu_op", "aten::_local_scalar_dense", NULL);
+      for (int r = 0; r < c->world; r++)
+        {
+          RankState *st = &c->rs[r];
+          guint32 g = launch_gpu (c, r, ST_COMPUTE, "Memcpy DtoH (Device -> Pinned)", 2500, TRUE,
+                                  "\"bytes\": 256, \"memory bandwidth (GB/s)\": 0.1");
+          runtime_call (c, r, "cudaStreamSynchronize", 131, 3000, g);
+          (void) st;
+        }
+      scope_end (c);
+      scope_end (c);
+      (void) n;
+    }
+  for (int ch = 0; ch < chunks; ch++)
+    {
+      if (ep)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_EP, ST_EP, WEFT_COLL_ALL_TO_ALL, (gint64) (Tk * h / chunks), 2, "BFloat16");
+          s.imbalance = 0.1;
+          collective (c, &s);   /* dispatch (forward) / combine-grad (backward) */
+          save_handle (c, ch, ST_EP);
+        }
+    }
+  for (int ch = 0; ch < chunks; ch++)
+    {
+      if (ep)
+        {
+          load_handle (c, ch);
+          stream_wait (c, ST_COMPUTE);
+        }
+      scope_begin (c, "cpu_op", "aten::_grouped_mm", NULL);
+      kernel (c, NULL, K_GROUPED_GEMM, K_GEMM, gf * 2 * 2 * Tk / chunks * h * fe, 2 * (Tk / chunks * h * 2 + 2 * h * fe * E / c->p.ep), GEMM_STATS);
+      scope_end (c);
+      kernel (c, backward ? "aten::silu_backward" : "aten::silu", backward ? K_SILU_BWD : K_SILU, K_MEM, 0,
+              2 * 3 * Tk / chunks * fe, EW_STATS);
+      scope_begin (c, "cpu_op", "aten::_grouped_mm", NULL);
+      kernel (c, NULL, K_GROUPED_GEMM, K_GEMM, gf * 2 * Tk / chunks * h * fe, 2 * (Tk / chunks * (h + fe) + h * fe * E / c->p.ep), GEMM_STATS);
+      scope_end (c);
+      if (ep)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_EP, ST_EP, WEFT_COLL_ALL_TO_ALL, (gint64) (Tk * h / chunks), 2, "BFloat16");
+          s.imbalance = 0.1;
+          collective (c, &s);   /* combine (forward) / dispatch-grad (backward) */
+          save_handle (c, 2 + ch, ST_EP);
+        }
+    }
+  if (ep)
+    for (int ch = 0; ch < chunks; ch++)
+      {
+        load_handle (c, 2 + ch);
+        stream_wait (c, ST_COMPUTE);
+      }
+  kernel (c, "aten::scatter_add_", K_SCATTER_ADD, K_MEM, 0, 2 * 3 * Tk * h, EW_STATS);
+  if (backward)
+    kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * h * E * 2, 2 * (T * h + h * E + T * E), GEMM_STATS);
+  scope_end (c);
+}
+
+/* ---- FSDP ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  double dense;    /* elements of the unit on this rank before FSDP sharding */
+  double experts;
+} Unit;
+
+static void
+fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
+{
+  CollSpec s;
+  int members[64];
+  int n = group_members (c, DIM_DP, 0, members);
+
+  scope_begin (c, "user_annotation", "FSDP::all_gather", NULL);
+  if (slot_wait >= 0)
+    {
+      /* the all-gather stream waits for the compute stream */
+      load_handle (c, slot_wait);
+      stream_wait (c, ST_AG);
+    }
+  scope_begin (c, "user_annotation", "FSDP::all_gather_copy_in", NULL);
+  scope_end (c);
+  spec_init (c, &s, DIM_DP, ST_AG, WEFT_COLL_ALL_GATHER, round_to (u->dense, n), 2, "BFloat16");
+  s.producer = ST_AG;
+  collective (c, &s);
+  if (u->experts > 0 && c->dim_on[DIM_DPEP])
+    {
+      n = group_members (c, DIM_DPEP, 0, members);
+      spec_init (c, &s, DIM_DPEP, ST_AG, WEFT_COLL_ALL_GATHER, round_to (u->experts, n), 2, "BFloat16");
+      s.producer = ST_AG;
+      collective (c, &s);
+    }
+  scope_end (c);
+}
+
+static void
+fsdp_copy_out (Ctx *c, const Unit *u)
+{
+  scope_begin (c, "user_annotation", "FSDP::all_gather_copy_out", NULL);
+  event_record (c, ST_AG);
+  stream_wait (c, ST_COMPUTE);
+  kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, 2 * 2 * (u->dense + u->experts), EW_STATS);
+  scope_end (c);
+}
+
+static void
+fsdp_reduce_scatter (Ctx *c, const Unit *u)
+{
+  CollSpec s;
+  int members[64];
+  int n = group_members (c, DIM_DP, 0, members);
+
+  scope_begin (c, "user_annotation", "FSDP::post_backward_reduce", NULL);
+  event_record (c, ST_COMPUTE);
+  stream_wait (c, ST_RS);
+  for (int r = 0; r < c->world; r++)
+    {
+      gint64 base = kernel_ns (c, K_MEM, 0, 2 * 2 * (u->dense + u->experts));
+      launch_gpu (c, r, ST_RS, K_CHUNK_CAT, (gint64) (base * jit (c, r, c->p.jitter)), FALSE,
+                  g_string_chunk_insert_const (c->strs, EW_STATS));
+    }
+  spec_init (c, &s, DIM_DP, ST_RS, WEFT_COLL_REDUCE_SCATTER, round_to (u->dense, n), 2, "BFloat16");
+  s.producer = ST_RS;
+  collective (c, &s);
+  if (u->experts > 0 && c->dim_on[DIM_DPEP])
+    {
+      n = group_members (c, DIM_DPEP, 0, members);
+      spec_init (c, &s, DIM_DPEP, ST_RS, WEFT_COLL_REDUCE_SCATTER, round_to (u->experts, n), 2, "BFloat16");
+      s.producer = ST_RS;
+      collective (c, &s);
+    }
+  scope_end (c);
+}
+
+/* ---- DDP -------------------------------------------------------------------------- */
+
+typedef struct
+{
+  double pending;   /* bytes of gradients not yet in a launched bucket */
+  int    buckets;
+} Ddp;
+
+static void
+ddp_bucket (Ctx *c, Ddp *ddp, gboolean force)
+{
+  double cap = (ddp->buckets == 0 ? 1.0 : c->p.ddp_bucket_mb) * 1024 * 1024;
+  CollSpec s;
+
+  if (!has (c, WEFT_STRATEGY_DDP) || ddp->pending <= 0 || (!force && ddp->pending < cap))
+    return;
+  spec_init (c, &s, DIM_DP, ST_DP, WEFT_COLL_ALL_REDUCE, (gint64) (ddp->pending / 4), 4, "Float");
+  scope_begin (c, "cpu_op", "DistributedDataParallel.reducer::allreduce_bucket", NULL);
+  collective (c, &s);
+  scope_end (c);
+  ddp->pending = 0;
+  ddp->buckets++;
+}
+
+static void
+ddp_grad (Ctx *c, Ddp *ddp, double elements)
+{
+  if (!has (c, WEFT_STRATEGY_DDP))
+    return;
+  ddp->pending += elements * 4;
+  ddp_bucket (c, ddp, FALSE);
+}
+
+/* ---- the step ---------------------------------------------------------------------- */
+
+static void
+block_forward (Ctx *c, const Dims *D, int layer)
+{
+  kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D->Tn * D->h, RED_STATS);
+  tp_comm (c, D, 1);
+  attention_forward (c, D);
+  tp_comm (c, D, 0);
+  kernel (c, "aten::add", K_ADD, K_MEM, 0, 3 * 2 * D->Tn * D->h, EW_STATS);
+  kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D->Tn * D->h, RED_STATS);
+  if (is_moe_block (c, layer))
+    moe (c, D, FALSE);
+  else
+    {
+      tp_comm (c, D, 1);
+      mlp_forward (c, D);
+      tp_comm (c, D, 0);
+    }
+  kernel (c, "aten::add", K_ADD, K_MEM, 0, 3 * 2 * D->Tn * D->h, EW_STATS);
+}
+
+static void
+block_backward (Ctx *c, const Dims *D, int layer, Ddp *ddp)
+{
+  kernel (c, "aten::add", K_ADD, K_MEM, 0, 3 * 2 * D->Tn * D->h, EW_STATS);
+  if (is_moe_block (c, layer))
+    moe (c, D, TRUE);
+  else
+    {
+      tp_comm (c, D, 1);   /* SP: all-gather of the output gradient */
+      mlp_backward (c, D);
+      tp_comm (c, D, 0);   /* AR (or RS with SP) of the input gradient */
+    }
+  ddp_grad (c, ddp, 3.0 * D->h * D->f / D->tp);
+  kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D->Tn * D->h, RED_STATS);
+  tp_comm (c, D, 1);
+  attention_backward (c, D);
+  tp_comm (c, D, 0);
+  ddp_grad (c, ddp, (2 * D->h * D->nh * D->d + 2 * D->h * D->nkv * D->d));
+  kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D->Tn * D->h, RED_STATS);
+}
+
+static void
+emit_step (Ctx *c, int step_no)
+{
+  const WeftModelShape *m = &c->p.model;
+  gboolean fsdp = has (c, WEFT_STRATEGY_FSDP) && c->dim_on[DIM_DP];
+  int L = m->layers;
+  int n_units = L + 2;
+  Unit *units = g_new0 (Unit, n_units);
+  Dims D;
+  Ddp ddp = { 0 };
+  char name[64];
+  double total_params = 0;
+  gboolean *gathered = g_new0 (gboolean, n_units);
+
+  dims_init (c, &D);
+  units[0].dense = D.V * D.h / D.tp;
+  for (int i = 0; i < L; i++)
+    {
+      units[1 + i].dense = block_params_dense (c, i);
+      units[1 + i].experts = block_params_experts (c, i);
+    }
+  units[L + 1].dense = D.V * D.h / D.tp + D.h;
+  for (int i = 0; i < n_units; i++)
+    total_params += units[i].dense + units[i].experts;
+
+  g_snprintf (name, sizeof name, "ProfilerStep#%d", step_no);
+  scope_begin (c, "user_annotation", g_string_chunk_insert_const (c->strs, name), NULL);
+
+  /* inputs */
+  scope_begin (c, "cpu_op", "aten::to", NULL);
+  scope_begin (c, "cpu_op", "aten::_to_copy", NULL);
+  scope_begin (c, "cpu_op", "aten::copy_", NULL);
+  for (int r = 0; r < c->world; r++)
+    launch_gpu (c, r, ST_COMPUTE, "Memcpy HtoD (Pinned -> Device)", 3000, TRUE,
+                "\"bytes\": 65536, \"memory bandwidth (GB/s)\": 21.8");
+  scope_end (c);
+  scope_end (c);
+  scope_end (c);
+
+  if (fsdp)
+    {
+      scope_begin (c, "user_annotation", "FSDP::root_pre_forward", NULL);
+      scope_end (c);
+    }
+
+  /* ---- forward */
+  for (int u = 0; u < n_units; u++)
+    {
+      if (u >= 1 && u <= L)
+        {
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", u - 1);
+          scope_begin (c, "python_function", g_string_chunk_insert_const (c->strs, name), NULL);
+        }
+      else
+        scope_begin (c, "python_function", u == 0 ? "nn.Module: Embedding_0" : "nn.Module: Linear_0", NULL);
+      if (fsdp)
+        {
+          scope_begin (c, "user_annotation", "FSDP::pre_forward", NULL);
+          if (!c->p.fsdp_prefetch && u > 0)
+            fsdp_all_gather (c, &units[u], 5);   /* waits for compute: no overlap */
+          else if (u >= 2)
+            fsdp_all_gather (c, &units[u], 6);   /* memory limit: two units in flight */
+          else
+            fsdp_all_gather (c, &units[u], -1);
+          fsdp_copy_out (c, &units[u]);
+          scope_end (c);
+        }
+      if (u == 0)
+        {
+          kernel (c, "aten::embedding", K_EMBED, K_MEM, 0, 2 * 2 * D.T * D.h, EW_STATS);
+          if (has (c, WEFT_STRATEGY_TP) && c->p.tp > 1)
+            tp_comm (c, &D, 0);
+        }
+      else if (u <= L)
+        block_forward (c, &D, u - 1);
+      else
+        {
+          kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D.Tn * D.h, RED_STATS);
+          tp_comm (c, &D, 1);
+          kernel (c, "aten::mm", GEMM_OUT, K_GEMM, 2 * D.T * D.h * D.V / D.tp, 2 * (D.T * D.h + D.h * D.V / D.tp + D.T * D.V / D.tp), GEMM_STATS);
+        }
+      if (fsdp)
+        {
+          scope_begin (c, "user_annotation", "FSDP::post_forward", NULL);
+          scope_end (c);
+        }
+      scope_end (c);
+      /* handles: 5 = compute now (no-prefetch wait), 6 = compute two units back */
+      for (int r = 0; r < c->world; r++)
+        {
+          c->rs[r].handles[6] = c->rs[r].handles[7];
+          c->rs[r].handles[7] = c->rs[r].stream_last[ST_COMPUTE];
+          c->rs[r].handles[5] = c->rs[r].stream_last[ST_COMPUTE];
+        }
+    }
+
+  /* loss */
+  scope_begin (c, "cpu_op", "aten::cross_entropy_loss", NULL);
+  kernel (c, "aten::_log_softmax", K_SOFTMAX, K_MEM, 0, (4 + 2) * D.T * D.V / D.tp, RED_STATS);
+  kernel (c, "aten::nll_loss_forward", K_NLL, K_MEM, 0, 4 * D.T, RED_STATS);
+  scope_end (c);
+
+  /* ---- backward */
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: LogSoftmaxBackward0", NULL);
+  kernel (c, "aten::_log_softmax_backward_data", K_SOFTMAX_BWD, K_MEM, 0, (4 + 4 + 2) * D.T * D.V / D.tp, RED_STATS);
+  scope_end (c);
+  for (int u = n_units - 1; u >= 0; u--)
+    {
+      gboolean needs_ag = fsdp && c->p.reshard_after_forward && u >= 1 && u <= L;
+
+      for (int r = 0; r < c->world; r++)
+        c->rs[r].handles[5] = c->rs[r].stream_last[ST_COMPUTE];
+      if (fsdp)
+        {
+          scope_begin (c, "user_annotation", "FSDP::pre_backward", NULL);
+          if (needs_ag && !gathered[u])
+            {
+              fsdp_all_gather (c, &units[u], c->p.fsdp_prefetch ? -1 : 5);
+              gathered[u] = TRUE;
+            }
+          if (needs_ag)
+            fsdp_copy_out (c, &units[u]);
+          /* explicit backward prefetch of the previous block */
+          if (c->p.fsdp_prefetch && c->p.reshard_after_forward && u - 1 >= 1 && u - 1 <= L && !gathered[u - 1])
+            {
+              fsdp_all_gather (c, &units[u - 1], 5);   /* overlaps block u's backward */
+              gathered[u - 1] = TRUE;
+            }
+          scope_end (c);
+        }
+      if (u == n_units - 1)
+        {
+          scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
+          tp_comm (c, &D, 1);
+          kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * D.T * D.h * D.V / D.tp, 2 * (D.T * D.h + D.h * D.V / D.tp + D.T * D.V / D.tp), GEMM_STATS);
+          kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * D.T * D.h * D.V / D.tp, 2 * (D.T * D.h + D.h * D.V / D.tp + D.T * D.V / D.tp), GEMM_STATS);
+          scope_end (c);
+          tp_comm (c, &D, 0);
+          ddp_grad (c, &ddp, D.h * D.V / D.tp);
+          kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D.Tn * D.h, RED_STATS);
+        }
+      else if (u >= 1)
+        {
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d.backward", u - 1);
+          scope_begin (c, "python_function", g_string_chunk_insert_const (c->strs, name), NULL);
+          block_backward (c, &D, u - 1, &ddp);
+          scope_end (c);
+        }
+      else
+        {
+          scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: EmbeddingBackward0", NULL);
+          kernel (c, "aten::embedding_dense_backward", K_EMBED_BWD, K_MEM, 0, 4 * D.T * D.h + 4 * D.V * D.h / D.tp, EW_STATS);
+          scope_end (c);
+          ddp_grad (c, &ddp, D.h * D.V / D.tp);
+          ddp_bucket (c, &ddp, TRUE);   /* the last bucket: exposed */
+        }
+      if (fsdp)
+        fsdp_reduce_scatter (c, &units[u]);
+    }
+  if (fsdp)
+    {
+      scope_begin (c, "user_annotation", "FSDP::root_post_backward", NULL);
+      event_record (c, ST_RS);
+      stream_wait (c, ST_COMPUTE);
+      scope_end (c);
+    }
+  if (has (c, WEFT_STRATEGY_DDP))
+    {
+      event_record (c, ST_DP);
+      stream_wait (c, ST_COMPUTE);
+    }
+
+  /* grad-norm clipping */
+  {
+    double local = fsdp ? total_params / (c->p.dp * c->p.cp) : total_params;
+    scope_begin (c, "cpu_op", "aten::_foreach_norm", NULL);
+    kernel (c, NULL, K_NORM2, K_MEM, 0, 4 * local, RED_STATS);
+    kernel (c, NULL, K_REDUCE, K_MEM, 0, 4096, RED_STATS);
+    scope_end (c);
+    if (fsdp || (has (c, WEFT_STRATEGY_TP) && c->p.tp > 1))
+      {
+        CollSpec s;
+        spec_init (c, &s, fsdp ? DIM_DP : DIM_TP, fsdp ? ST_DP : ST_TP, WEFT_COLL_ALL_REDUCE, 1, 4, "Float");
+        blocking_collective (c, &s);
+      }
+    scope_begin (c, "user_annotation", "Optimizer.step#AdamW.step", NULL);
+    for (int i = 0; i < 4; i++)
+      kernel (c, "aten::_fused_adamw_", K_ADAM, K_MEM, 0, local * 4 * 4 * 2 / 4,
+              stats_args ("[320, 1, 1]", "[512, 1, 1]", 72, 0, 50));
+    scope_end (c);
+    scope_begin (c, "user_annotation", "Optimizer.zero_grad#AdamW.zero_grad", NULL);
+    scope_end (c);
+  }
+
+  /* loss.item(): the CPU waits for the whole step */
+  scope_begin (c, "cpu_op", "aten::item", NULL);
+  scope_begin (c, "cpu_op", "aten::_local_scalar_dense", NULL);
+  for (int r = 0; r < c->world; r++)
+    {
+      guint32 g = launch_gpu (c, r, ST_COMPUTE, "Memcpy DtoH (Device -> Pageable)", 2400, TRUE,
+                              "\"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0017");
+      runtime_call (c, r, "cudaStreamSynchronize", 131, 3000, g);
+    }
+  scope_end (c);
+  scope_end (c);
+
+  scope_end (c);   /* ProfilerStep */
+  g_free (units);
+  g_free (gathered);
+}
+
+/* ---- solving ------------------------------------------------------------------------ */
+
+static gboolean
+solve (Ctx *c, GError **error)
+{
+  guint n = c->nodes->len;
+  guint32 *indeg = g_new0 (guint32, n);
+  guint32 *off = g_new0 (guint32, n + 1);
+  guint32 *adj = g_new (guint32, c->deps->len + 1);
+  guint32 *queue = g_new (guint32, n + 1);
+  guint qh = 0, qt = 0, done = 0;
+  gboolean ok;
+
+  for (guint i = 0; i < n; i++)
+    {
+      Node *nd = N (c, i);
+      indeg[i] = nd->n_deps;
+      for (guint k = 0; k < nd->n_deps; k++)
+        off[(g_array_index (c->deps, guint32, nd->first_dep + k) & ~EDGE_MASK) + 1]++;
+    }
+  for (guint i = 0; i < n; i++)
+    off[i + 1] += off[i];
+  {
+    guint32 *fill = g_memdup2 (off, sizeof (guint32) * (n + 1));
+    for (guint i = 0; i < n; i++)
+      {
+        Node *nd = N (c, i);
+        for (guint k = 0; k < nd->n_deps; k++)
+          {
+            guint32 d = g_array_index (c->deps, guint32, nd->first_dep + k) & ~EDGE_MASK;
+            adj[fill[d]++] = i;
+          }
+      }
+    g_free (fill);
+  }
+  for (guint i = 0; i < n; i++)
+    if (indeg[i] == 0)
+      queue[qt++] = i;
+  while (qh < qt)
+    {
+      guint32 i = queue[qh++];
+      Node *nd = N (c, i);
+      gint64 start = 0;
+      gint64 sync_end = G_MININT64;
+
+      for (guint k = 0; k < nd->n_deps; k++)
+        {
+          guint32 e = g_array_index (c->deps, guint32, nd->first_dep + k);
+          Node *d = N (c, e & ~EDGE_MASK);
+          switch (e & EDGE_MASK)
+            {
+            case EDGE_END:
+              start = MAX (start, d->end + nd->gap);
+              break;
+            case EDGE_START:
+              start = MAX (start, d->start + nd->lat);
+              break;
+            default:
+              sync_end = MAX (sync_end, d->end);
+              break;
+            }
+        }
+      nd->start = start;
+      nd->end = start + nd->dur;
+      if (sync_end != G_MININT64)
+        nd->end = MAX (nd->end, sync_end + 1800);
+      done++;
+      for (guint32 k = off[i]; k < off[i + 1]; k++)
+        if (--indeg[adj[k]] == 0)
+          queue[qt++] = adj[k];
+    }
+  ok = done == n;
+  if (!ok)
+    g_set_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE, "composer: the step program has a dependency cycle (%u of %u ops timed)",
+                 done, n);
+  g_free (indeg);
+  g_free (off);
+  g_free (adj);
+  g_free (queue);
+  return ok;
+}
+
+/* ---- writing ------------------------------------------------------------------------ */
+
+static const gint64 ORIGIN_NS = 1000000; /* the first event at ts 1000.000 us */
+
+static void
+put_time (GString *out, gint64 ns)
+{
+  if (ns < 0)
+    {
+      g_string_append_c (out, '-');
+      ns = -ns;
+    }
+  g_string_append_printf (out, "%" G_GINT64_FORMAT ".%03d", ns / 1000, (int) (ns % 1000));
+}
+
+static void
+put_str (GString *out, const char *s)
+{
+  g_string_append_c (out, '"');
+  for (; *s; s++)
+    {
+      if (*s == '"' || *s == '\\')
+        g_string_append_c (out, '\\');
+      g_string_append_c (out, *s);
+    }
+  g_string_append_c (out, '"');
+}
+
+typedef struct
+{
+  gint64 ts;
+  guint  idx;
+} Order;
+
+static int
+order_cmp (gconstpointer a, gconstpointer b)
+{
+  const Order *x = a, *y = b;
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->idx < y->idx ? -1 : (x->idx > y->idx ? 1 : 0);
+}
+
+static GBytes *
+write_rank (Ctx *c, int r)
+{
+  RankState *s = &c->rs[r];
+  GString *o = g_string_sized_new (1 << 20);
+  int pid = 1840000 + r * 16 + 7;
+  int dev = r % c->p.hw.gpus_per_node;
+  int ndev = MIN (c->world, c->p.hw.gpus_per_node);
+  gint64 first = G_MAXINT64, last = 0;
+  g_autoptr (GArray) order = g_array_new (FALSE, FALSE, sizeof (Order));
+  json_object *meta = weft_compose_params_to_json (&c->p);
+  gboolean used[N_STREAMS] = { 0 };
+
+  for (guint i = 0; i < s->recs->len; i++)
+    {
+      Rec *rec = &g_array_index (s->recs, Rec, i);
+      Order od = { N (c, rec->a)->start, i };
+      first = MIN (first, od.ts);
+      last = MAX (last, N (c, rec->b != NONE ? rec->b : rec->a)->end);
+      g_array_append_val (order, od);
+      if (rec->kind == REC_GPU)
+        used[rec->stream] = TRUE;
+    }
+  g_array_sort (order, order_cmp);
+
+  g_string_append (o, "{\n  \"schemaVersion\": 1,\n  \"deviceProperties\": [");
+  for (int i = 0; i < ndev; i++)
+    g_string_append_printf (o,
+                            "%s\n    {\"id\": %d, \"name\": \"%s\", \"totalGlobalMem\": %" G_GINT64_FORMAT
+                            ", \"computeMajor\": 9, \"computeMinor\": 0, \"maxThreadsPerBlock\": 1024, "
+                            "\"maxThreadsPerMultiprocessor\": 2048, \"regsPerBlock\": 65536, \"warpSize\": 32, "
+                            "\"sharedMemPerBlock\": 49152, \"numSms\": %d, \"regsPerMultiprocessor\": 65536, "
+                            "\"sharedMemPerBlockOptin\": 232448, \"sharedMemPerMultiprocessor\": 233472}",
+                            i ? "," : "", i, c->p.hw.device_name ? c->p.hw.device_name : "NVIDIA GPU",
+                            c->p.hw.hbm_total_bytes, c->p.hw.num_sms > 0 ? c->p.hw.num_sms : 132);
+  g_string_append (o, "],\n  \"cupti_version\": 28,\n  \"cuda_runtime_version\": 12090,\n  \"cuda_driver_version\": 13000,\n");
+  /* distributedInfo */
+  {
+    int members[64];
+    int n_pg = 0;
+    GString *pg = g_string_new (NULL);
+    for (int dim = 0; dim < N_DIMS; dim++)
+      {
+        int n;
+        g_autofree char *rt = NULL;
+        if (!c->dim_on[dim])
+          continue;
+        n = group_members (c, dim, r, members);
+        rt = ranks_text (members, n);
+        g_string_append_printf (pg,
+                                "%s{\"pg_name\": \"%s\", \"pg_desc\": \"%s\", \"backend_config\": \"cuda:nccl\", "
+                                "\"pg_size\": %d, \"ranks\": %s}",
+                                n_pg ? ", " : "", c->pg_name[dim], c->pg_desc[dim], n, rt);
+        n_pg++;
+      }
+    g_string_append_printf (o,
+                            "  \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d, "
+                            "\"pg_count\": %d, \"pg_config\": [%s], \"nccl_version\": \"2.27.5\"},\n",
+                            r, c->world, n_pg, pg->str);
+    g_string_free (pg, TRUE);
+  }
+  g_string_append (o, "  \"record_shapes\": 1,\n  \"weft\": ");
+  g_string_append (o, json_object_to_json_string_ext (meta, JSON_C_TO_STRING_PLAIN));
+  json_object_put (meta);
+  g_string_append_printf (o, ",\n  \"trace_id\": \"%016" G_GINT64_MODIFIER "X%016" G_GINT64_MODIFIER "X\",\n",
+                          (guint64) c->seed_hash, (guint64) (r + 1) * G_GUINT64_CONSTANT (0x9E3779B97F4A7C15));
+  g_string_append (o, "  \"displayTimeUnit\": \"ms\",\n");
+  g_string_append_printf (o, "  \"baseTimeNanoseconds\": %" G_GINT64_FORMAT ",\n  \"traceEvents\": [\n",
+                          c->p.base_time_ns);
+
+#define T0(x) ((x) + ORIGIN_NS)
+  for (guint k = 0; k < order->len; k++)
+    {
+      Rec *rec = &g_array_index (s->recs, Rec, g_array_index (order, Order, k).idx);
+      Node *a = N (c, rec->a);
+      gint64 ts = a->start;
+      gint64 end = rec->b != NONE ? N (c, rec->b)->end : a->end;
+      g_string_append (o, "  {\"ph\": \"X\", \"cat\": ");
+      put_str (o, rec->cat);
+      g_string_append (o, ", \"name\": ");
+      put_str (o, rec->name);
+      if (rec->kind == REC_GPU)
+        g_string_append_printf (o, ", \"pid\": %d, \"tid\": %d", dev, stream_ids[rec->stream]);
+      else
+        g_string_append_printf (o, ", \"pid\": %d, \"tid\": %d", pid, pid);
+      g_string_append (o, ", \"ts\": ");
+      put_time (o, T0 (ts));
+      g_string_append (o, ", \"dur\": ");
+      put_time (o, end - ts);
+      g_string_append (o, ", \"args\": {");
+      switch (rec->kind)
+        {
+        case REC_SCOPE:
+          g_string_append_printf (o, "\"External id\": %" G_GINT64_FORMAT ", \"Record function id\": 0", rec->ext);
+          if (rec->args)
+            g_string_append_printf (o, ", %s", rec->args);
+          break;
+        case REC_RUNTIME:
+          if (rec->ext > 0)
+            g_string_append_printf (o, "\"External id\": %" G_GINT64_FORMAT ", ", rec->ext);
+          g_string_append_printf (o, "\"cbid\": %d, \"correlation\": %" G_GINT64_FORMAT, rec->cbid, rec->corr);
+          break;
+        case REC_GPU:
+          if (rec->ext > 0)
+            g_string_append_printf (o, "\"External id\": %" G_GINT64_FORMAT ", ", rec->ext);
+          if (rec->memcpy)
+            g_string_append_printf (o, "\"device\": %d, \"context\": 1, \"stream\": %d, \"correlation\": %" G_GINT64_FORMAT,
+                                    dev, stream_ids[rec->stream], rec->corr);
+          else
+            g_string_append_printf (o, "\"queued\": 0, \"device\": %d, \"context\": 1, \"stream\": %d, \"correlation\": %" G_GINT64_FORMAT,
+                                    dev, stream_ids[rec->stream], rec->corr);
+          if (rec->args)
+            g_string_append_printf (o, ", %s", rec->args);
+          break;
+        }
+      g_string_append (o, "}},\n");
+      if (rec->kind == REC_RUNTIME && rec->launch)
+        {
+          g_string_append_printf (o, "  {\"ph\": \"s\", \"id\": %" G_GINT64_FORMAT ", \"pid\": %d, \"tid\": %d, \"ts\": ",
+                                  rec->corr, pid, pid);
+          put_time (o, T0 (ts));
+          g_string_append (o, ", \"cat\": \"ac2g\", \"name\": \"ac2g\"},\n");
+        }
+      if (rec->kind == REC_GPU)
+        {
+          g_string_append_printf (o, "  {\"ph\": \"f\", \"id\": %" G_GINT64_FORMAT ", \"pid\": %d, \"tid\": %d, \"ts\": ",
+                                  rec->corr, dev, stream_ids[rec->stream]);
+          put_time (o, T0 (ts));
+          g_string_append (o, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
+          if (rec->nccl)
+            {
+              g_string_append (o, "  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": ");
+              put_str (o, rec->annot);
+              g_string_append_printf (o, ", \"pid\": %d, \"tid\": %d, \"ts\": ", dev, stream_ids[rec->stream]);
+              put_time (o, T0 (ts));
+              g_string_append (o, ", \"dur\": ");
+              put_time (o, end - ts);
+              g_string_append_printf (o, ", \"args\": {\"External id\": %" G_GINT64_FORMAT "}},\n", rec->annot_ext);
+            }
+        }
+    }
+  /* metadata */
+  {
+    gint64 mts = T0 (first) - 400000;
+    char tsbuf[40];
+    GString *t = g_string_new (NULL);
+    put_time (t, mts);
+    g_strlcpy (tsbuf, t->str, sizeof tsbuf);
+    g_string_free (t, TRUE);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"process_name\", \"ts\": %s, \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"python3.12\"}},\n", tsbuf, pid);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"process_labels\", \"ts\": %s, \"pid\": %d, \"tid\": 0, \"args\": {\"labels\": \"CPU\"}},\n", tsbuf, pid);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"process_sort_index\", \"ts\": %s, \"pid\": %d, \"tid\": 0, \"args\": {\"sort_index\": %d}},\n", tsbuf, pid, pid);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"process_name\", \"ts\": %s, \"pid\": %d, \"tid\": 0, \"args\": {\"name\": \"python3.12\"}},\n", tsbuf, dev);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"process_labels\", \"ts\": %s, \"pid\": %d, \"tid\": 0, \"args\": {\"labels\": \"GPU %d\"}},\n", tsbuf, dev, dev);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"process_sort_index\", \"ts\": %s, \"pid\": %d, \"tid\": 0, \"args\": {\"sort_index\": %d}},\n", tsbuf, dev, 5000000 + dev);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": %s, \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"thread %d (python3.12)\"}},\n", tsbuf, pid, pid, pid);
+    g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": %s, \"pid\": %d, \"tid\": %d, \"args\": {\"sort_index\": %d}},\n", tsbuf, pid, pid, pid);
+    for (int st = 0; st < N_STREAMS; st++)
+      if (used[st])
+        {
+          g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"thread_name\", \"ts\": %s, \"pid\": %d, \"tid\": %d, \"args\": {\"name\": \"stream %d \"}},\n", tsbuf, dev, stream_ids[st], stream_ids[st]);
+          g_string_append_printf (o, "  {\"ph\": \"M\", \"name\": \"thread_sort_index\", \"ts\": %s, \"pid\": %d, \"tid\": %d, \"args\": {\"sort_index\": %d}},\n", tsbuf, dev, stream_ids[st], stream_ids[st]);
+        }
+    g_string_append (o, "  {\"ph\": \"X\", \"cat\": \"Trace\", \"name\": \"PyTorch Profiler (0)\", \"pid\": \"Spans\", \"tid\": \"PyTorch Profiler\", \"ts\": ");
+    put_time (o, T0 (first) - 200000);
+    g_string_append (o, ", \"dur\": ");
+    put_time (o, last - first + 400000);
+    g_string_append (o, ", \"args\": {\"Op count\": 0}},\n");
+    g_string_append (o, "  {\"name\": \"Iteration Start: PyTorch Profiler\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"Traces\", \"tid\": \"Trace PyTorch Profiler\", \"ts\": ");
+    put_time (o, T0 (first) - 200000);
+    g_string_append (o, "},\n  {\"name\": \"Record Window End\", \"ph\": \"i\", \"s\": \"g\", \"pid\": \"\", \"tid\": \"\", \"ts\": ");
+    put_time (o, T0 (last) + 200000);
+    g_string_append (o, "}\n  ],\n  \"traceName\": \"");
+    g_string_append_printf (o, "profiling/traces/iteration_%d/rank%d_trace.json\"\n}\n", c->p.iteration, r);
+  }
+#undef T0
+  return g_string_free_to_bytes (o);
+}
+
+/* ---- driver ---------------------------------------------------------------------------- */
+
+static void
+ctx_free (Ctx *c)
+{
+  if (c->rs != NULL)
+    for (int r = 0; r < c->world; r++)
+      {
+        if (c->rs[r].recs)
+          g_array_unref (c->rs[r].recs);
+        if (c->rs[r].rng)
+          g_rand_free (c->rs[r].rng);
+      }
+  g_free (c->rs);
+  if (c->nodes)
+    g_array_unref (c->nodes);
+  if (c->deps)
+    g_array_unref (c->deps);
+  if (c->strs)
+    g_string_chunk_free (c->strs);
+  if (c->rng)
+    g_rand_free (c->rng);
+  weft_cost_model_free (c->own_cm);
+}
+
+static void
+ctx_init (Ctx *c, const WeftComposeParams *params)
+{
+  static const char *descs[N_DIMS] = { "default_pg", "mesh_dp", "mesh_tp", "mesh_cp", "mesh_ep", "mesh_dp_mod_ep" };
+  int next_pg = 0;
+
+  memset (c, 0, sizeof *c);
+  c->p = *params;
+  c->world = weft_compose_world_size (params);
+  c->nodes = g_array_sized_new (FALSE, FALSE, sizeof (Node), 1 << 16);
+  c->deps = g_array_sized_new (FALSE, FALSE, sizeof (guint32), 1 << 17);
+  c->strs = g_string_chunk_new (1 << 16);
+  c->rng = g_rand_new_with_seed (params->seed * 2654435761u + 17);
+  c->seed_hash = fnv1a (params->model.name, G_GUINT64_CONSTANT (1469598103934665603) + params->seed);
+  if (params->cost_model == NULL)
+    {
+      c->own_cm = weft_cost_model_new (&params->hw);
+      c->cm = c->own_cm;
+    }
+  else
+    c->cm = params->cost_model;
+  c->dim_on[DIM_WORLD] = TRUE;
+  c->dim_on[DIM_DP] = (params->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) && params->dp * params->cp > 1;
+  c->dim_on[DIM_TP] = (params->strategies & WEFT_STRATEGY_TP) && params->tp > 1;
+  c->dim_on[DIM_CP] = (params->strategies & WEFT_STRATEGY_CP) && params->cp > 1;
+  c->dim_on[DIM_EP] = (params->strategies & WEFT_STRATEGY_EP) && params->ep > 1;
+  c->dim_on[DIM_DPEP] = c->dim_on[DIM_EP] && (params->strategies & WEFT_STRATEGY_FSDP)
+                        && params->dp * params->cp / params->ep > 1;
+  for (int d = 0; d < N_DIMS; d++)
+    {
+      c->pg_desc[d] = descs[d];
+      if (c->dim_on[d])
+        g_snprintf (c->pg_name[d], sizeof c->pg_name[d], "%d", next_pg++);
+    }
+  if (params->cp > 1 && c->dim_on[DIM_DP])
+    c->pg_desc[DIM_DP] = "mesh_dp_cp";
+  c->rs = g_new0 (RankState, c->world);
+  for (int r = 0; r < c->world; r++)
+    {
+      RankState *s = &c->rs[r];
+      s->recs = g_array_sized_new (FALSE, TRUE, sizeof (Rec), 4096);
+      s->rng = g_rand_new_with_seed (params->seed * 1000003u + (guint32) r * 7919u + 1);
+      s->cpu_last = NONE;
+      for (int st = 0; st < N_STREAMS; st++)
+        s->stream_last[st] = NONE;
+      for (guint i = 0; i < G_N_ELEMENTS (s->handles); i++)
+        s->handles[i] = NONE;
+      s->scratch = NONE;
+      s->ext = 300 + r * 0;
+      s->corr = 1400;
+      /* each rank's CPU starts a little apart */
+      s->cpu_last = node_new (c, NODE_CPU, (gint64) (g_rand_double (s->rng) * 40000), 0, 0);
+    }
+}
+
+GPtrArray *
+weft_compose_json (const WeftComposeParams *params, GError **error)
+{
+  Ctx c;
+  GPtrArray *out;
+
+  if (!weft_compose_params_validate (params, error))
+    return NULL;
+  ctx_init (&c, params);
+  for (int k = 0; k < params->steps; k++)
+    emit_step (&c, params->iteration - params->steps + k);
+  if (!solve (&c, error))
+    {
+      ctx_free (&c);
+      return NULL;
+    }
+  out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
+  for (int r = 0; r < c.world; r++)
+    g_ptr_array_add (out, write_rank (&c, r));
+  ctx_free (&c);
+  return out;
+}
+
+gboolean
+weft_compose_write (const WeftComposeParams *params,
+                    const char              *out_dir,
+                    const char              *ext,
+                    char                   **written_dir,
+                    GError                 **error)
+{
+  g_autoptr (GPtrArray) texts = NULL;
+  g_autofree char *dir = NULL;
+  gboolean gz;
+
+  if (ext == NULL)
+    ext = ".json.gz";
+  gz = g_str_equal (ext, ".json.gz") || g_str_equal (ext, "json.gz");
+  if (!gz && !g_str_equal (ext, ".json") && !g_str_equal (ext, "json"))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown output format '%s' (json or json.gz)", ext);
+      return FALSE;
+    }
+  texts = weft_compose_json (params, error);
+  if (texts == NULL)
+    return FALSE;
+  dir = g_strdup_printf ("%s/profiling/traces/iteration_%d", out_dir, params->iteration);
+  if (g_mkdir_with_parents (dir, 0755) != 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot create the folder", dir);
+      return FALSE;
+    }
+  for (guint r = 0; r < texts->len; r++)
+    {
+      GBytes *b = g_ptr_array_index (texts, r);
+      g_autofree char *path = g_strdup_printf ("%s/rank%u_trace.json%s", dir, r, gz ? ".gz" : "");
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      g_autoptr (GOutputStream) fout = NULL;
+      g_autoptr (GOutputStream) zout = NULL;
+      gsize len;
+      const char *data = g_bytes_get_data (b, &len);
+      GOutputStream *w;
+
+      fout = G_OUTPUT_STREAM (g_file_replace (file, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, error));
+      if (fout == NULL)
+        return FALSE;
+      w = fout;
+      if (gz)
+        {
+          g_autoptr (GZlibCompressor) comp = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
+          zout = g_converter_output_stream_new (fout, G_CONVERTER (comp));
+          w = zout;
+        }
+      if (!g_output_stream_write_all (w, data, len, NULL, NULL, error) || !g_output_stream_close (w, NULL, error))
+        return FALSE;
+      if (gz && !g_output_stream_close (fout, NULL, error))
+        return FALSE;
+    }
+  if (written_dir != NULL)
+    *written_dir = g_steal_pointer (&dir);
+  return TRUE;
+}
