@@ -62,6 +62,11 @@ WeftTrace  *weft_solver_get_trace (WeftSolver *self);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftSolver, weft_solver_free)
 
+/* Re-solves every node in topological order (what an edit does
+ * incrementally); for benchmarks and after changing the model's clock offsets
+ * is NOT enough: build a new solver then. */
+void        weft_solver_solve_all (WeftSolver *self);
+
 /* Incremented by every re-solve that changed anything (for caches). */
 guint64     weft_solver_generation (WeftSolver *self);
 

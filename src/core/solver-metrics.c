@@ -1,0 +1,523 @@
+/* solver-metrics.c: step metrics (interval-union sweep over each rank's GPU
+ * streams), the critical path across ranks, slack, per-instance arrival and
+ * waiting. Definitions in docs/solver.md. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver-private.h"
+
+/* ---- steps ------------------------------------------------------------------- */
+
+static gint
+int_cmp (gconstpointer a, gconstpointer b)
+{
+  int x = *(const int *) a, y = *(const int *) b;
+  return (x > y) - (x < y);
+}
+
+GArray *
+weft_solver_steps (WeftSolver *self)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (int));
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      WeftRank *rank = weft_trace_rank (self->trace, r);
+      for (guint k = 0; k < rank->steps->len; k++)
+        {
+          int number = g_array_index (rank->steps, WeftStep, k).number;
+          gboolean seen = FALSE;
+          for (guint j = 0; j < out->len && !seen; j++)
+            seen = g_array_index (out, int, j) == number;
+          if (!seen)
+            g_array_append_val (out, number);
+        }
+    }
+  g_array_sort (out, int_cmp);
+  return out;
+}
+
+static inline gboolean
+op_in (WeftSolver *self, const Node *n, guint rank, int step)
+{
+  if (n->kind != NODE_OP || (n->flags & NODE_DELETED))
+    return FALSE;
+  if (rank != WEFT_SOLVER_ALL_RANKS && n->rank != rank)
+    return FALSE;
+  if (step != WEFT_SOLVER_ALL_STEPS && n->step != step)
+    return FALSE;
+  return TRUE;
+}
+
+/* ---- critical path ----------------------------------------------------------- */
+
+static void
+seg_add (GArray *segs, const Node *n, WeftCpKind kind, WeftDepKind via, gint64 begin, gint64 end)
+{
+  WeftCpSegment s;
+  s.rank_index = n->rank;
+  s.event = n->event;
+  s.kind = kind;
+  s.via = via;
+  s.begin = begin;
+  s.end = end;
+  g_array_append_val (segs, s);
+}
+
+static gboolean
+is_member_node (WeftSolver *self, const Node *n)
+{
+  return n->kind == NODE_OP && n->inst != WEFT_NONE && _weft_solver_node_is_live (self, n->inst);
+}
+
+/* Walks binding predecessors back from the op with the latest end among the
+ * ops of (rank, step); marks the nodes when mark. */
+static GArray *
+critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
+{
+  GArray *segs = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
+  guint32 last = WEFT_NONE;
+  guint32 cur;
+  guint guard = 0;
+
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    if (op_in (self, &self->nodes[v], rank, step) && (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end))
+      last = v;
+  if (last == WEFT_NONE)
+    return segs;
+
+  cur = last;
+  while (cur != WEFT_NONE && guard++ < 4 * self->n_nodes + 16)
+    {
+      Node *n = &self->nodes[cur];
+      Node *b;        /* the node whose start binding we follow next */
+      guint32 bv;
+
+      if (n->kind == NODE_OP && step != WEFT_SOLVER_ALL_STEPS && n->step != step && cur != last)
+        break;
+      if (mark)
+        n->flags |= NODE_CRIT;
+      if (n->kind == NODE_OP && is_member_node (self, n))
+        {
+          Node *in = &self->nodes[n->inst];
+          seg_add (segs, n, WEFT_CP_COMM, WEFT_DEP_RENDEZVOUS, in->start, n->end);
+          bv = in->bind_pred;
+          if (bv == WEFT_NONE)
+            break;
+          b = &self->nodes[bv];
+          if (mark)
+            b->flags |= NODE_CRIT;
+        }
+      else if (n->kind == NODE_OP)
+        {
+          seg_add (segs, n, (n->flags & NODE_COMM) ? WEFT_CP_COMM : WEFT_CP_COMPUTE, n->bind_kind, n->start, n->end);
+          bv = cur;
+          b = n;
+        }
+      else
+        {
+          /* a sync node: the CPU thread went on at n->end */
+          bv = cur;
+          b = n;
+        }
+
+      /* the gap before b's start */
+      if (b->bind_pred == WEFT_NONE)
+        {
+          if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_LAUNCH && b->launch_time != G_MININT64)
+            seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->launch_time, b->start);
+          else if (b->kind == NODE_SYNC)
+            seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
+          break;
+        }
+      {
+        Node *p = &self->nodes[b->bind_pred];
+        WeftCpKind k;
+        switch (b->bind_kind)
+          {
+          case WEFT_DEP_LAUNCH:
+          case WEFT_DEP_SYNC:
+            k = WEFT_CP_LAUNCH;
+            break;
+          default:
+            k = WEFT_CP_WAIT;
+            break;
+          }
+        if (p->kind == NODE_SYNC || b->kind == NODE_SYNC)
+          k = WEFT_CP_LAUNCH;
+        seg_add (segs, b, k, b->bind_kind, p->end, b->kind == NODE_SYNC ? b->end : b->start);
+        cur = b->bind_pred;
+        (void) bv;
+      }
+    }
+
+  /* time order, clipped so that segments do not overlap */
+  {
+    GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
+    gint64 t = G_MININT64;
+    for (guint i = segs->len; i > 0; i--)
+      {
+        WeftCpSegment s = g_array_index (segs, WeftCpSegment, i - 1);
+        gboolean is_op = s.kind == WEFT_CP_COMPUTE || s.kind == WEFT_CP_COMM;
+        if (t != G_MININT64 && s.begin < t)
+          s.begin = t;
+        if (s.end < s.begin)
+          s.end = s.begin;
+        if (s.end == s.begin && !is_op)
+          continue;
+        g_array_append_val (out, s);
+        t = s.end;
+      }
+    g_array_free (segs, TRUE);
+    return out;
+  }
+}
+
+GArray *
+weft_solver_critical_path (WeftSolver *self, int step)
+{
+  return critical_segments (self, WEFT_SOLVER_ALL_RANKS, step, FALSE);
+}
+
+static void
+update_crit (WeftSolver *self)
+{
+  GArray *segs;
+  if (self->slack_generation == self->generation && self->latest != NULL)
+    return;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    self->nodes[v].flags &= ~NODE_CRIT;
+  segs = critical_segments (self, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, TRUE);
+  g_array_free (segs, TRUE);
+  _weft_solver_update_slack (self);
+}
+
+gboolean
+weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  if (v == WEFT_NONE)
+    return FALSE;
+  update_crit (self);
+  return (self->nodes[v].flags & NODE_CRIT) != 0;
+}
+
+/* ---- slack: latest starts by a reverse pass over the topological order ------- */
+
+void
+_weft_solver_update_slack (WeftSolver *self)
+{
+  gint64 deadline = G_MININT64;
+  gint64 *L;
+  if (self->slack_generation == self->generation && self->latest != NULL && self->n_latest == self->n_nodes)
+    return;
+  g_free (self->latest);
+  self->latest = L = g_new (gint64, MAX (1, self->n_nodes));
+  self->n_latest = self->n_nodes;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      Node *n = &self->nodes[v];
+      if (n->kind == NODE_OP && !(n->flags & NODE_DELETED))
+        deadline = MAX (deadline, n->end);
+      L[v] = G_MAXINT64;
+    }
+  for (guint i = self->n_order; i > 0; i--)
+    {
+      guint32 v = self->order[i - 1];
+      Node *n = &self->nodes[v];
+      if (n->kind == NODE_INST)
+        {
+          /* latest end over the members' dependents */
+          gint64 le = deadline;
+          for (guint k = 0; k < n->n_members; k++)
+            {
+              guint32 m = n->members[k];
+              Node *mn = &self->nodes[m];
+              guint32 nx;
+              if (mn->flags & NODE_DELETED)
+                continue;
+              nx = _weft_solver_stream_next (self, m);
+              if (nx != WEFT_NONE && L[nx] != G_MAXINT64)
+                le = MIN (le, L[nx] - self->nodes[nx].w_stream);
+              for (guint o = 0; o < mn->n_out; o++)
+                {
+                  Node *s = &self->nodes[mn->out[o]];
+                  if (s->flags & NODE_DELETED)
+                    continue;
+                  for (guint e = 0; e < s->n_in; e++)
+                    if (s->in[e].src == m && L[mn->out[o]] != G_MAXINT64)
+                      le = MIN (le, L[mn->out[o]] - s->in[e].w);
+                }
+            }
+          L[v] = le - n->dur;
+          for (guint k = 0; k < n->n_members; k++)
+            L[n->members[k]] = L[v];
+          continue;
+        }
+      if (n->kind == NODE_OP && n->inst != WEFT_NONE && _weft_solver_node_is_live (self, n->inst))
+        continue; /* set by its instance, which comes later in the order */
+      {
+        gint64 le = deadline;
+        guint32 nx = _weft_solver_stream_next (self, v);
+        if (n->kind == NODE_SYNC)
+          le = G_MAXINT64;
+        if (nx != WEFT_NONE && L[nx] != G_MAXINT64)
+          le = MIN (le, L[nx] - self->nodes[nx].w_stream);
+        for (guint o = 0; o < n->n_out; o++)
+          {
+            Node *s = &self->nodes[n->out[o]];
+            if (s->flags & NODE_DELETED)
+              continue;
+            for (guint e = 0; e < s->n_in; e++)
+              if (s->in[e].src == v && L[n->out[o]] != G_MAXINT64)
+                le = MIN (le, L[n->out[o]] - s->in[e].w);
+          }
+        if (n->kind == NODE_SYNC)
+          L[v] = le;
+        else
+          L[v] = le == G_MAXINT64 ? le : le - n->dur;
+      }
+    }
+  self->slack_generation = self->generation;
+}
+
+gint64
+weft_solver_slack (WeftSolver *self, guint rank_index, guint32 event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  gint64 l;
+  if (v == WEFT_NONE)
+    return -1;
+  _weft_solver_update_slack (self);
+  l = self->latest[v];
+  if (l == G_MAXINT64)
+    return G_MAXINT64;
+  return MAX (0, l - self->nodes[v].start);
+}
+
+/* ---- metrics ----------------------------------------------------------------- */
+
+typedef struct
+{
+  gint64 s, e;
+  gboolean comm;
+} Ival;
+
+static gint
+ival_cmp (gconstpointer a, gconstpointer b)
+{
+  const Ival *x = a, *y = b;
+  return (x->s > y->s) - (x->s < y->s);
+}
+
+/* Union length of the intervals (sorted by start) of a class (-1: all). */
+static gint64
+union_len (const Ival *iv, guint n, int cls)
+{
+  gint64 total = 0, cs = 0, ce = G_MININT64;
+  for (guint i = 0; i < n; i++)
+    {
+      if (cls >= 0 && iv[i].comm != (cls == 1))
+        continue;
+      if (iv[i].e <= iv[i].s)
+        continue;
+      if (ce == G_MININT64 || iv[i].s > ce)
+        {
+          if (ce != G_MININT64)
+            total += ce - cs;
+          cs = iv[i].s;
+          ce = iv[i].e;
+        }
+      else if (iv[i].e > ce)
+        ce = iv[i].e;
+    }
+  if (ce != G_MININT64)
+    total += ce - cs;
+  return total;
+}
+
+static gboolean
+compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
+{
+  GArray *iv = g_array_new (FALSE, FALSE, sizeof (Ival));
+  gint64 sum_compute = 0, sum_comm = 0, sum_ov = 0, sum_union = 0;
+  guint n_ranks = 0;
+  gint64 begin = G_MAXINT64, end = G_MININT64;
+
+  memset (m, 0, sizeof *m);
+  m->step = step;
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      gint64 rb = G_MAXINT64, re = G_MININT64, c, k, u;
+      if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
+        continue;
+      g_array_set_size (iv, 0);
+      for (guint li = 0; li < self->ranks[r].lanes->len; li++)
+        {
+          GArray *o = g_ptr_array_index (self->ranks[r].lanes, li);
+          for (guint j = 0; o != NULL && j < o->len; j++)
+            {
+              const Node *n = &self->nodes[g_array_index (o, guint32, j)];
+              Ival x;
+              if (!op_in (self, n, r, step))
+                continue;
+              x.s = n->start;
+              x.e = n->end;
+              x.comm = (n->flags & NODE_COMM) != 0;
+              g_array_append_val (iv, x);
+              rb = MIN (rb, n->start);
+              re = MAX (re, n->end);
+            }
+        }
+      if (iv->len == 0)
+        continue;
+      g_array_sort (iv, ival_cmp);
+      c = union_len ((Ival *) (void *) iv->data, iv->len, 0);
+      k = union_len ((Ival *) (void *) iv->data, iv->len, 1);
+      u = union_len ((Ival *) (void *) iv->data, iv->len, -1);
+      sum_compute += c;
+      sum_comm += k;
+      sum_ov += c + k - u;
+      sum_union += u;
+      n_ranks++;
+      begin = MIN (begin, rb);
+      end = MAX (end, re);
+    }
+  g_array_free (iv, TRUE);
+  if (n_ranks == 0)
+    return FALSE;
+  m->n_ranks = n_ranks;
+  m->begin = begin;
+  m->end = end;
+  m->step_time = end - begin;
+  m->compute = sum_compute / n_ranks;
+  m->comm = sum_comm / n_ranks;
+  m->overlapped = sum_ov / n_ranks;
+  m->compute_only = m->compute - m->overlapped;
+  m->comm_only = m->comm - m->overlapped;
+  m->exposed_comm = m->comm_only;
+  m->idle = MAX (0, m->step_time - sum_union / n_ranks);
+  m->overlap_pct = sum_comm > 0 ? 100.0 * (double) sum_ov / (double) sum_comm : 0.0;
+
+  {
+    GArray *segs = critical_segments (self, rank, step, FALSE);
+    for (guint i = 0; i < segs->len; i++)
+      {
+        const WeftCpSegment *s = &g_array_index (segs, WeftCpSegment, i);
+        gint64 d = s->end - s->begin;
+        switch (s->kind)
+          {
+          case WEFT_CP_COMPUTE: m->cp_compute += d; m->cp_n_ops++; break;
+          case WEFT_CP_COMM: m->cp_comm += d; m->cp_n_ops++; break;
+          case WEFT_CP_LAUNCH: m->cp_launch += d; break;
+          case WEFT_CP_WAIT: m->cp_wait += d; break;
+          }
+        m->cp_length += d;
+      }
+    g_array_free (segs, TRUE);
+  }
+  return TRUE;
+}
+
+gboolean
+weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  if (rank_index != WEFT_SOLVER_ALL_RANKS && rank_index >= self->n_ranks)
+    return FALSE;
+  return compute_metrics (self, rank_index, step, out);
+}
+
+void
+_weft_solver_compute_baseline (WeftSolver *self)
+{
+  GArray *steps = weft_solver_steps (self);
+  self->baseline = g_array_new (FALSE, FALSE, sizeof (MetricsEntry));
+  for (int si = -1; si < (int) steps->len; si++)
+    {
+      int step = si < 0 ? WEFT_SOLVER_ALL_STEPS : g_array_index (steps, int, si);
+      for (guint r = 0; r <= self->n_ranks; r++)
+        {
+          MetricsEntry e;
+          e.rank = r == self->n_ranks ? WEFT_SOLVER_ALL_RANKS : r;
+          e.step = step;
+          e.ok = compute_metrics (self, e.rank, step, &e.m);
+          g_array_append_val (self->baseline, e);
+        }
+    }
+  self->steps = steps;
+}
+
+void
+_weft_solver_metrics_free (WeftSolver *self)
+{
+  if (self->baseline)
+    g_array_free (self->baseline, TRUE);
+  if (self->steps)
+    g_array_free (self->steps, TRUE);
+}
+
+gboolean
+weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
+{
+  g_return_val_if_fail (out != NULL, FALSE);
+  for (guint i = 0; self->baseline && i < self->baseline->len; i++)
+    {
+      const MetricsEntry *e = &g_array_index (self->baseline, MetricsEntry, i);
+      if (e->rank == rank_index && e->step == step)
+        {
+          *out = e->m;
+          return e->ok;
+        }
+    }
+  return FALSE;
+}
+
+/* ---- collective instances ------------------------------------------------------ */
+
+gboolean
+weft_solver_instance_info (WeftSolver *self, guint32 instance, WeftSolverInstanceInfo *info,
+                           WeftSolverArrival *arrivals, guint max_arrivals)
+{
+  guint32 iv;
+  Node *in;
+  guint k = 0;
+  WeftSolverInstanceInfo dummy;
+
+  if (info == NULL)
+    info = &dummy;
+  memset (info, 0, sizeof *info);
+  if (self->inst_node == NULL || instance >= self->inst_node->len)
+    return FALSE;
+  iv = g_array_index (self->inst_node, guint32, instance);
+  if (!_weft_solver_node_is_live (self, iv))
+    return FALSE;
+  in = &self->nodes[iv];
+  info->type = g_array_index (self->trace->instances, WeftCollInstance, instance).type;
+  info->transfer = in->dur;
+  info->last_arrival = in->start;
+  info->end = in->end;
+  info->last_rank_index = in->bind_pred != WEFT_NONE ? self->nodes[in->bind_pred].rank : G_MAXUINT;
+  for (guint i = 0; i < in->n_members; i++)
+    {
+      Node *m = &self->nodes[in->members[i]];
+      gint64 wait;
+      if (m->flags & NODE_DELETED)
+        continue;
+      wait = in->start - m->start;
+      info->total_wait += wait;
+      info->max_wait = MAX (info->max_wait, wait);
+      if (arrivals != NULL && k < max_arrivals)
+        {
+          arrivals[k].rank_index = m->rank;
+          arrivals[k].event = m->event;
+          arrivals[k].arrival = m->start;
+          arrivals[k].wait = wait;
+          arrivals[k].end = m->end;
+        }
+      k++;
+    }
+  info->n_members = k;
+  return k > 0;
+}

@@ -1,0 +1,134 @@
+/* solver-private.h: the solver's graph, shared by solver.c (graph, solve,
+ * edits) and solver-metrics.c (metrics, critical path, slack, instances,
+ * apply to model). See docs/solver.md. */
+#pragma once
+
+#include "weft/weft-solver.h"
+
+G_BEGIN_DECLS
+
+typedef enum
+{
+  NODE_OP = 0,    /* a GPU op: start = ready, end = start + dur (members: end of the instance) */
+  NODE_SYNC,      /* a GPU-to-CPU sync: start = end = when the CPU thread goes on */
+  NODE_INST,      /* a collective instance: start = last arrival, end = start + transfer */
+} NodeKind;
+
+enum
+{
+  NODE_DELETED = 1 << 0,
+  NODE_IN_HEAP = 1 << 1,
+  NODE_CRIT    = 1 << 2,
+  NODE_COMM    = 1 << 3,  /* communication op */
+};
+
+typedef struct
+{
+  guint32 src;    /* node */
+  guint8  kind;   /* WeftDepKind */
+  guint8  automatic; /* added by a move to keep the producer */
+  gint64  w;      /* this.start >= src.end + w */
+} InEdge;
+
+typedef struct
+{
+  guint8  kind;        /* NodeKind */
+  guint8  flags;
+  guint8  release_kind;/* WeftDepKind of the constant release */
+  guint8  bind_kind;   /* binding edge of the last solve */
+  guint   rank;        /* rank index */
+  guint32 event;       /* OP / SYNC: event index; INST: instance index */
+  guint32 lane;        /* OP: model lane; SYNC: CPU lane */
+  guint32 lane_pos;    /* OP: position in the solver's stream order */
+  guint32 inst;        /* OP member: INST node, else WEFT_NONE */
+  guint32 bind_pred;   /* node, WEFT_NONE */
+  guint32 launch;      /* OP: launching CPU event, WEFT_NONE */
+  int     step;        /* OP: ProfilerStep number, WEFT_SOLVER_ALL_STEPS if none */
+  gint64  obs_start;   /* observed (common timeline): OP start, SYNC call start */
+  gint64  obs_end;     /* OP end, SYNC call end */
+  gint64  dur;         /* OP: own duration; INST: transfer time */
+  gint64  release;     /* constant release, G_MININT64 none */
+  gint64  launch_time; /* OP: CPU launch start (observed) for critical-path heads */
+  gint64  w_stream;    /* OP: gap after its stream predecessor */
+  gint64  min_start;   /* user, G_MININT64 none */
+  InEdge *in;
+  guint   n_in, cap_in;
+  guint32 *out;        /* nodes holding an InEdge from this one */
+  guint   n_out, cap_out;
+  guint32 *members;    /* INST: member OP nodes */
+  guint   n_members;
+  guint32 removed_lane;/* OP: where remove_op took it from */
+  guint32 removed_pos;
+  gint64  start;
+  gint64  end;
+} Node;
+
+typedef struct
+{
+  guint32 lane;        /* CPU lane */
+  GArray *syncs;       /* guint32 SYNC nodes, by observed end */
+  GArray *orig;        /* CpuOrig of the lane's events (for shifting) */
+} ThreadSyncs;
+
+typedef struct
+{
+  guint32 event;
+  gint64  ts;          /* file clock, as loaded */
+  gint64  end;
+} CpuOrig;
+
+typedef struct
+{
+  guint   rank;
+  int     step;
+  gboolean ok;
+  WeftMetrics m;
+} MetricsEntry;
+
+typedef struct
+{
+  GArray     *ev_node;    /* guint32 per event: node or WEFT_NONE */
+  GPtrArray  *lanes;      /* per model lane: GArray of guint32 nodes (NULL: not a GPU lane) */
+  GHashTable *threads;    /* CPU lane + 1 -> ThreadSyncs* */
+  gint64      offset;
+  gint64      typ_launch; /* typical launch latency of the rank */
+  gint64      typ_gap;    /* typical gap between queued ops */
+} RankState;
+
+struct _WeftSolver
+{
+  WeftTrace *trace;
+  Node      *nodes;
+  guint      n_nodes, cap_nodes;
+  RankState *ranks;
+  guint      n_ranks;
+  GArray    *inst_node;   /* guint32 per trace instance: INST node or WEFT_NONE */
+  guint32   *order;       /* topological order of live nodes */
+  guint      n_order;
+  guint32   *pos;         /* per node: position in order */
+  guint32   *heap;
+  guint      n_heap, cap_heap;
+  int        batch;
+  gboolean   pending;
+  guint64    generation;
+  guint64    slack_generation;  /* generation the slack/critical caches belong to */
+  gint64    *latest;            /* per node, latest start (lazy) */
+  guint      n_latest;
+  GArray    *baseline;          /* MetricsEntry */
+  GArray    *steps;             /* int, sorted */
+  guint      n_edits_applied;
+};
+
+/* solver.c */
+gint64   _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 orig_t);
+void     _weft_solver_update_slack (WeftSolver *self);
+gboolean _weft_solver_node_is_live (WeftSolver *self, guint32 n);
+guint32  _weft_solver_node (WeftSolver *self, guint rank, guint32 event);
+guint32  _weft_solver_stream_prev (WeftSolver *self, guint32 n);
+guint32  _weft_solver_stream_next (WeftSolver *self, guint32 n);
+
+/* solver-metrics.c */
+void     _weft_solver_compute_baseline (WeftSolver *self);
+void     _weft_solver_metrics_free (WeftSolver *self);
+
+G_END_DECLS

@@ -1,0 +1,2726 @@
+/* solver.c: the dependency graph over every rank's GPU ops, the solver and
+ * the edits. The model, its edge kinds, the calibration that makes an
+ * unmodified trace replay exactly and the classes of traces that break the
+ * model are described in docs/solver.md. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "solver-private.h"
+
+#define TOL_NS 1000 /* 1 us: slack for inferred edges against observed times */
+
+const char *
+weft_dep_kind_to_string (WeftDepKind kind)
+{
+  static const char *names[] = { "none", "stream", "launch", "cross-stream", "rendezvous", "sync", "user", "explicit" };
+  return kind < G_N_ELEMENTS (names) ? names[kind] : "none";
+}
+
+/* ---- nodes ----------------------------------------------------------------- */
+
+static guint32
+add_node (WeftSolver *self, NodeKind kind, guint rank, guint32 event)
+{
+  Node *n;
+  if (self->n_nodes == self->cap_nodes)
+    {
+      self->cap_nodes = MAX (64, self->cap_nodes * 2);
+      self->nodes = g_renew (Node, self->nodes, self->cap_nodes);
+    }
+  n = &self->nodes[self->n_nodes];
+  memset (n, 0, sizeof *n);
+  n->kind = kind;
+  n->rank = rank;
+  n->event = event;
+  n->lane = WEFT_NONE;
+  n->lane_pos = 0;
+  n->inst = WEFT_NONE;
+  n->bind_pred = WEFT_NONE;
+  n->launch = WEFT_NONE;
+  n->step = WEFT_SOLVER_ALL_STEPS;
+  n->release = G_MININT64;
+  n->min_start = G_MININT64;
+  n->launch_time = G_MININT64;
+  n->removed_lane = WEFT_NONE;
+  return self->n_nodes++;
+}
+
+static void
+node_add_in (WeftSolver *self, guint32 v, guint32 src, WeftDepKind kind, gint64 w)
+{
+  Node *n = &self->nodes[v];
+  Node *s;
+  if (n->n_in == n->cap_in)
+    {
+      n->cap_in = MAX (2, n->cap_in * 2);
+      n->in = g_renew (InEdge, n->in, n->cap_in);
+    }
+  n->in[n->n_in].src = src;
+  n->in[n->n_in].kind = (guint8) kind;
+  n->in[n->n_in].w = w;
+  n->in[n->n_in].automatic = FALSE;
+  n->n_in++;
+  s = &self->nodes[src];
+  if (s->n_out == s->cap_out)
+    {
+      s->cap_out = MAX (2, s->cap_out * 2);
+      s->out = g_renew (guint32, s->out, s->cap_out);
+    }
+  s->out[s->n_out++] = v;
+}
+
+static void
+node_remove_in (WeftSolver *self, guint32 v, guint idx)
+{
+  Node *n = &self->nodes[v];
+  guint32 src = n->in[idx].src;
+  Node *s = &self->nodes[src];
+  memmove (&n->in[idx], &n->in[idx + 1], (n->n_in - idx - 1) * sizeof (InEdge));
+  n->n_in--;
+  for (guint i = 0; i < s->n_out; i++)
+    if (s->out[i] == v)
+      {
+        memmove (&s->out[i], &s->out[i + 1], (s->n_out - i - 1) * sizeof (guint32));
+        s->n_out--;
+        break;
+      }
+}
+
+static inline gboolean
+live (WeftSolver *self, guint32 n)
+{
+  return n != WEFT_NONE && !(self->nodes[n].flags & NODE_DELETED);
+}
+
+gboolean
+_weft_solver_node_is_live (WeftSolver *self, guint32 n)
+{
+  return n < self->n_nodes && live (self, n);
+}
+
+static GArray *
+lane_order (WeftSolver *self, guint rank, guint32 lane)
+{
+  GPtrArray *lanes = self->ranks[rank].lanes;
+  if (lane >= lanes->len)
+    return NULL;
+  return g_ptr_array_index (lanes, lane);
+}
+
+guint32
+_weft_solver_stream_prev (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  GArray *order;
+  if (n->kind != NODE_OP || n->lane_pos == 0 || (n->flags & NODE_DELETED))
+    return WEFT_NONE;
+  order = lane_order (self, n->rank, n->lane);
+  return g_array_index (order, guint32, n->lane_pos - 1);
+}
+
+guint32
+_weft_solver_stream_next (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  GArray *order;
+  if (n->kind != NODE_OP || (n->flags & NODE_DELETED))
+    return WEFT_NONE;
+  order = lane_order (self, n->rank, n->lane);
+  if (n->lane_pos + 1 >= order->len)
+    return WEFT_NONE;
+  return g_array_index (order, guint32, n->lane_pos + 1);
+}
+
+guint32
+_weft_solver_node (WeftSolver *self, guint rank, guint32 event)
+{
+  GArray *map;
+  guint32 n;
+  if (self == NULL || rank >= self->n_ranks)
+    return WEFT_NONE;
+  map = self->ranks[rank].ev_node;
+  if (event >= map->len)
+    return WEFT_NONE;
+  n = g_array_index (map, guint32, event);
+  return live (self, n) && self->nodes[n].kind == NODE_OP ? n : WEFT_NONE;
+}
+
+static void
+set_ev_node (WeftSolver *self, guint rank, guint32 event, guint32 node)
+{
+  GArray *map = self->ranks[rank].ev_node;
+  if (event >= map->len)
+    {
+      guint old = map->len;
+      g_array_set_size (map, event + 1);
+      for (guint i = old; i < map->len; i++)
+        g_array_index (map, guint32, i) = WEFT_NONE;
+    }
+  g_array_index (map, guint32, event) = node;
+}
+
+static void
+renumber_lane (WeftSolver *self, GArray *order, guint from)
+{
+  for (guint i = from; i < order->len; i++)
+    self->nodes[g_array_index (order, guint32, i)].lane_pos = i;
+}
+
+/* ---- topological order ------------------------------------------------------ */
+
+static inline guint32
+remap (WeftSolver *self, guint32 u)
+{
+  Node *n = &self->nodes[u];
+  return (n->kind == NODE_OP && n->inst != WEFT_NONE && live (self, n->inst)) ? n->inst : u;
+}
+
+static inline gboolean
+is_member (WeftSolver *self, guint32 u)
+{
+  Node *n = &self->nodes[u];
+  return n->kind == NODE_OP && n->inst != WEFT_NONE && live (self, n->inst);
+}
+
+/* Successors in the topological sense (what must come after x). */
+typedef void (*SuccFunc) (WeftSolver *self, guint32 succ, gpointer data);
+
+static void
+foreach_end_succ (WeftSolver *self, guint32 x, SuccFunc fn, gpointer data)
+{
+  /* Nodes that depend on x's END (stream next and out edges). */
+  Node *n = &self->nodes[x];
+  guint32 nx = _weft_solver_stream_next (self, x);
+  if (nx != WEFT_NONE)
+    fn (self, nx, data);
+  for (guint i = 0; i < n->n_out; i++)
+    if (live (self, n->out[i]))
+      fn (self, n->out[i], data);
+}
+
+static void
+foreach_topo_succ (WeftSolver *self, guint32 x, SuccFunc fn, gpointer data)
+{
+  Node *n = &self->nodes[x];
+  if (n->kind == NODE_INST)
+    {
+      for (guint i = 0; i < n->n_members; i++)
+        if (live (self, n->members[i]))
+          foreach_end_succ (self, n->members[i], fn, data);
+    }
+  else if (is_member (self, x))
+    fn (self, n->inst, data);
+  else
+    foreach_end_succ (self, x, fn, data);
+}
+
+static guint
+topo_indegree (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  guint d = 0;
+  if (n->kind == NODE_INST)
+    {
+      for (guint i = 0; i < n->n_members; i++)
+        if (live (self, n->members[i]))
+          d++;
+      return d;
+    }
+  if (n->kind == NODE_OP && _weft_solver_stream_prev (self, v) != WEFT_NONE)
+    d++;
+  for (guint i = 0; i < n->n_in; i++)
+    if (live (self, n->in[i].src))
+      d++;
+  return d;
+}
+
+typedef struct
+{
+  guint32 *indeg;
+  guint32 *queue;
+  guint    tail;
+} KahnData;
+
+static void
+kahn_visit (WeftSolver *self, guint32 s, gpointer data)
+{
+  KahnData *k = data;
+  if (--k->indeg[s] == 0)
+    k->queue[k->tail++] = s;
+}
+
+/* Topological predecessors of v (for walking a cycle back). */
+static guint
+topo_preds (WeftSolver *self, guint32 v, guint32 *out, guint max)
+{
+  Node *n = &self->nodes[v];
+  guint k = 0;
+  if (n->kind == NODE_INST)
+    {
+      for (guint i = 0; i < n->n_members && k < max; i++)
+        if (live (self, n->members[i]))
+          out[k++] = n->members[i];
+      return k;
+    }
+  if (n->kind == NODE_OP)
+    {
+      guint32 p = _weft_solver_stream_prev (self, v);
+      if (p != WEFT_NONE && k < max)
+        out[k++] = remap (self, p);
+    }
+  for (guint i = 0; i < n->n_in && k < max; i++)
+    if (live (self, n->in[i].src))
+      out[k++] = remap (self, n->in[i].src);
+  return k;
+}
+
+static void
+describe_node (WeftSolver *self, guint32 v, GString *s)
+{
+  Node *n = &self->nodes[v];
+  WeftRank *rank = weft_trace_rank (self->trace, n->rank);
+  if (n->kind == NODE_INST)
+    {
+      const WeftCollInstance *inst = &g_array_index (self->trace->instances, WeftCollInstance, n->event);
+      g_string_append_printf (s, "collective %s #%u (seq %" G_GINT64_FORMAT ")", weft_coll_type_to_string (inst->type),
+                              n->event, inst->seq);
+      return;
+    }
+  {
+    const WeftEvent *ev = weft_rank_event (rank, n->event);
+    const char *name = weft_rank_string (rank, ev->name);
+    char *shortname = g_strndup (name, 60);
+    if (n->kind == NODE_OP)
+      {
+        WeftLane *lane = weft_rank_lane (rank, n->lane);
+        g_string_append_printf (s, "rank %d '%s' (event %u, stream %" G_GINT64_FORMAT ")", rank->rank, shortname, n->event,
+                                lane->tid);
+      }
+    else
+      g_string_append_printf (s, "rank %d CPU sync '%s' (event %u)", rank->rank, shortname, n->event);
+    g_free (shortname);
+  }
+}
+
+/* Kahn over the live nodes. On success replaces self->order/pos and returns
+ * TRUE. On a cycle returns FALSE and fills cycle (nodes in dependency
+ * order) when not NULL. */
+static gboolean
+compute_topo (WeftSolver *self, GArray *cycle)
+{
+  guint n = self->n_nodes;
+  KahnData k;
+  guint head = 0, n_live = 0;
+  guint32 *pos;
+
+  k.indeg = g_new (guint32, n);
+  k.queue = g_new (guint32, n);
+  k.tail = 0;
+  for (guint32 v = 0; v < n; v++)
+    {
+      if (!live (self, v))
+        {
+          k.indeg[v] = G_MAXUINT32;
+          continue;
+        }
+      n_live++;
+      k.indeg[v] = topo_indegree (self, v);
+      if (k.indeg[v] == 0)
+        k.queue[k.tail++] = v;
+    }
+  while (head < k.tail)
+    foreach_topo_succ (self, k.queue[head++], kahn_visit, &k);
+
+  if (k.tail < n_live)
+    {
+      if (cycle != NULL)
+        {
+          /* Walk back through unprocessed predecessors until a node repeats. */
+          guint32 *seen = g_new (guint32, n);
+          GArray *walk = g_array_new (FALSE, FALSE, sizeof (guint32));
+          guint32 preds[64];
+          guint32 x = WEFT_NONE;
+          for (guint32 v = 0; v < n; v++)
+            {
+              seen[v] = G_MAXUINT32;
+              if (x == WEFT_NONE && k.indeg[v] != G_MAXUINT32 && k.indeg[v] > 0)
+                x = v;
+            }
+          while (x != WEFT_NONE && seen[x] == G_MAXUINT32)
+            {
+              guint np, i;
+              seen[x] = walk->len;
+              g_array_append_val (walk, x);
+              np = topo_preds (self, x, preds, G_N_ELEMENTS (preds));
+              for (i = 0; i < np; i++)
+                if (k.indeg[preds[i]] != G_MAXUINT32 && k.indeg[preds[i]] > 0)
+                  break;
+              x = i < np ? preds[i] : WEFT_NONE;
+            }
+          g_array_set_size (cycle, 0);
+          if (x != WEFT_NONE)
+            for (guint i = walk->len; i > seen[x]; i--)
+              g_array_append_val (cycle, g_array_index (walk, guint32, i - 1));
+          g_array_free (walk, TRUE);
+          g_free (seen);
+        }
+      g_free (k.indeg);
+      g_free (k.queue);
+      return FALSE;
+    }
+
+  pos = g_new (guint32, MAX (n, 1));
+  for (guint32 v = 0; v < n; v++)
+    pos[v] = G_MAXUINT32;
+  for (guint i = 0; i < k.tail; i++)
+    pos[k.queue[i]] = i;
+  g_free (self->order);
+  g_free (self->pos);
+  self->order = k.queue;
+  self->n_order = k.tail;
+  self->pos = pos;
+  g_free (k.indeg);
+  return TRUE;
+}
+
+static void
+set_cycle_error (WeftSolver *self, GArray *cycle, GError **error)
+{
+  GString *s = g_string_new ("dependency cycle (a deadlock): ");
+  for (guint i = 0; i < cycle->len && i < 12; i++)
+    {
+      if (i > 0)
+        g_string_append (s, " waits for ");
+      describe_node (self, g_array_index (cycle, guint32, cycle->len - 1 - i), s);
+    }
+  if (cycle->len > 12)
+    g_string_append_printf (s, " ... (%u in all)", cycle->len);
+  if (cycle->len > 0)
+    {
+      g_string_append (s, " waits for ");
+      describe_node (self, g_array_index (cycle, guint32, cycle->len - 1), s);
+    }
+  g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_CYCLE, s->str);
+  g_string_free (s, TRUE);
+}
+
+/* ---- evaluation ------------------------------------------------------------- */
+
+static void
+eval_ready (WeftSolver *self, guint32 v, gint64 *ready, guint8 *bk, guint32 *bp)
+{
+  Node *n = &self->nodes[v];
+  gint64 best = G_MININT64;
+  guint8 kind = WEFT_DEP_NONE;
+  guint32 pred = WEFT_NONE;
+
+  if (n->release != G_MININT64)
+    {
+      best = n->release;
+      kind = n->release_kind;
+    }
+  if (n->min_start != G_MININT64 && n->min_start > best)
+    {
+      best = n->min_start;
+      kind = WEFT_DEP_USER;
+    }
+  if (n->kind == NODE_OP)
+    {
+      guint32 p = _weft_solver_stream_prev (self, v);
+      if (p != WEFT_NONE)
+        {
+          gint64 t = self->nodes[p].end + n->w_stream;
+          if (t > best || best == G_MININT64)
+            {
+              best = t;
+              kind = WEFT_DEP_STREAM;
+              pred = p;
+            }
+        }
+    }
+  for (guint i = 0; i < n->n_in; i++)
+    {
+      guint32 s = n->in[i].src;
+      gint64 t;
+      if (!live (self, s))
+        continue;
+      t = self->nodes[s].end + n->in[i].w;
+      if (t > best || best == G_MININT64)
+        {
+          best = t;
+          kind = n->in[i].kind;
+          pred = s;
+        }
+    }
+  if (best == G_MININT64)
+    best = n->obs_start;
+  *ready = best;
+  *bk = kind;
+  *bp = pred;
+}
+
+static void heap_push (WeftSolver *self, guint32 v);
+
+static void
+push_cb (WeftSolver *self, guint32 s, gpointer data)
+{
+  heap_push (self, s);
+}
+
+/* Recomputes v from its predecessors; pushes what depends on a change when
+ * propagate. Returns TRUE when a time changed. */
+static gboolean
+eval_node (WeftSolver *self, guint32 v, gboolean propagate)
+{
+  Node *n = &self->nodes[v];
+  gboolean changed = FALSE;
+
+  if (n->kind == NODE_INST)
+    {
+      gint64 best = G_MININT64, end;
+      guint32 strag = WEFT_NONE;
+      for (guint i = 0; i < n->n_members; i++)
+        {
+          Node *m = &self->nodes[n->members[i]];
+          if (m->flags & NODE_DELETED)
+            continue;
+          if (strag == WEFT_NONE || m->start > best)
+            {
+              best = m->start;
+              strag = n->members[i];
+            }
+        }
+      if (strag == WEFT_NONE)
+        return FALSE;
+      end = best + n->dur;
+      changed = n->start != best || n->end != end;
+      n->start = best;
+      n->end = end;
+      n->bind_kind = WEFT_DEP_RENDEZVOUS;
+      n->bind_pred = strag;
+      for (guint i = 0; i < n->n_members; i++)
+        {
+          guint32 mi = n->members[i];
+          Node *m = &self->nodes[mi];
+          if ((m->flags & NODE_DELETED) || m->end == end)
+            continue;
+          m->end = end;
+          changed = TRUE;
+          if (propagate)
+            foreach_end_succ (self, mi, push_cb, NULL);
+        }
+      return changed;
+    }
+  else
+    {
+      gint64 ready, end;
+      guint8 bk;
+      guint32 bp;
+      eval_ready (self, v, &ready, &bk, &bp);
+      n->bind_kind = bk;
+      n->bind_pred = bp;
+      if (n->kind == NODE_SYNC)
+        {
+          changed = n->start != ready || n->end != ready;
+          n->start = n->end = ready;
+          if (changed && propagate)
+            foreach_end_succ (self, v, push_cb, NULL);
+          return changed;
+        }
+      if (is_member (self, v))
+        {
+          changed = n->start != ready;
+          n->start = ready;
+          if (changed && propagate)
+            heap_push (self, n->inst);
+          return changed;
+        }
+      end = ready + n->dur;
+      changed = n->start != ready || n->end != end;
+      if (n->end != end)
+        {
+          n->start = ready;
+          n->end = end;
+          if (propagate)
+            foreach_end_succ (self, v, push_cb, NULL);
+        }
+      n->start = ready;
+      return changed;
+    }
+}
+
+/* ---- heap (by topological position) ---------------------------------------- */
+
+static void
+heap_push (WeftSolver *self, guint32 v)
+{
+  guint i;
+  if (!live (self, v) || (self->nodes[v].flags & NODE_IN_HEAP))
+    return;
+  self->nodes[v].flags |= NODE_IN_HEAP;
+  if (self->n_heap == self->cap_heap)
+    {
+      self->cap_heap = MAX (64, self->cap_heap * 2);
+      self->heap = g_renew (guint32, self->heap, self->cap_heap);
+    }
+  i = self->n_heap++;
+  while (i > 0)
+    {
+      guint parent = (i - 1) / 2;
+      if (self->pos[self->heap[parent]] <= self->pos[v])
+        break;
+      self->heap[i] = self->heap[parent];
+      i = parent;
+    }
+  self->heap[i] = v;
+}
+
+static guint32
+heap_pop (WeftSolver *self)
+{
+  guint32 top = self->heap[0];
+  guint32 last = self->heap[--self->n_heap];
+  guint i = 0;
+  while (TRUE)
+    {
+      guint c = 2 * i + 1;
+      if (c >= self->n_heap)
+        break;
+      if (c + 1 < self->n_heap && self->pos[self->heap[c + 1]] < self->pos[self->heap[c]])
+        c++;
+      if (self->pos[last] <= self->pos[self->heap[c]])
+        break;
+      self->heap[i] = self->heap[c];
+      i = c;
+    }
+  if (self->n_heap > 0)
+    self->heap[i] = last;
+  self->nodes[top].flags &= ~NODE_IN_HEAP;
+  return top;
+}
+
+static void
+solve_pending (WeftSolver *self)
+{
+  gboolean changed = FALSE;
+  while (self->n_heap > 0)
+    {
+      guint32 v = heap_pop (self);
+      if (!live (self, v))
+        continue;
+      if (eval_node (self, v, TRUE))
+        changed = TRUE;
+    }
+  self->pending = FALSE;
+  if (changed)
+    self->generation++;
+}
+
+void
+weft_solver_solve_all (WeftSolver *self)
+{
+  for (guint i = 0; i < self->n_order; i++)
+    eval_node (self, self->order[i], FALSE);
+  self->n_heap = 0;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    self->nodes[v].flags &= ~NODE_IN_HEAP;
+  self->generation++;
+}
+
+static void
+maybe_solve (WeftSolver *self)
+{
+  if (self->batch > 0)
+    {
+      self->pending = TRUE;
+      return;
+    }
+  solve_pending (self);
+}
+
+/* ---- calibration: weights that replay the observed schedule exactly -------- */
+
+/* Among a node's constraints (source time s, exact weight = observed - s,
+ * typical weight), the one with the latest s + min(exact, typical) binds and
+ * gets its exact weight; the others get min(exact, typical). The observed
+ * start is reproduced exactly and an op can still move earlier when what
+ * held it back shrinks. */
+typedef struct
+{
+  gint64 s;
+  gint64 typ;
+  int    which;   /* -1 release, -2 stream, >= 0 in edge */
+} Cand;
+
+static void
+calibrate_node (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  RankState *rs = &self->ranks[n->rank];
+  Cand stack_c[8];
+  Cand *c = n->n_in + 2 <= G_N_ELEMENTS (stack_c) ? stack_c : g_new (Cand, n->n_in + 2);
+  guint nc = 0;
+  int best = -1;
+  gint64 best_t = G_MININT64;
+  gint64 obs = n->obs_start;
+
+  if (n->kind == NODE_INST)
+    {
+      /* transfer = median observed end - latest (solved) arrival */
+      GArray *ends = g_array_new (FALSE, FALSE, sizeof (gint64));
+      gint64 last = G_MININT64, med;
+      for (guint i = 0; i < n->n_members; i++)
+        {
+          Node *m = &self->nodes[n->members[i]];
+          if (m->flags & NODE_DELETED)
+            continue;
+          g_array_append_val (ends, m->obs_end);
+          last = MAX (last, m->start);
+        }
+      if (ends->len > 0)
+        {
+          gint64 *e = (gint64 *) (void *) ends->data;
+          /* insertion sort: instances are small */
+          for (guint i = 1; i < ends->len; i++)
+            for (guint j = i; j > 0 && e[j - 1] > e[j]; j--)
+              {
+                gint64 t = e[j];
+                e[j] = e[j - 1];
+                e[j - 1] = t;
+              }
+          med = e[(ends->len - 1) / 2];
+          n->dur = MAX (0, med - last);
+        }
+      g_array_free (ends, TRUE);
+      if (c != stack_c)
+        g_free (c);
+      return;
+    }
+
+  if (n->release_kind == WEFT_DEP_LAUNCH && n->kind == NODE_OP && n->launch_time != G_MININT64)
+    c[nc++] = (Cand) { n->launch_time, rs->typ_launch, -1 };
+  else if (n->release_kind == WEFT_DEP_LAUNCH && n->kind == NODE_SYNC)
+    c[nc++] = (Cand) { n->obs_start, 0, -1 };
+  if (n->kind == NODE_OP)
+    {
+      guint32 p = _weft_solver_stream_prev (self, v);
+      if (p != WEFT_NONE)
+        c[nc++] = (Cand) { self->nodes[p].end, rs->typ_gap, -2 };
+    }
+  for (guint i = 0; i < n->n_in; i++)
+    {
+      InEdge *e = &n->in[i];
+      Node *s = &self->nodes[e->src];
+      gint64 typ = 0;
+      if (!live (self, e->src))
+        continue;
+      if (e->kind == WEFT_DEP_LAUNCH && n->kind == NODE_OP)
+        typ = (n->launch_time - s->obs_end) + rs->typ_launch; /* CPU time after the sync + latency */
+      else if (e->kind == WEFT_DEP_LAUNCH && n->kind == NODE_SYNC)
+        typ = n->obs_start - s->obs_end;                      /* CPU time between two syncs */
+      c[nc++] = (Cand) { s->end, typ, (int) i };
+    }
+  if (n->kind == NODE_SYNC)
+    obs = n->obs_end;
+
+  for (guint i = 0; i < nc; i++)
+    {
+      gint64 exact = obs - c[i].s;
+      gint64 t = c[i].s + MIN (exact, c[i].typ);
+      if (best < 0 || t > best_t)
+        {
+          best = (int) i;
+          best_t = t;
+        }
+    }
+  for (guint i = 0; i < nc; i++)
+    {
+      gint64 exact = obs - c[i].s;
+      gint64 w = (int) i == best ? exact : MIN (exact, c[i].typ);
+      if (c[i].which == -1)
+        n->release = c[i].s + w;
+      else if (c[i].which == -2)
+        n->w_stream = w;
+      else
+        n->in[c[i].which].w = w;
+    }
+  if (nc == 0)
+    {
+      n->release = obs;
+      n->release_kind = WEFT_DEP_NONE;
+    }
+  if (c != stack_c)
+    g_free (c);
+}
+
+static void
+calibrate (WeftSolver *self)
+{
+  for (guint i = 0; i < self->n_order; i++)
+    {
+      guint32 v = self->order[i];
+      calibrate_node (self, v);
+      eval_node (self, v, FALSE);
+    }
+  self->generation++;
+}
+
+/* ---- building the graph ----------------------------------------------------- */
+
+static gint
+gint64_cmp (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+static gint64
+median_or (GArray *values, gint64 fallback)
+{
+  if (values->len == 0)
+    return fallback;
+  g_array_sort (values, gint64_cmp);
+  return g_array_index (values, gint64, values->len / 2);
+}
+
+typedef struct
+{
+  gint64  t;       /* launch start (common timeline) */
+  guint32 node;
+} LaunchRec;
+
+static gint
+launch_rec_cmp (gconstpointer a, gconstpointer b)
+{
+  const LaunchRec *x = a, *y = b;
+  return (x->t > y->t) - (x->t < y->t);
+}
+
+/* Per rank scratch for inferring edges. */
+typedef struct
+{
+  GHashTable *launches;   /* CPU lane + 1 -> GArray of LaunchRec sorted */
+  GHashTable *runtime_by_corr; /* correlation -> event + 1 (cuda_runtime/driver) */
+  GHashTable *stream_lane;/* (device << 32 | stream) -> model lane + 1 */
+  GArray     *pmax;       /* per node: running max of launch time along its lane */
+} Scratch;
+
+static gint64
+op_launch_key (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  return n->launch_time != G_MININT64 ? n->launch_time : n->obs_start;
+}
+
+/* Last op of a lane launched at or before t (by launch time), WEFT_NONE. */
+static guint32
+lane_last_launched_before (WeftSolver *self, Scratch *sc, GArray *order, gint64 t)
+{
+  guint lo = 0, hi = order->len;
+  const gint64 *pmax = (const gint64 *) (void *) sc->pmax->data;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (pmax[g_array_index (order, guint32, mid)] <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo == 0 ? WEFT_NONE : g_array_index (order, guint32, lo - 1);
+}
+
+/* First op of a lane launched at or after t. */
+static guint32
+lane_first_launched_after (WeftSolver *self, Scratch *sc, GArray *order, gint64 t)
+{
+  guint lo = 0, hi = order->len;
+  const gint64 *pmax = (const gint64 *) (void *) sc->pmax->data;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (pmax[g_array_index (order, guint32, mid)] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo >= order->len ? WEFT_NONE : g_array_index (order, guint32, lo);
+}
+
+static gboolean
+has_in_from (WeftSolver *self, guint32 v, guint32 src)
+{
+  Node *n = &self->nodes[v];
+  for (guint i = 0; i < n->n_in; i++)
+    if (n->in[i].src == src)
+      return TRUE;
+  return FALSE;
+}
+
+/* An inferred cross-stream edge, kept only when the observed schedule obeys it. */
+static gboolean
+add_cross (WeftSolver *self, guint32 from, guint32 to)
+{
+  Node *f, *t;
+  if (from == WEFT_NONE || to == WEFT_NONE || from == to)
+    return FALSE;
+  f = &self->nodes[from];
+  t = &self->nodes[to];
+  if (f->lane == t->lane)
+    return FALSE;
+  if (t->obs_start + TOL_NS < f->obs_end)
+    return FALSE;
+  if (has_in_from (self, to, from))
+    return FALSE;
+  node_add_in (self, to, from, WEFT_DEP_CROSS_STREAM, 0);
+  return TRUE;
+}
+
+static GArray *
+thread_launches (Scratch *sc, guint32 cpu_lane)
+{
+  return g_hash_table_lookup (sc->launches, GUINT_TO_POINTER (cpu_lane + 1));
+}
+
+/* Last op launched from the thread before t on a lane other than not_lane. */
+static guint32
+thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint64 t, guint32 not_lane)
+{
+  GArray *l = thread_launches (sc, cpu_lane);
+  guint lo = 0, hi;
+  if (l == NULL)
+    return WEFT_NONE;
+  hi = l->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (l, LaunchRec, mid).t < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint k = lo, steps = 0; k > 0 && steps < 512; k--, steps++)
+    {
+      guint32 v = g_array_index (l, LaunchRec, k - 1).node;
+      if (self->nodes[v].lane != not_lane)
+        return v;
+    }
+  return WEFT_NONE;
+}
+
+static guint32
+thread_first_launch_after (Scratch *sc, guint32 cpu_lane, gint64 t)
+{
+  GArray *l = thread_launches (sc, cpu_lane);
+  guint lo = 0, hi;
+  if (l == NULL)
+    return WEFT_NONE;
+  hi = l->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (l, LaunchRec, mid).t < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < l->len ? g_array_index (l, LaunchRec, lo).node : WEFT_NONE;
+}
+
+static GArray *
+stream_order (WeftSolver *self, Scratch *sc, guint rank, gint64 device, gint64 stream)
+{
+  guint64 key = ((guint64) (device & 0xffff) << 48) ^ (guint64) stream;
+  gpointer p = g_hash_table_lookup (sc->stream_lane, &key);
+  if (p == NULL)
+    return NULL;
+  return lane_order (self, rank, GPOINTER_TO_UINT (p) - 1);
+}
+
+typedef struct
+{
+  guint32  cpu_event;
+  guint32  cpu_lane;
+  GArray  *targets;   /* guint32 op nodes */
+} SyncSpec;
+
+static void
+add_sync_spec (GArray *specs, guint32 cpu_event, guint32 cpu_lane, const guint32 *targets, guint n)
+{
+  SyncSpec s;
+  guint k = 0;
+  for (guint i = 0; i < n; i++)
+    if (targets[i] != WEFT_NONE)
+      k++;
+  if (k == 0 || cpu_lane == WEFT_NONE)
+    return;
+  s.cpu_event = cpu_event;
+  s.cpu_lane = cpu_lane;
+  s.targets = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i < n; i++)
+    if (targets[i] != WEFT_NONE)
+      g_array_append_val (s.targets, targets[i]);
+  g_array_append_val (specs, s);
+}
+
+static gint64
+json_get_int (json_object *args, const char *key, gint64 fallback)
+{
+  json_object *v;
+  if (args == NULL || !json_object_object_get_ex (args, key, &v))
+    return fallback;
+  if (json_object_is_type (v, json_type_int))
+    return json_object_get_int64 (v);
+  if (json_object_is_type (v, json_type_double))
+    return (gint64) json_object_get_double (v);
+  if (json_object_is_type (v, json_type_string))
+    {
+      const char *s = json_object_get_string (v);
+      char *end = NULL;
+      gint64 x = g_ascii_strtoll (s, &end, 10);
+      return end != s ? x : fallback;
+    }
+  return fallback;
+}
+
+static gboolean
+is_d2h_pageable (const char *name)
+{
+  return (strstr (name, "DtoH") != NULL || strstr (name, "Device -> Pageable") != NULL) &&
+         strstr (name, "Pageable") != NULL;
+}
+
+static gint
+cpu_orig_cmp (gconstpointer a, gconstpointer b)
+{
+  guint32 x = ((const CpuOrig *) a)->event, y = ((const CpuOrig *) b)->event;
+  return (x > y) - (x < y);
+}
+
+static void
+lane_order_free (gpointer data)
+{
+  if (data != NULL)
+    g_array_unref (data);
+}
+
+static void
+build_rank (WeftSolver *self, guint r)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  RankState *rs = &self->ranks[r];
+  Scratch sc;
+  GArray *lat = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *specs = g_array_new (FALSE, FALSE, sizeof (SyncSpec));
+  gboolean has_cuda_sync = FALSE;
+  guint first_node = self->n_nodes;
+
+  rs->offset = weft_trace_rank_offset (self->trace, rank);
+  rs->ev_node = g_array_new (FALSE, FALSE, sizeof (guint32));
+  set_ev_node (self, r, rank->events->len ? rank->events->len - 1 : 0, WEFT_NONE);
+  for (guint i = 0; i < rs->ev_node->len; i++)
+    g_array_index (rs->ev_node, guint32, i) = WEFT_NONE;
+  rs->lanes = g_ptr_array_new_with_free_func (lane_order_free);
+  rs->threads = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  sc.launches = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  sc.runtime_by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+  sc.stream_lane = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+
+  /* OP nodes per GPU lane, in the lane's (start) order */
+  for (guint li = 0; li < rank->lanes->len; li++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, li);
+      GArray *order = NULL;
+      if (lane->kind == WEFT_LANE_GPU)
+        {
+          guint64 *key = g_new (guint64, 1);
+          *key = ((guint64) ((gint64) lane->device & 0xffff) << 48) ^ (guint64) lane->tid;
+          g_hash_table_insert (sc.stream_lane, key, GUINT_TO_POINTER (li + 1));
+          order = g_array_new (FALSE, FALSE, sizeof (guint32));
+          for (guint j = 0; j < lane->events->len; j++)
+            {
+              guint32 ei = g_array_index (lane->events, guint32, j);
+              WeftEvent *ev = weft_rank_event (rank, ei);
+              guint32 v;
+              Node *n;
+              if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || ev->ph != WEFT_PH_X)
+                continue;
+              v = add_node (self, NODE_OP, r, ei);
+              n = &self->nodes[v];
+              n->lane = li;
+              n->lane_pos = order->len;
+              n->obs_start = ev->ts + rs->offset;
+              n->obs_end = weft_event_end (ev) + rs->offset;
+              n->dur = ev->dur;
+              if (ev->kclass == WEFT_KCLASS_COMM)
+                n->flags |= NODE_COMM;
+              if (ev->link != WEFT_NONE && ev->link < rank->events->len)
+                {
+                  WeftEvent *l = weft_rank_event (rank, ev->link);
+                  if (l->lane != WEFT_NONE && weft_rank_lane (rank, l->lane)->kind == WEFT_LANE_CPU)
+                    {
+                      n->launch = ev->link;
+                      n->launch_time = l->ts + rs->offset;
+                      n->release_kind = WEFT_DEP_LAUNCH;
+                    }
+                }
+              set_ev_node (self, r, ei, v);
+              g_array_append_val (order, v);
+            }
+        }
+      g_ptr_array_add (rs->lanes, order);
+    }
+
+  /* running max of launch time per lane; launches per CPU thread */
+  sc.pmax = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_array_set_size (sc.pmax, self->n_nodes);
+  for (guint li = 0; li < rs->lanes->len; li++)
+    {
+      GArray *order = g_ptr_array_index (rs->lanes, li);
+      gint64 m = G_MININT64;
+      if (order == NULL)
+        continue;
+      for (guint j = 0; j < order->len; j++)
+        {
+          guint32 v = g_array_index (order, guint32, j);
+          Node *n = &self->nodes[v];
+          m = MAX (m, op_launch_key (self, v));
+          g_array_index (sc.pmax, gint64, v) = m;
+          if (n->launch != WEFT_NONE)
+            {
+              guint32 cl = weft_rank_event (rank, n->launch)->lane;
+              GArray *l = thread_launches (&sc, cl);
+              LaunchRec rec = { n->launch_time, v };
+              if (l == NULL)
+                {
+                  l = g_array_new (FALSE, FALSE, sizeof (LaunchRec));
+                  g_hash_table_insert (sc.launches, GUINT_TO_POINTER (cl + 1), l);
+                }
+              g_array_append_val (l, rec);
+              /* typical figures */
+              if (j > 0)
+                {
+                  Node *p = &self->nodes[g_array_index (order, guint32, j - 1)];
+                  if (p->obs_end <= n->launch_time)
+                    {
+                      gint64 x = n->obs_start - n->launch_time;
+                      if (x >= 0)
+                        g_array_append_val (lat, x);
+                    }
+                  else
+                    {
+                      gint64 x = n->obs_start - p->obs_end;
+                      if (x >= 0)
+                        g_array_append_val (gaps, x);
+                    }
+                }
+              else
+                {
+                  gint64 x = n->obs_start - n->launch_time;
+                  if (x >= 0)
+                    g_array_append_val (lat, x);
+                }
+            }
+        }
+    }
+  {
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init (&it, sc.launches);
+    while (g_hash_table_iter_next (&it, NULL, &value))
+      g_array_sort (value, launch_rec_cmp);
+  }
+  rs->typ_launch = median_or (lat, 5000);
+  rs->typ_gap = median_or (gaps, 0);
+
+  /* runtime calls by correlation; cuda_sync presence */
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      if ((ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) && ev->correlation >= 0)
+        g_hash_table_insert (sc.runtime_by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
+      else if (ev->category == WEFT_CAT_CUDA_SYNC)
+        has_cuda_sync = TRUE;
+    }
+
+  /* cross-stream waits and GPU-to-CPU syncs */
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      const char *name;
+      if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      if (ev->category == WEFT_CAT_CUDA_SYNC)
+        {
+          json_object *args = weft_event_parse_args (rank, ev);
+          gint64 ws = json_get_int (args, "wait_on_stream", -1);
+          gint64 rec_corr = json_get_int (args, "wait_on_cuda_event_record_corr_id", -1);
+          gint64 stream = json_get_int (args, "stream", -1);
+          gint64 device = ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->pid : 0;
+          gpointer rt = ev->correlation >= 0 ? g_hash_table_lookup (sc.runtime_by_corr, &ev->correlation) : NULL;
+          WeftEvent *call = rt ? weft_rank_event (rank, GPOINTER_TO_UINT (rt) - 1) : NULL;
+          guint32 call_idx = rt ? GPOINTER_TO_UINT (rt) - 1 : WEFT_NONE;
+          gint64 call_t = (call ? call->ts : ev->ts) + rs->offset;
+          guint32 producer = WEFT_NONE;
+
+          name = weft_rank_string (rank, ev->name);
+          if (args != NULL)
+            json_object_put (args);
+          if (ws >= 0 && rec_corr >= 0)
+            {
+              gpointer rp = g_hash_table_lookup (sc.runtime_by_corr, &rec_corr);
+              GArray *po = stream_order (self, &sc, r, device, ws);
+              if (rp != NULL && po != NULL)
+                {
+                  WeftEvent *record = weft_rank_event (rank, GPOINTER_TO_UINT (rp) - 1);
+                  producer = lane_last_launched_before (self, &sc, po, record->ts + rs->offset);
+                }
+            }
+          if (strcmp (name, "Stream Wait Event") == 0)
+            {
+              GArray *wo;
+              if (stream < 0 && ev->lane != WEFT_NONE)
+                {
+                  stream = weft_rank_lane (rank, ev->lane)->tid;
+                  if (stream >= 1000000)
+                    stream -= 1000000;
+                }
+              wo = stream_order (self, &sc, r, device, stream);
+              if (wo != NULL && producer != WEFT_NONE)
+                add_cross (self, producer, lane_first_launched_after (self, &sc, wo, call_t));
+            }
+          else if (call != NULL && call->lane != WEFT_NONE)
+            {
+              const char *cname = weft_rank_string (rank, call->name);
+              gboolean blocking = strstr (cname, "Synchronize") != NULL;
+              if (!blocking)
+                continue; /* cudaEventQuery & co. poll, they do not block */
+              if (strcmp (name, "Event Sync") == 0 && producer != WEFT_NONE)
+                add_sync_spec (specs, call_idx, call->lane, &producer, 1);
+              else if (strcmp (name, "Stream Sync") == 0 || strcmp (name, "Context Sync") == 0)
+                {
+                  GArray *t = g_array_new (FALSE, FALSE, sizeof (guint32));
+                  for (guint li = 0; li < rs->lanes->len; li++)
+                    {
+                      GArray *o = g_ptr_array_index (rs->lanes, li);
+                      WeftLane *lane = weft_rank_lane (rank, li);
+                      guint32 g;
+                      if (o == NULL || lane->pid != device)
+                        continue;
+                      if (strcmp (name, "Stream Sync") == 0 && lane->tid != stream)
+                        continue;
+                      g = lane_last_launched_before (self, &sc, o, call_t);
+                      if (g != WEFT_NONE)
+                        g_array_append_val (t, g);
+                    }
+                  add_sync_spec (specs, call_idx, call->lane, (guint32 *) (void *) t->data, t->len);
+                  g_array_free (t, TRUE);
+                }
+            }
+          continue;
+        }
+      if (has_cuda_sync || ev->category != WEFT_CAT_CUDA_RUNTIME || ev->lane == WEFT_NONE)
+        {
+          /* blocking D2H copies are syncs in either case */
+          if (ev->category == WEFT_CAT_CUDA_RUNTIME && (ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE &&
+              ev->lane != WEFT_NONE)
+            {
+              guint32 g = _weft_solver_node (self, r, ev->link);
+              name = weft_rank_string (rank, ev->name);
+              if (g != WEFT_NONE && g_str_has_prefix (name, "cudaMemcpy") &&
+                  is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name)))
+                add_sync_spec (specs, i, ev->lane, &g, 1);
+            }
+          continue;
+        }
+      name = weft_rank_string (rank, ev->name);
+      if (strcmp (name, "cudaStreamWaitEvent") == 0)
+        {
+          /* ProcessGroupNCCL pattern: the stream of the next launch waits
+           * for the last op launched before the cudaEventRecord sharing the
+           * External id (else before the wait) on another stream. */
+          guint32 waiter = thread_first_launch_after (&sc, ev->lane, ev->ts + rs->offset);
+          gint64 before = ev->ts + rs->offset;
+          if (waiter == WEFT_NONE)
+            continue;
+          if (ev->external_id >= 0)
+            {
+              /* the latest cudaEventRecord on this thread with the same External id */
+              for (guint k = i, steps = 0; k > 0 && steps < 4096; k--, steps++)
+                {
+                  WeftEvent *e2 = weft_rank_event (rank, k - 1);
+                  if (e2->lane == ev->lane && e2->external_id == ev->external_id && e2->ts <= ev->ts &&
+                      e2->category == WEFT_CAT_CUDA_RUNTIME &&
+                      strcmp (weft_rank_string (rank, e2->name), "cudaEventRecord") == 0)
+                    {
+                      before = e2->ts + rs->offset;
+                      break;
+                    }
+                }
+            }
+          add_cross (self, thread_last_launch_before (self, &sc, ev->lane, before, self->nodes[waiter].lane), waiter);
+        }
+      else if (strcmp (name, "cudaDeviceSynchronize") == 0 || strcmp (name, "cudaStreamSynchronize") == 0)
+        {
+          gint64 t = ev->ts + rs->offset;
+          GArray *tg = g_array_new (FALSE, FALSE, sizeof (guint32));
+          if (name[10] == 'D')
+            {
+              for (guint li = 0; li < rs->lanes->len; li++)
+                {
+                  GArray *o = g_ptr_array_index (rs->lanes, li);
+                  guint32 g = o ? lane_last_launched_before (self, &sc, o, t) : WEFT_NONE;
+                  if (g != WEFT_NONE)
+                    g_array_append_val (tg, g);
+                }
+            }
+          else
+            {
+              /* the stream: that of the last op launched from this thread */
+              guint32 last = thread_last_launch_before (self, &sc, ev->lane, t, WEFT_NONE);
+              if (last != WEFT_NONE)
+                {
+                  GArray *o = lane_order (self, r, self->nodes[last].lane);
+                  guint32 g = lane_last_launched_before (self, &sc, o, t);
+                  if (g != WEFT_NONE)
+                    g_array_append_val (tg, g);
+                }
+            }
+          add_sync_spec (specs, i, ev->lane, (guint32 *) (void *) tg->data, tg->len);
+          g_array_free (tg, TRUE);
+        }
+      else if ((ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE && g_str_has_prefix (name, "cudaMemcpy"))
+        {
+          guint32 g = _weft_solver_node (self, r, ev->link);
+          if (g != WEFT_NONE && is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name)))
+            add_sync_spec (specs, i, ev->lane, &g, 1);
+        }
+    }
+
+  /* SYNC nodes, chained per CPU thread by observed end */
+  for (guint i = 0; i < specs->len; i++)
+    {
+      SyncSpec *s = &g_array_index (specs, SyncSpec, i);
+      WeftEvent *ev = weft_rank_event (rank, s->cpu_event);
+      gint64 s_end = weft_event_end (ev) + rs->offset;
+      gboolean any = FALSE;
+      guint32 v;
+      ThreadSyncs *ts;
+
+      /* keep only the GPU ops the call really waited on or could have */
+      for (guint k = 0; k < s->targets->len; k++)
+        if (self->nodes[g_array_index (s->targets, guint32, k)].obs_end <= s_end + TOL_NS)
+          any = TRUE;
+      if (!any)
+        {
+          g_array_free (s->targets, TRUE);
+          continue;
+        }
+      if (g_array_index (rs->ev_node, guint32, s->cpu_event) != WEFT_NONE)
+        {
+          /* the same call found twice (cuda_sync + runtime): keep the first */
+          g_array_free (s->targets, TRUE);
+          continue;
+        }
+      v = add_node (self, NODE_SYNC, r, s->cpu_event);
+      self->nodes[v].lane = s->cpu_lane;
+      self->nodes[v].obs_start = ev->ts + rs->offset;
+      self->nodes[v].obs_end = s_end;
+      set_ev_node (self, r, s->cpu_event, v);
+      for (guint k = 0; k < s->targets->len; k++)
+        {
+          guint32 g = g_array_index (s->targets, guint32, k);
+          if (self->nodes[g].obs_end <= s_end + TOL_NS && !has_in_from (self, v, g))
+            node_add_in (self, v, g, WEFT_DEP_SYNC, 0);
+        }
+      g_array_free (s->targets, TRUE);
+      ts = g_hash_table_lookup (rs->threads, GUINT_TO_POINTER (s->cpu_lane + 1));
+      if (ts == NULL)
+        {
+          ts = g_new0 (ThreadSyncs, 1);
+          ts->lane = s->cpu_lane;
+          ts->syncs = g_array_new (FALSE, FALSE, sizeof (guint32));
+          g_hash_table_insert (rs->threads, GUINT_TO_POINTER (s->cpu_lane + 1), ts);
+        }
+      g_array_append_val (ts->syncs, v);
+    }
+  g_array_free (specs, TRUE);
+
+  /* order syncs per thread by observed end; chain them; CPU originals */
+  {
+    GHashTableIter it;
+    gpointer value;
+    g_hash_table_iter_init (&it, rs->threads);
+    while (g_hash_table_iter_next (&it, NULL, &value))
+      {
+        ThreadSyncs *ts = value;
+        guint32 *s = (guint32 *) (void *) ts->syncs->data;
+        WeftLane *lane = weft_rank_lane (rank, ts->lane);
+        for (guint a = 1; a < ts->syncs->len; a++)
+          for (guint b = a; b > 0 && self->nodes[s[b - 1]].obs_end > self->nodes[s[b]].obs_end; b--)
+            {
+              guint32 t = s[b];
+              s[b] = s[b - 1];
+              s[b - 1] = t;
+            }
+        for (guint a = 0; a < ts->syncs->len; a++)
+          {
+            Node *n = &self->nodes[s[a]];
+            n->release_kind = WEFT_DEP_LAUNCH;
+            if (a > 0)
+              node_add_in (self, s[a], s[a - 1], WEFT_DEP_LAUNCH, 0);
+            else
+              n->release = n->obs_start; /* calibrated below */
+          }
+        ts->orig = g_array_new (FALSE, FALSE, sizeof (CpuOrig));
+        for (guint j = 0; j < lane->events->len; j++)
+          {
+            guint32 ei = g_array_index (lane->events, guint32, j);
+            WeftEvent *ev = weft_rank_event (rank, ei);
+            CpuOrig o = { ei, ev->ts, weft_event_end (ev) };
+            g_array_append_val (ts->orig, o);
+          }
+        g_array_sort (ts->orig, cpu_orig_cmp);
+      }
+  }
+
+  /* launch edges: from the last sync of the thread that ended before the launch */
+  for (guint32 v = first_node; v < self->n_nodes; v++)
+    {
+      Node *n = &self->nodes[v];
+      ThreadSyncs *ts;
+      guint lo = 0, hi;
+      if (n->kind != NODE_OP || n->launch == WEFT_NONE)
+        continue;
+      ts = g_hash_table_lookup (rs->threads, GUINT_TO_POINTER (weft_rank_event (rank, n->launch)->lane + 1));
+      if (ts == NULL)
+        continue;
+      hi = ts->syncs->len;
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (self->nodes[g_array_index (ts->syncs, guint32, mid)].obs_end <= n->launch_time)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      if (lo > 0)
+        {
+          guint32 s = g_array_index (ts->syncs, guint32, lo - 1);
+          n = &self->nodes[v];
+          n->release_kind = WEFT_DEP_NONE;
+          node_add_in (self, v, s, WEFT_DEP_LAUNCH, 0);
+        }
+    }
+
+  /* steps: by the launch (else the op itself) inside ProfilerStep#N */
+  if (rank->steps->len > 0)
+    for (guint32 v = first_node; v < self->n_nodes; v++)
+      {
+        Node *n = &self->nodes[v];
+        gint64 t;
+        if (n->kind != NODE_OP)
+          continue;
+        t = (n->launch_time != G_MININT64 ? n->launch_time : n->obs_start) - rs->offset;
+        for (guint k = rank->steps->len; k > 0; k--)
+          {
+            const WeftStep *st = &g_array_index (rank->steps, WeftStep, k - 1);
+            if (st->begin <= t)
+              {
+                if (t < st->end || n->launch_time == G_MININT64)
+                  n->step = st->number;
+                break;
+              }
+          }
+      }
+
+  g_array_free (lat, TRUE);
+  g_array_free (gaps, TRUE);
+  g_array_free (sc.pmax, TRUE);
+  g_hash_table_destroy (sc.launches);
+  g_hash_table_destroy (sc.runtime_by_corr);
+  g_hash_table_destroy (sc.stream_lane);
+}
+
+static void
+build_instances (WeftSolver *self)
+{
+  WeftTrace *trace = self->trace;
+  self->inst_node = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i < trace->instances->len; i++)
+    {
+      const WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, i);
+      guint32 members[256];
+      guint nm = 0;
+      guint32 none = WEFT_NONE;
+      for (guint k = 0; inst->members != NULL && k < inst->members->len && nm < G_N_ELEMENTS (members); k++)
+        {
+          const WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, k);
+          WeftRank *rank;
+          const WeftCollective *c;
+          guint32 v;
+          if (m->rank_index >= self->n_ranks)
+            continue;
+          rank = weft_trace_rank (trace, m->rank_index);
+          if (m->coll >= rank->collectives->len)
+            continue;
+          c = &g_array_index (rank->collectives, WeftCollective, m->coll);
+          v = _weft_solver_node (self, m->rank_index, c->event);
+          if (v != WEFT_NONE && self->nodes[v].inst == WEFT_NONE)
+            members[nm++] = v;
+        }
+      if (nm == 0)
+        {
+          g_array_append_val (self->inst_node, none);
+          continue;
+        }
+      {
+        guint32 iv = add_node (self, NODE_INST, self->nodes[members[0]].rank, i);
+        Node *in = &self->nodes[iv];
+        in->members = g_new (guint32, nm);
+        memcpy (in->members, members, nm * sizeof (guint32));
+        in->n_members = nm;
+        for (guint k = 0; k < nm; k++)
+          self->nodes[members[k]].inst = iv;
+        g_array_append_val (self->inst_node, iv);
+      }
+    }
+}
+
+static void
+dissolve_instance (WeftSolver *self, guint32 iv)
+{
+  Node *in = &self->nodes[iv];
+  for (guint k = 0; k < in->n_members; k++)
+    {
+      Node *m = &self->nodes[in->members[k]];
+      m->inst = WEFT_NONE;
+      m->dur = m->obs_end - m->obs_start;
+    }
+  in->flags |= NODE_DELETED;
+  g_array_index (self->inst_node, guint32, in->event) = WEFT_NONE;
+}
+
+/* The observed trace is acyclic; an inferred edge or a mismatched instance
+ * can make a cycle. Drop inferred edges of the cycle, else dissolve the
+ * instance in it (docs/solver.md, "model-breaking traces"). */
+static void
+break_build_cycles (WeftSolver *self)
+{
+  GArray *cycle = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint round = 0; round < 10000 && !compute_topo (self, cycle); round++)
+    {
+      gboolean fixed = FALSE;
+      for (guint i = 0; i < cycle->len && !fixed; i++)
+        {
+          guint32 v = g_array_index (cycle, guint32, i);
+          Node *n = &self->nodes[v];
+          for (guint e = 0; e < n->n_in; e++)
+            {
+              guint8 k = n->in[e].kind;
+              guint32 src = remap (self, n->in[e].src);
+              gboolean in_cycle = FALSE;
+              if (k != WEFT_DEP_CROSS_STREAM && k != WEFT_DEP_SYNC)
+                continue;
+              for (guint j = 0; j < cycle->len; j++)
+                if (g_array_index (cycle, guint32, j) == src)
+                  in_cycle = TRUE;
+              if (in_cycle)
+                {
+                  node_remove_in (self, v, e);
+                  fixed = TRUE;
+                  break;
+                }
+            }
+        }
+      for (guint i = 0; i < cycle->len && !fixed; i++)
+        {
+          guint32 v = g_array_index (cycle, guint32, i);
+          if (self->nodes[v].kind == NODE_INST)
+            {
+              dissolve_instance (self, v);
+              fixed = TRUE;
+            }
+        }
+      if (!fixed || cycle->len == 0)
+        {
+          /* cannot happen with stream order alone; give up on the edges of the first node */
+          guint32 v = cycle->len ? g_array_index (cycle, guint32, 0) : 0;
+          while (self->nodes[v].n_in > 0)
+            node_remove_in (self, v, 0);
+          if (cycle->len == 0)
+            break;
+        }
+    }
+  g_array_free (cycle, TRUE);
+}
+
+WeftSolver *
+weft_solver_new (WeftTrace *trace, GError **error)
+{
+  WeftSolver *self;
+
+  if (trace == NULL)
+    {
+      g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: no trace");
+      return NULL;
+    }
+  self = g_new0 (WeftSolver, 1);
+  self->trace = trace;
+  self->n_ranks = trace->ranks->len;
+  self->ranks = g_new0 (RankState, MAX (1, self->n_ranks));
+  for (guint r = 0; r < self->n_ranks; r++)
+    build_rank (self, r);
+  build_instances (self);
+  break_build_cycles (self);
+  calibrate (self);
+  _weft_solver_compute_baseline (self);
+  return self;
+}
+
+static void
+thread_syncs_free (gpointer data)
+{
+  ThreadSyncs *ts = data;
+  g_array_free (ts->syncs, TRUE);
+  if (ts->orig)
+    g_array_free (ts->orig, TRUE);
+  g_free (ts);
+}
+
+void
+weft_solver_free (WeftSolver *self)
+{
+  if (self == NULL)
+    return;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      g_free (self->nodes[v].in);
+      g_free (self->nodes[v].out);
+      g_free (self->nodes[v].members);
+    }
+  g_free (self->nodes);
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      RankState *rs = &self->ranks[r];
+      GHashTableIter it;
+      gpointer value;
+      g_array_free (rs->ev_node, TRUE);
+      g_ptr_array_free (rs->lanes, TRUE);
+      g_hash_table_iter_init (&it, rs->threads);
+      while (g_hash_table_iter_next (&it, NULL, &value))
+        thread_syncs_free (value);
+      g_hash_table_destroy (rs->threads);
+    }
+  g_free (self->ranks);
+  if (self->inst_node)
+    g_array_free (self->inst_node, TRUE);
+  g_free (self->order);
+  g_free (self->pos);
+  g_free (self->heap);
+  g_free (self->latest);
+  _weft_solver_metrics_free (self);
+  g_free (self);
+}
+
+WeftTrace *
+weft_solver_get_trace (WeftSolver *self)
+{
+  return self->trace;
+}
+
+guint64
+weft_solver_generation (WeftSolver *self)
+{
+  return self->generation;
+}
+
+/* ---- times ------------------------------------------------------------------- */
+
+/* Shift of a CPU thread at original (common timeline) time t. */
+gint64
+_weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 t)
+{
+  ThreadSyncs *ts = g_hash_table_lookup (self->ranks[rank].threads, GUINT_TO_POINTER (lane + 1));
+  guint lo = 0, hi;
+  Node *s;
+  if (ts == NULL)
+    return 0;
+  hi = ts->syncs->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (self->nodes[g_array_index (ts->syncs, guint32, mid)].obs_end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo == 0)
+    return 0;
+  s = &self->nodes[g_array_index (ts->syncs, guint32, lo - 1)];
+  return s->end - s->obs_end;
+}
+
+static gboolean
+cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_out, gint64 *end_out, guint32 *lane_out)
+{
+  WeftRank *rk = weft_trace_rank (self->trace, rank);
+  WeftEvent *ev;
+  ThreadSyncs *ts;
+  if (event >= rk->events->len)
+    return FALSE;
+  ev = weft_rank_event (rk, event);
+  *lane_out = ev->lane;
+  *ts_out = ev->ts;
+  *end_out = weft_event_end (ev);
+  if (ev->lane == WEFT_NONE)
+    return TRUE;
+  ts = g_hash_table_lookup (self->ranks[rank].threads, GUINT_TO_POINTER (ev->lane + 1));
+  if (ts != NULL && ts->orig != NULL)
+    {
+      CpuOrig key = { event, 0, 0 };
+      CpuOrig *found;
+      found = bsearch (&key, ts->orig->data, ts->orig->len, sizeof (CpuOrig), cpu_orig_cmp);
+      if (found != NULL)
+        {
+          *ts_out = found->ts;
+          *end_out = found->end;
+        }
+    }
+  return TRUE;
+}
+
+gboolean
+weft_solver_is_node (WeftSolver *self, guint rank_index, guint32 event)
+{
+  return _weft_solver_node (self, rank_index, event) != WEFT_NONE;
+}
+
+static void
+event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, gint64 *end)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  gint64 ts, te, off;
+  guint32 lane;
+  if (v != WEFT_NONE)
+    {
+      *start = self->nodes[v].start;
+      *end = self->nodes[v].end;
+      return;
+    }
+  if (rank_index >= self->n_ranks || !cpu_orig (self, rank_index, event, &ts, &te, &lane))
+    {
+      *start = *end = 0;
+      return;
+    }
+  off = self->ranks[rank_index].offset;
+  if (lane == WEFT_NONE)
+    {
+      *start = ts + off;
+      *end = te + off;
+      return;
+    }
+  *start = ts + off + _weft_solver_shift (self, rank_index, lane, ts + off);
+  *end = te + off + _weft_solver_shift (self, rank_index, lane, te + off);
+  if (*end < *start)
+    *end = *start;
+}
+
+gint64
+weft_solver_start (WeftSolver *self, guint rank_index, guint32 event)
+{
+  gint64 s, e;
+  event_times (self, rank_index, event, &s, &e);
+  return s;
+}
+
+gint64
+weft_solver_end (WeftSolver *self, guint rank_index, guint32 event)
+{
+  gint64 s, e;
+  event_times (self, rank_index, event, &s, &e);
+  return e;
+}
+
+gint64
+weft_solver_ready (WeftSolver *self, guint rank_index, guint32 event)
+{
+  return weft_solver_start (self, rank_index, event);
+}
+
+gint64
+weft_solver_duration (WeftSolver *self, guint rank_index, guint32 event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  if (v == WEFT_NONE)
+    return weft_solver_end (self, rank_index, event) - weft_solver_start (self, rank_index, event);
+  if (is_member (self, v))
+    return self->nodes[self->nodes[v].inst].dur;
+  return self->nodes[v].dur;
+}
+
+gint64
+weft_solver_min_start (WeftSolver *self, guint rank_index, guint32 event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  if (v == WEFT_NONE || self->nodes[v].min_start == G_MININT64)
+    return -1;
+  return self->nodes[v].min_start;
+}
+
+WeftDepKind
+weft_solver_binding (WeftSolver *self, guint rank_index, guint32 event, guint *pred_rank_index, guint32 *pred_event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  Node *n, *p;
+  if (v == WEFT_NONE)
+    return WEFT_DEP_NONE;
+  n = &self->nodes[v];
+  if (n->bind_pred == WEFT_NONE)
+    {
+      if (pred_rank_index)
+        *pred_rank_index = G_MAXUINT;
+      if (pred_event)
+        *pred_event = WEFT_NONE;
+      return n->bind_kind;
+    }
+  p = &self->nodes[n->bind_pred];
+  if (pred_rank_index)
+    *pred_rank_index = p->rank;
+  if (pred_event)
+    *pred_event = p->kind == NODE_INST ? WEFT_NONE : p->event;
+  return n->bind_kind;
+}
+
+WeftTimeSpan
+weft_solver_span (WeftSolver *self)
+{
+  WeftTimeSpan span = { G_MAXINT64, G_MININT64 };
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      Node *n = &self->nodes[v];
+      if (n->kind != NODE_OP || (n->flags & NODE_DELETED))
+        continue;
+      span.begin = MIN (span.begin, n->start);
+      span.end = MAX (span.end, n->end);
+    }
+  if (span.begin > span.end)
+    span.begin = span.end = 0;
+  return span;
+}
+
+guint
+weft_solver_preds (WeftSolver *self, guint rank_index, guint32 event, WeftSolverDep *out, guint max)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  guint k = 0;
+  Node *n;
+  guint32 p;
+  if (v == WEFT_NONE)
+    return 0;
+  n = &self->nodes[v];
+  p = _weft_solver_stream_prev (self, v);
+  if (p != WEFT_NONE)
+    {
+      if (k < max)
+        out[k] = (WeftSolverDep) { WEFT_DEP_STREAM, self->nodes[p].rank, self->nodes[p].event, n->w_stream };
+      k++;
+    }
+  if (n->release_kind == WEFT_DEP_LAUNCH && n->launch != WEFT_NONE && n->release != G_MININT64)
+    {
+      if (k < max)
+        out[k] = (WeftSolverDep) { WEFT_DEP_LAUNCH, n->rank, n->launch, n->release - n->launch_time };
+      k++;
+    }
+  for (guint i = 0; i < n->n_in; i++)
+    {
+      Node *s = &self->nodes[n->in[i].src];
+      if (s->flags & NODE_DELETED)
+        continue;
+      if (k < max)
+        {
+          out[k].kind = n->in[i].kind;
+          out[k].rank_index = s->rank;
+          out[k].event = s->event;
+          out[k].gap = n->in[i].w;
+          if (n->in[i].kind == WEFT_DEP_LAUNCH && n->launch != WEFT_NONE)
+            out[k].event = n->launch; /* launched after that sync: name the launch */
+        }
+      k++;
+    }
+  if (is_member (self, v))
+    {
+      Node *in = &self->nodes[n->inst];
+      for (guint i = 0; i < in->n_members; i++)
+        {
+          Node *m = &self->nodes[in->members[i]];
+          if (in->members[i] == v || (m->flags & NODE_DELETED))
+            continue;
+          if (k < max)
+            out[k] = (WeftSolverDep) { WEFT_DEP_RENDEZVOUS, m->rank, m->event, in->dur };
+          k++;
+        }
+    }
+  return k;
+}
+
+guint
+weft_solver_lane_n_ops (WeftSolver *self, guint rank_index, guint32 lane)
+{
+  GArray *o = rank_index < self->n_ranks ? lane_order (self, rank_index, lane) : NULL;
+  return o ? o->len : 0;
+}
+
+guint32
+weft_solver_lane_op (WeftSolver *self, guint rank_index, guint32 lane, guint position)
+{
+  GArray *o = rank_index < self->n_ranks ? lane_order (self, rank_index, lane) : NULL;
+  if (o == NULL || position >= o->len)
+    return WEFT_NONE;
+  return self->nodes[g_array_index (o, guint32, position)].event;
+}
+
+guint32
+weft_solver_op_lane (WeftSolver *self, guint rank_index, guint32 event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  return v == WEFT_NONE ? WEFT_NONE : self->nodes[v].lane;
+}
+
+guint
+weft_solver_op_position (WeftSolver *self, guint rank_index, guint32 event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  return v == WEFT_NONE ? G_MAXUINT : self->nodes[v].lane_pos;
+}
+
+/* ---- edits ------------------------------------------------------------------- */
+
+void
+weft_solver_begin_batch (WeftSolver *self)
+{
+  self->batch++;
+}
+
+void
+weft_solver_end_batch (WeftSolver *self)
+{
+  if (self->batch > 0)
+    self->batch--;
+  if (self->batch == 0)
+    solve_pending (self);
+}
+
+static guint32
+require_node (WeftSolver *self, guint rank_index, guint32 event, GError **error)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event);
+  if (v == WEFT_NONE)
+    g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: rank index %u event %u is not a GPU op", rank_index,
+                 event);
+  return v;
+}
+
+gboolean
+weft_solver_set_duration (WeftSolver *self, guint rank_index, guint32 event, gint64 dur, GError **error)
+{
+  guint32 v = require_node (self, rank_index, event, error);
+  if (v == WEFT_NONE)
+    return FALSE;
+  if (dur < 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: negative duration %" G_GINT64_FORMAT " ns", dur);
+      return FALSE;
+    }
+  if (is_member (self, v))
+    {
+      guint32 iv = self->nodes[v].inst;
+      self->nodes[iv].dur = dur;
+      heap_push (self, iv);
+    }
+  else
+    {
+      self->nodes[v].dur = dur;
+      heap_push (self, v);
+    }
+  maybe_solve (self);
+  return TRUE;
+}
+
+gboolean
+weft_solver_set_min_start (WeftSolver *self, guint rank_index, guint32 event, gint64 t, GError **error)
+{
+  guint32 v = require_node (self, rank_index, event, error);
+  if (v == WEFT_NONE)
+    return FALSE;
+  self->nodes[v].min_start = t < 0 ? G_MININT64 : t;
+  heap_push (self, v);
+  maybe_solve (self);
+  return TRUE;
+}
+
+static void
+scale_node (WeftSolver *self, guint32 v, double factor)
+{
+  Node *n = &self->nodes[v];
+  n->dur = (gint64) (n->dur * factor + 0.5);
+  heap_push (self, v);
+}
+
+void
+weft_solver_scale_class (WeftSolver *self, WeftKernelClass kclass, double factor)
+{
+  if (factor < 0)
+    return;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      Node *n = &self->nodes[v];
+      if (n->flags & NODE_DELETED)
+        continue;
+      if (kclass == WEFT_KCLASS_COMM && n->kind == NODE_INST)
+        scale_node (self, v, factor);
+      else if (n->kind == NODE_OP && !is_member (self, v))
+        {
+          WeftRank *rank = weft_trace_rank (self->trace, n->rank);
+          if (weft_rank_event (rank, n->event)->kclass == kclass)
+            scale_node (self, v, factor);
+        }
+    }
+  maybe_solve (self);
+}
+
+void
+weft_solver_scale_collective (WeftSolver *self, WeftCollType type, double factor)
+{
+  if (factor < 0)
+    return;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      Node *n = &self->nodes[v];
+      if (n->kind != NODE_INST || (n->flags & NODE_DELETED))
+        continue;
+      if (g_array_index (self->trace->instances, WeftCollInstance, n->event).type == type)
+        scale_node (self, v, factor);
+    }
+  maybe_solve (self);
+}
+
+/* -- model structure helpers -- */
+
+static void
+model_lane_remove (WeftRank *rank, guint32 lane, guint32 event)
+{
+  WeftLane *l;
+  if (lane == WEFT_NONE || lane >= rank->lanes->len)
+    return;
+  l = weft_rank_lane (rank, lane);
+  for (guint i = 0; i < l->events->len; i++)
+    if (g_array_index (l->events, guint32, i) == event)
+      {
+        g_array_remove_index (l->events, i);
+        return;
+      }
+}
+
+static void
+model_lane_insert (WeftRank *rank, guint32 lane, guint32 event)
+{
+  WeftLane *l = weft_rank_lane (rank, lane);
+  gint64 ts = weft_rank_event (rank, event)->ts;
+  guint lo = 0, hi = l->events->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (weft_rank_event (rank, g_array_index (l->events, guint32, mid))->ts <= ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  g_array_insert_val (l->events, lo, event);
+}
+
+static GArray *
+ensure_lane_order (WeftSolver *self, guint rank, guint32 lane)
+{
+  GPtrArray *lanes = self->ranks[rank].lanes;
+  while (lanes->len <= lane)
+    g_ptr_array_add (lanes, NULL);
+  if (g_ptr_array_index (lanes, lane) == NULL)
+    g_ptr_array_index (lanes, lane) = g_array_new (FALSE, FALSE, sizeof (guint32));
+  return g_ptr_array_index (lanes, lane);
+}
+
+static gboolean
+check_gpu_lane (WeftSolver *self, guint rank_index, guint32 lane, GError **error)
+{
+  WeftRank *rank;
+  if (rank_index >= self->n_ranks)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: no rank index %u", rank_index);
+      return FALSE;
+    }
+  rank = weft_trace_rank (self->trace, rank_index);
+  if (lane >= rank->lanes->len || weft_rank_lane (rank, lane)->kind != WEFT_LANE_GPU)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: rank %d: lane %u is not a GPU stream", rank->rank,
+                   lane);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+lane_detach (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  GArray *o = lane_order (self, n->rank, n->lane);
+  guint p = n->lane_pos;
+  g_array_remove_index (o, p);
+  renumber_lane (self, o, p);
+}
+
+static void
+lane_attach (WeftSolver *self, guint32 v, guint32 lane, guint position)
+{
+  Node *n = &self->nodes[v];
+  GArray *o = ensure_lane_order (self, n->rank, lane);
+  if (position > o->len)
+    position = o->len;
+  g_array_insert_val (o, position, v);
+  n->lane = lane;
+  renumber_lane (self, o, position);
+}
+
+/* Marks the nodes whose predecessors changed around v's lane position. */
+static void
+dirty_around (WeftSolver *self, guint32 v)
+{
+  guint32 nx = _weft_solver_stream_next (self, v);
+  heap_push (self, v);
+  if (nx != WEFT_NONE)
+    heap_push (self, nx);
+}
+
+/* After a structural change: new topological order or FALSE with the cycle. */
+static gboolean
+retopo (WeftSolver *self, GError **error)
+{
+  g_autoptr (GArray) cycle = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint32 *heap_nodes = NULL;
+  guint n_heap = self->n_heap;
+  gboolean ok;
+
+  /* the heap is ordered by the old positions: rebuild it after */
+  if (n_heap > 0)
+    {
+      heap_nodes = g_memdup2 (self->heap, n_heap * sizeof (guint32));
+      for (guint i = 0; i < n_heap; i++)
+        self->nodes[heap_nodes[i]].flags &= ~NODE_IN_HEAP;
+      self->n_heap = 0;
+    }
+  ok = compute_topo (self, cycle);
+  if (!ok)
+    set_cycle_error (self, cycle, error);
+  if (heap_nodes != NULL)
+    {
+      if (ok)
+        for (guint i = 0; i < n_heap; i++)
+          heap_push (self, heap_nodes[i]);
+      else
+        {
+          /* positions unchanged: restore the heap as it was */
+          memcpy (self->heap, heap_nodes, n_heap * sizeof (guint32));
+          self->n_heap = n_heap;
+          for (guint i = 0; i < n_heap; i++)
+            self->nodes[heap_nodes[i]].flags |= NODE_IN_HEAP;
+        }
+      g_free (heap_nodes);
+    }
+  return ok;
+}
+
+gboolean
+weft_solver_move_to_position (WeftSolver *self, guint rank_index, guint32 event, guint32 lane, guint position,
+                              GError **error)
+{
+  guint32 v = require_node (self, rank_index, event, error);
+  Node *n;
+  guint32 old_lane, old_pos, old_prev, old_next, producer_edge = WEFT_NONE;
+  WeftRank *rank;
+
+  if (v == WEFT_NONE || !check_gpu_lane (self, rank_index, lane, error))
+    return FALSE;
+  n = &self->nodes[v];
+  old_lane = n->lane;
+  old_pos = n->lane_pos;
+  old_prev = _weft_solver_stream_prev (self, v);
+  old_next = _weft_solver_stream_next (self, v);
+  lane_detach (self, v);
+  lane_attach (self, v, lane, position);
+  if (lane != old_lane && old_prev != WEFT_NONE && !has_in_from (self, v, old_prev))
+    {
+      /* keep waiting for the producer it used to follow on its old stream */
+      node_add_in (self, v, old_prev, WEFT_DEP_CROSS_STREAM, 0);
+      self->nodes[v].in[self->nodes[v].n_in - 1].automatic = TRUE;
+      producer_edge = old_prev;
+    }
+  if (!retopo (self, error))
+    {
+      if (producer_edge != WEFT_NONE)
+        node_remove_in (self, v, self->nodes[v].n_in - 1);
+      lane_detach (self, v);
+      lane_attach (self, v, old_lane, old_pos);
+      return FALSE;
+    }
+  n = &self->nodes[v];
+  if (lane != old_lane)
+    {
+      /* producer edges a former move added, now on this very stream: the
+       * stream order covers them */
+      for (guint i = n->n_in; i > 0; i--)
+        if (n->in[i - 1].automatic && live (self, n->in[i - 1].src) && self->nodes[n->in[i - 1].src].lane == lane)
+          node_remove_in (self, v, i - 1);
+      n = &self->nodes[v];
+      rank = weft_trace_rank (self->trace, rank_index);
+      model_lane_remove (rank, old_lane, event);
+      weft_rank_event (rank, event)->lane = lane;
+      weft_rank_event (rank, event)->flags |= WEFT_EVENT_EDITED;
+      model_lane_insert (rank, lane, event);
+    }
+  if (old_next != WEFT_NONE)
+    heap_push (self, old_next);
+  dirty_around (self, v);
+  maybe_solve (self);
+  return TRUE;
+}
+
+static guint
+position_for_time (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, guint32 exclude)
+{
+  GArray *o = lane_order (self, rank_index, lane);
+  guint pos = 0;
+  if (o == NULL)
+    return 0;
+  /* first op (other than exclude) whose solved start is later than at_time */
+  for (guint i = 0; i < o->len; i++)
+    {
+      guint32 u = g_array_index (o, guint32, i);
+      if (u == exclude)
+        continue;
+      if (self->nodes[u].start > at_time)
+        break;
+      pos++;
+    }
+  return pos;
+}
+
+gboolean
+weft_solver_move_to_lane (WeftSolver *self, guint rank_index, guint32 event, guint32 lane, gint64 at_time,
+                          GError **error)
+{
+  guint32 v = require_node (self, rank_index, event, error);
+  if (v == WEFT_NONE || !check_gpu_lane (self, rank_index, lane, error))
+    return FALSE;
+  return weft_solver_move_to_position (self, rank_index, event, lane,
+                                       position_for_time (self, rank_index, lane, at_time, v), error);
+}
+
+guint32
+weft_solver_ensure_stream (WeftSolver *self, guint rank_index, int device, gint64 stream)
+{
+  WeftRank *rank;
+  char pid[32], tid[32];
+  guint32 lane;
+  WeftLane *l;
+  if (rank_index >= self->n_ranks)
+    return WEFT_NONE;
+  rank = weft_trace_rank (self->trace, rank_index);
+  g_snprintf (pid, sizeof pid, "%d", device);
+  g_snprintf (tid, sizeof tid, "%" G_GINT64_FORMAT, stream);
+  lane = weft_rank_ensure_lane (rank, pid, strlen (pid), tid, strlen (tid));
+  l = weft_rank_lane (rank, lane);
+  l->kind = WEFT_LANE_GPU;
+  l->device = device;
+  ensure_lane_order (self, rank_index, lane);
+  return lane;
+}
+
+static guint32
+model_new_event (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, const WeftSolverOpSpec *spec)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+  WeftEvent ev;
+  guint32 idx = rank->events->len;
+  const char *cat;
+  memset (&ev, 0, sizeof ev);
+  if (spec->like_event != WEFT_NONE && spec->like_event < rank->events->len)
+    {
+      ev = *weft_rank_event (rank, spec->like_event);
+    }
+  else
+    {
+      WeftCategory category = spec->category ? spec->category : WEFT_CAT_KERNEL;
+      cat = category == WEFT_CAT_GPU_MEMCPY ? "gpu_memcpy" : category == WEFT_CAT_GPU_MEMSET ? "gpu_memset" : "kernel";
+      ev.name = weft_strings_intern (rank->strings, spec->name ? spec->name : "kernel", -1);
+      ev.cat = weft_strings_intern (rank->strings, cat, -1);
+      ev.category = (guint8) category;
+      ev.kclass = (guint8) spec->kclass;
+      ev.dur = MAX (0, spec->dur);
+      ev.text = NULL;
+      ev.text_len = 0;
+    }
+  ev.ts = at_time - self->ranks[rank_index].offset;
+  ev.lane = lane;
+  ev.ph = WEFT_PH_X;
+  ev.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_GPU_OP | WEFT_EVENT_HAS_DUR;
+  ev.correlation = -1;
+  ev.external_id = -1;
+  ev.flow_id = -1;
+  ev.link = WEFT_NONE;
+  ev.coll = WEFT_NONE;
+  g_array_append_val (rank->events, ev);
+  return idx;
+}
+
+static guint32
+new_op_node (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, guint32 event, int step_like)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+  WeftEvent *ev = weft_rank_event (rank, event);
+  guint32 v = add_node (self, NODE_OP, rank_index, event);
+  Node *n = &self->nodes[v];
+  n->obs_start = at_time;
+  n->obs_end = at_time + ev->dur;
+  n->dur = ev->dur;
+  n->release = at_time;
+  n->release_kind = WEFT_DEP_USER;
+  n->w_stream = self->ranks[rank_index].typ_gap;
+  n->step = step_like;
+  n->start = at_time;
+  n->end = at_time + ev->dur;
+  if (ev->kclass == WEFT_KCLASS_COMM)
+    n->flags |= NODE_COMM;
+  set_ev_node (self, rank_index, event, v);
+  return v;
+}
+
+static int
+step_near (WeftSolver *self, guint rank_index, guint32 lane, guint position)
+{
+  GArray *o = lane_order (self, rank_index, lane);
+  if (o != NULL && o->len > 0)
+    {
+      guint p = MIN (position, o->len - 1);
+      if (position > 0 && position <= o->len)
+        p = position - 1;
+      return self->nodes[g_array_index (o, guint32, p)].step;
+    }
+  return WEFT_SOLVER_ALL_STEPS;
+}
+
+guint32
+weft_solver_insert_op (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, const WeftSolverOpSpec *spec,
+                       GError **error)
+{
+  WeftRank *rank;
+  guint32 ev, v;
+  guint position;
+  if (spec == NULL)
+    {
+      g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: insert without an op spec");
+      return WEFT_NONE;
+    }
+  if (!check_gpu_lane (self, rank_index, lane, error))
+    return WEFT_NONE;
+  rank = weft_trace_rank (self->trace, rank_index);
+  position = position_for_time (self, rank_index, lane, at_time, WEFT_NONE);
+  ev = model_new_event (self, rank_index, lane, at_time, spec);
+  v = new_op_node (self, rank_index, lane, at_time, ev, step_near (self, rank_index, lane, position));
+  lane_attach (self, v, lane, position);
+  if (!retopo (self, error))
+    {
+      /* cannot happen: a new op only splits a stream edge */
+      lane_detach (self, v);
+      self->nodes[v].flags |= NODE_DELETED;
+      weft_rank_event (rank, ev)->flags |= WEFT_EVENT_DELETED;
+      return WEFT_NONE;
+    }
+  model_lane_insert (rank, lane, ev);
+  dirty_around (self, v);
+  maybe_solve (self);
+  return ev;
+}
+
+static const char *
+default_coll_kernel (WeftCollType type)
+{
+  switch (type)
+    {
+    case WEFT_COLL_ALL_REDUCE: return "ncclDevKernel_AllReduce_Sum_bf16_RING_LL";
+    case WEFT_COLL_ALL_GATHER: return "ncclDevKernel_AllGather_RING_LL";
+    case WEFT_COLL_REDUCE_SCATTER: return "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL";
+    case WEFT_COLL_BROADCAST: return "ncclDevKernel_Broadcast_RING_LL";
+    case WEFT_COLL_REDUCE: return "ncclDevKernel_Reduce_Sum_bf16_RING_LL";
+    default: return "ncclDevKernel_SendRecv";
+    }
+}
+
+guint32
+weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec, const WeftSolverPlace *places,
+                               guint n_places, guint32 *events_out, GError **error)
+{
+  WeftTrace *trace = self->trace;
+  guint n_nodes0 = self->n_nodes;
+  guint32 inst_idx = trace->instances->len;
+  guint32 iv;
+  guint *ev_len0, *coll_len0;
+  int *rank_numbers;
+  WeftCollInstance inst;
+  gboolean ok;
+
+  if (spec == NULL || places == NULL || n_places == 0)
+    {
+      g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: collective without places");
+      return WEFT_NONE;
+    }
+  for (guint i = 0; i < n_places; i++)
+    {
+      if (!check_gpu_lane (self, places[i].rank_index, places[i].lane, error))
+        return WEFT_NONE;
+      for (guint j = 0; j < i; j++)
+        if (places[j].rank_index == places[i].rank_index)
+          {
+            g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: collective placed twice on rank index %u",
+                         places[i].rank_index);
+            return WEFT_NONE;
+          }
+    }
+  ev_len0 = g_new (guint, self->n_ranks);
+  coll_len0 = g_new (guint, self->n_ranks);
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      ev_len0[r] = weft_trace_rank (trace, r)->events->len;
+      coll_len0[r] = weft_trace_rank (trace, r)->collectives->len;
+    }
+  rank_numbers = g_new (int, n_places);
+  for (guint i = 0; i < n_places; i++)
+    rank_numbers[i] = weft_trace_rank (trace, places[i].rank_index)->rank;
+
+  memset (&inst, 0, sizeof inst);
+  inst.type = spec->type;
+  inst.seq = -1;
+  inst.method = WEFT_MATCH_PG_ORDINAL;
+  inst.members = g_array_new (FALSE, FALSE, sizeof (WeftInstanceMember));
+  iv = add_node (self, NODE_INST, places[0].rank_index, inst_idx);
+  self->nodes[iv].members = g_new (guint32, n_places);
+  self->nodes[iv].dur = MAX (0, spec->transfer_ns);
+  for (guint i = 0; i < n_places; i++)
+    {
+      guint r = places[i].rank_index;
+      WeftRank *rank = weft_trace_rank (trace, r);
+      WeftSolverOpSpec os = { spec->kernel_name ? spec->kernel_name : default_coll_kernel (spec->type),
+                              WEFT_CAT_KERNEL, WEFT_KCLASS_COMM, MAX (0, spec->transfer_ns), WEFT_NONE };
+      guint position = position_for_time (self, r, places[i].lane, places[i].at_time, WEFT_NONE);
+      guint32 ev = model_new_event (self, r, places[i].lane, places[i].at_time, &os);
+      guint32 v = new_op_node (self, r, places[i].lane, places[i].at_time, ev,
+                               step_near (self, r, places[i].lane, position));
+      WeftCollective c;
+      WeftInstanceMember m = { r, rank->collectives->len };
+      memset (&c, 0, sizeof c);
+      c.event = ev;
+      c.cpu_event = WEFT_NONE;
+      c.type = spec->type;
+      c.source = WEFT_COLL_SOURCE_KERNEL_ARGS;
+      c.in_nelems = c.out_nelems = -1;
+      c.bytes = spec->bytes;
+      c.dtype = spec->dtype ? weft_strings_intern (rank->strings, spec->dtype, -1) : 0;
+      c.group_size = (int) n_places;
+      c.pg_name = weft_strings_intern (rank->strings, spec->pg_name ? spec->pg_name : "weft", -1);
+      c.pg_desc = spec->pg_desc ? weft_strings_intern (rank->strings, spec->pg_desc, -1) : 0;
+      c.pg_ranks = g_memdup2 (rank_numbers, n_places * sizeof (int));
+      c.n_pg_ranks = n_places;
+      c.seq = -1;
+      c.src_rank = c.dst_rank = -1;
+      c.instance = inst_idx;
+      g_array_append_val (rank->collectives, c);
+      weft_rank_event (rank, ev)->coll = m.coll;
+      g_array_append_val (inst.members, m);
+      self->nodes[v].inst = iv;
+      self->nodes[iv].members[self->nodes[iv].n_members++] = v;
+      lane_attach (self, v, places[i].lane, position);
+      if (events_out)
+        events_out[i] = ev;
+    }
+  inst.pg_name_rank0 = g_array_index (weft_trace_rank (trace, places[0].rank_index)->collectives, WeftCollective,
+                                      coll_len0[places[0].rank_index]).pg_name;
+  g_array_append_val (trace->instances, inst);
+  g_array_append_val (self->inst_node, iv);
+
+  ok = retopo (self, error);
+  if (!ok)
+    {
+      /* roll everything back: nodes, model events, collectives, instance */
+      for (guint32 v = n_nodes0; v < self->n_nodes; v++)
+        if (self->nodes[v].kind == NODE_OP)
+          {
+            lane_detach (self, v);
+            set_ev_node (self, self->nodes[v].rank, self->nodes[v].event, WEFT_NONE);
+          }
+      for (guint32 v = n_nodes0; v < self->n_nodes; v++)
+        {
+          g_free (self->nodes[v].in);
+          g_free (self->nodes[v].out);
+          g_free (self->nodes[v].members);
+        }
+      self->n_nodes = n_nodes0;
+      for (guint r = 0; r < self->n_ranks; r++)
+        {
+          WeftRank *rank = weft_trace_rank (trace, r);
+          g_array_set_size (rank->events, ev_len0[r]);
+          g_array_set_size (rank->collectives, coll_len0[r]);
+        }
+      g_array_set_size (trace->instances, inst_idx);
+      g_array_set_size (self->inst_node, inst_idx);
+      g_free (ev_len0);
+      g_free (coll_len0);
+      g_free (rank_numbers);
+      /* positions of the remaining nodes are still valid */
+      return WEFT_NONE;
+    }
+  for (guint i = 0; i < n_places; i++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, places[i].rank_index);
+      guint32 ev = rank->events->len - 1;
+      model_lane_insert (rank, places[i].lane, ev);
+    }
+  for (guint32 v = n_nodes0; v < self->n_nodes; v++)
+    if (self->nodes[v].kind == NODE_OP)
+      dirty_around (self, v);
+  g_free (ev_len0);
+  g_free (coll_len0);
+  g_free (rank_numbers);
+  maybe_solve (self);
+  return inst_idx;
+}
+
+static void
+remove_one (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  WeftRank *rank = weft_trace_rank (self->trace, n->rank);
+  guint32 nx = _weft_solver_stream_next (self, v);
+  n->removed_lane = n->lane;
+  n->removed_pos = n->lane_pos;
+  lane_detach (self, v);
+  self->nodes[v].flags |= NODE_DELETED;
+  weft_rank_event (rank, n->event)->flags |= WEFT_EVENT_DELETED | WEFT_EVENT_EDITED;
+  model_lane_remove (rank, n->lane, n->event);
+  if (nx != WEFT_NONE)
+    heap_push (self, nx);
+  for (guint i = 0; i < n->n_out; i++)
+    heap_push (self, n->out[i]);
+}
+
+gboolean
+weft_solver_remove_op (WeftSolver *self, guint rank_index, guint32 event, GError **error)
+{
+  guint32 v = require_node (self, rank_index, event, error);
+  if (v == WEFT_NONE)
+    return FALSE;
+  if (is_member (self, v))
+    {
+      guint32 iv = self->nodes[v].inst;
+      Node *in = &self->nodes[iv];
+      for (guint i = 0; i < in->n_members; i++)
+        if (live (self, in->members[i]))
+          remove_one (self, in->members[i]);
+      self->nodes[iv].flags |= NODE_DELETED;
+    }
+  else
+    remove_one (self, v);
+  retopo (self, NULL); /* removing cannot create a cycle */
+  maybe_solve (self);
+  return TRUE;
+}
+
+static void
+restore_one (WeftSolver *self, guint32 v)
+{
+  Node *n = &self->nodes[v];
+  WeftRank *rank = weft_trace_rank (self->trace, n->rank);
+  n->flags &= ~NODE_DELETED;
+  lane_attach (self, v, n->removed_lane, n->removed_pos);
+  weft_rank_event (rank, n->event)->flags &= ~WEFT_EVENT_DELETED;
+  model_lane_insert (rank, n->removed_lane, n->event);
+  dirty_around (self, v);
+  for (guint i = 0; i < self->nodes[v].n_out; i++)
+    heap_push (self, self->nodes[v].out[i]);
+}
+
+gboolean
+weft_solver_restore_op (WeftSolver *self, guint rank_index, guint32 event, GError **error)
+{
+  GArray *map;
+  guint32 v, iv;
+  if (rank_index >= self->n_ranks)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: no rank index %u", rank_index);
+      return FALSE;
+    }
+  map = self->ranks[rank_index].ev_node;
+  v = event < map->len ? g_array_index (map, guint32, event) : WEFT_NONE;
+  if (v == WEFT_NONE || self->nodes[v].kind != NODE_OP || !(self->nodes[v].flags & NODE_DELETED) ||
+      self->nodes[v].removed_lane == WEFT_NONE)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: rank index %u event %u is not a removed GPU op",
+                   rank_index, event);
+      return FALSE;
+    }
+  iv = self->nodes[v].inst;
+  if (iv != WEFT_NONE)
+    {
+      Node *in = &self->nodes[iv];
+      in->flags &= ~NODE_DELETED;
+      /* restore in reverse order of removal positions is not needed: one per lane */
+      for (guint i = 0; i < in->n_members; i++)
+        if (self->nodes[in->members[i]].flags & NODE_DELETED)
+          restore_one (self, self->nodes[iv].members[i]);
+      heap_push (self, iv);
+    }
+  else
+    restore_one (self, v);
+  if (!retopo (self, error))
+    {
+      /* put it back out */
+      if (iv != WEFT_NONE)
+        {
+          Node *in = &self->nodes[iv];
+          for (guint i = 0; i < in->n_members; i++)
+            if (live (self, in->members[i]))
+              remove_one (self, self->nodes[iv].members[i]);
+          self->nodes[iv].flags |= NODE_DELETED;
+        }
+      else
+        remove_one (self, v);
+      retopo (self, NULL);
+      return FALSE;
+    }
+  maybe_solve (self);
+  return TRUE;
+}
+
+gboolean
+weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_event, guint to_rank, guint32 to_event,
+                            gint64 gap, GError **error)
+{
+  guint32 f = require_node (self, from_rank, from_event, error);
+  guint32 t = f == WEFT_NONE ? WEFT_NONE : require_node (self, to_rank, to_event, error);
+  if (t == WEFT_NONE)
+    return FALSE;
+  if (f == t)
+    {
+      g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_CYCLE, "dependency cycle: an op cannot wait for itself");
+      return FALSE;
+    }
+  node_add_in (self, t, f, WEFT_DEP_EXPLICIT, gap);
+  if (!retopo (self, error))
+    {
+      node_remove_in (self, t, self->nodes[t].n_in - 1);
+      return FALSE;
+    }
+  heap_push (self, t);
+  maybe_solve (self);
+  return TRUE;
+}
+
+gboolean
+weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_event, guint to_rank, guint32 to_event)
+{
+  guint32 f = _weft_solver_node (self, from_rank, from_event);
+  guint32 t = _weft_solver_node (self, to_rank, to_event);
+  gboolean removed = FALSE;
+  if (f == WEFT_NONE || t == WEFT_NONE)
+    return FALSE;
+  for (guint i = self->nodes[t].n_in; i > 0; i--)
+    if (self->nodes[t].in[i - 1].src == f && self->nodes[t].in[i - 1].kind != WEFT_DEP_LAUNCH)
+      {
+        node_remove_in (self, t, i - 1);
+        removed = TRUE;
+      }
+  if (removed)
+    {
+      retopo (self, NULL);
+      heap_push (self, t);
+      maybe_solve (self);
+    }
+  return removed;
+}
+
+/* ---- apply to model ------------------------------------------------------------ */
+
+void
+weft_solver_apply_to_model (WeftSolver *self)
+{
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      WeftRank *rank = weft_trace_rank (self->trace, r);
+      RankState *rs = &self->ranks[r];
+      gboolean *dirty = g_new0 (gboolean, rank->lanes->len);
+      GHashTableIter it;
+      gpointer value;
+
+      for (guint li = 0; li < rs->lanes->len; li++)
+        {
+          GArray *o = g_ptr_array_index (rs->lanes, li);
+          if (o == NULL)
+            continue;
+          for (guint j = 0; j < o->len; j++)
+            {
+              Node *n = &self->nodes[g_array_index (o, guint32, j)];
+              WeftEvent *ev = weft_rank_event (rank, n->event);
+              gint64 ts = n->start - rs->offset, dur = n->end - n->start;
+              if (ev->ts != ts || ev->dur != dur)
+                {
+                  ev->ts = ts;
+                  ev->dur = dur;
+                  ev->flags |= WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
+                  if (li < rank->lanes->len)
+                    dirty[li] = TRUE;
+                }
+            }
+        }
+      /* CPU threads that wait on syncs shift with them */
+      g_hash_table_iter_init (&it, rs->threads);
+      while (g_hash_table_iter_next (&it, NULL, &value))
+        {
+          ThreadSyncs *ts = value;
+          for (guint j = 0; ts->orig && j < ts->orig->len; j++)
+            {
+              const CpuOrig *o = &g_array_index (ts->orig, CpuOrig, j);
+              WeftEvent *ev = weft_rank_event (rank, o->event);
+              gint64 a = o->ts + _weft_solver_shift (self, r, ts->lane, o->ts + rs->offset);
+              gint64 b = o->end + _weft_solver_shift (self, r, ts->lane, o->end + rs->offset);
+              if (b < a)
+                b = a;
+              if (ev->ts != a || weft_event_end (ev) != b)
+                {
+                  ev->ts = a;
+                  ev->dur = b - a;
+                  ev->flags |= WEFT_EVENT_EDITED;
+                  dirty[ts->lane] = TRUE;
+                }
+            }
+        }
+      for (guint li = 0; li < rank->lanes->len; li++)
+        if (dirty[li])
+          weft_lane_sort (rank, weft_rank_lane (rank, li));
+      g_free (dirty);
+    }
+  self->n_edits_applied++;
+}
+
