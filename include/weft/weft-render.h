@@ -210,8 +210,9 @@ typedef struct _WeftLayout WeftLayout;
 
 /* Rows for the trace under view's rank flags: per rank (trace order, hidden
  * ranks skipped) a header row, then unless collapsed the GPU stream lanes
- * (sort_index order, sync lanes last), then a CPU summary row (or one row per
- * CPU thread / other track when CPU_EXPANDED). Also precomputes the nesting
+ * (sort_index order, sync lanes last), then a CPU summary row merging the
+ * CPU threads (or, when CPU_EXPANDED, one row per CPU thread and then per
+ * other track: "Spans", "Traces", overhead; those are not shown collapsed). Also precomputes the nesting
  * depth rows of each lane and the observed-time overlap band per rank: cost
  * O(events); rebuild only when flags or lanes change, not per frame. */
 WeftLayout          *weft_layout_new (WeftTrace *trace, const WeftView *view);

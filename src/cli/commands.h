@@ -34,6 +34,7 @@ WeftTrace *weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError
 
 int weft_cmd_version (int argc, char **argv);
 int weft_cmd_compose (int argc, char **argv);
+int weft_cmd_render (int argc, char **argv);
 int weft_cmd_info (int argc, char **argv);
 int weft_cmd_convert (int argc, char **argv);
 int weft_cmd_sample (int argc, char **argv);

@@ -178,18 +178,29 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
         stack[sp - 1] = MAX (stack[sp - 1], weft_event_end (ev));
     }
   ld->n_depth = max_depth + 1;
-  if (ld->n_depth == 1)
-    return;
+  if (ld->n_depth > 1)
+    {
+      for (guint d = 0; d < ld->n_depth; d++)
+        ld->depth[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint i = 0; i < lane->events->len; i++)
+        g_array_append_val (ld->depth[event_depth[idx[i]]], idx[i]);
+    }
   for (guint d = 0; d < ld->n_depth; d++)
-    ld->depth[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
-  for (guint i = 0; i < lane->events->len; i++)
-    g_array_append_val (ld->depth[event_depth[idx[i]]], idx[i]);
+    {
+      const guint32 *di = ld->depth[d] != NULL ? (const guint32 *) (void *) ld->depth[d]->data : idx;
+      guint n = ld->depth[d] != NULL ? ld->depth[d]->len : lane->events->len;
+      if (n < WEFT_LAYOUT_TS_CACHE_MIN)
+        continue;
+      ld->ts[d] = g_new (gint64, n);
+      for (guint i = 0; i < n; i++)
+        ld->ts[d][i] = weft_rank_event (rank, di[i])->ts;
+    }
 }
 
 WeftDepthRow
 weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth)
 {
-  WeftDepthRow r = { NULL, 0 };
+  WeftDepthRow r = { NULL, 0, NULL };
   const WeftRankLayout *rl;
   const WeftLaneDepths *ld;
 
@@ -201,6 +212,7 @@ weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane,
   ld = &rl->lanes[lane];
   if (depth >= ld->n_depth)
     return r;
+  r.ts = ld->ts[depth];
   if (ld->depth[depth] != NULL)
     {
       r.idx = (const guint32 *) (void *) ld->depth[depth]->data;
@@ -318,9 +330,12 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
             {
               WeftLane *lane = weft_rank_lane (rank, order[k].lane);
               guint nd = rl->lanes[order[k].lane].n_depth;
+              /* collapsed: CPU threads merge into the summary row, other
+               * tracks ("Spans", "Traces", overhead) are not shown */
               if (order[k].group >= 2 && !(flags & WEFT_RANK_VIEW_CPU_EXPANDED))
                 {
-                  g_array_append_val (rl->summary_lanes, order[k].lane);
+                  if (order[k].group == 2)
+                    g_array_append_val (rl->summary_lanes, order[k].lane);
                   continue;
                 }
               rl->lane_row[order[k].lane] = (int) self->rows->len;
@@ -348,8 +363,11 @@ weft_layout_free (WeftLayout *self)
       WeftRankLayout *rl = &self->ranks[r];
       for (guint l = 0; l < rl->n_lanes; l++)
         for (guint d = 0; d < WEFT_RENDER_MAX_DEPTH; d++)
-          if (rl->lanes[l].depth[d] != NULL)
-            g_array_free (rl->lanes[l].depth[d], TRUE);
+          {
+            if (rl->lanes[l].depth[d] != NULL)
+              g_array_free (rl->lanes[l].depth[d], TRUE);
+            g_free (rl->lanes[l].ts[d]);
+          }
       g_free (rl->lanes);
       g_free (rl->event_depth);
       g_free (rl->lane_row);
@@ -442,7 +460,12 @@ weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int
       pl = pango_layout_new (layout->pango);
       pango_layout_set_font_description (pl, fd);
       pango_font_description_free (fd);
-      pango_layout_set_text (pl, weft_rank_string (rank, name), -1);
+      {
+        /* kernel names: without the argument list ("ncclKernel_X(ncclDevComm*, ...)") */
+        const char *text = weft_rank_string (rank, name);
+        const char *paren = strchr (text, '(');
+        pango_layout_set_text (pl, text, paren != NULL && paren > text ? (int) (paren - text) : -1);
+      }
       pango_layout_set_single_paragraph_mode (pl, TRUE);
       g_hash_table_insert (layout->labels, k, pl);
     }
@@ -473,7 +496,7 @@ weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row)
         for (guint i = 0; i < rank->lanes->len; i++)
           {
             WeftLane *l = weft_rank_lane (rank, i);
-            n += l->kind != WEFT_LANE_GPU && l->events->len > 0;
+            n += l->kind == WEFT_LANE_CPU && l->events->len > 0;
           }
         return g_strdup_printf ("CPU \u00b7 %u thread%s", n, n == 1 ? "" : "s");
       }

@@ -70,11 +70,57 @@ first_end_after (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t)
   return lo;
 }
 
-/* First i in [lo, n) whose start >= t. */
+/* First i in [lo, n) whose start >= t: galloping from lo (the target is
+ * usually near), then binary search; over the packed ts cache when the
+ * observed times are drawn. */
 static guint
-first_start_at (const WeftRankTimes *rt, const guint32 *idx, guint lo, guint n, gint64 t)
+first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t)
 {
-  guint hi = n;
+  const guint32 *idx = dr->idx;
+  guint n = dr->n, hi = dr->n, step = 1;
+
+  if (dr->ts != NULL && rt->times == NULL)
+    {
+      const gint64 *ts = dr->ts;
+      gint64 tf = t - rt->offset;
+      while (lo < n)
+        {
+          guint probe = lo + step - 1;
+          if (probe >= n)
+            break;
+          if (ts[probe] >= tf)
+            {
+              hi = probe;
+              break;
+            }
+          lo = probe + 1;
+          step *= 2;
+        }
+      while (lo < hi)
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (ts[mid] < tf)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      return lo;
+    }
+  while (lo < n)
+    {
+      guint probe = lo + step - 1;
+      gint64 b, e;
+      if (probe >= n)
+        break;
+      weft_rank_times_get (rt, idx[probe], &b, &e);
+      if (b >= t)
+        {
+          hi = probe;
+          break;
+        }
+      lo = probe + 1;
+      step *= 2;
+    }
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
@@ -96,10 +142,11 @@ clamp_x (const Paint *p, double x)
 
 /* One depth row of events at screen y (box top) with height h. */
 static void
-paint_events (Paint *p, const WeftRankTimes *rt, const guint32 *idx, guint n, double y, double h,
-              gboolean labels)
+paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double y, double h, gboolean labels)
 {
   const double min_box = WEFT_RENDER_MIN_BOX_PX;
+  const guint32 *idx = dr->idx;
+  guint n = dr->n;
   guint i;
 
   if (n == 0)
@@ -154,7 +201,7 @@ paint_events (Paint *p, const WeftRankTimes *rt, const guint32 *idx, guint n, do
           {
             gint64 tl = p->t0 + (gint64) ceil ((cur + min_box) / p->scale);
             gint64 lb, le;
-            k = first_start_at (rt, idx, j + 1, n, tl);
+            k = first_start_at (rt, dr, j + 1, tl);
             /* the last one may be a wide event: it gets its own box */
             if (k - 1 > j)
               {
@@ -171,7 +218,11 @@ paint_events (Paint *p, const WeftRankTimes *rt, const guint32 *idx, guint n, do
             p->stats.events_visited++;
             {
               double nb = (double) (lb - p->t0) * p->scale, ne = (double) (le - p->t0) * p->scale;
-              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0)
+              /* a new colour starts a new box: a run keeps one colour, so
+               * a dense stretch reads as a texture of what it holds (each
+               * box still covers >= min_box px, so the cost stays bounded) */
+              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0 ||
+                  weft_render_event_key (rt->rank, &rt->events[idx[k]]) != key)
                 break;
               cur = nb;
               run_e = MAX (run_e, ne);
@@ -193,36 +244,73 @@ paint_events (Paint *p, const WeftRankTimes *rt, const guint32 *idx, guint n, do
     }
 }
 
+/* First segment in [lo, n) with end > t, galloping from lo. */
+static guint
+seg_end_after (const WeftOverlapSegment *seg, guint lo, guint n, gint64 t)
+{
+  guint hi = n, step = 1;
+  while (lo < n)
+    {
+      guint probe = lo + step - 1;
+      if (probe >= n)
+        break;
+      if (seg[probe].end > t)
+        {
+          hi = probe;
+          break;
+        }
+      lo = probe + 1;
+      step *= 2;
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (seg[mid].end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Adds a band rectangle, merged with the previous one of that state when adjacent. */
+static void
+push_band (Paint *p, WeftOverlapState state, double x, double y, double w, double h)
+{
+  GArray *arr = p->band_rects[state];
+  if (state == WEFT_OVERLAP_IDLE || w <= 0)
+    return;
+  if (arr != NULL && arr->len > 0)
+    {
+      Rect *last = &g_array_index (arr, Rect, arr->len - 1);
+      if (last->y == y && fabs (last->x + last->w - x) < 0.01)
+        {
+          last->w = x + w - last->x;
+          return;
+        }
+    }
+  push_rect (&p->band_rects[state], x, y, w, h);
+}
+
 static void
 paint_band (Paint *p, GArray *band, double y, double h)
 {
   const WeftOverlapSegment *seg;
-  guint n, i, lo, hi;
+  guint n, i;
   double x_min = -2.0;
 
   if (band == NULL || band->len == 0)
     return;
   seg = (const WeftOverlapSegment *) (void *) band->data;
   n = band->len;
-  lo = 0;
-  hi = n;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (seg[mid].end <= p->t0)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  i = lo;
+  i = seg_end_after (seg, 0, n, p->t0);
   while (i < n && seg[i].begin < p->t1)
     {
       double xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
       double xe = (double) (seg[i].end - p->t0) * p->scale;
       if (xe - xb >= 1.0)
         {
-          if (seg[i].state != WEFT_OVERLAP_IDLE)
-            push_rect (&p->band_rects[seg[i].state], clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h);
+          push_band (p, seg[i].state, clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h);
           x_min = xe;
           i++;
         }
@@ -233,38 +321,11 @@ paint_band (Paint *p, GArray *band, double y, double h)
           double col = floor (xb);
           gint64 tmid = p->t0 + (gint64) ((col + 0.5) / p->scale);
           gint64 tnext = p->t0 + (gint64) ((col + 1.0) / p->scale);
-          guint j = i;
-          while (j + 1 < n && seg[j].end <= tmid && j - i < 8)
-            j++;
-          if (seg[j].end <= tmid)
-            {
-              lo = j;
-              hi = n;
-              while (lo < hi)
-                {
-                  guint mid = lo + (hi - lo) / 2;
-                  if (seg[mid].end <= tmid)
-                    lo = mid + 1;
-                  else
-                    hi = mid;
-                }
-              j = MIN (lo, n - 1);
-            }
-          if (seg[j].state != WEFT_OVERLAP_IDLE)
-            push_rect (&p->band_rects[seg[j].state], col, y, 1.0, h);
+          guint j = MIN (seg_end_after (seg, i, n, tmid), n - 1);
+          push_band (p, seg[j].state, col, y, 1.0, h);
           x_min = col + 1.0;
           /* next: the first segment still running at the next column */
-          lo = j;
-          hi = n;
-          while (lo < hi)
-            {
-              guint mid = lo + (hi - lo) / 2;
-              if (seg[mid].end <= tnext)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
-          i = MAX (lo, i + 1);
+          i = MAX (seg_end_after (seg, j, n, tnext), i + 1);
         }
     }
 }
@@ -516,17 +577,20 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
                 double dy = weft_row_depth_y (row, d) - view->scroll_y;
                 if (dy + WEFT_RENDER_LANE_ROW < 0 || dy >= view->height)
                   continue;
-                paint_events (&p, &rt, dr.idx, dr.n, dy, WEFT_RENDER_LANE_ROW - 2.0, TRUE);
+                paint_events (&p, &rt, &dr, dy, WEFT_RENDER_LANE_ROW - 2.0, TRUE);
               }
             break;
           case WEFT_ROW_CPU_SUMMARY:
-            for (guint k = 0; k < rl->summary_lanes->len; k++)
-              {
-                guint32 lane = g_array_index (rl->summary_lanes, guint32, k);
-                WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index, lane, 0);
-                paint_events (&p, &rt, dr.idx, dr.n, weft_row_depth_y (row, 0) - view->scroll_y,
-                              WEFT_RENDER_LANE_ROW - 2.0, FALSE);
-              }
+            /* every thread, every depth, deeper on top: where the CPU is busy
+             * and with what (ops, launches, syncs) */
+            for (guint d = 0; d < WEFT_RENDER_MAX_DEPTH; d++)
+              for (guint k = 0; k < rl->summary_lanes->len; k++)
+                {
+                  guint32 lane = g_array_index (rl->summary_lanes, guint32, k);
+                  WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index, lane, d);
+                  paint_events (&p, &rt, &dr, weft_row_depth_y (row, 0) - view->scroll_y,
+                                WEFT_RENDER_LANE_ROW - 2.0, FALSE);
+                }
             break;
           default:
             break;
@@ -850,12 +914,14 @@ weft_render_hit_test (WeftTrace *trace, const WeftView *view, const WeftLayout *
   else if (row->kind == WEFT_ROW_CPU_SUMMARY)
     {
       const WeftRankLayout *rl = &layout->ranks[row->rank_index];
-      for (guint k = 0; k < rl->summary_lanes->len && h.event == WEFT_NONE; k++)
-        {
-          WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index,
-                                                   g_array_index (rl->summary_lanes, guint32, k), 0);
-          h.event = pick (&rt, dr.idx, dr.n, t, 0);
-        }
+      /* the deepest event under the point (drawn on top) */
+      for (guint d = WEFT_RENDER_MAX_DEPTH; d > 0 && h.event == WEFT_NONE; d--)
+        for (guint k = 0; k < rl->summary_lanes->len && h.event == WEFT_NONE; k++)
+          {
+            WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index,
+                                                     g_array_index (rl->summary_lanes, guint32, k), d - 1);
+            h.event = pick (&rt, dr.idx, dr.n, t, 0);
+          }
       if (h.event == WEFT_NONE)
         for (guint k = 0; k < rl->summary_lanes->len && h.event == WEFT_NONE; k++)
           {

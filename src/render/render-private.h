@@ -12,16 +12,18 @@ G_BEGIN_DECLS
 #define WEFT_KEY_CPU_BASE  32
 #define WEFT_KEY_N         48
 
+/* Fills are batched by colour, so the key order is the z-order where boxes
+ * overlap (the CPU summary row): outer kinds first, inner kinds on top. */
 enum
 {
-  WEFT_CPU_KEY_OP = 0,
-  WEFT_CPU_KEY_PYTHON,
-  WEFT_CPU_KEY_RUNTIME,
-  WEFT_CPU_KEY_ANNOTATION,
+  WEFT_CPU_KEY_ANNOTATION = 0,
   WEFT_CPU_KEY_GPU_ANNOTATION,
+  WEFT_CPU_KEY_OTHER,
+  WEFT_CPU_KEY_PYTHON,
+  WEFT_CPU_KEY_OP,
+  WEFT_CPU_KEY_RUNTIME,
   WEFT_CPU_KEY_SYNC,
   WEFT_CPU_KEY_INSTANT,
-  WEFT_CPU_KEY_OTHER,
   WEFT_CPU_KEY_N
 };
 
@@ -88,12 +90,20 @@ typedef struct
 {
   const guint32 *idx;
   guint          n;
+  /* ev->ts of idx[i] (file clock, no offset) packed densely, so binary
+   * searches over observed times do not miss the cache on every probe;
+   * NULL for short rows. Valid while the layout is (rebuild after edits
+   * that change ev->ts). */
+  const gint64  *ts;
 } WeftDepthRow;
+
+#define WEFT_LAYOUT_TS_CACHE_MIN 512
 
 typedef struct
 {
   guint    n_depth;
   GArray  *depth[WEFT_RENDER_MAX_DEPTH]; /* guint32; NULL when n_depth == 1 (lane->events used) */
+  gint64  *ts[WEFT_RENDER_MAX_DEPTH];    /* see WeftDepthRow.ts */
 } WeftLaneDepths;
 
 typedef struct

@@ -1,0 +1,236 @@
+/* bench-render.c: frame time of the painter at 1920x1080 on a cairo image
+ * surface (ruler + lane headers + body + highlights, as the window paints a
+ * frame), median of N, for a full zoom-out and a mid zoom of
+ *   - df_index_resolver (HTA test data, 216k events, loaded with the real loader)
+ *   - a generated 8-rank trace with >= 2M events (built in the model directly)
+ *
+ * Usage: bench-render [N] (default 30). WEFT_TRACES_DIR locates the shared
+ * traces (the df_index_resolver part is skipped without them). Prints one
+ * line per case; see docs/benchmarks.md (## Rendering). */
+#include "config.h"
+
+#include <cairo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../testutil.h"
+#include "weft/weft-load.h"
+#include "weft/weft-render.h"
+#include "weft/weft.h"
+
+#define W 1920
+#define H 1080
+
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+static void
+bench_case (const char *name, WeftTrace *trace, double zoom, guint n)
+{
+  WeftView view;
+  WeftLayout *layout;
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
+  double *t = g_new (double, n);
+  double *tb = g_new (double, n);
+  double header_w = WEFT_RENDER_HEADER_WIDTH, layout_ms;
+  gint64 t0;
+  WeftRenderStats stats = { 0 };
+  guint64 n_events = 0;
+
+  for (guint r = 0; r < trace->ranks->len; r++)
+    n_events += weft_trace_rank (trace, r)->events->len;
+  weft_view_init (&view, trace);
+  view.width = W - header_w;
+  view.height = H - WEFT_RENDER_RULER_HEIGHT;
+  t0 = g_get_monotonic_time ();
+  layout = weft_layout_new (trace, &view);
+  layout_ms = (double) (g_get_monotonic_time () - t0) / 1000.0;
+  if (zoom < 1.0)
+    {
+      /* mid zoom: a window of zoom x the span, centred */
+      gint64 d = view.span.end - view.span.begin;
+      gint64 mid = view.span.begin + d / 2;
+      gint64 w = (gint64) ((double) d * zoom);
+      view.span.begin = mid - w / 2;
+      view.span.end = mid + w / 2;
+    }
+
+  for (guint i = 0; i < n + 2; i++)
+    {
+      cairo_t *cr = cairo_create (s);
+      gint64 a = g_get_monotonic_time (), b;
+      cairo_save (cr);
+      cairo_translate (cr, header_w, 0);
+      weft_render_paint_ruler (cr, trace, &view);
+      cairo_restore (cr);
+      cairo_save (cr);
+      cairo_translate (cr, 0, WEFT_RENDER_RULER_HEIGHT);
+      weft_render_paint_lane_headers (cr, trace, &view, layout, header_w);
+      cairo_translate (cr, header_w, 0);
+      b = g_get_monotonic_time ();
+      weft_render_paint (cr, trace, &view, layout, NULL, NULL, &stats);
+      cairo_restore (cr);
+      cairo_destroy (cr);
+      cairo_surface_flush (s);
+      if (i >= 2) /* warm-up: font and glyph caches */
+        {
+          t[i - 2] = (double) (g_get_monotonic_time () - a) / 1000.0;
+          tb[i - 2] = (double) (g_get_monotonic_time () - b) / 1000.0;
+        }
+    }
+  qsort (t, n, sizeof (double), cmp_double);
+  qsort (tb, n, sizeof (double), cmp_double);
+  printf ("%-32s %8" G_GUINT64_FORMAT " events  layout %6.1f ms  frame median %6.2f ms  p90 %6.2f ms  "
+          "(body %5.2f ms; boxes %u, folded %u, labels %u, visited %u)\n",
+          name, n_events, layout_ms, t[n / 2], t[(n * 9) / 10], tb[n / 2], stats.boxes, stats.folded_boxes,
+          stats.labels, stats.events_visited);
+  fflush (stdout);
+  g_free (t);
+  g_free (tb);
+  weft_layout_free (layout);
+  weft_view_clear (&view);
+  cairo_surface_destroy (s);
+}
+
+/* ---- a generated 8-rank trace ------------------------------------------------- */
+
+static const char *compute_names[] = {
+  "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1_execute_segment_k_off",
+  "flash_fwd_kernel<Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t>>",
+  "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>>",
+  "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<c10::BFloat16, float>",
+  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t>>",
+  "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::silu>>",
+};
+
+static const char *comm_names[] = {
+  "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+  "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+};
+
+static void
+add_ev (WeftRank *rank, guint32 lane, guint32 name, guint32 cat, WeftCategory category, gint64 ts, gint64 dur)
+{
+  WeftEvent ev;
+  memset (&ev, 0, sizeof ev);
+  ev.ts = ts;
+  ev.dur = dur;
+  ev.name = name;
+  ev.cat = cat;
+  ev.lane = lane;
+  ev.ph = WEFT_PH_X;
+  ev.category = (guint8) category;
+  ev.flags = WEFT_EVENT_HAS_DUR;
+  ev.correlation = -1;
+  ev.external_id = -1;
+  ev.flow_id = -1;
+  ev.link = WEFT_NONE;
+  ev.coll = WEFT_NONE;
+  g_array_append_val (rank->events, ev);
+}
+
+/* Per rank: two compute streams of short kernels (1-40 us, FSDP-like
+ * density), two comm streams (all-gather / reduce-scatter), a CPU thread
+ * with an op per kernel and its launch nested inside. */
+static WeftTrace *
+gen_big_trace (guint n_ranks, guint kernels_per_rank)
+{
+  WeftTrace *trace = weft_trace_new ();
+  GRand *rand = g_rand_new_with_seed (42);
+
+  for (guint r = 0; r < n_ranks; r++)
+    {
+      g_autofree char *path = g_strdup_printf ("generated/rank%u_trace.json", r);
+      WeftRank *rank = weft_rank_new (path);
+      guint32 streams[2], comm[2], cpu;
+      guint32 cn[G_N_ELEMENTS (compute_names)], mn[G_N_ELEMENTS (comm_names)];
+      guint32 cat_kernel, cat_cpu, cat_rt, n_mm, n_launch;
+      gint64 t_gpu[2] = { 0, 0 }, t_comm[2] = { 0, 0 }, t_cpu = 0;
+      gint64 base = G_GINT64_CONSTANT (1700000000000000000);
+
+      rank->rank = (int) r;
+      rank->world_size = (int) n_ranks;
+      streams[0] = weft_rank_ensure_lane (rank, "0", 1, "7", 1);
+      streams[1] = weft_rank_ensure_lane (rank, "0", 1, "8", 1);
+      comm[0] = weft_rank_ensure_lane (rank, "0", 1, "15", 2);
+      comm[1] = weft_rank_ensure_lane (rank, "0", 1, "17", 2);
+      cpu = weft_rank_ensure_lane (rank, "1234", 4, "1234", 4);
+      for (guint i = 0; i < G_N_ELEMENTS (compute_names); i++)
+        cn[i] = weft_strings_intern (rank->strings, compute_names[i], -1);
+      for (guint i = 0; i < G_N_ELEMENTS (comm_names); i++)
+        mn[i] = weft_strings_intern (rank->strings, comm_names[i], -1);
+      cat_kernel = weft_strings_intern (rank->strings, "kernel", -1);
+      cat_cpu = weft_strings_intern (rank->strings, "cpu_op", -1);
+      cat_rt = weft_strings_intern (rank->strings, "cuda_runtime", -1);
+      n_mm = weft_strings_intern (rank->strings, "aten::mm", -1);
+      n_launch = weft_strings_intern (rank->strings, "cudaLaunchKernel", -1);
+
+      for (guint k = 0; k < kernels_per_rank; k++)
+        {
+          guint s = k % 2;
+          gint64 dur = 1000 + g_rand_int_range (rand, 0, 40000);
+          gint64 gap = g_rand_int_range (rand, 200, 3000);
+          guint which = (guint) g_rand_int_range (rand, 0, G_N_ELEMENTS (compute_names));
+          gint64 launch_at = MAX (t_cpu, t_gpu[s] - 20000);
+          add_ev (rank, cpu, n_mm, cat_cpu, WEFT_CAT_CPU_OP, base + launch_at, 6000);
+          add_ev (rank, cpu, n_launch, cat_rt, WEFT_CAT_CUDA_RUNTIME, base + launch_at + 1000, 4000);
+          t_cpu = launch_at + 6500;
+          add_ev (rank, streams[s], cn[which], cat_kernel, WEFT_CAT_KERNEL, base + t_gpu[s], dur);
+          t_gpu[s] += dur + gap;
+          if (k % 16 == 0)
+            {
+              guint c = (k / 16) % 2;
+              gint64 cd = 20000 + g_rand_int_range (rand, 0, 200000);
+              t_comm[c] = MAX (t_comm[c], t_gpu[s] - 50000);
+              add_ev (rank, comm[c], mn[c], cat_kernel, WEFT_CAT_KERNEL, base + t_comm[c], cd);
+              t_comm[c] += cd + g_rand_int_range (rand, 1000, 100000);
+            }
+        }
+      weft_trace_add_rank (trace, rank);
+    }
+  g_rand_free (rand);
+  weft_trace_index (trace);
+  return trace;
+}
+
+int
+main (int argc, char **argv)
+{
+  guint n = argc > 1 ? (guint) MAX (atoi (argv[1]), 3) : 30;
+  g_autofree char *df = weft_test_trace_path ("HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
+
+  printf ("bench-render: %dx%d ARGB32 image surface, frame = ruler + lane headers + body + highlights, %u frames\n",
+          W, H, n);
+  if (df != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+      WeftTrace *trace = weft_trace_load (df, NULL, NULL, &error);
+      if (trace == NULL)
+        {
+          fprintf (stderr, "bench-render: %s\n", error->message);
+          return 1;
+        }
+      bench_case ("df_index_resolver full", trace, 1.0, n);
+      bench_case ("df_index_resolver mid (1/20)", trace, 0.05, n);
+      bench_case ("df_index_resolver deep (1/2000)", trace, 0.0005, n);
+      weft_trace_free (trace);
+    }
+  else
+    printf ("df_index_resolver: not found (set WEFT_TRACES_DIR), skipped\n");
+
+  {
+    gint64 t0 = g_get_monotonic_time ();
+    WeftTrace *trace = gen_big_trace (8, 90000);
+    printf ("generated 8 ranks built in %.0f ms\n", (double) (g_get_monotonic_time () - t0) / 1000.0);
+    bench_case ("generated 8 ranks full", trace, 1.0, n);
+    bench_case ("generated 8 ranks mid (1/20)", trace, 0.05, n);
+    bench_case ("generated 8 ranks deep (1/2000)", trace, 0.0005, n);
+    weft_trace_free (trace);
+  }
+  return 0;
+}

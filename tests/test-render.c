@@ -1,0 +1,815 @@
+/* test-render.c: the painter, display-free: paint real and generated traces
+ * onto cairo image surfaces and check facts by reading pixels; hit testing;
+ * level-of-detail counters; the overlap band against a brute-force check;
+ * PNG/SVG/PDF files. */
+#include "config.h"
+
+#include <cairo.h>
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "weft/weft-load.h"
+#include "weft/weft-render.h"
+#include "weft/weft.h"
+
+#define DLRM_DIR "param/et_replay/tests/inputs/dlrm_kineto"
+
+/* ---- a generated trace, loaded with the real loader -------------------------- */
+
+#define N_GEMM 10
+#define N_AG   5
+#define BASE_US 100
+
+static void
+add_event (GString *s, const char *name, const char *cat, int pid, int tid, double ts_us, double dur_us,
+           const char *args)
+{
+  if (s->str[s->len - 1] != '[')
+    g_string_append (s, ",\n");
+  g_string_append_printf (s,
+                          "{\"ph\":\"X\",\"cat\":\"%s\",\"name\":\"%s\",\"pid\":%d,\"tid\":%d,"
+                          "\"ts\":%.3f,\"dur\":%.3f,\"args\":{%s}}",
+                          cat, name, pid, tid, ts_us, dur_us, args ? args : "");
+}
+
+/* One rank: GEMMs on stream 7 (200 us every 300 us), all-gathers on stream
+ * 15 (250 us every 600 us), CPU thread 100 with a ProfilerStep, aten::mm ops
+ * and their cudaLaunchKernel calls (correlation ids). extra_tiny > 0 adds a
+ * stream 21 with that many 1 us kernels 1 us apart (the LOD lane). */
+static char *
+gen_rank_json (int rank, guint extra_tiny, gsize *len)
+{
+  GString *s = g_string_new (NULL);
+
+  g_string_append_printf (s,
+                          "{\"schemaVersion\":1,\"distributedInfo\":{\"backend\":\"nccl\",\"rank\":%d,"
+                          "\"world_size\":2},\"baseTimeNanoseconds\":1700000000000000000,\"traceEvents\":[",
+                          rank);
+  g_string_append (s, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":0,\"tid\":0,\"args\":{\"name\":\"GPU 0\"}}");
+  g_string_append (s, ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1234,\"tid\":100,\"args\":{\"name\":\"python main\"}}");
+  add_event (s, "ProfilerStep#3", "user_annotation", 1234, 100, BASE_US - 50, 3200, NULL);
+  for (int k = 0; k < N_GEMM; k++)
+    {
+      char args[256];
+      double t = BASE_US + k * 300.0;
+      g_snprintf (args, sizeof args, "\"External id\":%d", 500 + k);
+      add_event (s, "aten::mm", "cpu_op", 1234, 100, t - 40, 30, args);
+      g_snprintf (args, sizeof args, "\"External id\":%d,\"correlation\":%d", 500 + k, 1000 + k);
+      add_event (s, "cudaLaunchKernel", "cuda_runtime", 1234, 100, t - 30, 10, args);
+      g_snprintf (args, sizeof args, "\"External id\":%d,\"correlation\":%d,\"device\":0,\"stream\":7", 500 + k,
+                  1000 + k);
+      add_event (s, "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64_warpgroupsize1x1x1", "kernel", 0,
+                 7, t, 200, args);
+    }
+  for (int k = 0; k < N_AG; k++)
+    {
+      char args[512];
+      double t = BASE_US + 100 + k * 600.0;
+      g_snprintf (args, sizeof args,
+                  "\"External id\":%d,\"correlation\":%d,\"device\":0,\"stream\":15,"
+                  "\"Collective name\":\"_allgather_base\",\"In msg nelems\":1048576,\"Out msg nelems\":2097152,"
+                  "\"Group size\":2,\"dtype\":\"BFloat16\",\"Process Group Name\":\"0\","
+                  "\"Process Group Description\":\"default_pg\",\"Process Group Ranks\":\"[0, 1]\",\"Seq\":%d",
+                  700 + k, 2000 + k, k + 1);
+      add_event (s, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "kernel", 0, 15, t, 250,
+                 args);
+    }
+  for (guint k = 0; k < extra_tiny; k++)
+    add_event (s, "vectorized_elementwise_kernel", "kernel", 0, 21, BASE_US + 2.0 * k, 1.0,
+               "\"device\":0,\"stream\":21");
+  g_string_append (s, "]}\n");
+  *len = s->len;
+  return g_string_free (s, FALSE);
+}
+
+static WeftTrace *
+gen_trace (guint n_ranks, guint extra_tiny)
+{
+  WeftTrace *trace = weft_trace_new ();
+  for (guint r = 0; r < n_ranks; r++)
+    {
+      gsize len;
+      g_autofree char *json = gen_rank_json ((int) r, extra_tiny, &len);
+      g_autofree char *name = g_strdup_printf ("rank%u_trace.json", r);
+      g_autoptr (GError) error = NULL;
+      WeftRank *rank = weft_rank_load_buffer (name, json, len, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_nonnull (rank);
+      weft_trace_add_rank (trace, rank);
+    }
+  weft_trace_index (trace);
+  return trace;
+}
+
+/* ---- pixels ---------------------------------------------------------------------- */
+
+static guint32
+pixel_at (cairo_surface_t *s, int x, int y)
+{
+  const guchar *data = cairo_image_surface_get_data (s);
+  int stride = cairo_image_surface_get_stride (s);
+  g_assert_cmpint (x, >=, 0);
+  g_assert_cmpint (y, >=, 0);
+  g_assert_cmpint (x, <, cairo_image_surface_get_width (s));
+  g_assert_cmpint (y, <, cairo_image_surface_get_height (s));
+  return *(const guint32 *) (const void *) (data + (gsize) y * stride + (gsize) x * 4) & 0xffffff;
+}
+
+static guint32
+rgb_of (WeftRgba c)
+{
+  return ((guint32) lround (c.r * 255) << 16) | ((guint32) lround (c.g * 255) << 8) | (guint32) lround (c.b * 255);
+}
+
+static gboolean
+same_color (guint32 a, guint32 b)
+{
+  for (int sh = 0; sh <= 16; sh += 8)
+    if (ABS ((int) ((a >> sh) & 0xff) - (int) ((b >> sh) & 0xff)) > 2)
+      return FALSE;
+  return TRUE;
+}
+
+
+/* Fraction of the pixels of the box [x0, x1) x [y0, y1) (clipped to the
+ * surface, shrunk by 1 px on each side) that have the colour. Labels are
+ * drawn over boxes, so a box is "its colour" when most of it is. */
+static double
+box_fraction (cairo_surface_t *s, double x0, double x1, double y0, double y1, guint32 rgb)
+{
+  int ix0 = MAX ((int) ceil (x0) + 1, 0), ix1 = MIN ((int) floor (x1) - 1, cairo_image_surface_get_width (s));
+  int iy0 = MAX ((int) ceil (y0) + 1, 0), iy1 = MIN ((int) floor (y1) - 1, cairo_image_surface_get_height (s));
+  guint n = 0, hit = 0;
+  for (int y = iy0; y < iy1; y++)
+    for (int x = ix0; x < ix1; x++)
+      {
+        n++;
+        hit += same_color (pixel_at (s, x, y), rgb);
+      }
+  return n > 0 ? (double) hit / n : 0.0;
+}
+
+typedef struct
+{
+  WeftTrace       *trace;
+  WeftView         view;
+  WeftLayout      *layout;
+  cairo_surface_t *surface;
+  WeftRenderStats  stats;
+} Painted;
+
+static void
+paint_view (Painted *p, const WeftRenderTimes *times, const WeftRenderOverlay *overlay)
+{
+  cairo_t *cr;
+  if (p->surface != NULL)
+    cairo_surface_destroy (p->surface);
+  p->surface = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) p->view.width, (int) p->view.height);
+  cr = cairo_create (p->surface);
+  weft_render_paint (cr, p->trace, &p->view, p->layout, times, overlay, &p->stats);
+  g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+  cairo_destroy (cr);
+  cairo_surface_flush (p->surface);
+}
+
+static void
+painted_clear (Painted *p)
+{
+  g_clear_pointer (&p->surface, cairo_surface_destroy);
+  g_clear_pointer (&p->layout, weft_layout_free);
+  weft_view_clear (&p->view);
+  g_clear_pointer (&p->trace, weft_trace_free);
+}
+
+/* The first kernel on a GPU stream of a rank whose name starts with prefix. */
+static guint32
+find_kernel (WeftRank *rank, const char *prefix, guint nth)
+{
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if ((ev->flags & WEFT_EVENT_GPU_OP) && g_str_has_prefix (weft_rank_string (rank, ev->name), prefix))
+        {
+          if (nth == 0)
+            return i;
+          nth--;
+        }
+    }
+  return WEFT_NONE;
+}
+
+/* Screen rectangle of an event from the layout (row + depth) and the view. */
+static void
+event_box (Painted *p, guint rank_index, guint32 e, const WeftRenderTimes *times, double *x0, double *x1,
+           double *y0, double *y1)
+{
+  WeftRank *rank = weft_trace_rank (p->trace, rank_index);
+  const WeftEvent *ev = weft_rank_event (rank, e);
+  WeftTimeSpan sp = weft_render_event_span (p->trace, times, rank_index, e);
+  int r = weft_layout_find_lane (p->layout, rank_index, ev->lane);
+  const WeftLayoutRow *row;
+  guint d;
+
+  g_assert_cmpint (r, >=, 0);
+  row = weft_layout_get_row (p->layout, (guint) r);
+  g_assert_cmpint (row->kind, ==, WEFT_ROW_LANE);
+  g_assert_cmpuint (row->lane, ==, ev->lane);
+  d = weft_layout_event_depth (p->layout, rank_index, e);
+  *x0 = weft_render_time_to_x (&p->view, sp.begin);
+  *x1 = weft_render_time_to_x (&p->view, sp.end);
+  *y0 = row->y + 2 + d * WEFT_RENDER_LANE_ROW - p->view.scroll_y;
+  *y1 = *y0 + WEFT_RENDER_LANE_ROW - 2;
+}
+
+/* ---- tests ----------------------------------------------------------------------- */
+
+static void
+test_layout_generated (void)
+{
+  g_autoptr (WeftTrace) trace = gen_trace (2, 0);
+  WeftView view;
+  g_autoptr (WeftLayout) layout = NULL;
+  guint n_headers = 0, n_gpu = 0, n_summary = 0;
+  int last_header = -1;
+
+  weft_view_init (&view, trace);
+  layout = weft_layout_new (trace, &view);
+  for (guint i = 0; i < weft_layout_get_n_rows (layout); i++)
+    {
+      const WeftLayoutRow *row = weft_layout_get_row (layout, i);
+      g_autofree char *label = weft_render_row_label (trace, row);
+      g_assert_nonnull (label);
+      g_assert_cmpstr (label, !=, "");
+      if (i > 0)
+        {
+          const WeftLayoutRow *prev = weft_layout_get_row (layout, i - 1);
+          g_assert_cmpfloat (row->y, ==, prev->y + prev->height);
+        }
+      g_assert_cmpint (weft_layout_row_at_y (layout, row->y + row->height / 2), ==, (int) i);
+      switch (row->kind)
+        {
+        case WEFT_ROW_RANK_HEADER:
+          n_headers++;
+          last_header = (int) i;
+          g_assert_true (g_str_has_prefix (label, "rank "));
+          break;
+        case WEFT_ROW_LANE:
+          {
+            WeftLane *lane = weft_rank_lane (weft_trace_rank (trace, row->rank_index), row->lane);
+            /* CPU threads are collapsed by default: only GPU lanes get rows */
+            g_assert_cmpint (lane->kind, ==, WEFT_LANE_GPU);
+            g_assert_true (strstr (label, "stream") != NULL);
+            g_assert_cmpint (last_header, >=, 0);
+            n_gpu++;
+          }
+          break;
+        case WEFT_ROW_CPU_SUMMARY:
+          n_summary++;
+          g_assert_true (g_str_has_prefix (label, "CPU"));
+          /* the summary comes after the rank's GPU lanes */
+          g_assert_cmpint (weft_layout_get_row (layout, i - 1)->kind, ==, WEFT_ROW_LANE);
+          break;
+        default:
+          g_assert_not_reached ();
+        }
+    }
+  g_assert_cmpuint (n_headers, ==, 2);
+  g_assert_cmpuint (n_gpu, ==, 4);
+  g_assert_cmpuint (n_summary, ==, 2);
+  g_assert_cmpint (weft_layout_row_at_y (layout, -1), ==, -1);
+  g_assert_cmpint (weft_layout_row_at_y (layout, weft_layout_get_height (layout) + 1), ==, -1);
+
+  /* expanding the CPU threads of rank 1 gives its thread a row; collapsing rank 0 leaves its header */
+  weft_view_set_rank_flags (&view, 0, WEFT_RANK_VIEW_COLLAPSED);
+  weft_view_set_rank_flags (&view, 1, WEFT_RANK_VIEW_CPU_EXPANDED);
+  {
+    g_autoptr (WeftLayout) l2 = weft_layout_new (trace, &view);
+    guint cpu_rows = 0, rank0_rows = 0;
+    for (guint i = 0; i < weft_layout_get_n_rows (l2); i++)
+      {
+        const WeftLayoutRow *row = weft_layout_get_row (l2, i);
+        if (row->rank_index == 0)
+          rank0_rows++;
+        if (row->kind == WEFT_ROW_LANE &&
+            weft_rank_lane (weft_trace_rank (trace, row->rank_index), row->lane)->kind == WEFT_LANE_CPU)
+          {
+            g_autofree char *label = weft_render_row_label (trace, row);
+            cpu_rows++;
+            g_assert_cmpuint (row->rank_index, ==, 1);
+            g_assert_cmpstr (label, ==, "python main");
+            /* ProfilerStep > aten::mm / cudaLaunchKernel: nested */
+            g_assert_cmpuint (row->n_depth, >=, 2);
+          }
+        g_assert_cmpint (row->kind, !=, WEFT_ROW_CPU_SUMMARY);
+      }
+    g_assert_cmpuint (cpu_rows, ==, 1);
+    g_assert_cmpuint (rank0_rows, ==, 1);
+  }
+  weft_view_clear (&view);
+}
+
+static void
+test_paint_generated (void)
+{
+  Painted p = { 0 };
+  guint32 gemm, ag, gap_gemm;
+  double x0, x1, y0, y1;
+  guint32 bg, px;
+  WeftRank *rank;
+
+  p.trace = gen_trace (2, 0);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 1200;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  paint_view (&p, NULL, NULL);
+  rank = weft_trace_rank (p.trace, 0);
+  bg = rgb_of (weft_render_background_color (FALSE));
+
+  /* each GEMM's box carries its class colour; the gap after it is background */
+  for (guint k = 0; k < N_GEMM; k++)
+    {
+      gemm = find_kernel (rank, "sm90_xmma_gemm", k);
+      g_assert_cmpuint (gemm, !=, WEFT_NONE);
+      event_box (&p, 0, gemm, NULL, &x0, &x1, &y0, &y1);
+      g_assert_cmpfloat (x1 - x0, >, 20);
+      g_assert_cmpfloat (box_fraction (p.surface, x0, x1, y0, y1,
+                                       rgb_of (weft_render_event_color (rank, weft_rank_event (rank, gemm), FALSE))),
+                         >, 0.5);
+      /* the compute stream is idle 100 us after each GEMM (the last one:
+       * up to the end of the view, but for step markers) */
+      gap_gemm = gemm;
+      px = rgb_of (weft_render_event_color (rank, weft_rank_event (rank, gap_gemm), FALSE));
+      g_assert_cmpfloat (box_fraction (p.surface, x1 + 2, x1 + (x1 - x0) / 2 - 2, y0, y1, px), ==, 0.0);
+      g_assert_cmpfloat (box_fraction (p.surface, x1 + 2, x1 + (x1 - x0) / 2 - 2, y0, y1, bg), >, 0.8);
+    }
+  ag = find_kernel (rank, "ncclDevKernel_AllGather", 0);
+  event_box (&p, 0, ag, NULL, &x0, &x1, &y0, &y1);
+  g_assert_cmpfloat (box_fraction (p.surface, x0, x1, y0, y1,
+                                   rgb_of (weft_render_event_color (rank, weft_rank_event (rank, ag), FALSE))),
+                     >, 0.5);
+  /* the two colour families differ */
+  g_assert_false (same_color (rgb_of (weft_render_event_color (rank, weft_rank_event (rank, ag), FALSE)),
+                              rgb_of (weft_render_event_color (rank, weft_rank_event (rank, gemm), FALSE))));
+  /* the right margin (after the trace) is background on every lane */
+  g_assert_true (same_color (pixel_at (p.surface, (int) p.view.width - 2, (int) y1 - 2), bg));
+
+  g_assert_cmpuint (p.stats.boxes, >=, 2 * (N_GEMM + N_AG));
+  g_assert_cmpuint (p.stats.labels, >, 0);
+  g_assert_cmpuint (p.stats.rows_drawn, ==, weft_layout_get_n_rows (p.layout));
+
+  /* hit testing: the middle of a GEMM hits it; the gap after it hits nothing */
+  {
+    WeftHit hit;
+    gemm = find_kernel (rank, "sm90_xmma_gemm", 3);
+    event_box (&p, 0, gemm, NULL, &x0, &x1, &y0, &y1);
+    g_assert_true (weft_render_hit_test (p.trace, &p.view, p.layout, NULL, (x0 + x1) / 2, (y0 + y1) / 2, &hit));
+    g_assert_cmpuint (hit.rank_index, ==, 0);
+    g_assert_cmpuint (hit.event, ==, gemm);
+    g_assert_false (weft_render_hit_test (p.trace, &p.view, p.layout, NULL, x1 + (x1 - x0) / 4, (y0 + y1) / 2, &hit));
+    g_assert_cmpuint (hit.event, ==, WEFT_NONE);
+    g_assert_cmpint (hit.row, >=, 0);
+    /* a header row: no event */
+    g_assert_false (weft_render_hit_test (p.trace, &p.view, p.layout, NULL, (x0 + x1) / 2, 3, &hit));
+    g_assert_cmpint (weft_layout_get_row (p.layout, (guint) hit.row)->kind, ==, WEFT_ROW_RANK_HEADER);
+  }
+
+  /* selection + launch flow + highlights paint without touching the body
+   * elsewhere: a selected GEMM gets an outline (pixels change at its edge) */
+  {
+    guint32 before;
+    gemm = find_kernel (rank, "sm90_xmma_gemm", 5);
+    event_box (&p, 0, gemm, NULL, &x0, &x1, &y0, &y1);
+    before = pixel_at (p.surface, (int) ((x0 + x1) / 2), (int) y0 - 1);
+    p.view.sel_rank = 0;
+    p.view.sel_event = gemm;
+    paint_view (&p, NULL, NULL);
+    g_assert_false (same_color (before, pixel_at (p.surface, (int) ((x0 + x1) / 2), (int) y0 - 1)));
+    g_assert_cmpuint (weft_rank_event (rank, gemm)->link, !=, WEFT_NONE);
+  }
+  painted_clear (&p);
+}
+
+static void
+test_solved_times (void)
+{
+  Painted p = { 0 };
+  WeftRank *rank;
+  guint32 gemm;
+  g_autofree gint64 *start = NULL;
+  g_autofree gint64 *end = NULL;
+  const gint64 *starts[2], *ends[2];
+  WeftRenderTimes times;
+  double x0, x1, y0, y1, ox0, ox1;
+  WeftTimeSpan obs;
+  guint32 colour;
+
+  p.trace = gen_trace (2, 0);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 1200;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  rank = weft_trace_rank (p.trace, 0);
+  gemm = find_kernel (rank, "sm90_xmma_gemm", N_GEMM - 1);
+  colour = rgb_of (weft_render_event_color (rank, weft_rank_event (rank, gemm), FALSE));
+
+  /* move the last GEMM 500 us later through the solved-times arrays */
+  start = g_new (gint64, rank->events->len);
+  end = g_new (gint64, rank->events->len);
+  for (guint i = 0; i < rank->events->len; i++)
+    start[i] = G_MININT64, end[i] = 0;
+  obs = weft_render_event_span (p.trace, NULL, 0, gemm);
+  start[gemm] = obs.begin + 500000;
+  end[gemm] = obs.end + 500000;
+  starts[0] = start;
+  ends[0] = end;
+  starts[1] = ends[1] = NULL;
+  times = (WeftRenderTimes) { NULL, NULL, 2, starts, ends };
+  g_assert_cmpint (weft_render_event_span (p.trace, &times, 0, gemm).begin, ==, obs.begin + 500000);
+  /* widen the view so the moved GEMM fits */
+  p.view.span.end += 600000;
+  event_box (&p, 0, gemm, NULL, &ox0, &ox1, &y0, &y1);
+  event_box (&p, 0, gemm, &times, &x0, &x1, &y0, &y1);
+  g_assert_cmpfloat (x0, >, ox1 + 10);
+  paint_view (&p, &times, NULL);
+  g_assert_cmpfloat (box_fraction (p.surface, x0, x1, y0, y1, colour), >, 0.5);
+  /* where it was, the stream is empty now */
+  g_assert_cmpfloat (box_fraction (p.surface, ox0, ox1, y0, y1, colour), ==, 0.0);
+  g_assert_cmpfloat (box_fraction (p.surface, ox0, ox1, y0, y1, rgb_of (weft_render_background_color (FALSE))), >,
+                     0.8);
+  {
+    WeftHit hit;
+    g_assert_true (weft_render_hit_test (p.trace, &p.view, p.layout, &times, (x0 + x1) / 2, (y0 + y1) / 2, &hit));
+    g_assert_cmpuint (hit.event, ==, gemm);
+  }
+  painted_clear (&p);
+}
+
+static WeftOverlapState
+brute_state (WeftTrace *trace, guint rank_index, gint64 t)
+{
+  WeftRank *rank = weft_trace_rank (trace, rank_index);
+  gint64 off = weft_trace_rank_offset (trace, rank);
+  gboolean compute = FALSE, comm = FALSE;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->dur <= 0)
+        continue;
+      if (t >= ev->ts + off && t < ev->ts + off + ev->dur)
+        {
+          if (ev->kclass == WEFT_KCLASS_COMM || ev->coll != WEFT_NONE)
+            comm = TRUE;
+          else
+            compute = TRUE;
+        }
+    }
+  return compute && comm ? WEFT_OVERLAP_OVERLAPPED
+         : compute       ? WEFT_OVERLAP_COMPUTE_ONLY
+         : comm          ? WEFT_OVERLAP_COMM_ONLY
+                         : WEFT_OVERLAP_IDLE;
+}
+
+static void
+check_band (WeftTrace *trace, guint rank_index)
+{
+  g_autoptr (GArray) band = weft_render_overlap_band (trace, NULL, rank_index);
+  g_assert_cmpuint (band->len, >, 0);
+  for (guint i = 0; i < band->len; i++)
+    {
+      const WeftOverlapSegment *s = &g_array_index (band, WeftOverlapSegment, i);
+      g_assert_cmpint (s->end, >, s->begin);
+      if (i > 0)
+        {
+          const WeftOverlapSegment *prev = &g_array_index (band, WeftOverlapSegment, i - 1);
+          g_assert_cmpint (prev->end, ==, s->begin);
+          g_assert_cmpint (prev->state, !=, s->state);
+        }
+      /* its first, middle and last ns have the state a brute-force scan finds */
+      g_assert_cmpint (brute_state (trace, rank_index, s->begin), ==, s->state);
+      g_assert_cmpint (brute_state (trace, rank_index, s->begin + (s->end - s->begin) / 2), ==, s->state);
+      g_assert_cmpint (brute_state (trace, rank_index, s->end - 1), ==, s->state);
+    }
+}
+
+static void
+test_overlap_band (void)
+{
+  g_autoptr (WeftTrace) trace = gen_trace (2, 0);
+  g_autoptr (GArray) band = weft_render_overlap_band (trace, NULL, 0);
+  gint64 sum[WEFT_OVERLAP_N_STATES] = { 0 };
+
+  check_band (trace, 0);
+  for (guint i = 0; i < band->len; i++)
+    {
+      const WeftOverlapSegment *s = &g_array_index (band, WeftOverlapSegment, i);
+      sum[s->state] += s->end - s->begin;
+    }
+  /* every state occurs in the generated schedule (GEMMs and all-gathers
+   * partly overlap) when the all-gathers are classified as communication */
+  g_assert_cmpint (sum[WEFT_OVERLAP_COMPUTE_ONLY], >, 0);
+  g_assert_cmpint (sum[WEFT_OVERLAP_IDLE], >, 0);
+  if (find_kernel (weft_trace_rank (trace, 0), "ncclDevKernel", 0) != WEFT_NONE &&
+      weft_rank_event (weft_trace_rank (trace, 0), find_kernel (weft_trace_rank (trace, 0), "ncclDevKernel", 0))->kclass
+          == WEFT_KCLASS_COMM)
+    {
+      g_assert_cmpint (sum[WEFT_OVERLAP_OVERLAPPED], >, 0);
+      g_assert_cmpint (sum[WEFT_OVERLAP_COMM_ONLY], >, 0);
+    }
+}
+
+static void
+test_lod (void)
+{
+  Painted p = { 0 };
+  const guint n_tiny = 100000;
+  WeftRank *rank;
+  guint32 tiny;
+  double x0, x1, y0, y1;
+  guint coloured = 0;
+  WeftRgba c;
+
+  p.trace = gen_trace (1, n_tiny);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 1000;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  paint_view (&p, NULL, NULL);
+  /* 100k events on one lane, drawn as far fewer boxes: at most a few per
+   * minimum box width, and the painter looked at few of the events */
+  g_assert_cmpuint (p.stats.boxes, <, 1000);
+  g_assert_cmpuint (p.stats.folded_boxes, >, 0);
+  g_assert_cmpuint (p.stats.events_folded, >=, n_tiny / 2);
+  g_assert_cmpuint (p.stats.events_visited, <, n_tiny / 20);
+
+  /* the folded lane is not blank: its span is covered with its colour */
+  rank = weft_trace_rank (p.trace, 0);
+  tiny = find_kernel (rank, "vectorized_elementwise", 0);
+  c = weft_render_event_color (rank, weft_rank_event (rank, tiny), FALSE);
+  event_box (&p, 0, tiny, NULL, &x0, &x1, &y0, &y1);
+  {
+    guint32 last = find_kernel (rank, "vectorized_elementwise", n_tiny - 1);
+    double lx0, lx1, ly0, ly1;
+    event_box (&p, 0, last, NULL, &lx0, &lx1, &ly0, &ly1);
+    for (int x = (int) ceil (x0) + 1; x < (int) lx1 - 1; x++)
+      coloured += same_color (pixel_at (p.surface, x, (int) y1 - 2), rgb_of (c));
+    g_assert_cmpuint (coloured, >=, (guint) ((lx1 - x0) * 0.9) - 4);
+  }
+
+  /* zoomed in on 20 us, the tiny events are real boxes again, none folded */
+  {
+    WeftTimeSpan first = weft_render_event_span (p.trace, NULL, 0, tiny);
+    p.view.span.begin = first.begin;
+    p.view.span.end = first.begin + 20000;
+    paint_view (&p, NULL, NULL);
+    g_assert_cmpuint (p.stats.folded_boxes, ==, 0);
+    g_assert_cmpuint (p.stats.boxes, >=, 10);
+    g_assert_cmpuint (p.stats.boxes, <, 40);
+    event_box (&p, 0, tiny, NULL, &x0, &x1, &y0, &y1);
+    g_assert_cmpfloat (box_fraction (p.surface, x0, x1, y0, y1, rgb_of (c)), >, 0.5);
+    g_assert_cmpfloat (box_fraction (p.surface, x1, x1 + (x1 - x0), y0, y1, rgb_of (weft_render_background_color (FALSE))),
+                       >, 0.8);
+  }
+  painted_clear (&p);
+}
+
+static void
+test_ruler (void)
+{
+  g_autoptr (WeftTrace) trace = gen_trace (1, 0);
+  WeftView view;
+  cairo_surface_t *s;
+  cairo_t *cr;
+  guint32 bg;
+  guint differing = 0;
+  int h = (int) WEFT_RENDER_RULER_HEIGHT;
+
+  weft_view_init (&view, trace);
+  view.width = 800;
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 800, h);
+  cr = cairo_create (s);
+  weft_render_paint_ruler (cr, trace, &view);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  bg = pixel_at (s, 400, 2 + h / 2);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < 800; x++)
+      differing += !same_color (pixel_at (s, x, y), bg);
+  /* tick marks and labels */
+  g_assert_cmpuint (differing, >, 800);
+  cairo_surface_destroy (s);
+  weft_view_clear (&view);
+}
+
+static void
+test_ticks_and_format (void)
+{
+  WeftView view;
+  const gint64 spans[] = { 1000, 12345, 999999, 3000000, 250000000, G_GINT64_CONSTANT (7000000000) };
+  struct
+  {
+    gint64      ns, step;
+    const char *text;
+  } fmt[] = {
+    { 0, 100, "0 ns" },          { 500, 100, "500 ns" },        { 1500, 500, "1.5 us" },
+    { 1500000, 100000, "1.5 ms" }, { 2000000000, 500000000, "2.0 s" }, { 250000, 50000, "250 us" },
+    { -3000, 1000, "-3 us" },
+  };
+
+  weft_view_init (&view, NULL);
+  view.width = 1000;
+  for (guint i = 0; i < G_N_ELEMENTS (spans); i++)
+    {
+      gint64 step, m;
+      view.span.begin = 0;
+      view.span.end = spans[i];
+      step = weft_render_tick_step (&view, 80);
+      /* 1, 2 or 5 x 10^k */
+      m = step;
+      while (m % 10 == 0)
+        m /= 10;
+      g_assert_true (m == 1 || m == 2 || m == 5);
+      /* at least 80 px apart, and not more than 2.5x that */
+      g_assert_cmpfloat ((double) step * view.width / (double) spans[i], >=, 80 - 1e-9);
+      g_assert_cmpfloat ((double) step * view.width / (double) spans[i], <=, 80 * 2.5 + 1e-9);
+    }
+  for (guint i = 0; i < G_N_ELEMENTS (fmt); i++)
+    {
+      g_autofree char *s = weft_render_format_time (fmt[i].ns, fmt[i].step);
+      g_assert_cmpstr (s, ==, fmt[i].text);
+    }
+  /* time <-> x */
+  view.span.begin = 1000;
+  view.span.end = 2000;
+  g_assert_cmpfloat (weft_render_time_to_x (&view, 1500), ==, 500);
+  g_assert_cmpint (weft_render_x_to_time (&view, 250), ==, 1250);
+  weft_view_zoom (&view, 0.5, 500);
+  g_assert_cmpint (view.span.begin, ==, 1250);
+  g_assert_cmpint (view.span.end, ==, 1750);
+  weft_view_pan (&view, 100);
+  g_assert_cmpint (view.span.begin, ==, 1300);
+  weft_view_clear (&view);
+}
+
+static gboolean
+file_starts_with (const char *path, const char *magic, gsize n)
+{
+  g_autofree char *data = NULL;
+  gsize len = 0;
+  g_assert_true (g_file_get_contents (path, &data, &len, NULL));
+  return len > n && memcmp (data, magic, n) == 0;
+}
+
+static void
+test_files (void)
+{
+  g_autoptr (WeftTrace) trace = gen_trace (2, 0);
+  const char *exts[] = { "png", "svg", "pdf", "PNG" };
+  const int ranks[] = { 1 };
+  WeftRenderFileOptions o = { { 0, 0 }, NULL, 0, 900, 0, FALSE, FALSE, NULL, NULL };
+  g_autoptr (GError) error = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (exts); i++)
+    {
+      g_autofree char *name = g_strdup_printf ("pic%u.%s", i, exts[i]);
+      g_autofree char *path = g_build_filename (weft_test_tmpdir (), name, NULL);
+      o.dark = i % 2 == 1;
+      g_assert_true (weft_render_to_file (trace, &o, path, &error));
+      g_assert_no_error (error);
+      if (g_ascii_strcasecmp (exts[i], "png") == 0)
+        {
+          cairo_surface_t *s;
+          g_assert_true (file_starts_with (path, "\x89PNG\r\n\x1a\n", 8));
+          s = cairo_image_surface_create_from_png (path);
+          g_assert_cmpint (cairo_surface_status (s), ==, CAIRO_STATUS_SUCCESS);
+          g_assert_cmpint (cairo_image_surface_get_width (s), ==, 900);
+          g_assert_cmpint (cairo_image_surface_get_height (s), >, (int) WEFT_RENDER_RULER_HEIGHT + 50);
+          cairo_surface_destroy (s);
+        }
+      else if (strcmp (exts[i], "svg") == 0)
+        g_assert_true (file_starts_with (path, "<?xml", 5));
+      else
+        g_assert_true (file_starts_with (path, "%PDF", 4));
+    }
+
+  /* one rank, a range, fixed height */
+  {
+    g_autofree char *path = g_build_filename (weft_test_tmpdir (), "one.png", NULL);
+    g_autofree char *all = g_build_filename (weft_test_tmpdir (), "pic0.png", NULL);
+    cairo_surface_t *a, *b;
+    WeftTimeSpan span = weft_trace_time_span (trace);
+    o.ranks = ranks;
+    o.n_ranks = 1;
+    o.span.begin = span.begin;
+    o.span.end = span.begin + (span.end - span.begin) / 2;
+    g_assert_true (weft_render_to_file (trace, &o, path, &error));
+    g_assert_no_error (error);
+    a = cairo_image_surface_create_from_png (path);
+    b = cairo_image_surface_create_from_png (all);
+    /* auto height: one rank's rows instead of two */
+    g_assert_cmpint (cairo_image_surface_get_height (a), <, cairo_image_surface_get_height (b));
+    cairo_surface_destroy (a);
+    cairo_surface_destroy (b);
+    o.height = 300;
+    g_assert_true (weft_render_to_file (trace, &o, path, &error));
+    a = cairo_image_surface_create_from_png (path);
+    g_assert_cmpint (cairo_image_surface_get_height (a), ==, 300);
+    cairo_surface_destroy (a);
+  }
+
+  /* errors: bad extension, unknown rank, unwritable place */
+  {
+    const int missing[] = { 42 };
+    g_autofree char *bad = g_build_filename (weft_test_tmpdir (), "pic.bmp", NULL);
+    g_assert_false (weft_render_to_file (trace, NULL, bad, &error));
+    g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+    g_clear_error (&error);
+    o.ranks = missing;
+    g_assert_false (weft_render_to_file (trace, &o, bad, &error));
+    g_clear_error (&error);
+    o.ranks = NULL;
+    o.n_ranks = 0;
+    g_assert_false (weft_render_to_file (trace, &o, "/nonexistent-dir/x.png", &error));
+    g_assert_error (error, WEFT_ERROR, WEFT_ERROR_IO);
+    g_clear_error (&error);
+  }
+}
+
+static void
+test_dlrm (void)
+{
+  g_autofree char *dir = weft_test_require_trace (DLRM_DIR);
+  g_autoptr (GError) error = NULL;
+  Painted p = { 0 };
+  guint n_headers = 0, checked = 0;
+
+  if (dir == NULL)
+    return;
+  p.trace = weft_trace_load (dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (p.trace->ranks->len, ==, 8);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 1600;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  for (guint i = 0; i < weft_layout_get_n_rows (p.layout); i++)
+    {
+      const WeftLayoutRow *row = weft_layout_get_row (p.layout, i);
+      if (row->kind == WEFT_ROW_RANK_HEADER)
+        {
+          g_autofree char *label = weft_render_row_label (p.trace, row);
+          g_autofree char *want = g_strdup_printf ("rank %u", n_headers);
+          g_assert_cmpstr (label, ==, want);
+          n_headers++;
+        }
+    }
+  g_assert_cmpuint (n_headers, ==, 8);
+  paint_view (&p, NULL, NULL);
+
+  /* every rank: its longest GPU op is drawn with its colour at its place */
+  for (guint r = 0; r < 8; r++)
+    {
+      WeftRank *rank = weft_trace_rank (p.trace, r);
+      guint32 best = WEFT_NONE;
+      gint64 best_dur = -1;
+      double x0, x1, y0, y1;
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, i);
+          if ((ev->flags & WEFT_EVENT_GPU_OP) && ev->dur > best_dur)
+            best = i, best_dur = ev->dur;
+        }
+      g_assert_cmpuint (best, !=, WEFT_NONE);
+      event_box (&p, r, best, NULL, &x0, &x1, &y0, &y1);
+      if (x1 - x0 < 4)
+        continue;
+      g_assert_cmpfloat (box_fraction (p.surface, x0, x1, y0, y1,
+                                       rgb_of (weft_render_event_color (rank, weft_rank_event (rank, best), FALSE))),
+                         >, 0.5);
+      checked++;
+    }
+  g_assert_cmpuint (checked, >, 0);
+  /* a full zoom-out of 8 ranks: folding keeps the box count near the pixel budget */
+  g_assert_cmpuint (p.stats.boxes, <, weft_layout_get_n_rows (p.layout) * (guint) p.view.width);
+
+  for (guint r = 0; r < 8; r++)
+    check_band (p.trace, r);
+  painted_clear (&p);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/render/layout/generated", test_layout_generated);
+  g_test_add_func ("/render/paint/generated", test_paint_generated);
+  g_test_add_func ("/render/paint/solved-times", test_solved_times);
+  g_test_add_func ("/render/overlap-band", test_overlap_band);
+  g_test_add_func ("/render/lod", test_lod);
+  g_test_add_func ("/render/ruler", test_ruler);
+  g_test_add_func ("/render/ticks-and-format", test_ticks_and_format);
+  g_test_add_func ("/render/files", test_files);
+  g_test_add_func ("/render/dlrm", test_dlrm);
+  return g_test_run ();
+}
