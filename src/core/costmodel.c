@@ -240,13 +240,13 @@ weft_cost_model_predict_sample (const WeftCostModel *self, const WeftCostSample 
 /* ---- samples ------------------------------------------------------------------ */
 
 static char *
-coll_group_key (WeftRank *rank, const WeftCollective *c)
+coll_group_key (WeftRank *rank, const WeftCollective *c, int group_size)
 {
   const char *pg = c->pg_name != 0 ? weft_rank_string (rank, c->pg_name) : "";
 
   if (c->pg_ranks != NULL && c->n_pg_ranks > 0)
     return group_key_for (pg, c->pg_ranks, c->n_pg_ranks);
-  return g_strdup_printf ("%s|n=%d", pg, c->group_size);
+  return g_strdup_printf ("%s|n=%d", pg, group_size);
 }
 
 static int
@@ -317,7 +317,7 @@ weft_cost_samples_collect (WeftTrace *trace)
       s.instance = i;
       s.rank_index = m0->rank_index;
       s.coll = m0->coll;
-      s.group_key = coll_group_key (r0, c0);
+      s.group_key = coll_group_key (r0, c0, s.group_size);
       g_array_append_val (out, s);
     }
 
@@ -343,7 +343,7 @@ weft_cost_samples_collect (WeftTrace *trace)
           s.instance = WEFT_NONE;
           s.rank_index = ri;
           s.coll = ci;
-          s.group_key = coll_group_key (r, c);
+          s.group_key = coll_group_key (r, c, s.group_size);
           g_array_append_val (out, s);
         }
     }
@@ -359,12 +359,13 @@ weft_cost_samples_free (GArray *samples)
 
 /* ---- fitting ------------------------------------------------------------------- */
 
-/* Least squares t = a + b x with a >= 0, b > 0 over samples sel[]. */
+/* Weighted least squares t = a + b x with weights 1/t^2 (relative errors:
+ * collective times span orders of magnitude), a >= 0, b > 0, over the
+ * samples sel[]. */
 static void
 fit_line (const WeftCostModel *self, GArray *samples, GArray *sel, WeftFabric fabric, WeftCostFit *fit)
 {
-  double sx = 0, st = 0, sxx = 0, sxt = 0;
-  double n = sel->len;
+  double sw = 0, sx = 0, st = 0, sxx = 0, sxt = 0;
   double a, b, den;
   double xmin = G_MAXDOUBLE, xmax = 0;
 
@@ -372,20 +373,22 @@ fit_line (const WeftCostModel *self, GArray *samples, GArray *sel, WeftFabric fa
     {
       WeftCostSample *s = &g_array_index (samples, WeftCostSample, g_array_index (sel, guint, i));
       double x = (double) s->bytes * weft_coll_bus_factor (s->type, s->group_size);
-      double t = (double) s->observed_ns;
+      double t = (double) MAX (s->observed_ns, 1);
+      double w = 1.0 / (t * t);
 
-      sx += x;
-      st += t;
-      sxx += x * x;
-      sxt += x * t;
+      sw += w;
+      sx += w * x;
+      st += w * t;
+      sxx += w * x * x;
+      sxt += w * x * t;
       xmin = MIN (xmin, x);
       xmax = MAX (xmax, x);
     }
-  den = n * sxx - sx * sx;
+  den = sw * sxx - sx * sx;
   if (sel->len >= 2 && xmax > xmin * 1.05 && den > 0)
     {
-      b = (n * sxt - sx * st) / den;
-      a = (st - b * sx) / n;
+      b = (sw * sxt - sx * st) / den;
+      a = (st - b * sx) / sw;
       if (a < 0)
         {
           a = 0;
@@ -394,17 +397,17 @@ fit_line (const WeftCostModel *self, GArray *samples, GArray *sel, WeftFabric fa
     }
   else
     {
-      /* one size: keep the default alpha (capped by the smallest time) */
+      /* one size: keep the default alpha (capped by half the smallest time) */
       double tmin = G_MAXDOUBLE;
       for (guint i = 0; i < sel->len; i++)
         tmin = MIN (tmin, (double) g_array_index (samples, WeftCostSample, g_array_index (sel, guint, i)).observed_ns);
       a = MIN ((double) self->defaults[fabric].alpha_ns, tmin * 0.5);
-      b = sx > 0 ? (st - n * a) / sx : 0;
+      b = sx > 0 ? (st - sw * a) / sx : 0;
     }
   if (b <= 0)
     {
       /* time does not grow with size: all latency */
-      a = st / n;
+      a = sw > 0 ? st / sw : 0;
       b = 0;
     }
   fit->alpha_ns = (gint64) llround (a);
