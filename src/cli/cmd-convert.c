@@ -65,6 +65,15 @@ weft_cmd_convert (int argc, char **argv)
   out = argv[2];
 
   out_is_file = !g_file_test (out, G_FILE_TEST_IS_DIR) && weft_file_format_from_path (out, &out_format);
+  if (!out_is_file && !g_file_test (out, G_FILE_TEST_IS_DIR) && !g_str_has_suffix (out, "/"))
+    {
+      /* A new OUT with an unknown extension is a mistake, not a folder. */
+      g_autofree char *base = g_path_get_basename (out);
+      if (strchr (base, '.') != NULL)
+        return weft_cli_fail ("convert: %s: unknown output format (end the name in .json, .json.gz or .json.zst; "
+                              "for a new folder whose name has a dot, end it with /)",
+                              out);
+    }
   if (out_is_file && ext != NULL)
     return weft_cli_fail ("convert: --format is for a folder OUT; %s already names its format", out);
 

@@ -422,9 +422,13 @@ print_text (WeftTrace *trace, const char *path)
       printf ("\nRank %d (from %s, world size %d)\n", rank->rank, rank_source_name (rank->rank_source), rank->world_size);
       printf ("  file: %s (%s of JSON, %s timestamps)\n", rank->path, size, ts_style_name (rank->ts_style));
       printf ("  events: %u; by phase:", c.n_events);
+      any = FALSE;
       for (int p = 0; p < WEFT_PH_N_PHASES; p++)
         if (c.by_phase[p] > 0)
-          printf (" %s %u", weft_phase_to_string ((WeftPhase) p), c.by_phase[p]);
+          {
+            printf ("%s %s %u", any ? "," : "", weft_phase_to_string ((WeftPhase) p), c.by_phase[p]);
+            any = TRUE;
+          }
       printf ("\n  by category:");
       cat_ids = sorted_cats (rank, &c);
       for (guint i = 0; i < cat_ids->len; i++)
@@ -448,9 +452,9 @@ print_text (WeftTrace *trace, const char *path)
         {
           WeftLane *lane = weft_rank_lane (rank, i);
           const char *role = weft_lane_role_to_string (lane->role);
-          printf ("    %-5s pid %-10s tid %-12s %-22s %-20s %6u events\n", lane_kind_name (lane->kind),
+          printf ("    %-5s pid %-10s tid %-12s %-12s %7u events  %s\n", lane_kind_name (lane->kind),
                   weft_rank_string (rank, lane->pid_text), weft_rank_string (rank, lane->tid_text),
-                  weft_rank_string (rank, lane->name), *role ? role : "-", lane->events->len);
+                  *role ? role : "-", lane->events->len, weft_rank_string (rank, lane->name));
         }
       printf ("  kernels by class:");
       any = FALSE;
