@@ -1290,6 +1290,60 @@ test_optimizer_context (void)
   weft_rank_free (rank);
 }
 
+/* Odd args never crash and give unknowns, not garbage; a collective of a
+ * kernel created by an edit survives re-classification. */
+static void
+test_odd_args_and_created (void)
+{
+  RankJson rj;
+  WeftRank *rank;
+  WeftCollective *c;
+
+  rj_init (&rj, 0, 2, "[{\"pg_name\": \"0\", \"ranks\": \"[0, 1]\"}, {\"pg_name\": 5}]", 0);
+  rj_kernel (&rj, "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 3, 1000, 2000, 100, 1,
+             "\"Collective name\": 17, \"In msg nelems\": 9223372036854775807, \"Out msg nelems\": -5, "
+             "\"Group size\": 2147483647, \"dtype\": [\"Float\"], \"Process Group Name\": {\"a\": 1}, "
+             "\"Process Group Ranks\": [[1], \"x\", 2], \"Seq\": \"12x\", \"Src Rank\": 1e300");
+  rj_kernel (&rj, "ncclDevKernel_ReduceScatter_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 3, 5000, 6000, 100, 2,
+             "\"Collective name\": \"_reduce_scatter_base\", \"Out msg nelems\": 4611686018427387904, "
+             "\"Group size\": 4, \"dtype\": \"Float\", \"Process Group Name\": \"0\", "
+             "\"Process Group Ranks\": \"[0, 1, ...]\", \"Global rank start\": 9223372036854775000, "
+             "\"Global rank stride\": 9223372036854775000, \"Seq\": 3");
+  rj_kernel (&rj, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)", 3, 9000, 9500, 100, 3,
+             "\"Collective name\": \"allreduce\", \"In msg nelems\": 8, \"dtype\": \"Float\", "
+             "\"Process Group Name\": \"0\", \"Seq\": 4");
+  rank = rj_load (&rj);
+
+  c = coll_of_kernel (rank, 1);
+  g_assert_cmpint (c->type, ==, WEFT_COLL_ALL_GATHER);           /* by name: the args' name is not a string */
+  g_assert_cmpint (c->bytes, ==, -1);                            /* no dtype */
+  g_assert_cmpint (c->seq, ==, -1);
+  g_assert_cmpint (c->src_rank, ==, -1);
+  g_assert_cmpuint (c->n_pg_ranks, ==, 1);                        /* the one int in the list */
+  c = coll_of_kernel (rank, 2);
+  g_assert_cmpint (c->type, ==, WEFT_COLL_REDUCE_SCATTER);
+  g_assert_cmpint (c->bytes, ==, -1);                            /* out x 4 x 4 overflows */
+  g_assert_cmpuint (c->n_pg_ranks, ==, 2);                        /* from pg_config "0" */
+  c = coll_of_kernel (rank, 3);
+  g_assert_cmpint (c->bytes, ==, 32);
+  g_assert_cmpuint (c->n_pg_ranks, ==, 2);                        /* missing list: from pg_config */
+
+  /* an edit creates this kernel and sets its collective */
+  weft_rank_event (rank, c->event)->flags |= WEFT_EVENT_CREATED;
+  c->bytes = 123456;
+  c->type = WEFT_COLL_BROADCAST;
+  coll_of_kernel (rank, 2)->bytes = 99; /* not created: rebuilt from its args */
+  weft_rank_classify (rank);
+  g_assert_cmpuint (rank->collectives->len, ==, 3);
+  c = coll_of_kernel (rank, 3);
+  g_assert_cmpint (c->bytes, ==, 123456);
+  g_assert_cmpint (c->type, ==, WEFT_COLL_BROADCAST);
+  g_assert_cmpuint (c->n_pg_ranks, ==, 2);
+  g_assert_cmpuint (weft_rank_event (rank, c->event)->coll, ==, (guint32) (c - rank_coll (rank, 0)));
+  g_assert_cmpint (coll_of_kernel (rank, 2)->bytes, ==, -1);
+  weft_rank_free (rank);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1305,6 +1359,7 @@ main (int argc, char **argv)
   g_test_add_func ("/classify/p2p", test_p2p);
   g_test_add_func ("/classify/stream-ordinals", test_stream_ordinals);
   g_test_add_func ("/classify/optimizer-context", test_optimizer_context);
+  g_test_add_func ("/classify/odd-args-created", test_odd_args_and_created);
   g_test_add_func ("/classify/dlrm-8-ranks", test_dlrm_matching);
   g_test_add_func ("/classify/nccl-data", test_nccl_data);
   g_test_add_func ("/classify/fsdp8-seq", test_fsdp8_seq);

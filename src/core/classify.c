@@ -8,6 +8,32 @@
 
 #include "weft/weft-classify.h"
 
+/* Saturating arithmetic: absurd timestamps in bad files must not overflow. */
+static gint64
+sat_add (gint64 a, gint64 b)
+{
+  gint64 r;
+  if (__builtin_add_overflow (a, b, &r))
+    return b > 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
+static gint64
+sat_sub (gint64 a, gint64 b)
+{
+  gint64 r;
+  if (__builtin_sub_overflow (a, b, &r))
+    return b < 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
+/* End of an event without overflow. */
+static gint64
+safe_end (const WeftEvent *ev)
+{
+  return sat_add (ev->ts, ev->dur);
+}
+
 /* ---- small string helpers --------------------------------------------------- */
 
 static gboolean
@@ -606,6 +632,15 @@ mul_bytes (gint64 nelems, int elem)
   return nelems * elem;
 }
 
+/* nelems x group size, -1 when either is unknown or the product overflows */
+static gint64
+mul_nelems (gint64 nelems, int n)
+{
+  if (nelems < 0 || n <= 0 || nelems > G_MAXINT64 / n)
+    return -1;
+  return nelems * n;
+}
+
 static void
 finish_collective (WeftRank *rank, WeftCollective *c, const CollExtra *extra)
 {
@@ -621,6 +656,7 @@ finish_collective (WeftRank *rank, WeftCollective *c, const CollExtra *extra)
       if (pg != NULL && pg->n_ranks > 0 && (c->pg_ranks == NULL || pg->n_ranks >= c->n_pg_ranks))
         set_ranks (c, pg->ranks, pg->n_ranks);
       else if (extra->ranks_truncated && c->group_size > 0 && extra->rank_start >= 0 && extra->rank_stride > 0 &&
+               c->group_size <= WEFT_MAX_PG_RANKS && extra->rank_start <= G_MAXINT && extra->rank_stride <= G_MAXINT &&
                extra->rank_start + (gint64) (c->group_size - 1) * extra->rank_stride <= G_MAXINT)
         {
           int *r = g_new (int, c->group_size);
@@ -646,11 +682,11 @@ finish_collective (WeftRank *rank, WeftCollective *c, const CollExtra *extra)
     {
     case WEFT_COLL_ALL_GATHER:
       /* S = the gathered (output) buffer */
-      n = c->out_nelems >= 0 ? c->out_nelems : (c->in_nelems >= 0 && gs > 0 ? c->in_nelems * gs : -1);
+      n = c->out_nelems >= 0 ? c->out_nelems : mul_nelems (c->in_nelems, gs);
       break;
     case WEFT_COLL_REDUCE_SCATTER:
       /* S = the full (input) buffer before scattering */
-      n = c->in_nelems >= 0 ? c->in_nelems : (c->out_nelems >= 0 && gs > 0 ? c->out_nelems * gs : -1);
+      n = c->in_nelems >= 0 ? c->in_nelems : mul_nelems (c->out_nelems, gs);
       break;
     case WEFT_COLL_RECV:
       n = c->out_nelems >= 0 ? c->out_nelems : c->in_nelems;
@@ -720,7 +756,7 @@ typedef struct
 static gboolean
 encloses (const WeftEvent *outer, const WeftEvent *inner)
 {
-  return outer->ts <= inner->ts && weft_event_end (outer) >= inner->ts;
+  return outer->ts <= inner->ts && safe_end (outer) >= inner->ts;
 }
 
 #define WEFT_MAX_SCAN_DEPTH 128
@@ -748,7 +784,7 @@ sweep_launch_context (WeftRank *rank, LaunchContext *ctx)
           while (stack->len > 0)
             {
               const WeftEvent *top = weft_rank_event (rank, g_array_index (stack, guint32, stack->len - 1));
-              gint64 top_end = weft_event_end (top);
+              gint64 top_end = safe_end (top);
               if (top_end < ev->ts || (top_end == ev->ts && top->ts != ev->ts))
                 g_array_set_size (stack, stack->len - 1);
               else
@@ -787,6 +823,14 @@ sweep_launch_context (WeftRank *rank, LaunchContext *ctx)
 }
 
 /* ---- per-rank classification ------------------------------------------------- */
+
+static void
+collective_free (gpointer data)
+{
+  WeftCollective *c = data;
+  g_free (c->pg_ranks);
+  g_free (c);
+}
 
 static gint
 event_ts_cmp (gconstpointer a, gconstpointer b, gpointer user_data)
@@ -907,7 +951,20 @@ weft_rank_classify (WeftRank *rank)
   LaunchContext ctx;
   guint32 rpc_name;
   gboolean any_launch = FALSE;
+  g_autoptr (GHashTable) kept = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, collective_free);
 
+  /* Collectives of kernels created by edits carry what the editor set
+   * (type, bytes, group); their events have no args to rebuild it from. */
+  for (guint i = 0; i < rank->collectives->len; i++)
+    {
+      WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
+      if (c->event < rank->events->len && (weft_rank_event (rank, c->event)->flags & WEFT_EVENT_CREATED) &&
+          !g_hash_table_contains (kept, GUINT_TO_POINTER (c->event)))
+        {
+          g_hash_table_insert (kept, GUINT_TO_POINTER (c->event), g_memdup2 (c, sizeof *c));
+          c->pg_ranks = NULL; /* moved */
+        }
+    }
   g_array_set_size (rank->collectives, 0);
 
   /* Classes by name (cached per interned name); GPU-op categories decide COPY. */
@@ -930,6 +987,8 @@ weft_rank_classify (WeftRank *rank)
         }
       else
         ev->kclass = (guint8) weft_classify_kernel_name (weft_rank_string (rank, ev->name));
+      if (g_hash_table_contains (kept, GUINT_TO_POINTER (i)))
+        ev->kclass = WEFT_KCLASS_COMM;
       if (ev->kclass == WEFT_KCLASS_COMM && !(ev->flags & WEFT_EVENT_DELETED))
         g_array_append_val (comm, i);
     }
@@ -970,7 +1029,17 @@ weft_rank_classify (WeftRank *rank)
       for (guint k = 0; k < comm->len; k++)
         {
           guint32 idx = g_array_index (comm, guint32, k);
-          build_collective (rank, idx, &ctx, rpc_by_ext, &g_array_index (rank->collectives, WeftCollective, k));
+          WeftCollective *dst = &g_array_index (rank->collectives, WeftCollective, k);
+          WeftCollective *old = g_hash_table_lookup (kept, GUINT_TO_POINTER (idx));
+          if (old != NULL)
+            {
+              *dst = *old;
+              old->pg_ranks = NULL;
+              dst->event = idx;
+              dst->instance = WEFT_NONE;
+            }
+          else
+            build_collective (rank, idx, &ctx, rpc_by_ext, dst);
           weft_rank_event (rank, idx)->coll = k;
         }
     }
@@ -1203,7 +1272,7 @@ median (GArray *values)
   if (n % 2 == 1)
     return v[n / 2];
   /* mean of the two middle values without overflow */
-  return v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+  return v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
 }
 
 static gboolean
@@ -1224,7 +1293,7 @@ member_end (WeftTrace *trace, const WeftInstanceMember *m, gint64 *end)
   ev = weft_rank_event (rank, c->event);
   if (ev->flags & WEFT_EVENT_DELETED)
     return FALSE;
-  *end = weft_event_end (ev);
+  *end = safe_end (ev);
   return TRUE;
 }
 
@@ -1273,7 +1342,7 @@ weft_trace_estimate_clock_offsets (WeftTrace *trace)
               if (m->rank_index < n && resolved[m->rank_index] && m->rank_index < ref && member_end (trace, m, &end))
                 {
                   ref = m->rank_index;
-                  ref_end = end + offset[ref];
+                  ref_end = sat_add (end, offset[ref]);
                 }
             }
           if (ref == G_MAXUINT)
@@ -1284,7 +1353,7 @@ weft_trace_estimate_clock_offsets (WeftTrace *trace)
               gint64 end, d;
               if (m->rank_index >= n || resolved[m->rank_index] || !member_end (trace, m, &end))
                 continue;
-              d = ref_end - end;
+              d = sat_sub (ref_end, end);
               g_array_append_val (diffs[m->rank_index], d);
             }
         }
