@@ -522,5 +522,19 @@ weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row)
     return g_strdup_printf ("%s", name);
   if (lane->kind == WEFT_LANE_CPU)
     return g_strdup_printf ("thread %" G_GINT64_FORMAT, lane->tid);
-  return g_strdup_printf ("%s / %s", weft_rank_string (rank, lane->pid_text), weft_rank_string (rank, lane->tid_text));
+  {
+    /* other tracks: "Spans" / "PyTorch Profiler", without the JSON quotes */
+    g_autofree char *pid = g_strdup (weft_rank_string (rank, lane->pid_text));
+    g_autofree char *tid = g_strdup (weft_rank_string (rank, lane->tid_text));
+    const char *pn = weft_rank_string (rank, lane->process_name);
+    g_strdelimit (pid, "\"", ' ');
+    g_strdelimit (tid, "\"", ' ');
+    g_strstrip (pid);
+    g_strstrip (tid);
+    if (pn[0] != '\0')
+      return g_strdup_printf ("%s \u00b7 %s", pn, tid[0] != '\0' ? tid : pid);
+    if (pid[0] == '\0' && tid[0] == '\0')
+      return g_strdup ("(unnamed track)");
+    return g_strdup_printf ("%s \u00b7 %s", pid[0] != '\0' ? pid : "?", tid[0] != '\0' ? tid : "?");
+  }
 }
