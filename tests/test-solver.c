@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include <glib/gstdio.h>
+
 #include "testutil.h"
 #include "weft/weft.h"
 
@@ -45,6 +47,329 @@ find_named (WeftTrace *trace, guint ri, const char *name, guint nth)
         return i;
     }
   return WEFT_NONE;
+}
+
+
+/* ---- traces written here ---------------------------------------------------------- */
+
+typedef struct
+{
+  int         stream;
+  const char *name;
+  double      ts_us;
+  double      dur_us;
+  double      launch_us;  /* < 0: no launch */
+  gboolean    allreduce;  /* an NCCL all-reduce with collective args */
+  int         seq;
+} GenOp;
+
+#define GEMM "ampere_sgemm_128x64_nn"
+#define ELEM "void at::native::vectorized_elementwise_kernel<4>(int)"
+#define AR "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
+
+/* One rank's Kineto JSON: kernels on pid 0, their cudaLaunchKernel on the
+ * main thread (pid/tid 100) linked by correlation, a ProfilerStep#1 span. */
+static char *
+gen_rank_json (int rank, int world, const GenOp *ops, guint n)
+{
+  GString *s = g_string_new (NULL);
+  double end = 0;
+  g_string_append_printf (s,
+                          "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, "
+                          "\"world_size\": %d}, \"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\": [\n",
+                          rank, world);
+  for (guint i = 0; i < n; i++)
+    end = MAX (end, ops[i].ts_us + ops[i].dur_us);
+  g_string_append_printf (s,
+                          "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 100, "
+                          "\"tid\": 100, \"ts\": 0.000, \"dur\": %.3f, \"args\": {\"External id\": 1}}",
+                          end + 10);
+  for (guint i = 0; i < n; i++)
+    {
+      int corr = 1000 + (int) i;
+      g_string_append_printf (s,
+                              ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, "
+                              "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"device\": 0, \"stream\": %d, "
+                              "\"correlation\": %d, \"External id\": %d",
+                              ops[i].name, ops[i].stream, ops[i].ts_us, ops[i].dur_us, ops[i].stream, corr, corr);
+      if (ops[i].allreduce)
+        {
+          g_string_append_printf (s,
+                                  ", \"Collective name\": \"allreduce\", \"In msg nelems\": 1048576, "
+                                  "\"Out msg nelems\": 1048576, \"Group size\": %d, \"dtype\": \"Float\", "
+                                  "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+                                  "\"Process Group Ranks\": \"[",
+                                  world);
+          for (int r = 0; r < world; r++)
+            g_string_append_printf (s, "%s%d", r ? ", " : "", r);
+          g_string_append_printf (s, "]\", \"Seq\": %d", ops[i].seq);
+        }
+      g_string_append (s, "}}");
+      if (ops[i].launch_us >= 0)
+        g_string_append_printf (s,
+                                ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                                "\"pid\": 100, \"tid\": 100, \"ts\": %.3f, \"dur\": 2.000, \"args\": {\"cbid\": 211, "
+                                "\"correlation\": %d, \"External id\": %d}}",
+                                ops[i].launch_us, corr, corr);
+    }
+  g_string_append (s, "\n]}\n");
+  return g_string_free (s, FALSE);
+}
+
+/* Writes the ranks into tmpdir/name/rank<R>_trace.json and loads the folder. */
+static WeftTrace *
+gen_trace (const char *name, int world, const GenOp * const *ops, const guint *n_ops)
+{
+  g_autofree char *dir = g_build_filename (weft_test_tmpdir (), name, NULL);
+  g_mkdir_with_parents (dir, 0755);
+  for (int r = 0; r < world; r++)
+    {
+      g_autofree char *json = gen_rank_json (r, world, ops[r], n_ops[r]);
+      g_autofree char *file = g_strdup_printf ("%s/rank%d_trace.json", name, r);
+      g_autofree char *path = weft_test_write_file (file, json, -1);
+      (void) path;
+    }
+  return load (dir);
+}
+
+#define US 1000
+
+static WeftSolver *
+solver_for (WeftTrace *trace)
+{
+  g_autoptr (GError) error = NULL;
+  WeftSolver *solver = weft_solver_new (trace, &error);
+  g_assert_no_error (error);
+  return solver;
+}
+
+static gint64
+step_time (WeftSolver *solver)
+{
+  WeftMetrics m;
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+  return m.step_time;
+}
+
+/* One rank: K1 -> K2 -> K3 queued on stream 7 (all launched at 0..4 us), and
+ * an independent kernel X on stream 8 at 20..70 us. Step 10..410 us. */
+static const GenOp chain_ops[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },
+  { 7, GEMM, 110, 200, 2, FALSE, 0 },
+  { 7, GEMM, 310, 100, 4, FALSE, 0 },
+  { 8, ELEM, 20, 50, 6, FALSE, 0 },
+};
+
+static void
+test_critical_kernel_lengthens_step (void)
+{
+  const GenOp *ops[] = { chain_ops };
+  guint n[] = { G_N_ELEMENTS (chain_ops) };
+  g_autoptr (WeftTrace) trace = gen_trace ("chain1", 1, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 k2 = find_named (trace, 0, GEMM, 1), k3 = find_named (trace, 0, GEMM, 2);
+  gint64 before = step_time (solver), k3_start = weft_solver_start (solver, 0, k3);
+  const gint64 d = 37 * US;
+
+  g_assert_cmpint (before, ==, 400 * US);
+  g_assert_true (weft_solver_is_critical (solver, 0, k2));
+  g_assert_cmpint (weft_solver_slack (solver, 0, k2), ==, 0);
+  g_assert_true (weft_solver_set_duration (solver, 0, k2, 200 * US + d, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (step_time (solver), ==, before + d);
+  g_assert_cmpint (weft_solver_start (solver, 0, k3), ==, k3_start + d);
+
+  /* shortening the first kernel moves the queued ones earlier (they are not
+   * pinned to their observed start: the launch edge keeps only the typical
+   * launch latency) */
+  g_assert_true (weft_solver_set_duration (solver, 0, find_named (trace, 0, GEMM, 0), 50 * US, &error));
+  g_assert_cmpint (step_time (solver), ==, before + d - 50 * US);
+}
+
+static void
+test_off_path_kernel_within_slack (void)
+{
+  const GenOp *ops[] = { chain_ops };
+  guint n[] = { G_N_ELEMENTS (chain_ops) };
+  g_autoptr (WeftTrace) trace = gen_trace ("chain2", 1, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 x = find_named (trace, 0, ELEM, 0);
+  gint64 before = step_time (solver), slack;
+  gint64 starts[3];
+
+  /* X ends at 70 us, nothing waits for it, the schedule ends at 410 us */
+  slack = weft_solver_slack (solver, 0, x);
+  g_assert_cmpint (slack, ==, 340 * US);
+  g_assert_false (weft_solver_is_critical (solver, 0, x));
+  for (guint i = 0; i < 3; i++)
+    starts[i] = weft_solver_start (solver, 0, find_named (trace, 0, GEMM, i));
+  g_assert_true (weft_solver_set_duration (solver, 0, x, 50 * US + slack - 1, &error));
+  g_assert_cmpint (step_time (solver), ==, before);
+  for (guint i = 0; i < 3; i++)
+    g_assert_cmpint (weft_solver_start (solver, 0, find_named (trace, 0, GEMM, i)), ==, starts[i]);
+  /* beyond the slack it does move the end */
+  g_assert_true (weft_solver_set_duration (solver, 0, x, 50 * US + slack + 5 * US, &error));
+  g_assert_cmpint (step_time (solver), ==, before + 5 * US);
+}
+
+/* Two ranks: compute then an all-reduce on stream 7. Rank 1 arrives 50 us
+ * later; the all-reduce ends at 250 us on both (transfer 90 us). */
+static const GenOp ar_rank0[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },
+  { 7, AR, 110, 140, 2, TRUE, 0 },
+};
+static const GenOp ar_rank1[] = {
+  { 7, GEMM, 10, 150, 0, FALSE, 0 },
+  { 7, AR, 160, 90, 2, TRUE, 0 },
+};
+
+static void
+test_late_arrival_delays_all_ranks (void)
+{
+  const GenOp *ops[] = { ar_rank0, ar_rank1 };
+  guint n[] = { 2, 2 };
+  g_autoptr (WeftTrace) trace = gen_trace ("late", 2, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 ar0 = find_named (trace, 0, AR, 0), ar1 = find_named (trace, 1, AR, 0);
+  guint32 k1 = find_named (trace, 1, GEMM, 0), k0 = find_named (trace, 0, GEMM, 0);
+  WeftRank *r0 = weft_trace_rank (trace, 0);
+  guint32 inst;
+  WeftSolverInstanceInfo info;
+  WeftSolverArrival arr[2];
+  gint64 end0;
+
+  g_assert_cmpuint (trace->instances->len, ==, 1);
+  inst = g_array_index (r0->collectives, WeftCollective, weft_rank_event (r0, ar0)->coll).instance;
+  g_assert_cmpuint (inst, ==, 0);
+  g_assert_true (weft_solver_instance_info (solver, inst, &info, arr, 2));
+  g_assert_cmpuint (info.n_members, ==, 2);
+  g_assert_cmpuint (info.last_rank_index, ==, 1);
+  g_assert_cmpint (info.transfer, ==, 90 * US);
+  g_assert_cmpint (info.max_wait, ==, 50 * US);
+  end0 = weft_solver_end (solver, 0, ar0);
+  g_assert_cmpint (end0, ==, weft_solver_end (solver, 1, ar1));
+
+  /* rank 1 arrives 30 us later: both ends move by 30 us */
+  g_assert_true (weft_solver_set_duration (solver, 1, k1, 180 * US, &error));
+  g_assert_no_error (error);
+  g_assert_cmpint (weft_solver_end (solver, 0, ar0), ==, end0 + 30 * US);
+  g_assert_cmpint (weft_solver_end (solver, 1, ar1), ==, end0 + 30 * US);
+  g_assert_true (weft_solver_instance_info (solver, inst, &info, arr, 2));
+  g_assert_cmpint (info.max_wait, ==, 80 * US);
+
+  /* rank 0 arriving later but still before rank 1 changes nothing */
+  g_assert_true (weft_solver_set_duration (solver, 0, k0, 120 * US, &error));
+  g_assert_cmpint (weft_solver_end (solver, 1, ar1), ==, end0 + 30 * US);
+}
+
+/* Each rank: K1, all-reduce, K2 queued on stream 7; K2 does not need the
+ * all-reduce (as DDP's backward kernels do not). */
+static const GenOp move_ops[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },
+  { 7, AR, 110, 100, 2, TRUE, 0 },
+  { 7, GEMM, 210, 100, 4, FALSE, 0 },
+};
+
+static void
+test_move_allreduce_to_own_stream (void)
+{
+  const GenOp *ops[] = { move_ops, move_ops };
+  guint n[] = { 3, 3 };
+  g_autoptr (WeftTrace) trace = gen_trace ("move", 2, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  WeftMetrics before, after, base;
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), "move-saved", NULL);
+
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &before));
+  g_assert_cmpint (before.step_time, ==, 300 * US);
+  g_assert_cmpint (before.overlapped, ==, 0);
+
+  weft_solver_begin_batch (solver);
+  for (guint r = 0; r < 2; r++)
+    {
+      guint32 lane = weft_solver_ensure_stream (solver, r, 0, 20);
+      guint32 ar = find_named (trace, r, AR, 0);
+      g_assert_cmpuint (lane, !=, WEFT_NONE);
+      g_assert_true (weft_solver_move_to_lane (solver, r, ar, lane, 110 * US, &error));
+      g_assert_no_error (error);
+    }
+  weft_solver_end_batch (solver);
+
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &after));
+  g_assert_cmpint (after.step_time, ==, 200 * US);
+  g_assert_cmpint (after.overlapped, ==, 100 * US);
+  g_assert_cmpfloat (after.overlap_pct, ==, 100.0);
+  g_assert_cmpint (after.exposed_comm, ==, 0);
+  g_assert_true (weft_solver_baseline_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &base));
+  g_assert_cmpint (base.step_time, ==, 300 * US);
+  /* the all-reduce still waits for its producer K1 */
+  for (guint r = 0; r < 2; r++)
+    g_assert_cmpint (weft_solver_start (solver, r, find_named (trace, r, AR, 0)), ==,
+                     weft_solver_end (solver, r, find_named (trace, r, GEMM, 0)));
+
+  /* written back into the model, saved, loaded again: the edited schedule replays */
+  weft_solver_apply_to_model (solver);
+  g_assert_true (weft_trace_save_dir (trace, out, ".json", NULL, &error));
+  g_assert_no_error (error);
+  {
+    g_autoptr (WeftTrace) again = load (out);
+    g_autoptr (WeftSolver) s2 = solver_for (again);
+    g_assert_cmpint (step_time (s2), ==, 200 * US);
+    for (guint r = 0; r < 2; r++)
+      {
+        guint32 ar = find_named (again, r, AR, 0);
+        WeftRank *rank = weft_trace_rank (again, r);
+        g_assert_cmpint (weft_rank_lane (rank, weft_rank_event (rank, ar)->lane)->tid, ==, 20);
+      }
+  }
+}
+
+/* Two all-reduces in the same order on both ranks; reversing them on rank 1
+ * only is a deadlock. */
+static const GenOp two_ar[] = {
+  { 7, AR, 10, 50, 0, TRUE, 0 },
+  { 7, AR, 60, 50, 2, TRUE, 1 },
+};
+
+static void
+test_reversed_collectives_refused (void)
+{
+  const GenOp *ops[] = { two_ar, two_ar };
+  guint n[] = { 2, 2 };
+  g_autoptr (WeftTrace) trace = gen_trace ("cycle", 2, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 a = find_named (trace, 1, AR, 0), b = find_named (trace, 1, AR, 1);
+  guint32 lane = weft_solver_op_lane (solver, 1, b);
+  gint64 sa = weft_solver_start (solver, 1, a), sb = weft_solver_start (solver, 1, b);
+  guint64 gen = weft_solver_generation (solver);
+
+  g_assert_cmpuint (trace->instances->len, ==, 2);
+  g_assert_false (weft_solver_move_to_position (solver, 1, b, lane, 0, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
+  g_test_message ("refused: %s", error->message);
+  g_assert_nonnull (strstr (error->message, "rank 0"));
+  g_assert_nonnull (strstr (error->message, "rank 1"));
+  g_assert_nonnull (strstr (error->message, "ncclDevKernel_AllReduce"));
+  /* nothing changed */
+  g_assert_cmpuint (weft_solver_op_position (solver, 1, a), ==, 0);
+  g_assert_cmpuint (weft_solver_op_position (solver, 1, b), ==, 1);
+  g_assert_cmpint (weft_solver_start (solver, 1, a), ==, sa);
+  g_assert_cmpint (weft_solver_start (solver, 1, b), ==, sb);
+  g_assert_cmpuint (weft_solver_generation (solver), ==, gen);
+  /* reversing on both ranks at once is fine */
+  g_clear_error (&error);
+  {
+    WeftSolverMove moves[] = { { 0, find_named (trace, 0, AR, 1), lane, 0, 0 }, { 1, b, lane, 0, 0 } };
+    g_assert_true (weft_solver_move_many (solver, moves, 2, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (weft_solver_op_position (solver, 1, b), ==, 0);
+    g_assert_cmpint (weft_solver_end (solver, 0, find_named (trace, 0, AR, 1)), ==, weft_solver_end (solver, 1, b));
+  }
 }
 
 /* ---- replay of every shared trace ---------------------------------------------- */
@@ -203,5 +528,10 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/solver/replay-shared", test_replay_shared);
+  g_test_add_func ("/solver/critical-kernel-lengthens-step", test_critical_kernel_lengthens_step);
+  g_test_add_func ("/solver/off-path-kernel-within-slack", test_off_path_kernel_within_slack);
+  g_test_add_func ("/solver/late-arrival-delays-all-ranks", test_late_arrival_delays_all_ranks);
+  g_test_add_func ("/solver/move-allreduce-to-own-stream", test_move_allreduce_to_own_stream);
+  g_test_add_func ("/solver/reversed-collectives-refused", test_reversed_collectives_refused);
   return g_test_run ();
 }

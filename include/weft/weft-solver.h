@@ -144,6 +144,20 @@ gboolean    weft_solver_move_to_lane (WeftSolver *self, guint rank_index, guint3
 /* Same with an exact position in the lane's stream order (undo). */
 gboolean    weft_solver_move_to_position (WeftSolver *self, guint rank_index, guint32 event,
                                           guint32 lane, guint position, GError **error);
+typedef struct
+{
+  guint   rank_index;
+  guint32 event;
+  guint32 lane;       /* GPU lane of that rank */
+  guint   position;   /* in the lane's stream order; G_MAXUINT: from at_time */
+  gint64  at_time;
+} WeftSolverMove;
+
+/* Several moves checked for cycles together (all or none): reordering a
+ * collective on every rank at once is fine where reordering it on one rank
+ * only is a deadlock. */
+gboolean    weft_solver_move_many (WeftSolver *self, const WeftSolverMove *moves, guint n_moves, GError **error);
+
 /* A GPU lane (stream) of the rank, created in the model when missing. */
 guint32     weft_solver_ensure_stream (WeftSolver *self, guint rank_index, int device, gint64 stream);
 

@@ -291,7 +291,8 @@ describe_node (WeftSolver *self, guint32 v, GString *s)
   {
     const WeftEvent *ev = weft_rank_event (rank, n->event);
     const char *name = weft_rank_string (rank, ev->name);
-    char *shortname = g_strndup (name, 60);
+    const char *paren = strchr (name, '(');
+    char *shortname = g_strndup (name, MIN (paren && paren > name ? (gsize) (paren - name) : strlen (name), 80));
     if (n->kind == NODE_OP)
       {
         WeftLane *lane = weft_rank_lane (rank, n->lane);
@@ -2144,59 +2145,129 @@ retopo (WeftSolver *self, GError **error)
   return ok;
 }
 
-gboolean
-weft_solver_move_to_position (WeftSolver *self, guint rank_index, guint32 event, guint32 lane, guint position,
-                              GError **error)
+typedef struct
 {
-  guint32 v = require_node (self, rank_index, event, error);
-  Node *n;
-  guint32 old_lane, old_pos, old_prev, old_next, producer_edge = WEFT_NONE;
-  WeftRank *rank;
+  guint32 v;
+  guint32 old_lane, old_pos, old_next;
+  gboolean producer_edge;
+} MoveUndo;
 
-  if (v == WEFT_NONE || !check_gpu_lane (self, rank_index, lane, error))
-    return FALSE;
-  n = &self->nodes[v];
-  old_lane = n->lane;
-  old_pos = n->lane_pos;
-  old_prev = _weft_solver_stream_prev (self, v);
-  old_next = _weft_solver_stream_next (self, v);
+/* The structural part of a move, no topological check. */
+static void
+move_apply (WeftSolver *self, guint32 v, guint32 lane, guint position, MoveUndo *u)
+{
+  Node *n = &self->nodes[v];
+  guint32 old_prev = _weft_solver_stream_prev (self, v);
+  u->v = v;
+  u->old_lane = n->lane;
+  u->old_pos = n->lane_pos;
+  u->old_next = _weft_solver_stream_next (self, v);
+  u->producer_edge = FALSE;
   lane_detach (self, v);
   lane_attach (self, v, lane, position);
-  if (lane != old_lane && old_prev != WEFT_NONE && !has_in_from (self, v, old_prev))
+  if (lane != u->old_lane && old_prev != WEFT_NONE && !has_in_from (self, v, old_prev))
     {
       /* keep waiting for the producer it used to follow on its old stream */
       node_add_in (self, v, old_prev, WEFT_DEP_CROSS_STREAM, 0);
       self->nodes[v].in[self->nodes[v].n_in - 1].automatic = TRUE;
-      producer_edge = old_prev;
+      u->producer_edge = TRUE;
     }
-  if (!retopo (self, error))
+}
+
+static void
+move_revert (WeftSolver *self, const MoveUndo *u)
+{
+  if (u->producer_edge)
+    node_remove_in (self, u->v, self->nodes[u->v].n_in - 1);
+  lane_detach (self, u->v);
+  lane_attach (self, u->v, u->old_lane, u->old_pos);
+}
+
+static void
+move_finish (WeftSolver *self, const MoveUndo *u)
+{
+  Node *n = &self->nodes[u->v];
+  guint32 lane = n->lane;
+  if (lane != u->old_lane)
     {
-      if (producer_edge != WEFT_NONE)
-        node_remove_in (self, v, self->nodes[v].n_in - 1);
-      lane_detach (self, v);
-      lane_attach (self, v, old_lane, old_pos);
-      return FALSE;
-    }
-  n = &self->nodes[v];
-  if (lane != old_lane)
-    {
+      WeftRank *rank = weft_trace_rank (self->trace, n->rank);
+      guint32 event = n->event;
       /* producer edges a former move added, now on this very stream: the
        * stream order covers them */
       for (guint i = n->n_in; i > 0; i--)
         if (n->in[i - 1].automatic && live (self, n->in[i - 1].src) && self->nodes[n->in[i - 1].src].lane == lane)
-          node_remove_in (self, v, i - 1);
-      n = &self->nodes[v];
-      rank = weft_trace_rank (self->trace, rank_index);
-      model_lane_remove (rank, old_lane, event);
+          {
+            node_remove_in (self, u->v, i - 1);
+            n = &self->nodes[u->v];
+          }
+      model_lane_remove (rank, u->old_lane, event);
       weft_rank_event (rank, event)->lane = lane;
       weft_rank_event (rank, event)->flags |= WEFT_EVENT_EDITED;
       model_lane_insert (rank, lane, event);
     }
-  if (old_next != WEFT_NONE)
-    heap_push (self, old_next);
-  dirty_around (self, v);
-  maybe_solve (self);
-  return TRUE;
+  if (u->old_next != WEFT_NONE)
+    heap_push (self, u->old_next);
+  dirty_around (self, u->v);
+}
+
+gboolean
+weft_solver_move_to_position (WeftSolver *self, guint rank_index, guint32 event, guint32 lane, guint position,
+                              GError **error)
+{
+  WeftSolverMove m = { rank_index, event, lane, position, 0 };
+  return weft_solver_move_many (self, &m, 1, error);
+}
+
+static guint position_for_time (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, guint32 exclude);
+
+gboolean
+weft_solver_move_many (WeftSolver *self, const WeftSolverMove *moves, guint n_moves, GError **error)
+{
+  MoveUndo *undo;
+  guint32 *nodes;
+  gboolean ok;
+
+  nodes = g_new (guint32, MAX (1, n_moves));
+  for (guint i = 0; i < n_moves; i++)
+    {
+      nodes[i] = require_node (self, moves[i].rank_index, moves[i].event, error);
+      if (nodes[i] == WEFT_NONE || !check_gpu_lane (self, moves[i].rank_index, moves[i].lane, error))
+        {
+          g_free (nodes);
+          return FALSE;
+        }
+      for (guint j = 0; j < i; j++)
+        if (nodes[j] == nodes[i])
+          {
+            g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: rank index %u event %u moved twice",
+                         moves[i].rank_index, moves[i].event);
+            g_free (nodes);
+            return FALSE;
+          }
+    }
+  undo = g_new (MoveUndo, MAX (1, n_moves));
+  for (guint i = 0; i < n_moves; i++)
+    {
+      guint position = moves[i].position;
+      if (position == G_MAXUINT)
+        position = position_for_time (self, moves[i].rank_index, moves[i].lane, moves[i].at_time, nodes[i]);
+      move_apply (self, nodes[i], moves[i].lane, position, &undo[i]);
+    }
+  ok = retopo (self, error);
+  if (!ok)
+    {
+      for (guint i = n_moves; i > 0; i--)
+        move_revert (self, &undo[i - 1]);
+    }
+  else
+    {
+      for (guint i = 0; i < n_moves; i++)
+        move_finish (self, &undo[i]);
+      maybe_solve (self);
+    }
+  g_free (undo);
+  g_free (nodes);
+  return ok;
 }
 
 static guint
