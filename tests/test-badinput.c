@@ -7,21 +7,42 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "core/jsonscan.h"
 #include "testutil.h"
 #include "weft/weft-load.h"
 
 /* Loads path and checks the error: code, the file named, and when
  * byte >= 0 "byte <byte>:" in the message, and what (a substring). */
 static void
+expect_error_chunked (const char *path, const WeftLoadOptions *options, int code, gint64 byte, const char *what,
+                      gsize chunk);
+
+/* The same error, at the same byte, whatever the chunk boundaries. */
+static void
 expect_error_full (const char *path, const WeftLoadOptions *options, int code, gint64 byte, const char *what)
 {
+  static const gsize chunks[] = { 0, 1, 2, 7, 64 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (chunks); i++)
+    expect_error_chunked (path, options, code, byte, what, chunks[i]);
+  weft_json_scan_set_chunk_size (0);
+}
+
+static void
+expect_error_chunked (const char *path, const WeftLoadOptions *options, int code, gint64 byte, const char *what,
+                      gsize chunk)
+{
   g_autoptr (GError) error = NULL;
-  WeftTrace *trace = weft_trace_load (path, options, NULL, &error);
+  WeftTrace *trace;
+
+  weft_json_scan_set_chunk_size (chunk);
+  trace = weft_trace_load (path, options, NULL, &error);
 
   if (trace != NULL)
     g_error ("%s: loaded, expected error code %d (%s)", path, code, what);
   g_assert_nonnull (error);
-  g_test_message ("%s", error->message);
+  if (chunk == 0)
+    g_test_message ("%s", error->message);
   if (!g_error_matches (error, WEFT_ERROR, code))
     g_error ("%s: error code %d (%s), expected %d", path, error->code, error->message, code);
   g_assert_true (strstr (error->message, path) != NULL);

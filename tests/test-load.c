@@ -13,6 +13,7 @@
 
 #include <json-c/json.h>
 
+#include "core/jsonscan.h"
 #include "testutil.h"
 #include "weft/weft-load.h"
 
@@ -672,6 +673,54 @@ test_large_event (void)
   g_string_free (s, TRUE);
 }
 
+/* Chunk boundaries anywhere (down to one byte per read) give the same
+ * model as the default chunking. */
+static void
+test_chunking (void)
+{
+  static const char *files[] = { "param/et_replay/tests/inputs/dlrm_kineto/worker0_step_12.1694128201545.pt.trace.json",
+                                 "HolisticTraceAnalysis/critical_path/cuda_event_sync/event_sync_trace.json.gz" };
+  static const gsize chunks[] = { 1, 3, 100, 4096 };
+
+  for (guint f = 0; f < G_N_ELEMENTS (files); f++)
+    {
+      g_autofree char *path = weft_test_require_trace (files[f]);
+      g_autoptr (WeftRank) ref = NULL;
+      if (path == NULL)
+        return;
+      ref = weft_rank_load_file (path, NULL, NULL, NULL);
+      g_assert_nonnull (ref);
+      for (guint c = 0; c < G_N_ELEMENTS (chunks); c++)
+        {
+          g_autoptr (GError) error = NULL;
+          g_autoptr (WeftRank) rank = NULL;
+          weft_json_scan_set_chunk_size (chunks[c]);
+          rank = weft_rank_load_file (path, NULL, NULL, &error);
+          weft_json_scan_set_chunk_size (0);
+          g_assert_no_error (error);
+          g_assert_cmpuint (rank->events->len, ==, ref->events->len);
+          g_assert_cmpuint (rank->lanes->len, ==, ref->lanes->len);
+          g_assert_cmpuint (rank->top_keys->len, ==, ref->top_keys->len);
+          for (guint i = 0; i < rank->top_keys->len; i++)
+            g_assert_cmpstr (g_array_index (rank->top_keys, WeftTopKey, i).raw, ==,
+                             g_array_index (ref->top_keys, WeftTopKey, i).raw);
+          for (guint i = 0; i < rank->events->len; i++)
+            {
+              const WeftEvent *a = weft_rank_event (rank, i), *b = weft_rank_event (ref, i);
+              g_assert_cmpint (a->ts, ==, b->ts);
+              g_assert_cmpint (a->dur, ==, b->dur);
+              g_assert_cmpint (a->ph, ==, b->ph);
+              g_assert_cmpuint (a->lane, ==, b->lane);
+              g_assert_cmpint (a->correlation, ==, b->correlation);
+              g_assert_cmpint (a->external_id, ==, b->external_id);
+              g_assert_cmpint (a->flow_id, ==, b->flow_id);
+              g_assert_cmpstr (weft_rank_string (rank, a->name), ==, weft_rank_string (ref, b->name));
+              g_assert_cmpstr (a->text, ==, b->text);
+            }
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -683,6 +732,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/find-folder-layouts", test_find_folder_layouts);
   g_test_add_func ("/load/compressed-by-magic", test_compressed_by_magic);
   g_test_add_func ("/load/large-event", test_large_event);
+  g_test_add_func ("/load/chunking", test_chunking);
   g_test_add_func ("/load/dlrm-eight-ranks", test_dlrm_eight_ranks);
   g_test_add_func ("/load/fsdp8-folder", test_fsdp8_folder);
   g_test_add_func ("/load/parallel-same-as-serial", test_parallel_same_as_serial);

@@ -19,6 +19,16 @@
 #define SCAN_CHUNK (1u << 20)
 #define DEFAULT_MAX_DEPTH 256
 
+/* Bytes asked of the reader per refill; tests and the fuzzer make it tiny
+ * so that chunk boundaries fall everywhere. */
+static gsize scan_chunk = SCAN_CHUNK;
+
+void
+weft_json_scan_set_chunk_size (gsize bytes)
+{
+  scan_chunk = bytes ? bytes : SCAN_CHUNK;
+}
+
 typedef enum
 {
   SCAN_OK = 0,
@@ -1129,7 +1139,7 @@ refill (Scan *S)
     }
   /* Read at least as much as is kept: a unit bigger than the buffer is
    * rescanned at most O(log n) times, linear overall. */
-  want = MAX (SCAN_CHUNK, keep);
+  want = MAX (scan_chunk, keep);
   if (S->cap - S->len - 1 < want)
     {
       S->cap = S->len + want + 1;
@@ -1201,7 +1211,9 @@ scan_root (Scan *S)
           break;
 
         case ROOT_FIRST_KEY:
-          if (*p == '}')
+          if (p >= S->end)
+            st = SCAN_MORE;
+          else if (*p == '}')
             {
               p++;
               state = ROOT_DONE;
@@ -1289,7 +1301,9 @@ scan_root (Scan *S)
           break;
 
         case EV_FIRST:
-          if (*p == ']')
+          if (p >= S->end)
+            st = SCAN_MORE;
+          else if (*p == ']')
             {
               p++;
               state = ROOT_AFTER;
@@ -1396,7 +1410,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.name = weft_reader_get_name (reader);
   S.max_depth = S.options->max_depth ? S.options->max_depth : DEFAULT_MAX_DEPTH;
   S.stack = g_malloc (S.max_depth + 1);
-  S.cap = SCAN_CHUNK + 1;
+  S.cap = scan_chunk + 1;
   S.buf = g_malloc (S.cap);
   S.buf[0] = '\0';
   S.end = S.buf;

@@ -1,0 +1,128 @@
+/* fuzz-load.c: libFuzzer target for the trace loader.
+ *
+ * Each input goes through weft_rank_load_memory(): gzip / zstd inputs (by
+ * their magic bytes) through the streaming decompressors, anything else
+ * as plain JSON through the scanner, then the per-rank index. Every input
+ * is loaded twice, with the default 1 MiB chunks and with tiny chunks
+ * (1..64 bytes, chosen from the input), and the two results must agree:
+ * the same model, or the same error message. A load either succeeds with
+ * a consistent model or fails with one WEFT_ERROR naming the input;
+ * anything else (crash, leak, sanitizer report, hang, disagreement) is a
+ * bug. Build and run: docs/loading.md. */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jsonscan.h"
+#include "core/reader.h"
+#include "weft/weft-load.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+
+static void
+quiet_log (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user_data)
+{
+  (void) domain;
+  (void) level;
+  (void) message;
+  (void) user_data;
+}
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  (void) argc;
+  (void) argv;
+  g_log_set_default_handler (quiet_log, NULL);
+  return 0;
+}
+
+static void
+check_rank (WeftRank *rank)
+{
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->text == NULL || ev->text[0] != '{' || ev->text[ev->text_len - 1] != '}' ||
+          strlen (ev->text) > ev->text_len)
+        abort ();
+      if (ev->lane != WEFT_NONE && ev->lane >= rank->lanes->len)
+        abort ();
+      if (ev->ph >= WEFT_PH_N_PHASES || ev->category >= WEFT_CAT_N_CATEGORIES)
+        abort ();
+      (void) weft_rank_string (rank, ev->name);
+    }
+  if (rank->trace_events_pos > rank->top_keys->len)
+    abort ();
+}
+
+/* One load; returns the rank or NULL with *message set. */
+static WeftRank *
+load_once (const uint8_t *data, size_t size, const WeftLoadOptions *options, gsize chunk, char **message)
+{
+  GError *error = NULL;
+  WeftRank *rank;
+
+  weft_json_scan_set_chunk_size (chunk);
+  rank = weft_rank_load_memory ("fuzz-input", data, size, options, &error);
+  weft_json_scan_set_chunk_size (0);
+  *message = NULL;
+  if (rank != NULL)
+    {
+      if (error != NULL)
+        abort ();
+      check_rank (rank);
+      return rank;
+    }
+  if (error == NULL || error->domain != WEFT_ERROR || !g_str_has_prefix (error->message, "fuzz-input"))
+    abort ();
+  *message = g_strdup (error->message);
+  g_error_free (error);
+  return NULL;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  WeftLoadOptions options = { 0 };
+  static const gsize chunks[] = { 1, 2, 3, 5, 8, 13, 64 };
+  char *m1 = NULL, *m2 = NULL;
+  WeftRank *a, *b;
+
+  options.max_json_bytes = 8u << 20;   /* keeps bombs cheap */
+  options.max_depth = size > 0 && (data[0] & 1) ? 32 : 0;
+
+  /* Differential: default chunking vs tiny chunks must agree exactly. */
+  a = load_once (data, size, &options, 0, &m1);
+  b = load_once (data, size, &options, chunks[size % G_N_ELEMENTS (chunks)], &m2);
+  if ((a == NULL) != (b == NULL))
+    abort ();
+  if (a != NULL)
+    {
+      if (a->events->len != b->events->len || a->top_keys->len != b->top_keys->len ||
+          a->lanes->len != b->lanes->len || a->base_ns != b->base_ns || a->rank != b->rank)
+        abort ();
+      for (guint i = 0; i < a->events->len; i++)
+        {
+          const WeftEvent *x = weft_rank_event (a, i), *y = weft_rank_event (b, i);
+          if (x->ts != y->ts || x->dur != y->dur || x->text_len != y->text_len ||
+              memcmp (x->text, y->text, x->text_len) != 0 || x->flags != y->flags || x->lane != y->lane)
+            abort ();
+        }
+    }
+  else if (strcmp (m1, m2) != 0)
+    {
+      /* the compression layer may report a different compressed offset
+       * depending on how much was read; the JSON layer may not */
+      if (strstr (m1, "gzip") == NULL && strstr (m1, "zstd") == NULL && strstr (m1, "limit") == NULL)
+        abort ();
+    }
+  g_free (m1);
+  g_free (m2);
+  weft_rank_free (a);
+  weft_rank_free (b);
+  return 0;
+}
