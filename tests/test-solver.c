@@ -22,7 +22,7 @@ load (const char *path)
   return trace;
 }
 
-G_GNUC_UNUSED static guint32
+static guint32
 find_event (WeftTrace *trace, guint ri, const char *cat, gint64 correlation)
 {
   WeftRank *rank = weft_trace_rank (trace, ri);
@@ -36,7 +36,7 @@ find_event (WeftTrace *trace, guint ri, const char *cat, gint64 correlation)
   return WEFT_NONE;
 }
 
-G_GNUC_UNUSED static guint32
+static guint32
 find_named (WeftTrace *trace, guint ri, const char *name, guint nth)
 {
   WeftRank *rank = weft_trace_rank (trace, ri);
@@ -372,6 +372,169 @@ test_reversed_collectives_refused (void)
   }
 }
 
+/* ---- DLRM: 8 ranks ------------------------------------------------------------ */
+
+static void
+test_dlrm_rendezvous (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("param/et_replay/tests/inputs/dlrm_kineto");
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (WeftSolver) solver = NULL;
+  guint n_ar = 0, n_a2a = 0;
+  if (dir == NULL)
+    return;
+  trace = load (dir);
+  solver = solver_for (trace);
+  g_assert_cmpuint (trace->ranks->len, ==, 8);
+  for (guint i = 0; i < trace->instances->len; i++)
+    {
+      WeftSolverInstanceInfo info;
+      WeftSolverArrival arr[8];
+      gint64 latest = G_MININT64;
+      guint latest_rank = G_MAXUINT;
+      g_assert_true (weft_solver_instance_info (solver, i, &info, arr, 8));
+      g_assert_cmpuint (info.n_members, ==, 8);
+      if (info.type == WEFT_COLL_ALL_REDUCE)
+        n_ar++;
+      else if (info.type == WEFT_COLL_ALL_TO_ALL || info.type == WEFT_COLL_SEND_RECV)
+        n_a2a++;
+      for (guint k = 0; k < 8; k++)
+        {
+          /* one end on every rank; the straggler is the latest arrival */
+          g_assert_cmpint (arr[k].end, ==, info.end);
+          g_assert_cmpint (arr[k].end, ==, weft_solver_end (solver, arr[k].rank_index, arr[k].event));
+          g_assert_cmpint (arr[k].wait, ==, info.last_arrival - arr[k].arrival);
+          if (arr[k].arrival > latest)
+            {
+              latest = arr[k].arrival;
+              latest_rank = arr[k].rank_index;
+            }
+        }
+      g_assert_cmpuint (info.last_rank_index, ==, latest_rank);
+      g_assert_cmpint (info.end - info.last_arrival, ==, info.transfer);
+      g_test_message ("instance %u %s: last rank %d, max wait %.1f us, transfer %.1f us", i,
+                      weft_coll_type_to_string (info.type), weft_trace_rank (trace, info.last_rank_index)->rank,
+                      info.max_wait / 1e3, info.transfer / 1e3);
+    }
+  /* 3 all-reduces and 5 all-to-alls on stream 84 (../shared/traces/README.md) */
+  g_assert_cmpuint (n_ar, ==, 3);
+  g_assert_cmpuint (n_a2a, ==, 5);
+}
+
+/* ---- HTA critical_path traces -------------------------------------------------- */
+
+/* cuda_event_sync_multi_stream (one GPU, streams 20, 24, 28), read by hand:
+ * - sgemm (correlation 27) runs on stream 20 at 348700 us (+123 us);
+ * - cudaEventRecord (correlation 1385) at 367666 us, then "Stream Wait Event"
+ *   on stream 24 with wait_on_stream 20, wait_on_cuda_event_record_corr_id
+ *   1385: stream 24 waits for the last op launched on stream 20 before that
+ *   record, the sgemm 27; the next op launched on stream 24 after the wait is
+ *   the memset (correlation 1411, 368034 us);
+ * - the last op to finish is the sgemm on stream 24 (correlation 1413,
+ *   368050 + 123 us): the critical path ends there. Its launch
+ *   (cudaLaunchKernel) starts at 368035 us, when stream 24 is already idle
+ *   (the memset ended at 368035 us), and no blocking sync precedes that
+ *   launch on the thread (the Event Syncs are cudaEventQuery polls; the
+ *   cudaDeviceSynchronize comes after): the CPU launch binds, so the path is
+ *   the 15 us launch segment then the 123 us sgemm, 138 us in all;
+ * - sgemm 27 has nothing else after it on stream 20, so its slack is the
+ *   distance to the memset's start: 368034 - 348823 = 19211 us. */
+static void
+test_hta_multi_stream (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("HolisticTraceAnalysis/critical_path/cuda_event_sync_multi_stream");
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (WeftSolver) solver = NULL;
+  guint32 sgemm20, memset24, sgemm24;
+  WeftSolverDep deps[16];
+  guint nd;
+  gboolean found = FALSE;
+  g_autoptr (GArray) cp = NULL;
+  const WeftCpSegment *lastseg;
+  gboolean memset_on_path = FALSE;
+
+  if (dir == NULL)
+    return;
+  trace = load (dir);
+  solver = solver_for (trace);
+  sgemm20 = find_event (trace, 0, "kernel", 27);
+  memset24 = find_event (trace, 0, "gpu_memset", 1411);
+  sgemm24 = find_event (trace, 0, "kernel", 1413);
+  g_assert_cmpuint (sgemm20, !=, WEFT_NONE);
+  g_assert_cmpuint (memset24, !=, WEFT_NONE);
+  nd = weft_solver_preds (solver, 0, memset24, deps, G_N_ELEMENTS (deps));
+  for (guint i = 0; i < MIN (nd, G_N_ELEMENTS (deps)); i++)
+    if (deps[i].kind == WEFT_DEP_CROSS_STREAM && deps[i].event == sgemm20)
+      found = TRUE;
+  g_assert_true (found);
+
+  cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
+  g_assert_cmpuint (cp->len, >, 0);
+  lastseg = &g_array_index (cp, WeftCpSegment, cp->len - 1);
+  g_assert_cmpuint (lastseg->event, ==, sgemm24);
+  g_assert_cmpint (lastseg->kind, ==, WEFT_CP_COMPUTE);
+  g_assert_cmpint (lastseg->end - lastseg->begin, ==, 123 * US);
+  g_assert_cmpuint (cp->len, ==, 2);
+  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 0).kind, ==, WEFT_CP_LAUNCH);
+  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 0).end - g_array_index (cp, WeftCpSegment, 0).begin, ==, 15 * US);
+  for (guint i = 0; i < cp->len; i++)
+    if (g_array_index (cp, WeftCpSegment, i).event == memset24)
+      memset_on_path = TRUE;
+  g_assert_false (memset_on_path);
+  g_assert_true (weft_solver_is_critical (solver, 0, sgemm24));
+  g_assert_false (weft_solver_is_critical (solver, 0, sgemm20));
+  g_assert_cmpint (weft_solver_slack (solver, 0, sgemm20), ==, 19211 * US);
+}
+
+/* alexnet (streams 7 and 20), read by hand for the second iteration:
+ * - "Stream Wait Event" (correlation 5194) on stream 7 with wait_on_stream
+ *   20 and record correlation 5193 (cudaEventRecord at ...5756531 us): the
+ *   last op launched on stream 20 before it is fft2d_c2r (correlation 5190)
+ *   and the next op launched on stream 7 after the wait (...5756536 us) is
+ *   elementwise_kernel (correlation 5213): that edge is in the graph;
+ * - in the next iteration the same pattern: fft2d_c2r on stream 20
+ *   (correlation 5606) ends at ...5860633 and elementwise_kernel on stream 7
+ *   (correlation 5629), launched at ...5860193, starts at ...5860634 while
+ *   its stream predecessor (fft2d_r2c, correlation 5594) ended at ...5860129:
+ *   only the cross-stream edge explains its start, so it binds, and
+ *   lengthening that c2r by 100 us starts the elementwise kernel 100 us
+ *   later. */
+static void
+test_hta_alexnet (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("HolisticTraceAnalysis/critical_path/alexnet");
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (WeftSolver) solver = NULL;
+  g_autoptr (GError) error = NULL;
+  guint32 c2r, elem, c2r2, elem2, pred_event;
+  guint pred_rank;
+  WeftSolverDep deps[16];
+  guint nd;
+  gboolean found = FALSE;
+  gint64 s0;
+
+  if (dir == NULL)
+    return;
+  trace = load (dir);
+  solver = solver_for (trace);
+  c2r = find_event (trace, 0, "kernel", 5190);
+  elem = find_event (trace, 0, "kernel", 5213);
+  c2r2 = find_event (trace, 0, "kernel", 5606);
+  elem2 = find_event (trace, 0, "kernel", 5629);
+  g_assert_cmpuint (elem, !=, WEFT_NONE);
+  g_assert_cmpuint (elem2, !=, WEFT_NONE);
+  nd = weft_solver_preds (solver, 0, elem, deps, G_N_ELEMENTS (deps));
+  for (guint i = 0; i < MIN (nd, G_N_ELEMENTS (deps)); i++)
+    if (deps[i].kind == WEFT_DEP_CROSS_STREAM && deps[i].event == c2r)
+      found = TRUE;
+  g_assert_true (found);
+  g_assert_cmpint (weft_solver_binding (solver, 0, elem2, &pred_rank, &pred_event), ==, WEFT_DEP_CROSS_STREAM);
+  g_assert_cmpuint (pred_event, ==, c2r2);
+  s0 = weft_solver_start (solver, 0, elem2);
+  g_assert_true (weft_solver_set_duration (solver, 0, c2r2, weft_solver_duration (solver, 0, c2r2) + 100 * US, &error));
+  g_assert_cmpint (weft_solver_start (solver, 0, elem2), ==, s0 + 100 * US);
+}
+
 /* ---- replay of every shared trace ---------------------------------------------- */
 
 /* Classes of traces that break the model (named in the report):
@@ -528,6 +691,9 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/solver/replay-shared", test_replay_shared);
+  g_test_add_func ("/solver/dlrm-rendezvous", test_dlrm_rendezvous);
+  g_test_add_func ("/solver/hta-multi-stream", test_hta_multi_stream);
+  g_test_add_func ("/solver/hta-alexnet", test_hta_alexnet);
   g_test_add_func ("/solver/critical-kernel-lengthens-step", test_critical_kernel_lengthens_step);
   g_test_add_func ("/solver/off-path-kernel-within-slack", test_off_path_kernel_within_slack);
   g_test_add_func ("/solver/late-arrival-delays-all-ranks", test_late_arrival_delays_all_ranks);
