@@ -38,3 +38,4 @@ int weft_cmd_render (int argc, char **argv);
 int weft_cmd_info (int argc, char **argv);
 int weft_cmd_convert (int argc, char **argv);
 int weft_cmd_sample (int argc, char **argv);
+int weft_cmd_edit (int argc, char **argv);

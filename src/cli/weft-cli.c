@@ -15,6 +15,7 @@ static const WeftCommand commands[] = {
   { "info", "summarise a trace (ranks, lanes, kernels, collectives, steps)", weft_cmd_info },
   { "convert", "re-write a trace as .json, .json.gz or .json.zst", weft_cmd_convert },
   { "sample", "write a small generated N-rank Kineto trace", weft_cmd_sample },
+  { "edit", "apply an edit script (move, retime, insert, delete) and save the edited trace", weft_cmd_edit },
 };
 
 int

@@ -112,6 +112,29 @@ item_apply (WeftEditSession *self, Action *a, guint i, gboolean undo, GError **e
   return FALSE;
 }
 
+/* POSITION: every move at once through weft_solver_move_many (checked for
+ * cycles together: moving a collective on every rank is fine where moving
+ * it on one rank first would be a deadlock). Forward: the moves in order to
+ * (new lane, new position); backward: in reverse order to (old lane, old
+ * position). Positions are sequential: each one is in its lane's order
+ * after the moves before it. */
+static gboolean
+position_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
+{
+  guint n = a->items->len;
+  g_autofree WeftSolverMove *moves = g_new0 (WeftSolverMove, MAX (n, 1));
+
+  for (guint k = 0; k < n; k++)
+    {
+      const Item *it = &g_array_index (a->items, Item, undo ? n - 1 - k : k);
+      moves[k].rank_index = it->rank_index;
+      moves[k].event = it->event;
+      moves[k].lane = undo ? it->old_lane : it->new_lane;
+      moves[k].position = undo ? it->old_pos : it->new_pos;
+    }
+  return weft_solver_move_many (self->solver, moves, n, error);
+}
+
 /* All items forward (in order) or backward (reverse order); all or nothing. */
 static gboolean
 action_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
@@ -119,6 +142,9 @@ action_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
   guint n = a->items->len;
   guint done;
   gboolean ok = TRUE;
+
+  if (a->tag == WEFT_EDIT_POSITION)
+    return position_apply (self, a, undo, error);
 
   weft_solver_begin_batch (self->solver);
   for (done = 0; done < n; done++)
@@ -187,6 +213,14 @@ history_merge (gpointer user_data, guint tag, gpointer prev, gpointer next)
     return FALSE;
   if (!items_same_ops (p, n))
     return FALSE;
+  if (tag == WEFT_EDIT_POSITION)
+    {
+      /* sequential positions compose only when no two moves share a rank */
+      for (guint i = 0; i < p->items->len; i++)
+        for (guint j = 0; j < i; j++)
+          if (g_array_index (p->items, Item, i).rank_index == g_array_index (p->items, Item, j).rank_index)
+            return FALSE;
+    }
   for (guint i = 0; i < p->items->len; i++)
     {
       Item *x = &g_array_index (p->items, Item, i);
@@ -264,7 +298,7 @@ weft_edit_session_new (WeftTrace *trace, const char *source_path, GError **error
   self->history = weft_history_new (&history_funcs, self);
   self->source_path = g_strdup (source_path);
   self->previous_weft = find_previous_weft (trace);
-  self->origin = weft_solver_span (solver).begin;
+  self->origin = weft_trace_time_span (trace).begin;
   return self;
 }
 
@@ -647,57 +681,106 @@ weft_edit_move_selection (WeftEditSession *self, const WeftOpRef *ops, guint n_o
 
 /* ---- move to a stream / reorder ----------------------------------------------------------- */
 
-/* Moves each ref to its lane (lanes[i]) at times[i], building a POSITION
- * action step by step (positions are known only after each move). */
+/* A lane's stream order as the moves of one action see it (event ids). */
+typedef struct
+{
+  guint   rank_index;
+  guint32 lane;
+  GArray *order;
+} SimLane;
+
+static void
+sim_lane_free (gpointer data)
+{
+  SimLane *sl = data;
+  g_array_free (sl->order, TRUE);
+  g_free (sl);
+}
+
+static SimLane *
+sim_lane (WeftEditSession *self, GPtrArray *sims, guint rank_index, guint32 lane)
+{
+  SimLane *sl;
+  guint n;
+
+  for (guint i = 0; i < sims->len; i++)
+    {
+      sl = g_ptr_array_index (sims, i);
+      if (sl->rank_index == rank_index && sl->lane == lane)
+        return sl;
+    }
+  sl = g_new0 (SimLane, 1);
+  sl->rank_index = rank_index;
+  sl->lane = lane;
+  n = weft_solver_lane_n_ops (self->solver, rank_index, lane);
+  sl->order = g_array_sized_new (FALSE, FALSE, sizeof (guint32), n);
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 e = weft_solver_lane_op (self->solver, rank_index, lane, i);
+      g_array_append_val (sl->order, e);
+    }
+  g_ptr_array_add (sims, sl);
+  return sl;
+}
+
+/* Moves each ref to lanes[i], at positions[i] or (positions NULL) before the
+ * first op of that lane whose solved start is later than times[i], as ONE
+ * action: the sequential positions are worked out here on copies of the
+ * lanes' orders, then every move goes to the solver at once. */
 static gboolean
 move_refs_to_lanes (WeftEditSession *self, GArray *refs, const guint32 *lanes, const gint64 *times,
                     const guint *positions, GError **error)
 {
   Action *a = action_new (WEFT_EDIT_POSITION);
-  gboolean ok = TRUE;
+  g_autoptr (GPtrArray) sims = g_ptr_array_new_with_free_func (sim_lane_free);
+  gboolean moved = FALSE;
 
-  weft_solver_begin_batch (self->solver);
-  for (guint i = 0; i < refs->len && ok; i++)
+  for (guint i = 0; i < refs->len; i++)
     {
       WeftOpRef op = g_array_index (refs, WeftOpRef, i);
       Item it = { 0 };
+      SimLane *from, *to;
+      guint pos;
+
       it.rank_index = op.rank_index;
       it.event = op.event;
       it.old_lane = weft_solver_op_lane (self->solver, op.rank_index, op.event);
-      it.old_pos = weft_solver_op_position (self->solver, op.rank_index, op.event);
+      for (guint j = 0; j < a->items->len; j++)
+        if (g_array_index (a->items, Item, j).rank_index == op.rank_index &&
+            g_array_index (a->items, Item, j).event == op.event)
+          {
+            g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: moved twice in one edit", op_name (self, op));
+            action_free (a);
+            return FALSE;
+          }
+      from = sim_lane (self, sims, op.rank_index, it.old_lane);
+      for (pos = 0; pos < from->order->len; pos++)
+        if (g_array_index (from->order, guint32, pos) == op.event)
+          break;
+      g_assert (pos < from->order->len);
+      it.old_pos = pos;
+      g_array_remove_index (from->order, pos);
+
+      to = sim_lane (self, sims, op.rank_index, lanes[i]);
       if (positions != NULL)
-        ok = weft_solver_move_to_position (self->solver, op.rank_index, op.event, lanes[i], positions[i], error);
+        pos = MIN (positions[i], to->order->len);
       else
-        ok = weft_solver_move_to_lane (self->solver, op.rank_index, op.event, lanes[i], times[i], error);
-      if (!ok)
-        break;
-      it.new_lane = weft_solver_op_lane (self->solver, op.rank_index, op.event);
-      it.new_pos = weft_solver_op_position (self->solver, op.rank_index, op.event);
+        for (pos = 0; pos < to->order->len; pos++)
+          if (weft_solver_start (self->solver, op.rank_index, g_array_index (to->order, guint32, pos)) > times[i])
+            break;
+      g_array_insert_val (to->order, pos, op.event);
+      it.new_lane = lanes[i];
+      it.new_pos = pos;
+      if (it.new_lane != it.old_lane || it.new_pos != it.old_pos)
+        moved = TRUE;
       g_array_append_val (a->items, it);
     }
-  if (!ok)
-    {
-      /* undo the moves done so far, newest first */
-      for (guint i = a->items->len; i > 0; i--)
-        {
-          g_autoptr (GError) e2 = NULL;
-          if (!item_apply (self, a, i - 1, TRUE, &e2))
-            g_warning ("edit: rolling back a move: %s", e2->message);
-        }
-    }
-  weft_solver_end_batch (self->solver);
-  if (!ok)
-    {
-      action_free (a);
-      return FALSE;
-    }
-  if (a->items->len == 0)
+  if (!moved)
     {
       action_free (a);
       return TRUE;
     }
-  commit (self, a);
-  return TRUE;
+  return run_and_commit (self, a, error);
 }
 
 static gboolean
@@ -1003,6 +1086,15 @@ insert_kernel_step (WeftEditSession *self, guint rank_index, guint32 lane, gint6
   ev = weft_solver_insert_op (self->solver, rank_index, lane, at_time, spec, error);
   if (ev == WEFT_NONE)
     return WEFT_NONE;
+  /* the solver copies a like_event's duration: set the one asked for */
+  if (weft_solver_duration (self->solver, rank_index, ev) != spec->dur &&
+      !weft_solver_set_duration (self->solver, rank_index, ev, MAX (spec->dur, 0), error))
+    {
+      g_autoptr (GError) e2 = NULL;
+      if (!weft_solver_remove_op (self->solver, rank_index, ev, &e2))
+        g_warning ("edit: rolling back an insert: %s", e2->message);
+      return WEFT_NONE;
+    }
   rank = weft_trace_rank (self->trace, rank_index);
   l = weft_rank_lane (rank, lane);
   log = json_object_new_object ();
@@ -1288,7 +1380,8 @@ weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, G
               WeftOpRef r = g_array_index (members, WeftOpRef, m);
               places[m].rank_index = r.rank_index;
               places[m].lane = weft_solver_op_lane (self->solver, r.rank_index, r.event);
-              places[m].at_time = weft_solver_end (self->solver, r.rank_index, r.event);
+              /* at its own start: the copy goes right after it on its stream */
+              places[m].at_time = weft_solver_start (self->solver, r.rank_index, r.event);
               if (r.rank_index == op.rank_index)
                 me = m;
             }
@@ -1326,7 +1419,7 @@ weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, G
           spec.dur = weft_solver_duration (self->solver, op.rank_index, op.event);
           spec.like_event = op.event;
           ev = insert_kernel_step (self, op.rank_index, weft_solver_op_lane (self->solver, op.rank_index, op.event),
-                                   weft_solver_end (self->solver, op.rank_index, op.event), &spec, &log, error);
+                                   weft_solver_start (self->solver, op.rank_index, op.event), &spec, &log, error);
           if (ev == WEFT_NONE)
             {
               ok = FALSE;
@@ -2588,9 +2681,11 @@ script_rank_index (WeftEditSession *self, json_object *op, const char *key, guin
   return TRUE;
 }
 
-/* "at_ns"/"at_us", or "after": a match whose first op on the rank ends there. */
+/* "at_ns"/"at_us", or "after": a match; its first op on the rank decides:
+ * on the same stream (lane) the new op goes right after it, elsewhere it
+ * is released at its end. */
 static gboolean
-script_at (WeftEditSession *self, json_object *op, guint rank_index, gint64 *at, GError **error)
+script_at (WeftEditSession *self, json_object *op, guint rank_index, guint32 lane, gint64 *at, GError **error)
 {
   gboolean present;
   json_object *after;
@@ -2621,8 +2716,13 @@ script_at (WeftEditSession *self, json_object *op, guint rank_index, gint64 *at,
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"after\" selects no op");
           return FALSE;
         }
-      *at = weft_solver_end (self->solver, g_array_index (hits, WeftOpRef, 0).rank_index,
-                             g_array_index (hits, WeftOpRef, 0).event);
+      {
+        WeftOpRef h = g_array_index (hits, WeftOpRef, 0);
+        if (h.rank_index == rank_index && weft_solver_op_lane (self->solver, h.rank_index, h.event) == lane)
+          *at = weft_solver_start (self->solver, h.rank_index, h.event);
+        else
+          *at = weft_solver_end (self->solver, h.rank_index, h.event);
+      }
       return TRUE;
     }
   g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs \"at_us\", \"at_ns\" or \"after\"");
@@ -2653,7 +2753,8 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
       return FALSE;
     }
-  if (!script_at (self, op, rank_index, &at, error))
+  lane = stream_lane (self, rank_index, device >= 0 ? (int) MIN (device, G_MAXINT) : -1, stream);
+  if (!script_at (self, op, rank_index, lane, &at, error))
     return FALSE;
   if (!get_span (op, "dur", &dur, &has_dur, error))
     return FALSE;
@@ -2746,7 +2847,6 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
         }
     }
   k.name = name;
-  lane = stream_lane (self, rank_index, device >= 0 ? (int) MIN (device, G_MAXINT) : -1, stream);
   if (!check_expected_event (self, op, "event", rank_index, error))
     return FALSE;
   return weft_edit_insert_kernel (self, rank_index, lane, at, &k, has_dur ? dur : k.median_dur, NULL, error);
@@ -2870,7 +2970,7 @@ script_insert_collective (WeftEditSession *self, json_object *op, GError **error
             first = idx >= 0 ? (guint) idx : 0;
           }
         }
-      if (!script_at (self, op, first, &spec.at_time, error))
+      if (!script_at (self, op, first, stream_lane (self, first, -1, stream), &spec.at_time, error))
         return FALSE;
       spec.type = type;
       spec.bytes = bytes;
