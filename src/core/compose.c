@@ -483,6 +483,23 @@ kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, doubl
 #define RED_STATS stats_args ("[4096, 1, 1]", "[256, 1, 1]", 40, 0, 100)
 #define FLASH_STATS stats_args ("[32, 1, 32]", "[128, 1, 1]", 255, 49152, 48)
 
+/* A GEMM [M, K] x [K, N] launched by aten::mm (recorded with its Input
+ * Dims, as record_shapes does: calibration reads them back). */
+static void
+gemm (Ctx *c, const char *name, double M, double K, double Nn)
+{
+  char args[160];
+  gint64 m = (gint64) llround (M), k = (gint64) llround (K), n = (gint64) llround (Nn);
+
+  g_snprintf (args, sizeof args,
+              "\"Input Dims\": [[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+              "]], \"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\"]",
+              m, k, k, n);
+  scope_begin (c, "cpu_op", "aten::mm", g_string_chunk_insert_const (c->strs, args));
+  kernel (c, NULL, name, K_GEMM, 2.0 * m * k * n, 2.0 * (m * k + k * n + m * n), GEMM_STATS);
+  scope_end (c);
+}
+
 static const char *GEMM_FWD = "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT";
 static const char *GEMM_DGRAD = "nvjet_tst_256x128_64x4_2x1_v_bz_coopB_NNT";
 static const char *GEMM_WGRAD = "nvjet_tst_128x128_64x4_2x1_v_bz_TNT";
@@ -922,6 +939,27 @@ tp_comm (Ctx *c, const Dims *D, int kind)
   blocking_collective (c, &s);
 }
 
+/* flash attention forward inside aten::_flash_attention_forward with its
+ * Input Dims (q [B, S, H, D], k/v [B, Sk, Hkv, D]) */
+static void
+flash_fwd (Ctx *c, const Dims *D, double Tk, double flops, double bytes)
+{
+  char args[256];
+  gint64 B = c->p.model.mbs;
+  gint64 S = (gint64) llround (D->T / B), Sk = (gint64) llround (Tk / B);
+  gint64 H = (gint64) llround (D->nh), Hk = (gint64) llround (D->nkv), d = (gint64) llround (D->d);
+
+  g_snprintf (args, sizeof args,
+              "\"Input Dims\": [[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+              "], [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], [%" G_GINT64_FORMAT
+              ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "]], \"Input type\": [\"c10::BFloat16\", "
+              "\"c10::BFloat16\", \"c10::BFloat16\"]",
+              B, S, H, d, B, Sk, Hk, d, B, Sk, Hk, d);
+  scope_begin (c, "cpu_op", "aten::_flash_attention_forward", g_string_chunk_insert_const (c->strs, args));
+  kernel (c, NULL, K_FLASH_FWD, K_ATTN_FWD, flops, bytes, FLASH_STATS);
+  scope_end (c);
+}
+
 static void
 attention_forward (Ctx *c, const Dims *D)
 {
@@ -929,9 +967,9 @@ attention_forward (Ctx *c, const Dims *D)
   double qd = D->nh * d, kvd = D->nkv * d;
   int cp = c->p.cp;
 
-  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * qd, 2 * (T * h + h * qd + T * qd), GEMM_STATS);
-  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * kvd, 2 * (T * h + h * kvd + T * kvd), GEMM_STATS);
-  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * kvd, 2 * (T * h + h * kvd + T * kvd), GEMM_STATS);
+  gemm (c, GEMM_FWD, T, h, qd);
+  gemm (c, GEMM_FWD, T, h, kvd);
+  gemm (c, GEMM_FWD, T, h, kvd);
   kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * qd, EW_STATS);
   kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * kvd, EW_STATS);
 
@@ -953,8 +991,7 @@ attention_forward (Ctx *c, const Dims *D)
               collective (c, &s);
               save_handle (c, 4, ST_CP);
             }
-          kernel (c, "aten::_flash_attention_forward", K_FLASH_FWD, K_ATTN_FWD, chunk_flops,
-                  2 * (T * qd * 2 + 2 * T * kvd), FLASH_STATS);
+          flash_fwd (c, D, T, chunk_flops, 2 * (T * qd * 2 + 2 * T * kvd));
           if (step > 0)
             kernel (c, NULL, K_LSE_MERGE, K_MEM, 0, 2 * T * qd * 3, EW_STATS);
           if (step < cp - 1)
@@ -976,11 +1013,10 @@ attention_forward (Ctx *c, const Dims *D)
           Tk = T * cp;
         }
       scope_begin (c, "cpu_op", "aten::_scaled_dot_product_flash_attention", NULL);
-      kernel (c, "aten::_flash_attention_forward", K_FLASH_FWD, K_ATTN_FWD, 4 * T * Tk * d * D->nh * 0.5,
-              2 * (T * qd * 2 + 2 * Tk * kvd), FLASH_STATS);
+      flash_fwd (c, D, Tk, 4 * T * Tk * d * D->nh * 0.5, 2 * (T * qd * 2 + 2 * Tk * kvd));
       scope_end (c);
     }
-  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * qd * h, 2 * (T * qd + qd * h + T * h), GEMM_STATS);
+  gemm (c, GEMM_FWD, T, qd, h);
 }
 
 static void
@@ -991,8 +1027,8 @@ attention_backward (Ctx *c, const Dims *D)
   int cp = c->p.cp;
 
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
-  kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * qd * h, 2 * (T * qd + qd * h + T * h), GEMM_STATS);
-  kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * qd * h, 2 * (T * qd + qd * h + T * h), GEMM_STATS);
+  gemm (c, GEMM_DGRAD, T, qd, h);
+  gemm (c, GEMM_WGRAD, T, qd, h);
   scope_end (c);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0", NULL);
   if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
@@ -1049,8 +1085,8 @@ attention_backward (Ctx *c, const Dims *D)
   for (int i = 0; i < 3; i++)
     {
       double od = i == 0 ? qd : kvd;
-      kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * od * h, 2 * (T * od + od * h + T * h), GEMM_STATS);
-      kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * od * h, 2 * (T * od + od * h + T * h), GEMM_STATS);
+      gemm (c, GEMM_DGRAD, T, od, h);
+      gemm (c, GEMM_WGRAD, T, od, h);
     }
   scope_end (c);
 }
@@ -1060,10 +1096,10 @@ mlp_forward (Ctx *c, const Dims *D)
 {
   double T = D->T, h = D->h, f = D->f / D->tp;
 
-  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
-  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+  gemm (c, GEMM_FWD, T, h, f);
+  gemm (c, GEMM_FWD, T, h, f);
   kernel (c, "aten::silu", K_SILU, K_MEM, 0, 2 * 3 * T * f, EW_STATS);
-  kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+  gemm (c, GEMM_FWD, T, h, f);
 }
 
 static void
@@ -1072,15 +1108,15 @@ mlp_backward (Ctx *c, const Dims *D)
   double T = D->T, h = D->h, f = D->f / D->tp;
 
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
-  kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
-  kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+  gemm (c, GEMM_DGRAD, T, h, f);
+  gemm (c, GEMM_WGRAD, T, h, f);
   scope_end (c);
   kernel (c, "aten::silu_backward", K_SILU_BWD, K_MEM, 0, 2 * 5 * T * f, EW_STATS);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
   for (int i = 0; i < 2; i++)
     {
-      kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
-      kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * T * h * f, 2 * (T * h + h * f + T * f), GEMM_STATS);
+      gemm (c, GEMM_DGRAD, T, h, f);
+      gemm (c, GEMM_WGRAD, T, h, f);
     }
   scope_end (c);
 }
@@ -1100,7 +1136,7 @@ moe (Ctx *c, const Dims *D, gboolean backward)
   scope_begin (c, "python_function", backward ? "autograd::engine::evaluate_function: MoEBackward" : "nn.Module: MoE_0", NULL);
   if (!backward)
     {
-      kernel (c, "aten::mm", GEMM_FWD, K_GEMM, 2 * T * h * E, 2 * (T * h + h * E + T * E), GEMM_STATS);
+      gemm (c, GEMM_FWD, T, h, E);
       kernel (c, "aten::topk", K_TOPK, K_MEM, 0, 4 * T * E * 2, RED_STATS);
       kernel (c, "aten::histc", K_HIST, K_MEM, 0, 8 * Tk * 2, RED_STATS);
     }
@@ -1409,7 +1445,7 @@ emit_step (Ctx *c, int step_no)
         {
           kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D.Tn * D.h, RED_STATS);
           tp_comm (c, &D, 1);
-          kernel (c, "aten::mm", GEMM_OUT, K_GEMM, 2 * D.T * D.h * D.V / D.tp, 2 * (D.T * D.h + D.h * D.V / D.tp + D.T * D.V / D.tp), GEMM_STATS);
+          gemm (c, GEMM_OUT, D.T, D.h, D.V / D.tp);
         }
       if (fsdp)
         {
@@ -1464,8 +1500,8 @@ emit_step (Ctx *c, int step_no)
         {
           scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
           tp_comm (c, &D, 1);
-          kernel (c, "aten::mm", GEMM_DGRAD, K_GEMM, 2 * D.T * D.h * D.V / D.tp, 2 * (D.T * D.h + D.h * D.V / D.tp + D.T * D.V / D.tp), GEMM_STATS);
-          kernel (c, "aten::mm", GEMM_WGRAD, K_GEMM, 2 * D.T * D.h * D.V / D.tp, 2 * (D.T * D.h + D.h * D.V / D.tp + D.T * D.V / D.tp), GEMM_STATS);
+          gemm (c, GEMM_DGRAD, D.T, D.h, D.V / D.tp);
+          gemm (c, GEMM_WGRAD, D.T, D.h, D.V / D.tp);
           scope_end (c);
           tp_comm (c, &D, 0);
           ddp_grad (c, &ddp, D.h * D.V / D.tp);

@@ -1,0 +1,843 @@
+/* test-compose.c: composed traces through the real loader, classifier,
+ * matcher and solver; each strategy's facts (docs/composer.md). */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "weft/weft.h"
+#include "weft/weft-compose.h"
+#include "weft/weft-solver.h"
+
+/* ---- helpers ----------------------------------------------------------------- */
+
+static WeftTrace *
+compose_trace (const WeftComposeParams *p)
+{
+  g_autoptr (GError) error = NULL;
+  WeftTrace *trace = weft_compose_trace (p, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  g_assert_cmpuint (trace->ranks->len, ==, (guint) weft_compose_world_size (p));
+  return trace;
+}
+
+static void
+params (WeftComposeParams *p, const char *strategies, int dp, int tp, int cp, int ep, int layers)
+{
+  g_autoptr (GError) error = NULL;
+
+  weft_compose_params_init (p);
+  g_assert_true (weft_compose_parse_strategies (strategies, &p->strategies, &error));
+  g_assert_no_error (error);
+  p->dp = dp;
+  p->tp = tp;
+  p->cp = cp;
+  p->ep = ep;
+  p->model.layers = layers;
+}
+
+static const char *
+ev_name (WeftRank *rank, WeftEvent *ev)
+{
+  return weft_rank_string (rank, ev->name);
+}
+
+static WeftLane *
+gpu_lane (WeftRank *rank, gint64 stream)
+{
+  for (guint i = 0; i < rank->lanes->len; i++)
+    {
+      WeftLane *l = weft_rank_lane (rank, i);
+      if (l->kind == WEFT_LANE_GPU && l->tid == stream)
+        return l;
+    }
+  return NULL;
+}
+
+/* Time [a, b) shares with the kernels of the compute stream (7) whose
+ * launch lies in [from, to) (CPU time); from = to = -1: any kernel. */
+static gint64
+compute_overlap (WeftRank *rank, gint64 a, gint64 b, gint64 from, gint64 to)
+{
+  WeftLane *l = gpu_lane (rank, 7);
+  gint64 sum = 0;
+
+  g_assert_nonnull (l);
+  for (guint j = 0; j < l->events->len; j++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, g_array_index (l->events, guint32, j));
+      gint64 s, e;
+
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->kclass == WEFT_KCLASS_COMM)
+        continue;
+      if (from >= 0)
+        {
+          WeftEvent *launch;
+          g_assert_cmpuint (ev->link, !=, WEFT_NONE);
+          launch = weft_rank_event (rank, ev->link);
+          if (launch->ts < from || launch->ts >= to)
+            continue;
+        }
+      s = MAX (a, ev->ts);
+      e = MIN (b, weft_event_end (ev));
+      if (e > s)
+        sum += e - s;
+    }
+  return sum;
+}
+
+/* CPU span of the first X event with that exact name on the CPU lane. */
+static gboolean
+cpu_span (WeftRank *rank, const char *name, WeftTimeSpan *span)
+{
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph == WEFT_PH_X && g_str_equal (ev_name (rank, ev), name))
+        {
+          span->begin = ev->ts;
+          span->end = weft_event_end (ev);
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+/* Collectives of the rank whose kernel launch lies in span, counted by
+ * "Collective name" (NULL: all). */
+static guint
+count_collectives (WeftRank *rank, WeftTimeSpan span, const char *coll_name)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < rank->collectives->len; i++)
+    {
+      WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
+      WeftEvent *k = weft_rank_event (rank, c->event);
+      WeftEvent *launch;
+
+      g_assert_cmpuint (k->link, !=, WEFT_NONE);
+      launch = weft_rank_event (rank, k->link);
+      if (!weft_time_span_contains (span, launch->ts))
+        continue;
+      if (coll_name == NULL || (c->coll_name != 0 && g_str_equal (weft_rank_string (rank, c->coll_name), coll_name)))
+        n++;
+    }
+  return n;
+}
+
+static guint
+count_named_in_span (WeftRank *rank, WeftTimeSpan span, WeftCategory cat, const char *prefix)
+{
+  guint n = 0;
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      WeftTimeSpan s = span;
+      if (ev->ph != WEFT_PH_X || ev->category != cat || !g_str_has_prefix (ev_name (rank, ev), prefix))
+        continue;
+      if (ev->flags & WEFT_EVENT_GPU_OP)
+        {
+          if (ev->link == WEFT_NONE)
+            continue;
+          if (weft_time_span_contains (s, weft_rank_event (rank, ev->link)->ts))
+            n++;
+        }
+      else if (weft_time_span_contains (s, ev->ts))
+        n++;
+    }
+  return n;
+}
+
+/* ---- loader checks ----------------------------------------------------------- */
+
+/* "<int>.<3 digits>" (or an integer) into ns, independently of the loader. */
+static gint64
+parse_us_text (const char *t)
+{
+  gint64 us = 0, frac = 0;
+  int nd = 0;
+  gboolean neg = FALSE;
+
+  if (*t == '-')
+    {
+      neg = TRUE;
+      t++;
+    }
+  for (; *t >= '0' && *t <= '9'; t++)
+    us = us * 10 + (*t - '0');
+  if (*t == '.')
+    for (t++; *t >= '0' && *t <= '9' && nd < 3; t++, nd++)
+      frac = frac * 10 + (*t - '0');
+  for (; nd < 3; nd++)
+    frac *= 10;
+  return (neg ? -1 : 1) * (us * 1000 + frac);
+}
+
+static void
+check_loader (const WeftComposeParams *p, guint expect_instances)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) texts = weft_compose_json (p, &error);
+  g_autoptr (WeftTrace) trace = NULL;
+  guint n_coll = 0;
+
+  g_assert_no_error (error);
+  trace = compose_trace (p);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      gsize len;
+      const char *data = g_bytes_get_data (g_ptr_array_index (texts, r), &len);
+      json_object *root = json_tokener_parse (data);
+      json_object *evs;
+      guint counts[WEFT_PH_N_PHASES] = { 0 };
+      guint loaded[WEFT_PH_N_PHASES] = { 0 };
+      json_object *v;
+
+      g_assert_nonnull (root);
+      g_assert_cmpint (rank->rank, ==, (int) r);
+      g_assert_cmpint (rank->world_size, ==, weft_compose_world_size (p));
+      g_assert_true (rank->has_base);
+      g_assert_cmpint (rank->ts_style, ==, WEFT_TS_RELATIVE);
+      g_assert_true (json_object_object_get_ex (root, "baseTimeNanoseconds", &v));
+      g_assert_cmpint (rank->base_ns, ==, json_object_get_int64 (v));
+      g_assert_true (json_object_object_get_ex (root, "traceEvents", &evs));
+      g_assert_cmpuint (rank->events->len, ==, json_object_array_length (evs));
+      g_assert_cmpuint (rank->steps->len, ==, (guint) p->steps);
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, i);
+          json_object *jo = json_object_array_get_idx (evs, i);
+          json_object *ph, *ts, *dur;
+          const char *phs;
+
+          g_assert_true (json_object_object_get_ex (jo, "ph", &ph));
+          phs = json_object_get_string (ph);
+          counts[phs[0] == 'X' ? WEFT_PH_X : phs[0] == 's' ? WEFT_PH_S : phs[0] == 'f' ? WEFT_PH_F
+                 : phs[0] == 'M' ? WEFT_PH_M : phs[0] == 'i' ? WEFT_PH_I : WEFT_PH_OTHER]++;
+          loaded[ev->ph]++;
+          /* ts / dur: the file's decimal text, exactly (no double) */
+          if (json_object_object_get_ex (jo, "ts", &ts))
+            g_assert_cmpint (ev->ts - rank->base_ns, ==, parse_us_text (json_object_get_string (ts)));
+          if (json_object_object_get_ex (jo, "dur", &dur))
+            g_assert_cmpint (ev->dur, ==, parse_us_text (json_object_get_string (dur)));
+        }
+      for (int ph = 0; ph < WEFT_PH_N_PHASES; ph++)
+        g_assert_cmpuint (counts[ph], ==, loaded[ph]);
+      /* no two X slices of one GPU stream overlap */
+      for (guint li = 0; li < rank->lanes->len; li++)
+        {
+          WeftLane *l = weft_rank_lane (rank, li);
+          gint64 prev = G_MININT64;
+          if (l->kind != WEFT_LANE_GPU)
+            continue;
+          for (guint j = 0; j < l->events->len; j++)
+            {
+              WeftEvent *ev = weft_rank_event (rank, g_array_index (l->events, guint32, j));
+              if (!(ev->flags & WEFT_EVENT_GPU_OP))
+                continue;
+              g_assert_cmpint (ev->ts, >=, prev);
+              prev = weft_event_end (ev);
+            }
+        }
+      /* every collective found from its args and matched */
+      for (guint i = 0; i < rank->collectives->len; i++)
+        {
+          WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
+          g_assert_cmpint (c->source, ==, WEFT_COLL_SOURCE_KERNEL_ARGS);
+          g_assert_cmpint (c->seq, >=, 1);
+          g_assert_cmpint (c->bytes, >, 0);
+          g_assert_cmpuint (c->instance, !=, WEFT_NONE);
+          n_coll++;
+        }
+      json_object_put (root);
+    }
+  /* instances: every member present, same type and size, one end time */
+  g_assert_cmpuint (trace->instances->len, ==, expect_instances);
+  {
+    guint members = 0;
+    for (guint i = 0; i < trace->instances->len; i++)
+      {
+        WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, i);
+        gint64 end = G_MININT64;
+        WeftCollective *c0 = NULL;
+        for (guint k = 0; k < inst->members->len; k++)
+          {
+            WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, k);
+            WeftRank *rk = weft_trace_rank (trace, m->rank_index);
+            WeftCollective *c = &g_array_index (rk->collectives, WeftCollective, m->coll);
+            gint64 e = weft_event_end (weft_rank_event (rk, c->event)) + weft_trace_rank_offset (trace, rk);
+            if (c0 == NULL)
+              {
+                c0 = c;
+                end = e;
+                g_assert_cmpuint (inst->members->len, ==, (guint) c->group_size);
+              }
+            g_assert_cmpint (c->type, ==, c0->type);
+            g_assert_cmpint (c->seq, ==, c0->seq);
+            g_assert_cmpint (e, ==, end);
+            members++;
+          }
+      }
+    g_assert_cmpuint (members, ==, n_coll);
+  }
+}
+
+static void
+test_loader_fsdp (void)
+{
+  WeftComposeParams p;
+
+  params (&p, "fsdp", 8, 1, 1, 1, 4);
+  /* forward: 6 all-gathers (embedding, 4 blocks, norm+output); backward:
+   * 4 (blocks, resharded); 6 reduce-scatters; 1 grad-norm all-reduce */
+  check_loader (&p, 6 + 4 + 6 + 1);
+}
+
+static void
+test_loader_strategies (void)
+{
+  WeftComposeParams p;
+
+  params (&p, "ddp", 4, 1, 1, 1, 2);
+  /* one all-reduce per gradient bucket: output (2.1 GB > the 1 MB first
+   * bucket), per block MLP and attention (each > 25 MB), embedding (last) */
+  check_loader (&p, 1 + 2 * 2 + 1);
+  params (&p, "fsdp,tp", 4, 2, 1, 1, 2);
+  p.sequence_parallel = TRUE;
+  /* 2 fsdp groups x (all-gather 4 forward + 2 backward, 4 reduce-scatters,
+   * 1 grad-norm all-reduce) + 4 tp groups x (8 per block: 2 AG + 2 RS each
+   * way; embedding RS, output AG, output backward AG + RS) */
+  check_loader (&p, 2 * (4 + 2 + 4 + 1) + 4 * (2 * 8 + 4));
+  params (&p, "fsdp,ep", 4, 1, 1, 4, 2);
+  p.model = (WeftModelShape) { "moe-small", 2, 2048, 5632, 16, 16, 4096, 1, 32000, 16, 2, 1408, 1 };
+  /* fsdp 4 + 2 + 4 + 1; ep per block: count + dispatch + combine forward, 2 backward */
+  check_loader (&p, 11 + 2 * 5);
+  params (&p, "fsdp,cp", 2, 1, 4, 1, 2);
+  p.cp_mode = WEFT_CP_RING;
+  /* 1 fsdp group over dp x cp (8 ranks) x 11; 2 cp groups x (3 ring steps
+   * forward + 3 backward) x 2 blocks */
+  check_loader (&p, 11 + 2 * 12);
+}
+
+/* ---- strategy facts ------------------------------------------------------------ */
+
+static gint64
+loss_end (WeftRank *rank)
+{
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if ((ev->flags & WEFT_EVENT_GPU_OP) && strstr (ev_name (rank, ev), "cunn_SoftMaxForward") != NULL)
+        return weft_event_end (ev);
+    }
+  g_assert_not_reached ();
+  return 0;
+}
+
+static void
+test_ddp (void)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+
+  params (&p, "ddp", 4, 1, 1, 1, 2);
+  trace = compose_trace (&p);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      gint64 fwd_end = loss_end (rank);
+      guint n = rank->collectives->len;
+      gint64 sum_ov = 0, sum_dur = 0;
+
+      g_assert_cmpuint (n, >=, 3);
+      for (guint i = 0; i < n; i++)
+        {
+          WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
+          WeftEvent *k = weft_rank_event (rank, c->event);
+          gint64 ov = compute_overlap (rank, k->ts, weft_event_end (k), -1, -1);
+
+          g_assert_cmpint (c->type, ==, WEFT_COLL_ALL_REDUCE);
+          /* forward has no collective */
+          g_assert_cmpint (k->ts, >=, fwd_end);
+          /* bucketed backward all-reduces overlap compute; the last one
+           * (embedding gradients, launched after the last backward kernel)
+           * is exposed */
+          if (i + 1 < n)
+            {
+              g_assert_cmpint (ov, >, 0);
+              sum_ov += ov;
+              sum_dur += k->dur;
+            }
+          else
+            g_assert_cmpint (ov, ==, 0);
+        }
+      /* and mostly hidden */
+      g_assert_cmpint (sum_ov, >=, sum_dur / 2);
+    }
+}
+
+static void
+fsdp_overlap (gboolean prefetch)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+  int L = 4;
+
+  params (&p, "fsdp", 8, 1, 1, 1, L);
+  p.fsdp_prefetch = prefetch;
+  trace = compose_trace (&p);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+
+      for (int i = 0; i + 1 < L; i++)
+        {
+          char name[64];
+          WeftTimeSpan blk_i, blk_next;
+          gboolean found = FALSE;
+
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", i);
+          g_assert_true (cpu_span (rank, name, &blk_i));
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", i + 1);
+          g_assert_true (cpu_span (rank, name, &blk_next));
+          /* the all-gather of block i+1 (launched in its FSDP::pre_forward) */
+          for (guint k = 0; k < rank->collectives->len; k++)
+            {
+              WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
+              WeftEvent *ag = weft_rank_event (rank, c->event);
+              gint64 ov;
+
+              if (c->type != WEFT_COLL_ALL_GATHER
+                  || !weft_time_span_contains (blk_next, weft_rank_event (rank, ag->link)->ts))
+                continue;
+              found = TRUE;
+              /* against the compute kernels of block i */
+              ov = compute_overlap (rank, ag->ts, weft_event_end (ag), blk_i.begin, blk_i.end);
+              if (prefetch)
+                g_assert_cmpint (ov, >=, ag->dur / 2);
+              else
+                g_assert_cmpint (ov, ==, 0);
+            }
+          g_assert_true (found);
+        }
+    }
+}
+
+static void
+test_fsdp_prefetch (void)
+{
+  fsdp_overlap (TRUE);
+}
+
+static void
+test_fsdp_no_prefetch (void)
+{
+  fsdp_overlap (FALSE);
+}
+
+static void
+test_fsdp_no_reshard (void)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+  WeftRank *rank;
+  guint ag = 0;
+
+  params (&p, "fsdp", 8, 1, 1, 1, 4);
+  p.reshard_after_forward = FALSE;
+  trace = compose_trace (&p);
+  rank = weft_trace_rank (trace, 0);
+  for (guint k = 0; k < rank->collectives->len; k++)
+    if (g_array_index (rank->collectives, WeftCollective, k).type == WEFT_COLL_ALL_GATHER)
+      ag++;
+  /* forward only: no all-gather in backward */
+  g_assert_cmpuint (ag, ==, 6);
+}
+
+static void
+tp_facts (gboolean sp)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+  int L = 2;
+
+  params (&p, "tp", 1, 4, 1, 1, L);
+  p.sequence_parallel = sp;
+  trace = compose_trace (&p);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (int i = 0; i < L; i++)
+        {
+          char name[64];
+          WeftTimeSpan blk;
+
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", i);
+          g_assert_true (cpu_span (rank, name, &blk));
+          if (!sp)
+            {
+              g_assert_cmpuint (count_collectives (rank, blk, "allreduce"), ==, 2);
+              g_assert_cmpuint (count_collectives (rank, blk, NULL), ==, 2);
+            }
+          else
+            {
+              g_assert_cmpuint (count_collectives (rank, blk, "_allgather_base"), ==, 2);
+              g_assert_cmpuint (count_collectives (rank, blk, "_reduce_scatter_base"), ==, 2);
+              g_assert_cmpuint (count_collectives (rank, blk, NULL), ==, 4);
+            }
+        }
+    }
+}
+
+static void
+test_tp (void)
+{
+  tp_facts (FALSE);
+}
+
+static void
+test_tp_sp (void)
+{
+  tp_facts (TRUE);
+}
+
+static void
+ep_facts (gboolean overlap)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  int L = 2;
+
+  params (&p, "fsdp,ep", 4, 1, 1, 4, L);
+  g_assert_true (weft_compose_params_set_preset (&p, "moe-small", &error));
+  p.model.layers = L;
+  p.ep_overlap = overlap;
+  trace = compose_trace (&p);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (int i = 0; i < L; i++)
+        {
+          char name[64];
+          WeftTimeSpan blk;
+
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", i);
+          g_assert_true (cpu_span (rank, name, &blk));
+          /* count all-to-all, dispatch + combine (per chunk), one D2H sync */
+          g_assert_cmpuint (count_collectives (rank, blk, "all_to_all"), ==, 1);
+          g_assert_cmpuint (count_collectives (rank, blk, "all_to_allv"), ==, overlap ? 4 : 2);
+          g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_GPU_MEMCPY, "Memcpy DtoH"), ==, 1);
+          g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_CUDA_RUNTIME, "cudaStreamSynchronize"), ==, 1);
+        }
+    }
+}
+
+static void
+test_ep (void)
+{
+  ep_facts (FALSE);
+}
+
+static void
+test_ep_overlap (void)
+{
+  ep_facts (TRUE);
+}
+
+static void
+test_cp_ring (void)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+  int L = 2, cp = 4;
+
+  params (&p, "fsdp,cp", 2, 1, cp, 1, L);
+  p.cp_mode = WEFT_CP_RING;
+  trace = compose_trace (&p);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (int i = 0; i < L; i++)
+        {
+          char name[80];
+          WeftTimeSpan blk;
+
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", i);
+          g_assert_true (cpu_span (rank, name, &blk));
+          g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_KERNEL, "ncclDevKernel_SendRecv"), ==, cp - 1);
+          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d.backward", i);
+          g_assert_true (cpu_span (rank, name, &blk));
+          g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_KERNEL, "ncclDevKernel_SendRecv"), ==, cp - 1);
+        }
+    }
+}
+
+static void
+test_cp_allgather (void)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+  WeftRank *rank;
+  WeftTimeSpan blk;
+
+  params (&p, "fsdp,cp", 2, 1, 4, 1, 2);
+  trace = compose_trace (&p);
+  rank = weft_trace_rank (trace, 5);
+  g_assert_true (cpu_span (rank, "nn.Module: TransformerBlock_1", &blk));
+  /* one K/V all-gather in the cp group, besides FSDP's in the dp-cp group */
+  {
+    guint cp_ag = 0;
+    for (guint i = 0; i < rank->collectives->len; i++)
+      {
+        WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
+        WeftEvent *k = weft_rank_event (rank, c->event);
+        if (c->type == WEFT_COLL_ALL_GATHER && c->group_size == 4
+            && weft_time_span_contains (blk, weft_rank_event (rank, k->link)->ts))
+          cp_ag++;
+      }
+    g_assert_cmpuint (cp_ag, ==, 1);
+  }
+}
+
+/* ---- solver replay ------------------------------------------------------------- */
+
+static void
+replay (const WeftComposeParams *p)
+{
+  g_autoptr (WeftTrace) trace = compose_trace (p);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  gint64 worst = 0;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      gint64 off = weft_trace_rank_offset (trace, rank);
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, i);
+          if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->ph != WEFT_PH_X)
+            continue;
+          g_assert_true (weft_solver_is_node (solver, r, i));
+          worst = MAX (worst, ABS (weft_solver_start (solver, r, i) - (ev->ts + off)));
+          worst = MAX (worst, ABS (weft_solver_end (solver, r, i) - (weft_event_end (ev) + off)));
+          n++;
+        }
+    }
+  g_test_message ("replay: %u ranks, %u GPU ops, worst error %" G_GINT64_FORMAT " ns", trace->ranks->len, n, worst);
+  g_assert_cmpint (worst, ==, 0);
+}
+
+static void
+test_replay (void)
+{
+  WeftComposeParams p;
+  g_autoptr (GError) error = NULL;
+
+  params (&p, "fsdp", 8, 1, 1, 1, 2);
+  replay (&p);
+  params (&p, "ddp", 4, 1, 1, 1, 2);
+  replay (&p);
+  params (&p, "fsdp,tp", 4, 2, 1, 1, 2);
+  p.sequence_parallel = TRUE;
+  replay (&p);
+  params (&p, "fsdp,ep", 4, 1, 1, 4, 2);
+  g_assert_true (weft_compose_params_set_preset (&p, "moe-small", &error));
+  p.model.layers = 2;
+  p.ep_overlap = TRUE;
+  replay (&p);
+  params (&p, "fsdp,cp", 2, 1, 4, 1, 2);
+  p.cp_mode = WEFT_CP_RING;
+  replay (&p);
+}
+
+/* ---- other properties ---------------------------------------------------------------- */
+
+static void
+test_deterministic (void)
+{
+  WeftComposeParams p;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) a = NULL;
+  g_autoptr (GPtrArray) b = NULL;
+  g_autoptr (GPtrArray) c = NULL;
+
+  params (&p, "fsdp,tp", 2, 2, 1, 1, 2);
+  a = weft_compose_json (&p, &error);
+  g_assert_no_error (error);
+  b = weft_compose_json (&p, &error);
+  g_assert_no_error (error);
+  p.seed = 2;
+  c = weft_compose_json (&p, &error);
+  g_assert_no_error (error);
+  for (guint r = 0; r < a->len; r++)
+    {
+      g_assert_true (g_bytes_equal (g_ptr_array_index (a, r), g_ptr_array_index (b, r)));
+      g_assert_false (g_bytes_equal (g_ptr_array_index (a, r), g_ptr_array_index (c, r)));
+    }
+}
+
+static void
+test_steps_and_files (void)
+{
+  WeftComposeParams p;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL;
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), "composed", NULL);
+  g_autoptr (WeftTrace) trace = NULL;
+
+  params (&p, "ddp", 2, 1, 1, 1, 1);
+  p.steps = 2;
+  g_assert_true (weft_compose_write (&p, out, ".json.gz", &dir, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (dir, "profiling/traces/iteration_10"));
+  trace = weft_trace_load (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->ranks->len, ==, 2);
+  g_assert_cmpuint (weft_trace_rank (trace, 1)->steps->len, ==, 2);
+  g_assert_cmpint (g_array_index (weft_trace_rank (trace, 1)->steps, WeftStep, 1).number, ==, 9);
+  /* the step ends with the loss sync: the next step starts after it */
+  {
+    WeftStep *s0 = &g_array_index (weft_trace_rank (trace, 0)->steps, WeftStep, 0);
+    WeftStep *s1 = &g_array_index (weft_trace_rank (trace, 0)->steps, WeftStep, 1);
+    g_assert_cmpint (s1->begin, >=, s0->end);
+  }
+}
+
+static void
+test_invalid (void)
+{
+  WeftComposeParams p;
+  guint flags;
+  GError *error = NULL;
+
+  g_assert_false (weft_compose_parse_strategies ("fsdp,zz", &flags, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  weft_compose_params_init (&p);
+  g_assert_false (weft_compose_params_set_preset (&p, "gpt5", &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  params (&p, "fsdp,tp", 16, 8, 1, 1, 2);   /* 128 ranks */
+  g_assert_null (weft_compose_json (&p, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  params (&p, "fsdp,ep", 4, 1, 1, 3, 2);    /* ep must divide dp */
+  g_assert_false (weft_compose_params_validate (&p, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  params (&p, "ddp,fsdp", 4, 1, 1, 1, 2);
+  g_assert_false (weft_compose_params_validate (&p, &error));
+  g_clear_error (&error);
+  params (&p, "tp", 1, 3, 1, 1, 2);         /* 3 does not divide 32 heads */
+  g_assert_false (weft_compose_params_validate (&p, &error));
+  g_clear_error (&error);
+  params (&p, "fsdp", 8, 1, 1, 1, 0);
+  g_assert_false (weft_compose_params_validate (&p, &error));
+  g_clear_error (&error);
+}
+
+/* Calibration reads achieved FLOP/s back from a profile's Input Dims: on a
+ * composed trace it finds the efficiencies the composer used. */
+static void
+test_calibrate_roundtrip (void)
+{
+  WeftComposeParams p, q;
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+
+  params (&p, "fsdp", 2, 1, 1, 1, 2);
+  p.eff.gemm = 0.5;
+  p.eff.attention = 0.3;
+  trace = compose_trace (&p);
+  weft_compose_params_init (&q);
+  g_assert_true (weft_compose_calibrate (&q, trace, &error));
+  g_assert_no_error (error);
+  g_assert_true (q.eff.calibrated);
+  g_test_message ("calibrated: gemm %.4f (0.5), attention %.4f (0.3) over %u kernels", q.eff.gemm, q.eff.attention,
+                  q.eff.calibrated_kernels);
+  g_assert_cmpfloat (fabs (q.eff.gemm - 0.5), <, 0.02);
+  g_assert_cmpfloat (fabs (q.eff.attention - 0.3), <, 0.02);
+}
+
+static void
+test_calibrate_real (void)
+{
+  g_autofree char *path = weft_test_require_trace ("synthetic/fsdp8");
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  WeftComposeParams p;
+
+  if (path == NULL)
+    return;
+  trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  weft_compose_params_init (&p);
+  g_assert_true (weft_compose_calibrate (&p, trace, &error));
+  g_assert_no_error (error);
+  g_test_message ("fsdp8: gemm %.3f of peak over %u kernels", p.eff.gemm, p.eff.calibrated_kernels);
+  g_assert_cmpuint (p.eff.calibrated_kernels, >, 0);
+  g_assert_cmpfloat (p.eff.gemm, >, 0.0);
+  g_assert_cmpfloat (p.eff.gemm, <=, 1.0);
+}
+
+/* 64 ranks: Llama-3-70B-like FSDP+TP (2 blocks here; the full benchmark is in
+ * docs/benchmarks.md). */
+static void
+test_64_ranks (void)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+  guint n_inst = 0;
+
+  params (&p, "fsdp,tp", 8, 8, 1, 1, 2);
+  g_assert_true (weft_compose_params_set_preset (&p, "llama3-70b", &error));
+  p.model.layers = 2;
+  trace = compose_trace (&p);
+  g_assert_cmpuint (trace->ranks->len, ==, 64);
+  for (guint i = 0; i < trace->instances->len; i++)
+    {
+      WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, i);
+      g_assert_cmpuint (inst->members->len, ==, 8);
+      n_inst++;
+    }
+  /* 8 fsdp groups x 11 + 8 tp groups x (4 all-reduces per block, embedding
+   * forward, output backward) */
+  g_assert_cmpuint (n_inst, ==, 8 * 11 + 8 * (2 * 4 + 1 + 1));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/compose/loader/fsdp", test_loader_fsdp);
+  g_test_add_func ("/compose/loader/strategies", test_loader_strategies);
+  g_test_add_func ("/compose/ddp", test_ddp);
+  g_test_add_func ("/compose/fsdp/prefetch", test_fsdp_prefetch);
+  g_test_add_func ("/compose/fsdp/no-prefetch", test_fsdp_no_prefetch);
+  g_test_add_func ("/compose/fsdp/no-reshard", test_fsdp_no_reshard);
+  g_test_add_func ("/compose/tp", test_tp);
+  g_test_add_func ("/compose/tp-sp", test_tp_sp);
+  g_test_add_func ("/compose/ep", test_ep);
+  g_test_add_func ("/compose/ep-overlap", test_ep_overlap);
+  g_test_add_func ("/compose/cp-ring", test_cp_ring);
+  g_test_add_func ("/compose/cp-allgather", test_cp_allgather);
+  g_test_add_func ("/compose/replay", test_replay);
+  g_test_add_func ("/compose/deterministic", test_deterministic);
+  g_test_add_func ("/compose/steps-and-files", test_steps_and_files);
+  g_test_add_func ("/compose/invalid", test_invalid);
+  g_test_add_func ("/compose/calibrate/roundtrip", test_calibrate_roundtrip);
+  g_test_add_func ("/compose/calibrate/real", test_calibrate_real);
+  g_test_add_func ("/compose/64-ranks", test_64_ranks);
+  return g_test_run ();
+}
