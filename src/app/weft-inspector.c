@@ -1,0 +1,628 @@
+/* weft-inspector.c: the right pane.
+ *
+ * Rebuilt from scratch for each selection (a handful of labels): the event
+ * (name, category, lane, start, duration, solved figures, args parsed
+ * lazily with json-c), its collective (type, size, group, and each rank's
+ * arrival, wait and transfer time from the solver), or for a time range the
+ * compute / overlap / communication / idle breakdown per rank. */
+#include "config.h"
+
+#include <string.h>
+
+#include "weft-app-util.h"
+#include "weft-inspector.h"
+
+#define MAX_ARGS       200
+#define MAX_ARG_CHARS  400
+
+struct _WeftInspector
+{
+  GtkWidget parent_instance;
+
+  GtkWidget *scrolled;
+  GtkWidget *box;        /* rebuilt content */
+
+  WeftTrace  *trace;     /* borrowed */
+  WeftSolver *solver;    /* borrowed, may be NULL */
+  gint64      origin;
+  char       *title;
+};
+
+G_DEFINE_FINAL_TYPE (WeftInspector, weft_inspector, GTK_TYPE_WIDGET)
+
+/* ---- building blocks -------------------------------------------------------- */
+
+static void
+reset (WeftInspector *self, const char *title)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (self->box)) != NULL)
+    gtk_box_remove (GTK_BOX (self->box), child);
+  g_free (self->title);
+  self->title = g_strdup (title);
+}
+
+static GtkWidget *
+add_heading (WeftInspector *self, const char *text, gboolean big)
+{
+  GtkWidget *label = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_selectable (GTK_LABEL (label), big);
+  gtk_widget_add_css_class (label, big ? "title-3" : "heading");
+  gtk_widget_add_css_class (label, big ? "weft-inspector-title" : "weft-inspector-section");
+  gtk_box_append (GTK_BOX (self->box), label);
+  return label;
+}
+
+static GtkWidget *
+add_grid (WeftInspector *self)
+{
+  GtkWidget *grid = gtk_grid_new ();
+
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 3);
+  gtk_box_append (GTK_BOX (self->box), grid);
+  return grid;
+}
+
+static void
+grid_row (GtkWidget *grid, int row, const char *key, const char *value)
+{
+  GtkWidget *k = gtk_label_new (key);
+  GtkWidget *v = gtk_label_new (value);
+
+  gtk_label_set_xalign (GTK_LABEL (k), 0);
+  gtk_label_set_yalign (GTK_LABEL (k), 0);
+  gtk_widget_add_css_class (k, "dim-label");
+  gtk_label_set_xalign (GTK_LABEL (v), 0);
+  gtk_label_set_selectable (GTK_LABEL (v), TRUE);
+  gtk_label_set_wrap (GTK_LABEL (v), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (v), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_max_width_chars (GTK_LABEL (v), 40);
+  gtk_widget_set_hexpand (v, TRUE);
+  gtk_grid_attach (GTK_GRID (grid), k, 0, row, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), v, 1, row, 1, 1);
+}
+
+static void
+grid_cells (GtkWidget *grid, int row, const char *const *cells, guint n, gboolean header)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      GtkWidget *l = gtk_label_new (cells[i]);
+      gtk_label_set_xalign (GTK_LABEL (l), i == 0 ? 0 : 1);
+      if (header)
+        gtk_widget_add_css_class (l, "dim-label");
+      else
+        gtk_widget_add_css_class (l, "numeric");
+      gtk_grid_attach (GTK_GRID (grid), l, (int) i, row, 1, 1);
+    }
+}
+
+static gint64
+event_start (WeftInspector *self, guint r, guint32 e)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  if (self->solver != NULL)
+    return weft_solver_start (self->solver, r, e);
+  return weft_rank_event (rank, e)->ts + weft_trace_rank_offset (self->trace, rank);
+}
+
+static gint64
+event_end (WeftInspector *self, guint r, guint32 e)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  if (self->solver != NULL)
+    return weft_solver_end (self->solver, r, e);
+  return weft_event_end (weft_rank_event (rank, e)) + weft_trace_rank_offset (self->trace, rank);
+}
+
+static char *
+lane_label (WeftRank *rank, guint32 lane_idx)
+{
+  WeftLane *lane;
+  const char *name;
+
+  if (lane_idx == WEFT_NONE)
+    return g_strdup ("none");
+  lane = weft_rank_lane (rank, lane_idx);
+  name = weft_rank_string (rank, lane->name);
+  if (lane->kind == WEFT_LANE_GPU)
+    return g_strdup_printf ("GPU %d · stream %" G_GINT64_FORMAT "%s%s", lane->device, lane->tid,
+                            lane->role != WEFT_LANE_ROLE_NONE ? " · " : "",
+                            lane->role != WEFT_LANE_ROLE_NONE ? weft_lane_role_to_string (lane->role) : "");
+  if (lane->kind == WEFT_LANE_CPU)
+    return g_strdup_printf ("CPU thread %" G_GINT64_FORMAT "%s%s%s", lane->tid, *name ? " (" : "", name,
+                            *name ? ")" : "");
+  return g_strdup_printf ("%s / %s", weft_rank_string (rank, lane->pid_text), weft_rank_string (rank, lane->tid_text));
+}
+
+/* ---- collective ------------------------------------------------------------- */
+
+static void
+show_collective (WeftInspector *self, guint rank_index, const WeftCollective *coll)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+  GtkWidget *grid;
+  int row = 0;
+  g_autofree char *bytes = weft_format_bytes (coll->bytes);
+  g_autofree char *group = NULL;
+  static const char *const cols[] = { "Rank", "Arrival", "Wait", "Transfer" };
+
+  add_heading (self, "Collective", FALSE);
+  grid = add_grid (self);
+  grid_row (grid, row++, "Type", weft_coll_type_to_string (coll->type));
+  if (coll->coll_name != 0)
+    grid_row (grid, row++, "Name", weft_rank_string (rank, coll->coll_name));
+  grid_row (grid, row++, "Size", bytes);
+  if (coll->dtype != 0)
+    grid_row (grid, row++, "Data type", weft_rank_string (rank, coll->dtype));
+  if (coll->in_nelems >= 0 || coll->out_nelems >= 0)
+    {
+      g_autofree char *n = g_strdup_printf ("in %" G_GINT64_FORMAT " / out %" G_GINT64_FORMAT, coll->in_nelems,
+                                            coll->out_nelems);
+      grid_row (grid, row++, "Elements", n);
+    }
+  {
+    GString *g = g_string_new (NULL);
+    if (coll->pg_name != 0)
+      g_string_append (g, weft_rank_string (rank, coll->pg_name));
+    if (coll->pg_desc != 0)
+      g_string_append_printf (g, "%s%s", g->len ? " · " : "", weft_rank_string (rank, coll->pg_desc));
+    if (coll->group_size > 0)
+      g_string_append_printf (g, "%s%d ranks", g->len ? " · " : "", coll->group_size);
+    if (coll->n_pg_ranks > 0)
+      {
+        g_string_append (g, g->len ? " [" : "[");
+        for (guint i = 0; i < coll->n_pg_ranks && i < 64; i++)
+          g_string_append_printf (g, "%s%d", i ? "," : "", coll->pg_ranks[i]);
+        g_string_append (g, coll->n_pg_ranks > 64 ? ",…]" : "]");
+      }
+    group = g_string_free (g, FALSE);
+  }
+  grid_row (grid, row++, "Group", *group ? group : "unknown");
+  if (coll->seq >= 0)
+    {
+      g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT, coll->seq);
+      grid_row (grid, row++, "Seq", s);
+    }
+  if (coll->src_rank >= 0 || coll->dst_rank >= 0)
+    {
+      g_autofree char *s = g_strdup_printf ("%d → %d", coll->src_rank, coll->dst_rank);
+      grid_row (grid, row++, "Peer", s);
+    }
+
+  if (coll->instance == WEFT_NONE || coll->instance >= self->trace->instances->len)
+    {
+      grid_row (grid, row++, "Instance", "not matched across ranks");
+      return;
+    }
+
+  {
+    const WeftCollInstance *inst = &g_array_index (self->trace->instances, WeftCollInstance, coll->instance);
+    guint n = inst->members->len;
+    g_autofree WeftSolverArrival *arr = g_new0 (WeftSolverArrival, MAX (n, 1));
+    WeftSolverInstanceInfo info = { 0 };
+    gboolean have = FALSE;
+    gint64 first = G_MAXINT64;
+    g_autofree char *transfer = NULL;
+    g_autofree char *maxwait = NULL;
+    static const char *const methods[] = { "process group + Seq", "ordinal in process group",
+                                           "ordinal on stream", "send/recv peers" };
+
+    if (self->solver != NULL)
+      have = weft_solver_instance_info (self->solver, coll->instance, &info, arr, n);
+    if (!have)
+      {
+        /* observed times */
+        info.n_members = n;
+        info.last_arrival = G_MININT64;
+        info.end = G_MININT64;
+        for (guint i = 0; i < n; i++)
+          {
+            const WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, i);
+            WeftRank *mr = weft_trace_rank (self->trace, m->rank_index);
+            const WeftCollective *mc = &g_array_index (mr->collectives, WeftCollective, m->coll);
+            arr[i].rank_index = m->rank_index;
+            arr[i].event = mc->event;
+            arr[i].arrival = event_start (self, m->rank_index, mc->event);
+            arr[i].end = event_end (self, m->rank_index, mc->event);
+            if (arr[i].arrival > info.last_arrival)
+              {
+                info.last_arrival = arr[i].arrival;
+                info.last_rank_index = m->rank_index;
+              }
+            info.end = MAX (info.end, arr[i].end);
+          }
+        for (guint i = 0; i < n; i++)
+          {
+            arr[i].wait = info.last_arrival - arr[i].arrival;
+            info.max_wait = MAX (info.max_wait, arr[i].wait);
+            info.total_wait += arr[i].wait;
+          }
+        info.transfer = info.end - info.last_arrival;
+      }
+
+    transfer = weft_format_duration (info.transfer);
+    maxwait = weft_format_duration (info.max_wait);
+    grid_row (grid, row++, "Matched by", methods[CLAMP (inst->method, 0, 3)]);
+    grid_row (grid, row++, "Transfer", transfer);
+    grid_row (grid, row++, "Longest wait", maxwait);
+    {
+      g_autofree char *s = g_strdup_printf ("rank %d", weft_trace_rank (self->trace, info.last_rank_index)->rank);
+      grid_row (grid, row++, "Last to arrive", s);
+    }
+
+    add_heading (self, "Per rank (arrival relative to the first)", FALSE);
+    grid = add_grid (self);
+    grid_cells (grid, 0, cols, G_N_ELEMENTS (cols), TRUE);
+    for (guint i = 0; i < n; i++)
+      first = MIN (first, arr[i].arrival);
+    for (guint i = 0; i < n && i < 512; i++)
+      {
+        g_autofree char *rk = g_strdup_printf ("%d%s", weft_trace_rank (self->trace, arr[i].rank_index)->rank,
+                                               arr[i].rank_index == rank_index ? " •" : "");
+        g_autofree char *a = weft_format_delta (arr[i].arrival - first);
+        g_autofree char *w = weft_format_duration (arr[i].wait);
+        g_autofree char *t = weft_format_duration (arr[i].end - MAX (arr[i].arrival, info.last_arrival));
+        const char *cells[] = { rk, a, w, t };
+        grid_cells (grid, (int) i + 1, cells, 4, FALSE);
+      }
+  }
+}
+
+/* ---- args ------------------------------------------------------------------- */
+
+static void
+show_args (WeftInspector *self, WeftRank *rank, const WeftEvent *ev)
+{
+  json_object *args = weft_event_parse_args (rank, ev);
+  GtkWidget *grid;
+  int row = 0;
+
+  if (args == NULL)
+    return;
+  if (!json_object_is_type (args, json_type_object) || json_object_object_length (args) == 0)
+    {
+      json_object_put (args);
+      return;
+    }
+  add_heading (self, "Args", FALSE);
+  grid = add_grid (self);
+  json_object_object_foreach (args, key, val)
+    {
+      const char *text;
+      g_autofree char *shown = NULL;
+
+      if (row >= MAX_ARGS)
+        {
+          grid_row (grid, row++, "…", "more args not shown");
+          break;
+        }
+      if (val != NULL && json_object_is_type (val, json_type_string))
+        text = json_object_get_string (val);
+      else
+        text = json_object_to_json_string_ext (val, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+      if (text == NULL)
+        text = "null";
+      if (g_utf8_strlen (text, -1) > MAX_ARG_CHARS)
+        {
+          const char *end = g_utf8_offset_to_pointer (text, MAX_ARG_CHARS);
+          shown = g_strdup_printf ("%.*s…", (int) (end - text), text);
+        }
+      else
+        shown = g_utf8_make_valid (text, -1);
+      grid_row (grid, row++, key, shown);
+    }
+  json_object_put (args);
+}
+
+/* ---- public ------------------------------------------------------------------ */
+
+void
+weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
+{
+  WeftRank *rank;
+  const WeftEvent *ev;
+  GtkWidget *grid;
+  int row = 0;
+  gint64 start, end;
+  g_autofree char *lane = NULL;
+  g_autofree char *s_start = NULL;
+  g_autofree char *s_dur = NULL;
+  g_autofree char *s_rank = NULL;
+
+  g_return_if_fail (WEFT_IS_INSPECTOR (self));
+  if (self->trace == NULL || rank_index >= self->trace->ranks->len)
+    return;
+  rank = weft_trace_rank (self->trace, rank_index);
+  if (event >= rank->events->len)
+    return;
+  ev = weft_rank_event (rank, event);
+
+  reset (self, weft_rank_string (rank, ev->name));
+  add_heading (self, weft_rank_string (rank, ev->name), TRUE);
+
+  start = event_start (self, rank_index, event);
+  end = event_end (self, rank_index, event);
+  lane = lane_label (rank, ev->lane);
+  s_start = weft_format_duration (start - self->origin);
+  s_dur = weft_format_duration (end - start);
+  s_rank = g_strdup_printf ("%d", rank->rank);
+
+  add_heading (self, "Event", FALSE);
+  grid = add_grid (self);
+  grid_row (grid, row++, "Category", weft_rank_string (rank, ev->cat));
+  if (ev->kclass != WEFT_KCLASS_NONE)
+    grid_row (grid, row++, "Class", weft_kernel_class_to_string (ev->kclass));
+  grid_row (grid, row++, "Rank", s_rank);
+  grid_row (grid, row++, "Lane", lane);
+  grid_row (grid, row++, "Start", s_start);
+  grid_row (grid, row++, "Duration", s_dur);
+
+  if (self->solver != NULL && weft_solver_is_node (self->solver, rank_index, event))
+    {
+      guint pr = 0;
+      guint32 pe = WEFT_NONE;
+      WeftDepKind dep = weft_solver_binding (self->solver, rank_index, event, &pr, &pe);
+      gint64 slack = weft_solver_slack (self->solver, rank_index, event);
+      gint64 observed = ev->ts + weft_trace_rank_offset (self->trace, rank);
+
+      if (start != observed)
+        {
+          g_autofree char *moved = weft_format_delta (start - observed);
+          grid_row (grid, row++, "Moved by", moved);
+        }
+      if (slack >= 0)
+        {
+          g_autofree char *s = weft_format_duration (slack);
+          grid_row (grid, row++, "Slack", s);
+        }
+      grid_row (grid, row++, "Critical path",
+                weft_solver_is_critical (self->solver, rank_index, event) ? "yes" : "no");
+      if (dep != WEFT_DEP_NONE && pe != WEFT_NONE && pr < self->trace->ranks->len)
+        {
+          WeftRank *prank = weft_trace_rank (self->trace, pr);
+          g_autofree char *s = g_strdup_printf ("%s: %s (rank %d)", weft_dep_kind_to_string (dep),
+                                                weft_rank_string (prank, weft_rank_event (prank, pe)->name),
+                                                prank->rank);
+          grid_row (grid, row++, "Waits for", s);
+        }
+    }
+  if (ev->link != WEFT_NONE && ev->link < rank->events->len)
+    {
+      const WeftEvent *l = weft_rank_event (rank, ev->link);
+      grid_row (grid, row++, (ev->flags & WEFT_EVENT_GPU_OP) ? "Launched by" : "Launches",
+                weft_rank_string (rank, l->name));
+    }
+  if (ev->correlation >= 0)
+    {
+      g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT, ev->correlation);
+      grid_row (grid, row++, "Correlation", s);
+    }
+
+  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+    show_collective (self, rank_index, &g_array_index (rank->collectives, WeftCollective, ev->coll));
+
+  show_args (self, rank, ev);
+}
+
+void
+weft_inspector_show_range (WeftInspector *self, WeftTimeSpan range, const WeftRenderTimes *times)
+{
+  GtkWidget *grid;
+  g_autofree char *len = NULL;
+  g_autofree char *from = NULL;
+  static const char *const cols[] = { "Rank", "Compute", "Overlap", "Comm", "Idle", "Overlap %" };
+  gint64 tot[WEFT_OVERLAP_N_STATES] = { 0 };
+  guint n = 0;
+
+  g_return_if_fail (WEFT_IS_INSPECTOR (self));
+  if (self->trace == NULL)
+    return;
+  reset (self, "Range");
+  len = weft_format_duration (range.end - range.begin);
+  from = weft_format_duration (range.begin - self->origin);
+  add_heading (self, "Time range", TRUE);
+  grid = add_grid (self);
+  grid_row (grid, 0, "Start", from);
+  grid_row (grid, 1, "Length", len);
+
+  add_heading (self, "GPU time per rank (compute only, overlapped, communication only, idle)", FALSE);
+  grid = add_grid (self);
+  grid_cells (grid, 0, cols, G_N_ELEMENTS (cols), TRUE);
+  for (guint r = 0; r < self->trace->ranks->len; r++)
+    {
+      g_autoptr (GArray) band = weft_render_overlap_band (self->trace, times, r);
+      gint64 sum[WEFT_OVERLAP_N_STATES] = { 0 };
+      gint64 covered = 0;
+      char *cells[6];
+
+      if (band == NULL)
+        continue;
+      for (guint i = 0; i < band->len; i++)
+        {
+          const WeftOverlapSegment *s = &g_array_index (band, WeftOverlapSegment, i);
+          gint64 b = MAX (s->begin, range.begin), e = MIN (s->end, range.end);
+          if (e > b && s->state < WEFT_OVERLAP_N_STATES)
+            {
+              sum[s->state] += e - b;
+              covered += e - b;
+            }
+        }
+      /* time in the range outside the rank's first..last op is idle */
+      sum[WEFT_OVERLAP_IDLE] += MAX ((gint64) 0, (range.end - range.begin) - covered);
+      for (int k = 0; k < WEFT_OVERLAP_N_STATES; k++)
+        tot[k] += sum[k];
+      n++;
+      cells[0] = g_strdup_printf ("%d", weft_trace_rank (self->trace, r)->rank);
+      cells[1] = weft_format_duration (sum[WEFT_OVERLAP_COMPUTE_ONLY]);
+      cells[2] = weft_format_duration (sum[WEFT_OVERLAP_OVERLAPPED]);
+      cells[3] = weft_format_duration (sum[WEFT_OVERLAP_COMM_ONLY]);
+      cells[4] = weft_format_duration (sum[WEFT_OVERLAP_IDLE]);
+      {
+        gint64 comm = sum[WEFT_OVERLAP_OVERLAPPED] + sum[WEFT_OVERLAP_COMM_ONLY];
+        cells[5] = comm > 0 ? g_strdup_printf ("%.1f%%", 100.0 * sum[WEFT_OVERLAP_OVERLAPPED] / comm) : g_strdup ("–");
+      }
+      grid_cells (grid, (int) n, (const char *const *) cells, 6, FALSE);
+      for (int k = 0; k < 6; k++)
+        g_free (cells[k]);
+    }
+  if (n > 1)
+    {
+      char *cells[6];
+      gint64 comm = tot[WEFT_OVERLAP_OVERLAPPED] + tot[WEFT_OVERLAP_COMM_ONLY];
+      cells[0] = g_strdup ("mean");
+      cells[1] = weft_format_duration (tot[WEFT_OVERLAP_COMPUTE_ONLY] / n);
+      cells[2] = weft_format_duration (tot[WEFT_OVERLAP_OVERLAPPED] / n);
+      cells[3] = weft_format_duration (tot[WEFT_OVERLAP_COMM_ONLY] / n);
+      cells[4] = weft_format_duration (tot[WEFT_OVERLAP_IDLE] / n);
+      cells[5] = comm > 0 ? g_strdup_printf ("%.1f%%", 100.0 * tot[WEFT_OVERLAP_OVERLAPPED] / comm) : g_strdup ("–");
+      grid_cells (grid, (int) n + 1, (const char *const *) cells, 6, FALSE);
+      for (int k = 0; k < 6; k++)
+        g_free (cells[k]);
+    }
+  {
+    GtkWidget *note = gtk_label_new ("Overlap % = overlapped / communication time (the HTA definition).");
+    gtk_label_set_wrap (GTK_LABEL (note), TRUE);
+    gtk_label_set_xalign (GTK_LABEL (note), 0);
+    gtk_widget_add_css_class (note, "dim-label");
+    gtk_box_append (GTK_BOX (self->box), note);
+  }
+}
+
+void
+weft_inspector_show_summary (WeftInspector *self)
+{
+  GtkWidget *grid;
+  int row = 0;
+  guint64 n_events = 0, n_gpu = 0, n_lanes = 0, n_coll = 0;
+  WeftTimeSpan span;
+  g_autofree char *s_span = NULL;
+  g_autofree char *s_ev = NULL;
+  g_autofree char *s_gpu = NULL;
+  g_autofree char *s_ranks = NULL;
+  g_autofree char *s_coll = NULL;
+
+  g_return_if_fail (WEFT_IS_INSPECTOR (self));
+  reset (self, "Trace");
+  if (self->trace == NULL)
+    return;
+  for (guint r = 0; r < self->trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (self->trace, r);
+      n_events += rank->events->len;
+      n_lanes += rank->lanes->len;
+      n_coll += rank->collectives->len;
+      for (guint e = 0; e < rank->events->len; e++)
+        n_gpu += (weft_rank_event (rank, e)->flags & WEFT_EVENT_GPU_OP) != 0;
+    }
+  span = weft_trace_time_span (self->trace);
+  s_span = weft_format_duration (span.end - span.begin);
+  s_ev = g_strdup_printf ("%" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " lanes)", n_events, n_lanes);
+  s_gpu = g_strdup_printf ("%" G_GUINT64_FORMAT, n_gpu);
+  s_ranks = g_strdup_printf ("%u", self->trace->ranks->len);
+  s_coll = g_strdup_printf ("%" G_GUINT64_FORMAT " kernels, %u instances", n_coll, self->trace->instances->len);
+
+  add_heading (self, "Trace", TRUE);
+  grid = add_grid (self);
+  grid_row (grid, row++, "Ranks", s_ranks);
+  grid_row (grid, row++, "Events", s_ev);
+  grid_row (grid, row++, "GPU ops", s_gpu);
+  grid_row (grid, row++, "Collectives", s_coll);
+  grid_row (grid, row++, "Length", s_span);
+  grid_row (grid, row++, "Clock alignment",
+            !self->trace->offsets_estimated ? "not estimated"
+                                            : (self->trace->apply_clock_offsets ? "applied" : "estimated, off"));
+
+  if (self->trace->offsets_estimated && self->trace->ranks->len > 1)
+    {
+      add_heading (self, "Clock offsets (from collective end times)", FALSE);
+      grid = add_grid (self);
+      for (guint r = 0; r < self->trace->ranks->len && r < 256; r++)
+        {
+          WeftRank *rank = weft_trace_rank (self->trace, r);
+          g_autofree char *k = g_strdup_printf ("rank %d", rank->rank);
+          g_autofree char *v = weft_format_delta (rank->clock_offset_ns);
+          grid_row (grid, (int) r, k, v);
+        }
+    }
+
+  {
+    GtkWidget *hint = gtk_label_new ("Click an event to inspect it; drag on the ruler to measure a range. "
+                                     "W/S zoom, A/D pan, F focus, 0 fit, Ctrl+F search, Ctrl+? all shortcuts.");
+    gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
+    gtk_label_set_xalign (GTK_LABEL (hint), 0);
+    gtk_widget_add_css_class (hint, "dim-label");
+    gtk_widget_set_margin_top (hint, 12);
+    gtk_box_append (GTK_BOX (self->box), hint);
+  }
+}
+
+void
+weft_inspector_set_trace (WeftInspector *self, WeftTrace *trace, WeftSolver *solver, gint64 origin)
+{
+  g_return_if_fail (WEFT_IS_INSPECTOR (self));
+  self->trace = trace;
+  self->solver = solver;
+  self->origin = origin;
+  if (trace != NULL)
+    weft_inspector_show_summary (self);
+  else
+    reset (self, "");
+}
+
+const char *
+weft_inspector_get_title (WeftInspector *self)
+{
+  g_return_val_if_fail (WEFT_IS_INSPECTOR (self), NULL);
+  return self->title != NULL ? self->title : "";
+}
+
+static void
+weft_inspector_dispose (GObject *object)
+{
+  WeftInspector *self = WEFT_INSPECTOR (object);
+
+  g_clear_pointer (&self->scrolled, gtk_widget_unparent);
+  g_clear_pointer (&self->title, g_free);
+  self->trace = NULL;
+  self->solver = NULL;
+  G_OBJECT_CLASS (weft_inspector_parent_class)->dispose (object);
+}
+
+static void
+weft_inspector_class_init (WeftInspectorClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->dispose = weft_inspector_dispose;
+  gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_css_name (widget_class, "weft-inspector");
+}
+
+static void
+weft_inspector_init (WeftInspector *self)
+{
+  self->scrolled = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_widget_set_parent (self->scrolled, GTK_WIDGET (self));
+  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  gtk_widget_set_margin_start (self->box, 12);
+  gtk_widget_set_margin_end (self->box, 12);
+  gtk_widget_set_margin_top (self->box, 12);
+  gtk_widget_set_margin_bottom (self->box, 12);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scrolled), self->box);
+  gtk_widget_set_size_request (GTK_WIDGET (self), 280, -1);
+}
+
+GtkWidget *
+weft_inspector_new (void)
+{
+  return g_object_new (WEFT_TYPE_INSPECTOR, NULL);
+}

@@ -1,0 +1,34 @@
+/* weft-inspector.h: the right pane: the selected event, its collective
+ * instance across ranks, or the metric breakdown of a time range. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "weft/weft.h"
+#include "weft/weft-render.h"
+#include "weft/weft-solver.h"
+
+G_BEGIN_DECLS
+
+#define WEFT_TYPE_INSPECTOR (weft_inspector_get_type ())
+G_DECLARE_FINAL_TYPE (WeftInspector, weft_inspector, WEFT, INSPECTOR, GtkWidget)
+
+GtkWidget  *weft_inspector_new        (void);
+/* Borrowed; solver may be NULL (observed times only). origin: time 0 of the
+ * ruler (start of the trace). */
+void        weft_inspector_set_trace  (WeftInspector *self,
+                                       WeftTrace     *trace,
+                                       WeftSolver    *solver,
+                                       gint64         origin);
+void        weft_inspector_show_event (WeftInspector *self,
+                                       guint          rank_index,
+                                       guint32        event);
+void        weft_inspector_show_range (WeftInspector         *self,
+                                       WeftTimeSpan           range,
+                                       const WeftRenderTimes *times);
+/* Nothing selected: a summary of the trace. */
+void        weft_inspector_show_summary (WeftInspector *self);
+/* The heading shown (event name, "Range", ...), for tests. */
+const char *weft_inspector_get_title  (WeftInspector *self);
+
+G_END_DECLS

@@ -1,0 +1,98 @@
+/* weft-timeline-view.h: the timeline widget (lanes grouped by rank, ruler,
+ * navigation, selection, search), drawn with the weft-render painter. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "weft/weft.h"
+#include "weft/weft-render.h"
+
+G_BEGIN_DECLS
+
+#define WEFT_TYPE_TIMELINE_VIEW (weft_timeline_view_get_type ())
+G_DECLARE_FINAL_TYPE (WeftTimelineView, weft_timeline_view, WEFT, TIMELINE_VIEW, GtkWidget)
+
+typedef enum
+{
+  WEFT_EXPORT_PNG = 0,
+  WEFT_EXPORT_SVG,
+  WEFT_EXPORT_PDF,
+} WeftExportFormat;
+
+GtkWidget    *weft_timeline_view_new               (void);
+
+/* Borrowed: the trace must outlive the view or be unset first. */
+void          weft_timeline_view_set_trace         (WeftTimelineView *self,
+                                                    WeftTrace        *trace);
+WeftTrace    *weft_timeline_view_get_trace         (WeftTimelineView *self);
+/* Call after the model changed in place (an edit, a re-solve). */
+void          weft_timeline_view_trace_changed     (WeftTimelineView *self);
+
+void          weft_timeline_view_set_dark          (WeftTimelineView *self,
+                                                    gboolean          dark);
+
+WeftTimeSpan  weft_timeline_view_get_visible       (WeftTimelineView *self);
+void          weft_timeline_view_set_visible       (WeftTimelineView *self,
+                                                    WeftTimeSpan      span);
+WeftTimeSpan  weft_timeline_view_get_trace_span    (WeftTimelineView *self);
+double        weft_timeline_view_get_scroll_y      (WeftTimelineView *self);
+
+/* The selected event: rank index into trace->ranks and event index; FALSE
+ * when nothing is selected. */
+gboolean      weft_timeline_view_get_selection     (WeftTimelineView *self,
+                                                    guint            *rank_index,
+                                                    guint32          *event);
+void          weft_timeline_view_select            (WeftTimelineView *self,
+                                                    guint             rank_index,
+                                                    guint32           event);
+/* The selected time range (drag on the ruler); FALSE when none. */
+gboolean      weft_timeline_view_get_range         (WeftTimelineView *self,
+                                                    WeftTimeSpan     *range);
+
+/* Rank groups and their lanes as shown (after hiding empty lanes). */
+guint         weft_timeline_view_get_n_groups      (WeftTimelineView *self);
+/* For group i: rank number, lanes shown, GPU lanes shown, collapsed. */
+void          weft_timeline_view_get_group         (WeftTimelineView *self,
+                                                    guint             i,
+                                                    int              *rank,
+                                                    guint            *n_lanes,
+                                                    guint            *n_gpu_lanes,
+                                                    gboolean         *collapsed);
+
+/* Searches event names (substring, case-insensitive, or a GRegex) and selects
+ * the next (direction 1) or previous (-1) match from the current selection;
+ * direction 0 restarts from the visible start. Returns the number of matches;
+ * -1 with error for a bad regex. */
+int           weft_timeline_view_search            (WeftTimelineView *self,
+                                                    const char       *pattern,
+                                                    gboolean          regex,
+                                                    int               direction,
+                                                    GError          **error);
+
+/* Writes the current view (same range and lanes) as PNG, SVG or PDF. */
+gboolean      weft_timeline_view_export            (WeftTimelineView *self,
+                                                    const char       *path,
+                                                    WeftExportFormat  format,
+                                                    int               width,
+                                                    GError          **error);
+
+/* Solved times and overlays to draw (borrowed; NULL: observed times). */
+void          weft_timeline_view_set_times         (WeftTimelineView        *self,
+                                                    const WeftRenderTimes   *times,
+                                                    const WeftRenderOverlay *overlay);
+/* Index of the current search match, -1 if none. */
+int           weft_timeline_view_get_match_position (WeftTimelineView *self);
+const WeftView   *weft_timeline_view_get_view      (WeftTimelineView *self);
+const WeftLayout *weft_timeline_view_get_layout    (WeftTimelineView *self);
+
+/* The body (lanes) in widget coordinates. */
+void          weft_timeline_view_get_body_rect     (WeftTimelineView *self,
+                                                    graphene_rect_t  *rect);
+/* The selected event's box in widget coordinates; FALSE when off screen. */
+gboolean      weft_timeline_view_get_selection_rect (WeftTimelineView *self,
+                                                     graphene_rect_t  *rect);
+
+/* Frames drawn so far (for tests and the startup benchmark). */
+guint         weft_timeline_view_get_frames        (WeftTimelineView *self);
+
+G_END_DECLS
