@@ -7,6 +7,8 @@
 
 #include <glib/gstdio.h>
 
+#include <json-c/json.h>
+
 #include "testutil.h"
 #include "weft/weft.h"
 
@@ -535,6 +537,110 @@ test_hta_alexnet (void)
   g_assert_cmpint (weft_solver_start (solver, 0, elem2), ==, s0 + 100 * US);
 }
 
+/* ---- weft-cli analyze --------------------------------------------------------------- */
+
+static char *
+run_cli (const char * const *args, int *status)
+{
+  g_autofree char *cli = weft_test_build_path ("weft-cli");
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_autoptr (GError) error = NULL;
+  char *out = NULL;
+  g_ptr_array_add (argv, cli);
+  for (guint i = 0; args[i] != NULL; i++)
+    g_ptr_array_add (argv, (gpointer) args[i]);
+  g_ptr_array_add (argv, NULL);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, &out, NULL,
+                               status, &error));
+  g_assert_no_error (error);
+  return out;
+}
+
+/* analyze names each DLRM instance's last-arriving rank: the rank whose
+ * kernel starts last in the solved schedule (read here from the loaded model
+ * with the clock offsets, independently of the solver). */
+static void
+test_analyze_dlrm (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("param/et_replay/tests/inputs/dlrm_kineto");
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autofree char *out = NULL, *text = NULL;
+  json_object *doc, *colls;
+  int status = -1;
+  if (dir == NULL)
+    return;
+  {
+    const char *args[] = { "analyze", "--json", "--top", "3", dir, NULL };
+    out = run_cli (args, &status);
+  }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  doc = json_tokener_parse (out);
+  g_assert_nonnull (doc);
+  trace = load (dir);
+  g_assert_true (json_object_object_get_ex (doc, "collectives", &colls));
+  g_assert_cmpuint (json_object_array_length (colls), ==, trace->instances->len);
+  for (guint i = 0; i < json_object_array_length (colls); i++)
+    {
+      json_object *c = json_object_array_get_idx (colls, i), *v;
+      const WeftCollInstance *inst;
+      gint64 latest = G_MININT64;
+      int latest_rank = -1;
+      g_assert_true (json_object_object_get_ex (c, "instance", &v));
+      inst = &g_array_index (trace->instances, WeftCollInstance, json_object_get_int (v));
+      for (guint k = 0; k < inst->members->len; k++)
+        {
+          const WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, k);
+          WeftRank *rk = weft_trace_rank (trace, m->rank_index);
+          const WeftCollective *cc = &g_array_index (rk->collectives, WeftCollective, m->coll);
+          gint64 start = weft_rank_event (rk, cc->event)->ts + weft_trace_rank_offset (trace, rk);
+          if (start > latest)
+            {
+              latest = start;
+              latest_rank = rk->rank;
+            }
+        }
+      g_assert_true (json_object_object_get_ex (c, "last_arriving_rank", &v));
+      g_assert_cmpint (json_object_get_int (v), ==, latest_rank);
+      g_assert_true (json_object_object_get_ex (c, "arrivals", &v));
+      g_assert_cmpuint (json_object_array_length (v), ==, 8);
+    }
+  json_object_put (doc);
+
+  {
+    const char *args[] = { "analyze", dir, NULL };
+    text = run_cli (args, &status);
+  }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (text, "overlap % = overlapped / communication time (HTA's definition)"));
+  g_assert_nonnull (strstr (text, "last-arriving rank"));
+  g_assert_nonnull (strstr (text, "Critical path"));
+}
+
+static void
+test_analyze_bad_step (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("synthetic/fsdp8");
+  g_autofree char *out = NULL;
+  int status = 0;
+  GError *error = NULL;
+  if (dir == NULL)
+    return;
+  {
+    const char *args[] = { "analyze", "--step", "3", dir, NULL };
+    out = run_cli (args, &status);
+  }
+  g_assert_false (g_spawn_check_wait_status (status, &error));
+  g_assert_error (error, G_SPAWN_EXIT_ERROR, 2);
+  g_clear_error (&error);
+  {
+    const char *args[] = { "analyze", "--step", "9", dir, NULL };
+    g_free (out);
+    out = run_cli (args, &status);
+  }
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_nonnull (strstr (out, "ProfilerStep#9"));
+}
+
 /* ---- replay of every shared trace ---------------------------------------------- */
 
 /* Classes of traces that break the model (named in the report):
@@ -692,6 +798,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/solver/replay-shared", test_replay_shared);
   g_test_add_func ("/solver/dlrm-rendezvous", test_dlrm_rendezvous);
+  g_test_add_func ("/solver/analyze-dlrm", test_analyze_dlrm);
+  g_test_add_func ("/solver/analyze-bad-step", test_analyze_bad_step);
   g_test_add_func ("/solver/hta-multi-stream", test_hta_multi_stream);
   g_test_add_func ("/solver/hta-alexnet", test_hta_alexnet);
   g_test_add_func ("/solver/critical-kernel-lengthens-step", test_critical_kernel_lengthens_step);

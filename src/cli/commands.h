@@ -36,6 +36,7 @@ int weft_cmd_version (int argc, char **argv);
 int weft_cmd_compose (int argc, char **argv);
 int weft_cmd_render (int argc, char **argv);
 int weft_cmd_info (int argc, char **argv);
+int weft_cmd_analyze (int argc, char **argv);
 int weft_cmd_convert (int argc, char **argv);
 int weft_cmd_sample (int argc, char **argv);
 int weft_cmd_edit (int argc, char **argv);

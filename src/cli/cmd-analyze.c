@@ -1,0 +1,364 @@
+/* cmd-analyze.c: `weft-cli analyze PATH [--step N] [--json]`: the solver's
+ * metrics of a trace as loaded (per rank and whole), the critical path across
+ * ranks with its composition and longest ops, and the collectives with the
+ * most waiting with each instance's last-arriving rank. Definitions in
+ * docs/solver.md; the --json fields are listed in docs/cli.md. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "weft/weft.h"
+
+#define OVERLAP_DEF "overlap % = overlapped / communication time (HTA's definition)"
+
+static double
+us (gint64 ns)
+{
+  return (double) ns / 1000.0;
+}
+
+static const char *
+cp_kind_name (WeftCpKind k)
+{
+  switch (k)
+    {
+    case WEFT_CP_COMPUTE: return "compute";
+    case WEFT_CP_COMM: return "communication";
+    case WEFT_CP_LAUNCH: return "launch/CPU";
+    case WEFT_CP_WAIT:
+    default: return "waiting";
+    }
+}
+
+static json_object *
+metrics_json (const WeftMetrics *m, const WeftMetrics *base)
+{
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "ranks", json_object_new_int ((int) m->n_ranks));
+  json_object_object_add (o, "begin_ns", json_object_new_int64 (m->begin));
+  json_object_object_add (o, "end_ns", json_object_new_int64 (m->end));
+  json_object_object_add (o, "step_time_us", json_object_new_double (us (m->step_time)));
+  json_object_object_add (o, "compute_us", json_object_new_double (us (m->compute)));
+  json_object_object_add (o, "communication_us", json_object_new_double (us (m->comm)));
+  json_object_object_add (o, "compute_only_us", json_object_new_double (us (m->compute_only)));
+  json_object_object_add (o, "overlapped_us", json_object_new_double (us (m->overlapped)));
+  json_object_object_add (o, "communication_only_us", json_object_new_double (us (m->comm_only)));
+  json_object_object_add (o, "idle_us", json_object_new_double (us (m->idle)));
+  json_object_object_add (o, "overlap_pct", json_object_new_double (m->overlap_pct));
+  json_object_object_add (o, "exposed_communication_us", json_object_new_double (us (m->exposed_comm)));
+  json_object_object_add (o, "critical_path_us", json_object_new_double (us (m->cp_length)));
+  json_object_object_add (o, "critical_path_compute_us", json_object_new_double (us (m->cp_compute)));
+  json_object_object_add (o, "critical_path_communication_us", json_object_new_double (us (m->cp_comm)));
+  json_object_object_add (o, "critical_path_launch_us", json_object_new_double (us (m->cp_launch)));
+  json_object_object_add (o, "critical_path_waiting_us", json_object_new_double (us (m->cp_wait)));
+  if (base != NULL)
+    {
+      json_object_object_add (o, "step_time_delta_us", json_object_new_double (us (m->step_time - base->step_time)));
+      json_object_object_add (o, "overlap_pct_delta", json_object_new_double (m->overlap_pct - base->overlap_pct));
+      json_object_object_add (o, "exposed_communication_delta_us",
+                              json_object_new_double (us (m->exposed_comm - base->exposed_comm)));
+    }
+  return o;
+}
+
+static void
+print_metrics_row (const char *label, const WeftMetrics *m)
+{
+  printf ("  %-10s %12.1f %12.1f %12.1f %12.1f %12.1f %8.1f %12.1f\n", label, us (m->step_time), us (m->compute_only),
+          us (m->overlapped), us (m->comm_only), us (m->idle), m->overlap_pct, us (m->exposed_comm));
+}
+
+typedef struct
+{
+  guint32 instance;
+  WeftSolverInstanceInfo info;
+} InstRow;
+
+static gint
+inst_row_cmp (gconstpointer a, gconstpointer b)
+{
+  const InstRow *x = a, *y = b;
+  if (x->info.total_wait != y->info.total_wait)
+    return x->info.total_wait > y->info.total_wait ? -1 : 1;
+  return (x->instance > y->instance) - (x->instance < y->instance);
+}
+
+static gint
+seg_len_cmp (gconstpointer a, gconstpointer b)
+{
+  const WeftCpSegment *x = a, *y = b;
+  gint64 dx = x->end - x->begin, dy = y->end - y->begin;
+  return (dx < dy) - (dx > dy);
+}
+
+static const char *
+event_name (WeftTrace *trace, guint ri, guint32 ev)
+{
+  WeftRank *rank = weft_trace_rank (trace, ri);
+  if (ev >= rank->events->len)
+    return "";
+  return weft_rank_string (rank, weft_rank_event (rank, ev)->name);
+}
+
+static gint64
+event_stream (WeftTrace *trace, guint ri, guint32 ev)
+{
+  WeftRank *rank = weft_trace_rank (trace, ri);
+  guint32 lane;
+  if (ev >= rank->events->len)
+    return -1;
+  lane = weft_rank_event (rank, ev)->lane;
+  return lane == WEFT_NONE ? -1 : weft_rank_lane (rank, lane)->tid;
+}
+
+int
+weft_cmd_analyze (int argc, char **argv)
+{
+  gboolean as_json = FALSE, no_offsets = FALSE;
+  gint64 max_bytes = 0;
+  int step = WEFT_SOLVER_ALL_STEPS;
+  char *step_text = NULL;
+  int top = 10;
+  GOptionEntry entries[] = {
+    { "step", 's', 0, G_OPTION_ARG_STRING, &step_text, "Analyse ProfilerStep#N only (default: the whole trace)", "N" },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &as_json, "Print a JSON document (fields in docs/cli.md)", NULL },
+    { "top", 0, 0, G_OPTION_ARG_INT, &top, "How many critical-path ops and collectives to list (default 10)", "K" },
+    { "no-clock-offsets", 0, 0, G_OPTION_ARG_NONE, &no_offsets, "Do not apply the estimated clock offsets", NULL },
+    { "max-json-bytes", 0, 0, G_OPTION_ARG_INT64, &max_bytes,
+      "Cap on the decompressed JSON bytes per file (default 16 GiB; env WEFT_MAX_JSON_BYTES)", "BYTES" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("PATH - step metrics, critical path and collective waiting");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (WeftSolver) solver = NULL;
+  g_autoptr (GArray) steps = NULL;
+  g_autoptr (GArray) cp = NULL;
+  g_autoptr (GArray) rows = NULL;
+  g_autoptr (GArray) ops = NULL;
+  WeftMetrics whole, base;
+  gboolean have_base;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  g_option_context_set_description (ctx, "PATH is a trace file (.json, .json.gz, .json.zst) or a folder of them.\n"
+                                         OVERLAP_DEF ".\n\n"
+                                         "Exit status: 0 success, 2 bad input (the message names the file and\n"
+                                         "byte offset) or bad usage.");
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    return weft_cli_fail ("analyze: %s", error->message);
+  if (argc != 2)
+    {
+      g_free (step_text);
+      return weft_cli_fail ("analyze: expected one PATH (see weft-cli analyze --help)");
+    }
+  if (step_text != NULL)
+    {
+      char *end = NULL;
+      gint64 v = g_ascii_strtoll (step_text, &end, 10);
+      if (end == step_text || *end != '\0' || v < 0 || v > G_MAXINT)
+        {
+          int rc = weft_cli_fail ("analyze: --step %s: expected a step number (ProfilerStep#N)", step_text);
+          g_free (step_text);
+          return rc;
+        }
+      step = (int) v;
+      g_free (step_text);
+    }
+  if (top < 0)
+    return weft_cli_fail ("analyze: --top must not be negative");
+  if (max_bytes < 0)
+    return weft_cli_fail ("analyze: --max-json-bytes must be positive");
+
+  trace = weft_cli_load_trace (argv[1], (guint64) max_bytes, &error);
+  if (trace == NULL)
+    return weft_cli_fail ("%s", error->message);
+  if (no_offsets)
+    trace->apply_clock_offsets = FALSE;
+  solver = weft_solver_new (trace, &error);
+  if (solver == NULL)
+    return weft_cli_fail ("%s: %s", argv[1], error->message);
+
+  steps = weft_solver_steps (solver);
+  if (step != WEFT_SOLVER_ALL_STEPS)
+    {
+      gboolean found = FALSE;
+      for (guint i = 0; i < steps->len; i++)
+        found = found || g_array_index (steps, int, i) == step;
+      if (!found)
+        {
+          GString *list = g_string_new (NULL);
+          for (guint i = 0; i < steps->len; i++)
+            g_string_append_printf (list, "%s%d", i ? ", " : "", g_array_index (steps, int, i));
+          weft_cli_fail ("analyze: %s: no ProfilerStep#%d (steps: %s)", argv[1], step,
+                         steps->len ? list->str : "none");
+          g_string_free (list, TRUE);
+          return WEFT_EXIT_BAD_INPUT;
+        }
+    }
+  if (!weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &whole))
+    memset (&whole, 0, sizeof whole);
+  have_base = weft_solver_baseline_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &base);
+
+  /* critical path: longest ops */
+  cp = weft_solver_critical_path (solver, step);
+  ops = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
+  for (guint i = 0; i < cp->len; i++)
+    {
+      const WeftCpSegment *s = &g_array_index (cp, WeftCpSegment, i);
+      if (s->kind == WEFT_CP_COMPUTE || s->kind == WEFT_CP_COMM)
+        g_array_append_val (ops, *s);
+    }
+  g_array_sort (ops, seg_len_cmp);
+
+  /* collectives of the step (their end inside the step's span), most waiting first */
+  rows = g_array_new (FALSE, FALSE, sizeof (InstRow));
+  for (guint32 i = 0; i < trace->instances->len; i++)
+    {
+      InstRow row;
+      row.instance = i;
+      if (!weft_solver_instance_info (solver, i, &row.info, NULL, 0))
+        continue;
+      if (step != WEFT_SOLVER_ALL_STEPS && (row.info.end < whole.begin || row.info.end > whole.end))
+        continue;
+      g_array_append_val (rows, row);
+    }
+  g_array_sort (rows, inst_row_cmp);
+
+  if (as_json)
+    {
+      json_object *doc = json_object_new_object ();
+      json_object *ranks = json_object_new_array ();
+      json_object *cpo = json_object_new_object ();
+      json_object *longest = json_object_new_array ();
+      json_object *colls = json_object_new_array ();
+      json_object *defs = json_object_new_object ();
+
+      json_object_object_add (doc, "path", json_object_new_string (argv[1]));
+      json_object_object_add (doc, "step", step == WEFT_SOLVER_ALL_STEPS ? NULL : json_object_new_int (step));
+      json_object_object_add (defs, "overlap_pct", json_object_new_string (OVERLAP_DEF));
+      json_object_object_add (defs, "times", json_object_new_string ("microseconds; per-rank GPU time within the step, "
+                                                                      "whole trace: mean over ranks"));
+      json_object_object_add (doc, "definitions", defs);
+      json_object_object_add (doc, "whole", metrics_json (&whole, have_base ? &base : NULL));
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftMetrics m, b;
+          json_object *ro;
+          if (!weft_solver_metrics (solver, r, step, &m))
+            continue;
+          ro = metrics_json (&m, weft_solver_baseline_metrics (solver, r, step, &b) ? &b : NULL);
+          json_object_object_add (ro, "rank", json_object_new_int (weft_trace_rank (trace, r)->rank));
+          json_object_array_add (ranks, ro);
+        }
+      json_object_object_add (doc, "ranks", ranks);
+
+      json_object_object_add (cpo, "length_us", json_object_new_double (us (whole.cp_length)));
+      json_object_object_add (cpo, "compute_us", json_object_new_double (us (whole.cp_compute)));
+      json_object_object_add (cpo, "communication_us", json_object_new_double (us (whole.cp_comm)));
+      json_object_object_add (cpo, "launch_us", json_object_new_double (us (whole.cp_launch)));
+      json_object_object_add (cpo, "waiting_us", json_object_new_double (us (whole.cp_wait)));
+      json_object_object_add (cpo, "n_ops", json_object_new_int ((int) whole.cp_n_ops));
+      for (guint i = 0; i < ops->len && i < (guint) top; i++)
+        {
+          const WeftCpSegment *s = &g_array_index (ops, WeftCpSegment, i);
+          json_object *o = json_object_new_object ();
+          json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (trace, s->rank_index)->rank));
+          json_object_object_add (o, "event", json_object_new_int64 (s->event));
+          json_object_object_add (o, "stream", json_object_new_int64 (event_stream (trace, s->rank_index, s->event)));
+          json_object_object_add (o, "name", json_object_new_string (event_name (trace, s->rank_index, s->event)));
+          json_object_object_add (o, "kind", json_object_new_string (cp_kind_name (s->kind)));
+          json_object_object_add (o, "bound_by", json_object_new_string (weft_dep_kind_to_string (s->via)));
+          json_object_object_add (o, "begin_ns", json_object_new_int64 (s->begin));
+          json_object_object_add (o, "duration_us", json_object_new_double (us (s->end - s->begin)));
+          json_object_array_add (longest, o);
+        }
+      json_object_object_add (cpo, "longest_ops", longest);
+      json_object_object_add (doc, "critical_path", cpo);
+
+      for (guint i = 0; i < rows->len; i++)
+        {
+          const InstRow *row = &g_array_index (rows, InstRow, i);
+          json_object *o = json_object_new_object ();
+          json_object *arr = json_object_new_array ();
+          WeftSolverArrival *a = g_new (WeftSolverArrival, row->info.n_members);
+          guint n = row->info.n_members;
+          weft_solver_instance_info (solver, row->instance, NULL, a, n);
+          json_object_object_add (o, "instance", json_object_new_int64 (row->instance));
+          json_object_object_add (o, "type", json_object_new_string (weft_coll_type_to_string (row->info.type)));
+          json_object_object_add (o, "members", json_object_new_int ((int) n));
+          json_object_object_add (o, "transfer_us", json_object_new_double (us (row->info.transfer)));
+          json_object_object_add (o, "end_ns", json_object_new_int64 (row->info.end));
+          json_object_object_add (o, "total_wait_us", json_object_new_double (us (row->info.total_wait)));
+          json_object_object_add (o, "max_wait_us", json_object_new_double (us (row->info.max_wait)));
+          json_object_object_add (o, "last_arriving_rank",
+                                  json_object_new_int (weft_trace_rank (trace, row->info.last_rank_index)->rank));
+          for (guint k = 0; k < n; k++)
+            {
+              json_object *ao = json_object_new_object ();
+              json_object_object_add (ao, "rank", json_object_new_int (weft_trace_rank (trace, a[k].rank_index)->rank));
+              json_object_object_add (ao, "arrival_ns", json_object_new_int64 (a[k].arrival));
+              json_object_object_add (ao, "wait_us", json_object_new_double (us (a[k].wait)));
+              json_object_object_add (ao, "end_ns", json_object_new_int64 (a[k].end));
+              json_object_array_add (arr, ao);
+            }
+          g_free (a);
+          json_object_object_add (o, "arrivals", arr);
+          json_object_array_add (colls, o);
+        }
+      json_object_object_add (doc, "collectives", colls);
+      printf ("%s\n", json_object_to_json_string_ext (doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
+      json_object_put (doc);
+    }
+  else
+    {
+      if (step == WEFT_SOLVER_ALL_STEPS)
+        printf ("%s: %u rank(s), whole trace\n", argv[1], trace->ranks->len);
+      else
+        printf ("%s: %u rank(s), ProfilerStep#%d\n", argv[1], trace->ranks->len, step);
+      printf ("%s; times in us, per rank GPU time within the step, 'all' = mean over ranks\n\n", OVERLAP_DEF);
+      printf ("  %-10s %12s %12s %12s %12s %12s %8s %12s\n", "", "step time", "compute-only", "overlapped",
+              "comm-only", "idle", "overlap%", "exposed comm");
+      print_metrics_row ("all", &whole);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftMetrics m;
+          char label[32];
+          if (!weft_solver_metrics (solver, r, step, &m))
+            continue;
+          g_snprintf (label, sizeof label, "rank %d", weft_trace_rank (trace, r)->rank);
+          print_metrics_row (label, &m);
+        }
+      printf ("\nCritical path (across ranks): %.1f us = compute %.1f + communication %.1f + launch/CPU %.1f + "
+              "waiting %.1f; %u ops\n",
+              us (whole.cp_length), us (whole.cp_compute), us (whole.cp_comm), us (whole.cp_launch), us (whole.cp_wait),
+              whole.cp_n_ops);
+      if (ops->len > 0)
+        printf ("Longest ops on the critical path:\n");
+      for (guint i = 0; i < ops->len && i < (guint) top; i++)
+        {
+          const WeftCpSegment *s = &g_array_index (ops, WeftCpSegment, i);
+          const char *name = event_name (trace, s->rank_index, s->event);
+          printf ("  %10.1f us  rank %d  stream %" G_GINT64_FORMAT "  %-13s %.90s\n", us (s->end - s->begin),
+                  weft_trace_rank (trace, s->rank_index)->rank, event_stream (trace, s->rank_index, s->event),
+                  cp_kind_name (s->kind), name);
+        }
+      if (rows->len > 0)
+        printf ("\nCollectives with the most waiting (wait = last arrival - this rank's arrival):\n");
+      for (guint i = 0; i < rows->len && i < (guint) top; i++)
+        {
+          const InstRow *row = &g_array_index (rows, InstRow, i);
+          printf ("  #%-5u %-14s %2u ranks  total wait %10.1f us  max wait %10.1f us  transfer %9.1f us  "
+                  "last-arriving rank %d\n",
+                  row->instance, weft_coll_type_to_string (row->info.type), row->info.n_members,
+                  us (row->info.total_wait), us (row->info.max_wait), us (row->info.transfer),
+                  weft_trace_rank (trace, row->info.last_rank_index)->rank);
+        }
+    }
+  if (fflush (stdout) != 0)
+    return WEFT_EXIT_FAILURE;
+  return WEFT_EXIT_OK;
+}
