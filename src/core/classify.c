@@ -717,7 +717,7 @@ enum
   NAME_SEEN = 1 << 0,
   NAME_OPTIMIZER_STEP = 1 << 1,  /* Optimizer.step#... */
   NAME_RECORD_PARAM_COMMS = 1 << 2,
-  NAME_COMM_OP = 1 << 3,         /* nccl:*, c10d::<collective>, gloo:* */
+  NAME_COMM_OP = 1 << 3,         /* nccl:*, rccl:*, c10d::<collective> */
 };
 
 static guint8
