@@ -23,6 +23,7 @@
 
 #include "testutil.h"
 #include "weft/weft.h"
+#include "weft/weft-solver.h"
 
 /* ---- independent helpers -------------------------------------------------- */
 
@@ -590,6 +591,38 @@ test_edited_event (void)
     }
 }
 
+/* No partial overlap among the X slices of any lane (a plain quadratic
+ * scan per lane); returns the number of X slices on the lane with tid text
+ * count_tid. */
+static guint
+assert_no_partial_overlap (WeftRank *b, const char *count_tid)
+{
+  guint n = 0;
+  for (guint l = 0; l < b->lanes->len; l++)
+    {
+      GArray *xs = g_array_new (FALSE, FALSE, sizeof (guint32));
+      for (guint i = 0; i < b->events->len; i++)
+        if (weft_rank_event (b, i)->ph == WEFT_PH_X && weft_rank_event (b, i)->lane == l)
+          g_array_append_val (xs, i);
+      if (count_tid != NULL && strcmp (lane_tid (b, l), count_tid) == 0)
+        n = xs->len;
+      for (guint i = 0; i < xs->len; i++)
+        for (guint j = i + 1; j < xs->len; j++)
+          {
+            const WeftEvent *p = weft_rank_event (b, g_array_index (xs, guint32, i));
+            const WeftEvent *q = weft_rank_event (b, g_array_index (xs, guint32, j));
+            gint64 pe = weft_event_end (p), qe = weft_event_end (q);
+            gboolean overlap = p->ts < qe && q->ts < pe;
+            gboolean nested = (p->ts <= q->ts && qe <= pe) || (q->ts <= p->ts && pe <= qe);
+            if (overlap && !nested)
+              g_error ("lane %s/%s: slices %u and %u overlap", lane_pid (b, l), lane_tid (b, l),
+                       g_array_index (xs, guint32, i), g_array_index (xs, guint32, j));
+          }
+      g_array_free (xs, TRUE);
+    }
+  return n;
+}
+
 /* Edited slices that would overlap another slice on their lane move to a
  * companion tid (tid + 100000); untouched ones never move. */
 static void
@@ -624,30 +657,7 @@ test_overlap_companion (void)
   g_assert_cmpint (got->dur, ==, ev->dur);
   g_assert_nonnull (find_event (b, weft_rank_string (a, next->name), next->ts, pid, "7"));
 
-  /* No partial overlap among the X slices of any lane of the output
-   * (checked here with a plain quadratic scan). */
-  for (guint l = 0; l < b->lanes->len; l++)
-    {
-      GArray *xs = g_array_new (FALSE, FALSE, sizeof (guint32));
-      for (guint i = 0; i < b->events->len; i++)
-        if (weft_rank_event (b, i)->ph == WEFT_PH_X && weft_rank_event (b, i)->lane == l)
-          g_array_append_val (xs, i);
-      if (strcmp (lane_tid (b, l), "7") == 0)
-        n_x_7 = xs->len;
-      for (guint i = 0; i < xs->len; i++)
-        for (guint j = i + 1; j < xs->len; j++)
-          {
-            const WeftEvent *p = weft_rank_event (b, g_array_index (xs, guint32, i));
-            const WeftEvent *q = weft_rank_event (b, g_array_index (xs, guint32, j));
-            gint64 pe = weft_event_end (p), qe = weft_event_end (q);
-            gboolean overlap = p->ts < qe && q->ts < pe;
-            gboolean nested = (p->ts <= q->ts && qe <= pe) || (q->ts <= p->ts && pe <= qe);
-            if (overlap && !nested)
-              g_error ("lane %s/%s: slices %u and %u overlap", lane_pid (b, l), lane_tid (b, l),
-                       g_array_index (xs, guint32, i), g_array_index (xs, guint32, j));
-          }
-      g_array_free (xs, TRUE);
-    }
+  n_x_7 = assert_no_partial_overlap (b, "7");
   g_assert_cmpuint (n_x_7, >, 10);
 }
 
@@ -685,6 +695,105 @@ test_created_and_deleted (void)
   g_assert_cmpint (got->external_id, ==, created.external_id);
   g_assert_null (find_event (b, weft_rank_string (a, weft_rank_event (a, del)->name), weft_rank_event (a, del)->ts,
                              pid, "7"));
+}
+
+/* Real edits through the real solver: every GEMM 1.5x slower (re-times most
+ * of the step: many EDITED events on every lane) and a new all-reduce
+ * inserted on both ranks. Saved as a folder and loaded back, the model has
+ * the solved times ns-exact, the new collective (type, bytes, group) on
+ * both ranks, matched into one instance, and no overlapping slices. */
+static void
+test_solver_edits (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) a = NULL;
+  g_autoptr (WeftTrace) b = NULL;
+  g_autoptr (WeftSolver) solver = NULL;
+  g_autofree char *dir = g_build_filename (weft_test_tmpdir (), "solver-edits", NULL);
+  WeftSolverPlace places[2];
+  guint32 created[2];
+  WeftSolverCollSpec spec = { WEFT_COLL_ALL_REDUCE, NULL, 50331648, "BFloat16", "weft_dp", "mesh_dp", 400000 };
+  json_object *meta = json_tokener_parse ("{\"edits\": [\"scale gemm 1.5\", \"insert all_reduce\"]}");
+  WeftSaveOptions opts = { meta };
+  guint n_edited = 0, n_found = 0;
+  gint64 end = 0;
+
+  sample_rank_path (0);
+  a = weft_trace_load (sample_dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  solver = weft_solver_new (a, &error);
+  g_assert_no_error (error);
+  weft_solver_scale_class (solver, WEFT_KCLASS_GEMM, 1.5);
+  end = weft_solver_span (solver).end;
+  for (guint r = 0; r < 2; r++)
+    {
+      WeftRank *rank = weft_trace_rank (a, r);
+      guint32 k = find_kernel (rank, "20", 0);
+      places[r].rank_index = r;
+      places[r].lane = weft_rank_event (rank, k)->lane;
+      places[r].at_time = end + 50000;
+    }
+  g_assert_cmpuint (weft_solver_insert_collective (solver, &spec, places, 2, created, &error), !=, WEFT_NONE);
+  g_assert_no_error (error);
+  weft_solver_apply_to_model (solver);
+
+  g_assert_true (weft_trace_save_dir (a, dir, ".json.gz", &opts, &error));
+  g_assert_no_error (error);
+  b = weft_trace_load (dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (b->ranks->len, ==, 2);
+
+  for (guint r = 0; r < 2; r++)
+    {
+      WeftRank *ra = weft_trace_rank (a, r), *rb = weft_trace_rank (b, r);
+      guint j = 0;
+      const WeftEvent *got;
+      const WeftCollective *c = NULL;
+
+      /* Same events in the same order, with the solved times. */
+      for (guint i = 0; i < ra->events->len; i++)
+        {
+          const WeftEvent *ea = weft_rank_event (ra, i);
+          const WeftEvent *eb;
+          if (ea->flags & WEFT_EVENT_DELETED)
+            continue;
+          g_assert_cmpuint (j, <, rb->events->len);
+          eb = weft_rank_event (rb, j++);
+          if (ea->flags & WEFT_EVENT_EDITED)
+            n_edited++;
+          g_assert_cmpstr (weft_rank_string (ra, ea->name), ==, weft_rank_string (rb, eb->name));
+          if (ea->ph == WEFT_PH_X || ea->ph == WEFT_PH_I)
+            {
+              g_assert_cmpint (ea->ts, ==, eb->ts);
+              g_assert_cmpint (ea->dur, ==, eb->dur);
+            }
+          g_assert_cmpstr (lane_pid (ra, ea->lane), ==, lane_pid (rb, eb->lane));
+        }
+      g_assert_cmpuint (j, ==, rb->events->len);
+
+      got = find_event (rb, weft_rank_string (ra, weft_rank_event (ra, created[r])->name),
+                        weft_rank_event (ra, created[r])->ts, lane_pid (ra, places[r].lane), "20");
+      g_assert_nonnull (got);
+      g_assert_cmpint (got->correlation, ==, -1);
+      g_assert_cmpuint (got->coll, !=, WEFT_NONE);
+      c = &g_array_index (rb->collectives, WeftCollective, got->coll);
+      g_assert_cmpint (c->type, ==, WEFT_COLL_ALL_REDUCE);
+      g_assert_cmpint (c->bytes, ==, spec.bytes);
+      g_assert_cmpstr (weft_rank_string (rb, c->pg_name), ==, "weft_dp");
+      g_assert_cmpuint (c->n_pg_ranks, ==, 2);
+      g_assert_cmpint (c->pg_ranks[0], ==, 0);
+      g_assert_cmpint (c->pg_ranks[1], ==, 1);
+      g_assert_cmpuint (c->instance, !=, WEFT_NONE);
+      g_assert_cmpuint (g_array_index (b->instances, WeftCollInstance, c->instance).members->len, ==, 2);
+      n_found++;
+      assert_no_partial_overlap (rb, NULL);
+      if (rb->lanes->len != ra->lanes->len)
+        g_test_message ("rank %u: %u lanes after saving, %u before (companion tids)", r, rb->lanes->len, ra->lanes->len);
+    }
+  g_assert_cmpuint (n_found, ==, 2);
+  g_assert_cmpuint (n_edited, >, 100);
+  g_assert_cmpuint (b->instances->len, ==, a->instances->len);
+  json_object_put (meta);
 }
 
 static void
@@ -774,5 +883,6 @@ main (int argc, char **argv)
   g_test_add_func ("/save/overlap-companion", test_overlap_companion);
   g_test_add_func ("/save/created-and-deleted", test_created_and_deleted);
   g_test_add_func ("/save/weft-key", test_weft_key);
+  g_test_add_func ("/save/solver-edits", test_solver_edits);
   return g_test_run ();
 }

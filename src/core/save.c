@@ -32,6 +32,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include "weft/weft-classify.h"
 #include "weft/weft-save.h"
 
 #define WEFT_SAVE_COMPANION_TID_OFFSET 100000
@@ -620,6 +621,131 @@ time_object (gint64 ns, WeftTsStyle style)
   return json_object_new_double_s ((double) ns / 1000.0, buf);
 }
 
+static const char *
+canonical_collective_name (WeftCollType type)
+{
+  switch (type)
+    {
+    case WEFT_COLL_ALL_REDUCE:
+      return "allreduce";
+    case WEFT_COLL_ALL_GATHER:
+      return "_allgather_base";
+    case WEFT_COLL_REDUCE_SCATTER:
+      return "_reduce_scatter_base";
+    case WEFT_COLL_ALL_TO_ALL:
+      return "all_to_all";
+    case WEFT_COLL_SEND:
+      return "send";
+    case WEFT_COLL_RECV:
+      return "recv";
+    case WEFT_COLL_BROADCAST:
+      return "broadcast";
+    case WEFT_COLL_REDUCE:
+      return "reduce";
+    case WEFT_COLL_BARRIER:
+      return "barrier";
+    default:
+      return NULL;
+    }
+}
+
+static void
+set_or_del_int (json_object *obj, const char *key, gint64 value)
+{
+  if (value >= 0)
+    json_object_object_add (obj, key, json_object_new_int64 (value));
+  else
+    json_object_object_del (obj, key);
+}
+
+/* Args of an event created by an edit: its ids are the record's (a copy of
+ * another event's text must not claim that event's correlation, External
+ * id or Seq), and a created collective writes what the editor set on its
+ * WeftCollective in Kineto's arg names, so it loads back as the same
+ * collective (type, bytes, dtype, group, Seq). */
+static void
+created_args (WeftRank *rank, guint32 idx, json_object *obj)
+{
+  const WeftEvent *ev = weft_rank_event (rank, idx);
+  const WeftCollective *c = NULL;
+  json_object *args = NULL;
+
+  if (!json_object_object_get_ex (obj, "args", &args) || !json_object_is_type (args, json_type_object))
+    {
+      args = json_object_new_object ();
+      json_object_object_add (obj, "args", args);
+    }
+  set_or_del_int (args, "External id", ev->external_id);
+  set_or_del_int (args, "correlation", ev->correlation);
+
+  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
+      g_array_index (rank->collectives, WeftCollective, ev->coll).event == idx)
+    c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+
+  if (c == NULL)
+    {
+      /* A copy of a collective kernel is not that same collective. */
+      json_object_object_del (args, "Seq");
+      json_object_object_del (args, "Comms Id");
+    }
+  else
+    {
+      const char *name = c->coll_name != 0 ? weft_rank_string (rank, c->coll_name) : canonical_collective_name (c->type);
+      const char *dtype = c->dtype != 0 ? weft_rank_string (rank, c->dtype) : NULL;
+      int elem = dtype != NULL ? weft_dtype_size (dtype) : 0;
+      gint64 in = c->in_nelems, out = c->out_nelems;
+      int gs = c->group_size > 0 ? c->group_size : (int) c->n_pg_ranks;
+
+      if (name != NULL)
+        json_object_object_add (args, "Collective name", json_object_new_string (name));
+      /* Element counts from the payload when the editor gave only bytes,
+       * such that the loader's bytes = elements x element size comes out
+       * the same (in bytes of "Byte" elements where the dtype does not
+       * divide it). */
+      if (in < 0 && out < 0 && c->bytes >= 0)
+        {
+          gint64 n;
+          if (elem <= 0 || c->bytes % elem != 0)
+            {
+              dtype = "Byte";
+              elem = 1;
+            }
+          n = c->bytes / elem;
+          in = out = n;
+          if (c->type == WEFT_COLL_ALL_GATHER && gs > 0 && n % gs == 0)
+            in = n / gs;
+          else if (c->type == WEFT_COLL_REDUCE_SCATTER && gs > 0 && n % gs == 0)
+            out = n / gs;
+        }
+      set_or_del_int (args, "In msg nelems", in);
+      set_or_del_int (args, "Out msg nelems", out);
+      if (dtype != NULL)
+        json_object_object_add (args, "dtype", json_object_new_string (dtype));
+      if (gs > 0)
+        json_object_object_add (args, "Group size", json_object_new_int (gs));
+      if (c->pg_name != 0)
+        json_object_object_add (args, "Process Group Name", json_object_new_string (weft_rank_string (rank, c->pg_name)));
+      if (c->pg_desc != 0)
+        json_object_object_add (args, "Process Group Description",
+                                json_object_new_string (weft_rank_string (rank, c->pg_desc)));
+      if (c->pg_ranks != NULL && c->n_pg_ranks > 0)
+        {
+          GString *r = g_string_new ("[");
+          for (guint i = 0; i < c->n_pg_ranks; i++)
+            g_string_append_printf (r, "%s%d", i ? ", " : "", c->pg_ranks[i]);
+          g_string_append_c (r, ']');
+          json_object_object_add (args, "Process Group Ranks", json_object_new_string (r->str));
+          g_string_free (r, TRUE);
+        }
+      set_or_del_int (args, "Seq", c->seq);
+      json_object_object_del (args, "Comms Id");
+      set_or_del_int (args, "Src Rank", c->src_rank);
+      set_or_del_int (args, "Dst Rank", c->dst_rank);
+    }
+  if (json_object_object_length (args) == 0)
+    json_object_object_del (obj, "args");
+}
+
 /* Returns the event's JSON text (g_free'd by the caller). */
 static char *
 serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
@@ -679,21 +805,13 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
 
   if (fresh)
     {
-      json_object *args = NULL;
       if (ev->flow_id >= 0 && (ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F))
         json_object_object_add (obj, "id", json_object_new_int64 (ev->flow_id));
       if (ev->flags & WEFT_EVENT_BP_E)
         json_object_object_add (obj, "bp", json_object_new_string ("e"));
-      if (ev->external_id >= 0 || ev->correlation >= 0)
-        {
-          args = json_object_new_object ();
-          if (ev->external_id >= 0)
-            json_object_object_add (args, "External id", json_object_new_int64 (ev->external_id));
-          if (ev->correlation >= 0)
-            json_object_object_add (args, "correlation", json_object_new_int64 (ev->correlation));
-          json_object_object_add (obj, "args", args);
-        }
     }
+  if (ev->flags & WEFT_EVENT_CREATED)
+    created_args (rank, idx, obj);
 
   text = g_strdup (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put (obj);
