@@ -192,15 +192,22 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
       if (n < WEFT_LAYOUT_TS_CACHE_MIN)
         continue;
       ld->ts[d] = g_new (gint64, n);
+      ld->dur[d] = g_new (guint32, n);
+      ld->key[d] = g_new (guint8, n);
       for (guint i = 0; i < n; i++)
-        ld->ts[d][i] = weft_rank_event (rank, di[i])->ts;
+        {
+          const WeftEvent *ev = weft_rank_event (rank, di[i]);
+          ld->ts[d][i] = ev->ts;
+          ld->dur[d][i] = ev->dur >= 0 && ev->dur < G_MAXUINT32 ? (guint32) ev->dur : G_MAXUINT32;
+          ld->key[d][i] = (ev->flags & WEFT_EVENT_DELETED) ? WEFT_KEY_DELETED : (guint8) weft_render_event_key (rank, ev);
+        }
     }
 }
 
 WeftDepthRow
 weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth)
 {
-  WeftDepthRow r = { NULL, 0, NULL };
+  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL };
   const WeftRankLayout *rl;
   const WeftLaneDepths *ld;
 
@@ -213,6 +220,8 @@ weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane,
   if (depth >= ld->n_depth)
     return r;
   r.ts = ld->ts[depth];
+  r.dur = ld->dur[depth];
+  r.key = ld->key[depth];
   if (ld->depth[depth] != NULL)
     {
       r.idx = (const guint32 *) (void *) ld->depth[depth]->data;
@@ -367,6 +376,8 @@ weft_layout_free (WeftLayout *self)
             if (rl->lanes[l].depth[d] != NULL)
               g_array_free (rl->lanes[l].depth[d], TRUE);
             g_free (rl->lanes[l].ts[d]);
+            g_free (rl->lanes[l].dur[d]);
+            g_free (rl->lanes[l].key[d]);
           }
       g_free (rl->lanes);
       g_free (rl->event_depth);
@@ -378,6 +389,8 @@ weft_layout_free (WeftLayout *self)
   g_free (self->ranks);
   g_array_free (self->rows, TRUE);
   g_hash_table_destroy (self->labels);
+  if (self->row_labels != NULL)
+    g_ptr_array_free (self->row_labels, TRUE);
   g_object_unref (self->pango);
   g_free (self);
 }
@@ -471,6 +484,35 @@ weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int
     }
   if (width != NULL)
     pango_layout_get_pixel_size (pl, width, NULL);
+  return pl;
+}
+
+PangoLayout *
+weft_layout_row_label (const WeftLayout *layout, guint row)
+{
+  WeftLayout *self = (WeftLayout *) layout; /* a cache: logically const */
+  PangoLayout *pl;
+
+  g_return_val_if_fail (row < layout->rows->len, NULL);
+  if (self->row_labels == NULL)
+    {
+      self->row_labels = g_ptr_array_new_with_free_func (g_object_unref);
+      g_ptr_array_set_size (self->row_labels, (gint) layout->rows->len);
+    }
+  pl = g_ptr_array_index (self->row_labels, row);
+  if (pl == NULL)
+    {
+      const WeftLayoutRow *r = &g_array_index (layout->rows, WeftLayoutRow, row);
+      g_autofree char *text = weft_render_row_label (layout->trace, r);
+      PangoFontDescription *fd =
+        pango_font_description_from_string (r->kind == WEFT_ROW_RANK_HEADER ? "Sans Bold 8.5" : "Sans 8");
+      pl = pango_layout_new (layout->pango);
+      pango_layout_set_font_description (pl, fd);
+      pango_font_description_free (fd);
+      pango_layout_set_text (pl, text, -1);
+      pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+      g_ptr_array_index (self->row_labels, row) = pl;
+    }
   return pl;
 }
 

@@ -134,6 +134,31 @@ first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint6
   return lo;
 }
 
+/* Times and colour key of the i-th event of a depth row: from the row's
+ * packed caches when observed times are drawn (no event record touched),
+ * else through the times accessor. */
+static inline void
+row_times (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, gint64 *b, gint64 *e)
+{
+  if (dr->ts != NULL && rt->times == NULL)
+    {
+      *b = dr->ts[i] + rt->offset;
+      *e = *b + (dr->dur[i] != G_MAXUINT32 ? (gint64) dr->dur[i] : rt->events[dr->idx[i]].dur);
+      return;
+    }
+  weft_rank_times_get (rt, dr->idx[i], b, e);
+}
+
+static inline guint
+row_key (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i)
+{
+  const WeftEvent *ev;
+  if (dr->key != NULL)
+    return dr->key[i];
+  ev = &rt->events[dr->idx[i]];
+  return (ev->flags & WEFT_EVENT_DELETED) ? WEFT_KEY_DELETED : weft_render_event_key (rt->rank, ev);
+}
+
 static inline double
 clamp_x (const Paint *p, double x)
 {
@@ -145,31 +170,28 @@ static void
 paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double y, double h, gboolean labels)
 {
   const double min_box = WEFT_RENDER_MIN_BOX_PX;
-  const guint32 *idx = dr->idx;
   guint n = dr->n;
   guint i;
 
   if (n == 0)
     return;
-  i = first_end_after (rt, idx, n, p->t0);
+  i = first_end_after (rt, dr->idx, n, p->t0);
   while (i < n)
     {
-      guint32 e = idx[i];
-      const WeftEvent *ev = &rt->events[e];
       gint64 b, en;
       double xb, xe;
       guint key;
 
-      weft_rank_times_get (rt, e, &b, &en);
+      row_times (rt, dr, i, &b, &en);
       if (b >= p->t1)
         break;
       p->stats.events_visited++;
-      if (ev->flags & WEFT_EVENT_DELETED)
+      key = row_key (rt, dr, i);
+      if (key == WEFT_KEY_DELETED)
         {
           i++;
           continue;
         }
-      key = weft_render_event_key (rt->rank, ev);
       xb = (double) (b - p->t0) * p->scale;
       xe = (double) (en - p->t0) * p->scale;
 
@@ -183,7 +205,7 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
             {
               WeftRgba c = weft_render_key_color (key, p->view->dark);
               Label l = { MAX (cx0, 0.0), y, MIN (cx1, p->view->width) - MAX (cx0, 0.0) - 1.0, rt->rank_index,
-                          ev->name, luminance (c) < 0.5 };
+                          rt->events[dr->idx[i]].name, luminance (c) < 0.5 };
               if (l.w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
                 g_array_append_val (p->labels, l);
             }
@@ -192,8 +214,8 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
         }
 
       /* Fold a run of narrow events into one box: every event starting
-       * within min_box px of the run's current event joins it, found by
-       * binary search, so each step costs O(log n) and advances >= min_box px. */
+       * within min_box px of the run's current event joins it, found by a
+       * galloping search, so each step costs O(log n) and advances >= min_box px. */
       {
         double run_b = xb, run_e = MAX (xe, xb + 1.0), cur = xb;
         guint count = 0, j = i, k;
@@ -205,24 +227,23 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
             /* the last one may be a wide event: it gets its own box */
             if (k - 1 > j)
               {
-                weft_rank_times_get (rt, idx[k - 1], &lb, &le);
+                row_times (rt, dr, k - 1, &lb, &le);
                 if ((double) (le - lb) * p->scale >= min_box)
                   k--;
               }
-            weft_rank_times_get (rt, idx[k - 1], &lb, &le);
+            row_times (rt, dr, k - 1, &lb, &le);
             run_e = MAX (run_e, (double) (le - p->t0) * p->scale);
             count += k - j;
             if (k >= n)
               break;
-            weft_rank_times_get (rt, idx[k], &lb, &le);
+            row_times (rt, dr, k, &lb, &le);
             p->stats.events_visited++;
             {
               double nb = (double) (lb - p->t0) * p->scale, ne = (double) (le - p->t0) * p->scale;
               /* a new colour starts a new box: a run keeps one colour, so
                * a dense stretch reads as a texture of what it holds (each
                * box still covers >= min_box px, so the cost stays bounded) */
-              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0 ||
-                  weft_render_event_key (rt->rank, &rt->events[idx[k]]) != key)
+              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0 || row_key (rt, dr, k) != key)
                 break;
               cur = nb;
               run_e = MAX (run_e, ne);

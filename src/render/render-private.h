@@ -95,7 +95,11 @@ typedef struct
    * NULL for short rows. Valid while the layout is (rebuild after edits
    * that change ev->ts). */
   const gint64  *ts;
+  const guint32 *dur;  /* ev->dur, G_MAXUINT32 = look at the event (longer) */
+  const guint8  *key;  /* colour key, WEFT_KEY_DELETED for deleted events */
 } WeftDepthRow;
+
+#define WEFT_KEY_DELETED 0xff
 
 #define WEFT_LAYOUT_TS_CACHE_MIN 512
 
@@ -104,6 +108,8 @@ typedef struct
   guint    n_depth;
   GArray  *depth[WEFT_RENDER_MAX_DEPTH]; /* guint32; NULL when n_depth == 1 (lane->events used) */
   gint64  *ts[WEFT_RENDER_MAX_DEPTH];    /* see WeftDepthRow.ts */
+  guint32 *dur[WEFT_RENDER_MAX_DEPTH];
+  guint8  *key[WEFT_RENDER_MAX_DEPTH];
 } WeftLaneDepths;
 
 typedef struct
@@ -130,7 +136,11 @@ struct _WeftLayout
   /* label cache: (rank_index << 32 | name) -> PangoLayout */
   GHashTable     *labels;
   PangoContext   *pango;
+  GPtrArray      *row_labels;  /* PangoLayout per row (lane headers), NULL until painted */
 };
+
+/* Cached header label of a row (font by row kind). */
+PangoLayout *weft_layout_row_label (const WeftLayout *layout, guint row);
 
 WeftDepthRow weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth);
 /* Cached label layout of a string of a rank (font: small sans). */

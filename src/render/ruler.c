@@ -145,15 +145,13 @@ weft_render_paint_lane_headers (cairo_t *cr, WeftTrace *trace, const WeftView *v
     {
       const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, ri);
       double y = row->y - view->scroll_y;
-      g_autofree char *label = NULL;
-      PangoLayout *pl;
+      PangoLayout *pl = weft_layout_row_label (layout, ri);
       double indent = 22;
       guint8 flags = weft_view_get_rank_flags (view, row->rank_index);
       int tw, th;
 
       if (y >= view->height)
         break;
-      label = weft_render_row_label (trace, row);
       if (row->kind == WEFT_ROW_RANK_HEADER)
         {
           gboolean collapsed = (flags & WEFT_RANK_VIEW_COLLAPSED) != 0;
@@ -176,7 +174,6 @@ weft_render_paint_lane_headers (cairo_t *cr, WeftTrace *trace, const WeftView *v
             }
           cairo_close_path (cr);
           cairo_fill (cr);
-          pl = make_layout (cr, "Sans Bold 8.5", label);
           indent = 18;
         }
       else if (row->kind == WEFT_ROW_CPU_SUMMARY)
@@ -187,14 +184,12 @@ weft_render_paint_lane_headers (cairo_t *cr, WeftTrace *trace, const WeftView *v
           cairo_line_to (cr, 16, y + 14);
           cairo_close_path (cr);
           cairo_fill (cr);
-          pl = make_layout (cr, "Sans 8", label);
           indent = 26;
         }
       else
         {
           WeftRank *rank = weft_trace_rank (trace, row->rank_index);
           WeftLane *lane = weft_rank_lane (rank, row->lane);
-          pl = make_layout (cr, "Sans 8", label);
           indent = lane->kind == WEFT_LANE_GPU ? 22 : 30;
           /* role colour chip */
           if (lane->kind == WEFT_LANE_GPU)
@@ -228,13 +223,12 @@ weft_render_paint_lane_headers (cairo_t *cr, WeftTrace *trace, const WeftView *v
               cairo_fill (cr);
             }
         }
-      pango_layout_set_width (pl, (int) ((header_width - indent - 4) * PANGO_SCALE));
-      pango_layout_set_ellipsize (pl, PANGO_ELLIPSIZE_END);
+      if (pango_layout_get_width (pl) != (int) ((header_width - indent - 4) * PANGO_SCALE))
+        pango_layout_set_width (pl, (int) ((header_width - indent - 4) * PANGO_SCALE));
       pango_layout_get_pixel_size (pl, &tw, &th);
       set_rgba (cr, tc, row->kind == WEFT_ROW_LANE ? 0.85 : 1.0);
       cairo_move_to (cr, indent, y + MIN (row->height, 22.0) / 2 - th / 2.0);
       pango_cairo_show_layout (cr, pl);
-      g_object_unref (pl);
       set_rgba (cr, tc, view->dark ? 0.12 : 0.08);
       cairo_rectangle (cr, 0, floor (y + row->height) - 1.0, header_width, 1.0);
       cairo_fill (cr);
