@@ -391,6 +391,119 @@ test_paint_generated (void)
   painted_clear (&p);
 }
 
+
+/* Pixels that differ between two paints, and their bounding box. */
+static guint
+diff_pixels (cairo_surface_t *a, cairo_surface_t *b, int *x0, int *x1, int *y0, int *y1)
+{
+  guint n = 0;
+  *x0 = *y0 = G_MAXINT;
+  *x1 = *y1 = -1;
+  for (int y = 0; y < cairo_image_surface_get_height (a); y++)
+    for (int x = 0; x < cairo_image_surface_get_width (a); x++)
+      if (!same_color (pixel_at (a, x, y), pixel_at (b, x, y)))
+        {
+          n++;
+          *x0 = MIN (*x0, x);
+          *x1 = MAX (*x1, x);
+          *y0 = MIN (*y0, y);
+          *y1 = MAX (*y1, y);
+        }
+  return n;
+}
+
+static void
+test_overlays (void)
+{
+  Painted p = { 0 };
+  cairo_surface_t *plain;
+  WeftRank *r0, *r1;
+  guint32 ag0, ag1, inst, gemm, g2;
+  double ax0, ax1, ay0, ay1, bx0, bx1, by0, by1;
+  int dx0, dx1, dy0, dy1;
+  guint n;
+
+  p.trace = gen_trace (2, 0);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 1200;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  paint_view (&p, NULL, NULL);
+  plain = cairo_surface_reference (p.surface);
+  r0 = weft_trace_rank (p.trace, 0);
+  r1 = weft_trace_rank (p.trace, 1);
+
+  /* the second all-gather is one instance on both ranks */
+  ag0 = find_kernel (r0, "ncclDevKernel_AllGather", 1);
+  ag1 = find_kernel (r1, "ncclDevKernel_AllGather", 1);
+  g_assert_cmpuint (weft_rank_event (r0, ag0)->coll, !=, WEFT_NONE);
+  inst = g_array_index (r0->collectives, WeftCollective, weft_rank_event (r0, ag0)->coll).instance;
+  g_assert_cmpuint (inst, !=, WEFT_NONE);
+  g_assert_cmpuint (g_array_index (r1->collectives, WeftCollective, weft_rank_event (r1, ag1)->coll).instance, ==,
+                    inst);
+
+  /* hovering it outlines it on both ranks and links them: the change spans
+   * both ranks' rows, and stays around the two kernels */
+  p.view.hover_rank = 0;
+  p.view.hover_event = ag0;
+  paint_view (&p, NULL, NULL);
+  event_box (&p, 0, ag0, NULL, &ax0, &ax1, &ay0, &ay1);
+  event_box (&p, 1, ag1, NULL, &bx0, &bx1, &by0, &by1);
+  n = diff_pixels (plain, p.surface, &dx0, &dx1, &dy0, &dy1);
+  g_assert_cmpuint (n, >, 0);
+  g_assert_cmpint (dy0, <=, (int) ay0);
+  g_assert_cmpint (dy1, >=, (int) by1 - 1);
+  g_assert_cmpint (dx0, >=, (int) MIN (ax0, bx0) - 4);
+  g_assert_cmpint (dx1, <=, (int) MAX (ax1, bx1) + 4);
+  /* between the two ranks' rows, on the link */
+  {
+    guint between = 0;
+    for (int y = (int) ay1 + 4; y < (int) by0 - 4; y++)
+      for (int x = (int) MIN (ax1, bx1) - 3; x <= (int) MAX (ax1, bx1) + 3; x++)
+        between += !same_color (pixel_at (plain, x, y), pixel_at (p.surface, x, y));
+    g_assert_cmpuint (between, >, 10);
+  }
+
+  /* hovering a GEMM draws its launch flow up to the CPU row: changes above the GEMM's row */
+  p.view.hover_rank = 0;
+  gemm = find_kernel (r0, "sm90_xmma_gemm", 4);
+  p.view.hover_event = gemm;
+  g_assert_cmpuint (weft_rank_event (r0, gemm)->link, !=, WEFT_NONE);
+  paint_view (&p, NULL, NULL);
+  event_box (&p, 0, gemm, NULL, &ax0, &ax1, &ay0, &ay1);
+  n = diff_pixels (plain, p.surface, &dx0, &dx1, &dy0, &dy1);
+  g_assert_cmpuint (n, >, 0);
+  /* the launch is in the CPU summary row, below the GPU lanes */
+  g_assert_cmpint (dy1, >, (int) ay1 + WEFT_RENDER_LANE_ROW);
+  p.view.hover_event = WEFT_NONE;
+  p.view.show_flows = FALSE;
+  paint_view (&p, NULL, NULL);
+  g_assert_cmpuint (diff_pixels (plain, p.surface, &dx0, &dx1, &dy0, &dy1), ==, 0);
+
+  /* a critical path of two GEMMs: outlined in its colour, nothing else changes far away */
+  {
+    WeftEventRef cp[2];
+    WeftRenderOverlay overlay = { cp, 2, NULL, 0 };
+    g2 = find_kernel (r0, "sm90_xmma_gemm", 5);
+    cp[0] = (WeftEventRef) { 0, gemm };
+    cp[1] = (WeftEventRef) { 0, g2 };
+    paint_view (&p, NULL, &overlay);
+    n = diff_pixels (plain, p.surface, &dx0, &dx1, &dy0, &dy1);
+    event_box (&p, 0, gemm, NULL, &ax0, &ax1, &ay0, &ay1);
+    event_box (&p, 0, g2, NULL, &bx0, &bx1, &by0, &by1);
+    g_assert_cmpuint (n, >, 2 * (ax1 - ax0));
+    g_assert_cmpint (dx0, >=, (int) ax0 - 3);
+    g_assert_cmpint (dx1, <=, (int) bx1 + 3);
+    g_assert_cmpint (dy0, >=, (int) ay0 - 3);
+    g_assert_cmpint (dy1, <=, (int) ay1 + 3);
+    p.view.show_critical_path = FALSE;
+    paint_view (&p, NULL, &overlay);
+    g_assert_cmpuint (diff_pixels (plain, p.surface, &dx0, &dx1, &dy0, &dy1), ==, 0);
+  }
+  cairo_surface_destroy (plain);
+  painted_clear (&p);
+}
+
 static void
 test_solved_times (void)
 {
@@ -805,6 +918,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/layout/generated", test_layout_generated);
   g_test_add_func ("/render/paint/generated", test_paint_generated);
   g_test_add_func ("/render/paint/solved-times", test_solved_times);
+  g_test_add_func ("/render/paint/overlays", test_overlays);
   g_test_add_func ("/render/overlap-band", test_overlap_band);
   g_test_add_func ("/render/lod", test_lod);
   g_test_add_func ("/render/ruler", test_ruler);
