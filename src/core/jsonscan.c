@@ -16,7 +16,7 @@
 
 #include "core/jsonscan.h"
 
-#define SCAN_CHUNK (1u << 20)
+#define SCAN_CHUNK (256u << 10)
 #define DEFAULT_MAX_DEPTH 256
 
 /* Bytes asked of the reader per refill; tests and the fuzzer make it tiny

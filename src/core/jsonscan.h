@@ -51,7 +51,7 @@ gboolean weft_json_decimal_to_int (const char  *text,
                                    gint64      *out,
                                    const char **why);
 
-/* Testing aid: bytes read per chunk (0 restores the default, 1 MiB).
+/* Testing aid: bytes read per chunk (0 restores the default, 256 KiB).
  * Process-wide; not for use while loads run. */
 void     weft_json_scan_set_chunk_size (gsize bytes);
 

@@ -13,7 +13,8 @@
 
 #include "core/reader.h"
 
-#define READER_IN_CHUNK (1u << 20)
+#define READER_IN_CHUNK (256u << 10)
+#define READER_SNIFF 4096
 #define DEFAULT_MAX_JSON_BYTES (G_GUINT64_CONSTANT (16) << 30)
 
 struct _WeftReader
@@ -60,7 +61,17 @@ weft_reader_format_name (WeftReaderFormat format)
 
 /* Tops up the input buffer (compacting it); FALSE with error on I/O failure. */
 static gboolean
+fill_input_upto (WeftReader *self, gsize upto, GError **error);
+
+static gboolean
 fill_input (WeftReader *self, GError **error)
+{
+  return fill_input_upto (self, self->in_cap, error);
+}
+
+/* Tops up the input buffer to upto bytes (at most in_cap). */
+static gboolean
+fill_input_upto (WeftReader *self, gsize upto, GError **error)
 {
   if (self->in_eof)
     return TRUE;
@@ -73,7 +84,7 @@ fill_input (WeftReader *self, GError **error)
   if (self->mem != NULL || self->fd < 0)
     {
       gsize left = self->mem_len - (gsize) self->raw_done;
-      gsize n = MIN (left, self->in_cap - self->in_len);
+      gsize n = MIN (left, upto > self->in_len ? upto - self->in_len : 0);
       memcpy (self->in + self->in_len, self->mem + self->raw_done, n);
       self->in_len += n;
       self->raw_done += n;
@@ -81,9 +92,9 @@ fill_input (WeftReader *self, GError **error)
         self->in_eof = TRUE;
       return TRUE;
     }
-  while (self->in_len < self->in_cap)
+  while (self->in_len < upto)
     {
-      ssize_t n = read (self->fd, self->in + self->in_len, self->in_cap - self->in_len);
+      ssize_t n = read (self->fd, self->in + self->in_len, upto - self->in_len);
       if (n < 0)
         {
           int saved = errno;
@@ -139,7 +150,7 @@ static gboolean
 reader_setup (WeftReader *self, GError **error)
 {
   /* Sniff: make sure a few bytes are there, then pick the decoder. */
-  if (!fill_input (self, error))
+  if (!fill_input_upto (self, READER_SNIFF, error))
     return FALSE;
   detect_format (self);
   if (self->format == WEFT_READER_GZIP)
