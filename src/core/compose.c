@@ -1961,27 +1961,100 @@ ctx_init (Ctx *c, const WeftComposeParams *params)
     }
 }
 
+static gboolean
+compose_build (Ctx *c, const WeftComposeParams *params, GError **error)
+{
+  if (!weft_compose_params_validate (params, error))
+    return FALSE;
+  ctx_init (c, params);
+  for (int k = 0; k < params->steps; k++)
+    emit_step (c, params->iteration - params->steps + k);
+  if (!solve (c, error))
+    {
+      ctx_free (c);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 GPtrArray *
 weft_compose_json (const WeftComposeParams *params, GError **error)
 {
   Ctx c;
   GPtrArray *out;
 
-  if (!weft_compose_params_validate (params, error))
+  if (!compose_build (&c, params, error))
     return NULL;
-  ctx_init (&c, params);
-  for (int k = 0; k < params->steps; k++)
-    emit_step (&c, params->iteration - params->steps + k);
-  if (!solve (&c, error))
-    {
-      ctx_free (&c);
-      return NULL;
-    }
   out = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   for (int r = 0; r < c.world; r++)
     g_ptr_array_add (out, write_rank (&c, r));
   ctx_free (&c);
   return out;
+}
+
+typedef struct
+{
+  Ctx        *c;
+  const char *dir;
+  gboolean    gz;
+  GMutex      lock;
+  GError     *error;
+} WriteJobs;
+
+static gboolean
+write_file (const char *path, GBytes *b, gboolean gz, GError **error)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GOutputStream) fout = NULL;
+  g_autoptr (GOutputStream) zout = NULL;
+  gsize len;
+  const char *data = g_bytes_get_data (b, &len);
+  GOutputStream *w;
+
+  fout = G_OUTPUT_STREAM (g_file_replace (file, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, error));
+  if (fout == NULL)
+    return FALSE;
+  w = fout;
+  if (gz)
+    {
+      g_autoptr (GZlibCompressor) comp = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
+      zout = g_converter_output_stream_new (fout, G_CONVERTER (comp));
+      w = zout;
+    }
+  if (!g_output_stream_write_all (w, data, len, NULL, NULL, error) || !g_output_stream_close (w, NULL, error))
+    return FALSE;
+  if (gz && !g_output_stream_close (fout, NULL, error))
+    return FALSE;
+  return TRUE;
+}
+
+static void
+write_job (gpointer data, gpointer user_data)
+{
+  WriteJobs *jobs = user_data;
+  int r = GPOINTER_TO_INT (data) - 1;
+  g_autoptr (GBytes) b = NULL;
+  g_autofree char *path = NULL;
+  GError *error = NULL;
+
+  g_mutex_lock (&jobs->lock);
+  if (jobs->error != NULL)
+    {
+      g_mutex_unlock (&jobs->lock);
+      return;
+    }
+  g_mutex_unlock (&jobs->lock);
+  b = write_rank (jobs->c, r);
+  path = g_strdup_printf ("%s/rank%d_trace.json%s", jobs->dir, r, jobs->gz ? ".gz" : "");
+  if (!write_file (path, b, jobs->gz, &error))
+    {
+      g_mutex_lock (&jobs->lock);
+      if (jobs->error == NULL)
+        jobs->error = error;
+      else
+        g_error_free (error);
+      g_mutex_unlock (&jobs->lock);
+    }
 }
 
 gboolean
@@ -1991,9 +2064,12 @@ weft_compose_write (const WeftComposeParams *params,
                     char                   **written_dir,
                     GError                 **error)
 {
-  g_autoptr (GPtrArray) texts = NULL;
   g_autofree char *dir = NULL;
   gboolean gz;
+  Ctx c;
+  WriteJobs jobs = { 0 };
+  GThreadPool *pool;
+  int n_threads;
 
   if (ext == NULL)
     ext = ".json.gz";
@@ -2003,8 +2079,7 @@ weft_compose_write (const WeftComposeParams *params,
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown output format '%s' (json or json.gz)", ext);
       return FALSE;
     }
-  texts = weft_compose_json (params, error);
-  if (texts == NULL)
+  if (!weft_compose_params_validate (params, error))
     return FALSE;
   dir = g_strdup_printf ("%s/profiling/traces/iteration_%d", out_dir, params->iteration);
   if (g_mkdir_with_parents (dir, 0755) != 0)
@@ -2012,31 +2087,24 @@ weft_compose_write (const WeftComposeParams *params,
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot create the folder", dir);
       return FALSE;
     }
-  for (guint r = 0; r < texts->len; r++)
+  if (!compose_build (&c, params, error))
+    return FALSE;
+  /* every rank's text is built and compressed in parallel (read-only on c) */
+  jobs.c = &c;
+  jobs.dir = dir;
+  jobs.gz = gz;
+  g_mutex_init (&jobs.lock);
+  n_threads = CLAMP ((int) g_get_num_processors (), 1, c.world);
+  pool = g_thread_pool_new (write_job, &jobs, n_threads, TRUE, NULL);
+  for (int r = 0; r < c.world; r++)
+    g_thread_pool_push (pool, GINT_TO_POINTER (r + 1), NULL);
+  g_thread_pool_free (pool, FALSE, TRUE);
+  g_mutex_clear (&jobs.lock);
+  ctx_free (&c);
+  if (jobs.error != NULL)
     {
-      GBytes *b = g_ptr_array_index (texts, r);
-      g_autofree char *path = g_strdup_printf ("%s/rank%u_trace.json%s", dir, r, gz ? ".gz" : "");
-      g_autoptr (GFile) file = g_file_new_for_path (path);
-      g_autoptr (GOutputStream) fout = NULL;
-      g_autoptr (GOutputStream) zout = NULL;
-      gsize len;
-      const char *data = g_bytes_get_data (b, &len);
-      GOutputStream *w;
-
-      fout = G_OUTPUT_STREAM (g_file_replace (file, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, error));
-      if (fout == NULL)
-        return FALSE;
-      w = fout;
-      if (gz)
-        {
-          g_autoptr (GZlibCompressor) comp = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 9);
-          zout = g_converter_output_stream_new (fout, G_CONVERTER (comp));
-          w = zout;
-        }
-      if (!g_output_stream_write_all (w, data, len, NULL, NULL, error) || !g_output_stream_close (w, NULL, error))
-        return FALSE;
-      if (gz && !g_output_stream_close (fout, NULL, error))
-        return FALSE;
+      g_propagate_error (error, jobs.error);
+      return FALSE;
     }
   if (written_dir != NULL)
     *written_dir = g_steal_pointer (&dir);
