@@ -1,8 +1,8 @@
 /* cmd-analyze.c: `weft-cli analyze PATH [--step N] [--json]`: the solver's
  * metrics of a trace as loaded (per rank and whole), the critical path across
  * ranks with its composition and longest ops, and the collectives with the
- * most waiting with each instance's last-arriving rank. Definitions in
- * docs/solver.md; the --json fields are listed in docs/cli.md. */
+ * most waiting with each instance's last-arriving rank. Definitions and the
+ * --json fields: docs/solver.md. */
 #include "config.h"
 
 #include <stdio.h>
@@ -124,7 +124,7 @@ weft_cmd_analyze (int argc, char **argv)
   int top = 10;
   GOptionEntry entries[] = {
     { "step", 's', 0, G_OPTION_ARG_STRING, &step_text, "Analyse ProfilerStep#N only (default: the whole trace)", "N" },
-    { "json", 'j', 0, G_OPTION_ARG_NONE, &as_json, "Print a JSON document (fields in docs/cli.md)", NULL },
+    { "json", 'j', 0, G_OPTION_ARG_NONE, &as_json, "Print a JSON document (fields in docs/solver.md)", NULL },
     { "top", 0, 0, G_OPTION_ARG_INT, &top, "How many critical-path ops and collectives to list (default 10)", "K" },
     { "no-clock-offsets", 0, 0, G_OPTION_ARG_NONE, &no_offsets, "Do not apply the estimated clock offsets", NULL },
     { "max-json-bytes", 0, 0, G_OPTION_ARG_INT64, &max_bytes,

@@ -311,6 +311,40 @@ ival_cmp (gconstpointer a, gconstpointer b)
   return (x->s > y->s) - (x->s < y->s);
 }
 
+/* Sorts iv (sorted runs starting at the offsets in runs) by merging
+ * adjacent runs pairwise: O(n log k) for k streams. */
+static void
+merge_runs (GArray *iv, GArray *runs, GArray *tmp)
+{
+  guint n = iv->len;
+  while (runs->len > 1)
+    {
+      GArray *next = g_array_new (FALSE, FALSE, sizeof (guint));
+      Ival *a = (Ival *) (void *) iv->data;
+      Ival *t;
+      g_array_set_size (tmp, n);
+      t = (Ival *) (void *) tmp->data;
+      for (guint k = 0; k < runs->len; k += 2)
+        {
+          guint lo = g_array_index (runs, guint, k);
+          guint mid = k + 1 < runs->len ? g_array_index (runs, guint, k + 1) : n;
+          guint hi = k + 2 < runs->len ? g_array_index (runs, guint, k + 2) : n;
+          guint i = lo, j = mid, o = lo;
+          while (i < mid && j < hi)
+            t[o++] = a[j].s < a[i].s ? a[j++] : a[i++];
+          while (i < mid)
+            t[o++] = a[i++];
+          while (j < hi)
+            t[o++] = a[j++];
+          g_array_append_val (next, lo);
+        }
+      memcpy (a, t, n * sizeof (Ival));
+      g_array_set_size (runs, 0);
+      g_array_append_vals (runs, next->data, next->len);
+      g_array_free (next, TRUE);
+    }
+}
+
 /* Union length of the intervals (sorted by start) of a class (-1: all). */
 static gint64
 union_len (const Ival *iv, guint n, int cls)
@@ -341,6 +375,8 @@ static gboolean
 compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
 {
   GArray *iv = g_array_new (FALSE, FALSE, sizeof (Ival));
+  GArray *runs = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *tmp = g_array_new (FALSE, FALSE, sizeof (Ival));
   gint64 sum_compute = 0, sum_comm = 0, sum_ov = 0, sum_union = 0;
   guint n_ranks = 0;
   gint64 begin = G_MAXINT64, end = G_MININT64;
@@ -353,9 +389,12 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
       if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
         continue;
       g_array_set_size (iv, 0);
+      g_array_set_size (runs, 0);
       for (guint li = 0; li < self->ranks[r].lanes->len; li++)
         {
           GArray *o = g_ptr_array_index (self->ranks[r].lanes, li);
+          guint run_start = iv->len;
+          gboolean sorted = TRUE;
           for (guint j = 0; o != NULL && j < o->len; j++)
             {
               const Node *n = &self->nodes[g_array_index (o, guint32, j)];
@@ -365,14 +404,21 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
               x.s = n->start;
               x.e = n->end;
               x.comm = (n->flags & NODE_COMM) != 0;
+              if (iv->len > run_start && g_array_index (iv, Ival, iv->len - 1).s > x.s)
+                sorted = FALSE;
               g_array_append_val (iv, x);
               rb = MIN (rb, n->start);
               re = MAX (re, n->end);
             }
+          if (iv->len == run_start)
+            continue;
+          if (!sorted) /* negative gaps (observed overlap): sort this run */
+            qsort (&g_array_index (iv, Ival, run_start), iv->len - run_start, sizeof (Ival), ival_cmp);
+          g_array_append_val (runs, run_start);
         }
       if (iv->len == 0)
         continue;
-      g_array_sort (iv, ival_cmp);
+      merge_runs (iv, runs, tmp);
       c = union_len ((Ival *) (void *) iv->data, iv->len, 0);
       k = union_len ((Ival *) (void *) iv->data, iv->len, 1);
       u = union_len ((Ival *) (void *) iv->data, iv->len, -1);
@@ -385,6 +431,8 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
       end = MAX (end, re);
     }
   g_array_free (iv, TRUE);
+  g_array_free (runs, TRUE);
+  g_array_free (tmp, TRUE);
   if (n_ranks == 0)
     return FALSE;
   m->n_ranks = n_ranks;

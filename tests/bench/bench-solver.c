@@ -1,0 +1,260 @@
+/* bench-solver.c: the dependency solver's speed.
+ *
+ *   bench-solver [--ops-per-rank N] [--repeat N] [--out DIR]
+ *
+ * Inputs: the largest real trace (df_index_resolver.json.gz, through
+ * WEFT_TRACES_DIR) and a generated 8-rank step written here as Kineto JSON
+ * (N kernels per rank, default 25,600 = 204,800 GPU ops: a compute stream,
+ * an NCCL stream with an all-reduce every 64 kernels framed by the
+ * ProcessGroupNCCL cudaEventRecord/cudaStreamWaitEvent pattern, all
+ * launched from one CPU thread) and loaded with the real loader.
+ *
+ * Per input: graph build (weft_solver_new: graph, calibration, first solve,
+ * baseline metrics), full solve (weft_solver_solve_all: every node in
+ * topological order), and incremental re-solves as a drag makes them: a
+ * random op's duration + 1 us (weft_solver_set_duration, which re-solves what
+ * depends on it) then back; and a random op's minimum start pushed 5 us
+ * later. Medians over --repeat runs (default 201); metrics (interval sweep +
+ * critical path) median of 5. Figures in docs/benchmarks.md (## Solver). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "../testutil.h"
+#include "weft/weft.h"
+
+static gint
+cmp_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+median_ms (GArray *ns)
+{
+  g_array_sort (ns, cmp_i64);
+  return ns->len ? g_array_index (ns, gint64, ns->len / 2) / 1e6 : 0;
+}
+
+static double
+pct_ms (GArray *ns, double p)
+{
+  g_array_sort (ns, cmp_i64);
+  return ns->len ? g_array_index (ns, gint64, (guint) ((ns->len - 1) * p)) / 1e6 : 0;
+}
+
+static gint64
+now_ns (void)
+{
+  return g_get_monotonic_time () * 1000;
+}
+
+static void
+bench_trace (const char *label, WeftTrace *trace, guint repeat)
+{
+  g_autoptr (GError) error = NULL;
+  WeftSolver *solver;
+  GArray *ops = g_array_new (FALSE, FALSE, sizeof (guint64));
+  GArray *t_full = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *t_dur = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *t_min = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GRand *rand = g_rand_new_with_seed (42);
+  gint64 t0, t1, t_build, t_metrics;
+  WeftMetrics m;
+  guint64 n_events = 0;
+
+  t0 = now_ns ();
+  solver = weft_solver_new (trace, &error);
+  t1 = now_ns ();
+  g_assert_no_error (error);
+  t_build = t1 - t0;
+
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      n_events += rank->events->len;
+      for (guint32 i = 0; i < rank->events->len; i++)
+        if (weft_solver_is_node (solver, r, i))
+          {
+            guint64 key = ((guint64) r << 32) | i;
+            g_array_append_val (ops, key);
+          }
+    }
+
+  for (guint k = 0; k < MAX (5u, repeat / 20); k++)
+    {
+      t0 = now_ns ();
+      weft_solver_solve_all (solver);
+      t1 = now_ns ();
+      g_array_append_val (t_full, (gint64) { t1 - t0 });
+    }
+  for (guint k = 0; k < repeat; k++)
+    {
+      guint64 key = g_array_index (ops, guint64, g_rand_int_range (rand, 0, (gint32) ops->len));
+      guint r = (guint) (key >> 32);
+      guint32 ev = (guint32) key;
+      gint64 d = weft_solver_duration (solver, r, ev), s;
+      t0 = now_ns ();
+      weft_solver_set_duration (solver, r, ev, d + 1000, NULL);
+      t1 = now_ns ();
+      g_array_append_val (t_dur, (gint64) { t1 - t0 });
+      weft_solver_set_duration (solver, r, ev, d, NULL);
+
+      key = g_array_index (ops, guint64, g_rand_int_range (rand, 0, (gint32) ops->len));
+      r = (guint) (key >> 32);
+      ev = (guint32) key;
+      s = weft_solver_start (solver, r, ev);
+      t0 = now_ns ();
+      weft_solver_set_min_start (solver, r, ev, s + 5000, NULL);
+      t1 = now_ns ();
+      g_array_append_val (t_min, (gint64) { t1 - t0 });
+      weft_solver_set_min_start (solver, r, ev, -1, NULL);
+    }
+  {
+    GArray *t_m = g_array_new (FALSE, FALSE, sizeof (gint64));
+    for (guint k = 0; k < 5; k++)
+      {
+        t0 = now_ns ();
+        weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m);
+        t1 = now_ns ();
+        g_array_append_val (t_m, (gint64) { t1 - t0 });
+      }
+    t_metrics = (gint64) (median_ms (t_m) * 1e6);
+    g_array_free (t_m, TRUE);
+  }
+
+  printf ("| %s | %u | %" G_GUINT64_FORMAT " | %u | %.1f ms | %.2f ms | %.3f ms (p90 %.2f) | %.3f ms (p90 %.2f) | %.1f ms |\n",
+          label, trace->ranks->len, n_events, ops->len, t_build / 1e6, median_ms (t_full), median_ms (t_dur),
+          pct_ms (t_dur, 0.9), median_ms (t_min), pct_ms (t_min, 0.9), t_metrics / 1e6);
+  fflush (stdout);
+  weft_solver_free (solver);
+  g_array_free (ops, TRUE);
+  g_array_free (t_full, TRUE);
+  g_array_free (t_dur, TRUE);
+  g_array_free (t_min, TRUE);
+  g_rand_free (rand);
+}
+
+/* One rank of the generated step (times in us, 3 decimals as Kineto). */
+static void
+write_rank (const char *path, int rank, int world, guint n_ops)
+{
+  FILE *f = fopen (path, "w");
+  double t = 1000.0, cpu = 0.0, comm_free = 0.0;
+  int corr = 1, ext = 1, seq = 0;
+  GRand *rand = g_rand_new_with_seed (1000 + rank);
+  g_assert_nonnull (f);
+  fprintf (f, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d}, "
+              "\"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\": [\n",
+           rank, world);
+  fprintf (f, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, "
+              "\"ts\": 0.000, \"dur\": %.3f}",
+           n_ops * 40.0 + 1e6);
+  for (guint i = 0; i < n_ops; i++)
+    {
+      double dur = 5.0 + g_rand_double (rand) * 20.0;
+      cpu += 4.0;
+      if (t < cpu + 6.0)
+        t = cpu + 6.0;
+      fprintf (f,
+               ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+               "\"ts\": %.3f, \"dur\": 3.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+               ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %.3f, "
+               "\"dur\": %.3f, \"args\": {\"stream\": 7, \"correlation\": %d, \"External id\": %d}}",
+               cpu, corr, ext, i % 3 ? "ampere_sgemm_128x64_nn" : "void at::native::vectorized_elementwise_kernel<4>()",
+               t, dur, corr, ext);
+      t += dur + 1.0;
+      corr++;
+      ext++;
+      if (i % 64 == 63)
+        {
+          /* all-reduce of the gradients so far on the NCCL stream */
+          double start = MAX (t, comm_free), d = 80.0;
+          fprintf (f,
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaEventRecord\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 1.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamWaitEvent\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 1.000, \"args\": {\"correlation\": %d, \"External id\": %d}}",
+                   cpu + 1.0, corr, ext, cpu + 2.0, corr + 1, ext);
+          corr += 2;
+          cpu += 3.0;
+          fprintf (f,
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 3.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+                   ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                   "\"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)\", \"pid\": 0, "
+                   "\"tid\": 20, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"stream\": 20, \"correlation\": %d, "
+                   "\"External id\": %d, \"Collective name\": \"allreduce\", \"In msg nelems\": 1048576, "
+                   "\"Out msg nelems\": 1048576, \"Group size\": %d, \"dtype\": \"BFloat16\", "
+                   "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+                   "\"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, 7]\", \"Seq\": %d}}",
+                   cpu, corr, ext, start + 2.0 * (rank % 3), d, corr, ext, world, seq++);
+          comm_free = start + 2.0 * (rank % 3) + d;
+          corr++;
+          ext++;
+        }
+    }
+  fprintf (f, "\n]}\n");
+  fclose (f);
+  g_rand_free (rand);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ops_per_rank = 25600, repeat = 201;
+  char *out_dir = NULL;
+  GOptionEntry entries[] = {
+    { "ops-per-rank", 0, 0, G_OPTION_ARG_INT, &ops_per_rank, "compute kernels per rank of the generated step", "N" },
+    { "repeat", 0, 0, G_OPTION_ARG_INT, &repeat, "incremental re-solves measured per input", "N" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, "write the generated step into DIR (kept) instead of a temporary folder", "DIR" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- solver benchmark");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *df = NULL;
+  g_autofree char *dir = NULL;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return 2;
+    }
+  printf ("| input | ranks | events | GPU ops | build | full solve | incremental: duration (median) | incremental: "
+          "min start (median) | metrics |\n|---|---|---|---|---|---|---|---|---|\n");
+
+  df = weft_test_trace_path ("HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
+  if (df != NULL)
+    {
+      WeftTrace *trace = weft_trace_load (df, NULL, NULL, &error);
+      g_assert_no_error (error);
+      bench_trace ("df_index_resolver", trace, (guint) repeat);
+      weft_trace_free (trace);
+    }
+  else
+    fprintf (stderr, "df_index_resolver not found (WEFT_TRACES_DIR): skipped\n");
+
+  dir = out_dir ? g_strdup (out_dir) : g_build_filename (weft_test_tmpdir (), "gen8", NULL);
+  g_free (out_dir);
+  g_mkdir_with_parents (dir, 0755);
+  for (int r = 0; r < 8; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank%d_trace.json", r);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      write_rank (path, r, 8, (guint) ops_per_rank);
+    }
+  {
+    WeftTrace *trace = weft_trace_load (dir, NULL, NULL, &error);
+    g_autofree char *label = g_strdup_printf ("generated 8 ranks x %d kernels", ops_per_rank);
+    g_assert_no_error (error);
+    bench_trace (label, trace, (guint) repeat);
+    weft_trace_free (trace);
+  }
+  return 0;
+}
