@@ -134,6 +134,13 @@ typedef struct
   guint                 n_ranks;
   const gint64 * const *start;
   const gint64 * const *end;
+  /* Optional: non-zero = the times only change when this number changes
+   * (e.g. weft_solver_generation () + 1). The layout then keeps the times
+   * of each long lane row it paints packed in memory and asks again only
+   * after a change, so static frames cost the same as with observed times
+   * (the first frame after a change re-reads the painted rows: O(their
+   * events)). 0 = ask on every frame. */
+  guint64               generation;
 } WeftRenderTimes;
 
 /* The time span an event is drawn at. */

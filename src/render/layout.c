@@ -207,7 +207,7 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
 WeftDepthRow
 weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth)
 {
-  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL };
+  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL, NULL, NULL };
   const WeftRankLayout *rl;
   const WeftLaneDepths *ld;
 
@@ -233,6 +233,36 @@ weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane,
       r.idx = (const guint32 *) (void *) l->events->data;
       r.n = l->events->len;
     }
+  return r;
+}
+
+WeftDepthRow
+weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth, const WeftRankTimes *rt)
+{
+  WeftDepthRow r = weft_layout_depth_row (layout, rt->rank_index, lane, depth);
+  WeftLaneDepths *ld;
+  gconstpointer owner;
+
+  if (r.ts == NULL || rt->times == NULL || rt->times->generation == 0)
+    return r;
+  /* a cache: the layout is logically const */
+  ld = &((WeftLayout *) layout)->ranks[rt->rank_index].lanes[lane];
+  owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
+  if (ld->sstart[depth] == NULL)
+    {
+      ld->sstart[depth] = g_new (gint64, r.n);
+      ld->send[depth] = g_new (gint64, r.n);
+      ld->sgen[depth] = 0;
+    }
+  if (ld->sgen[depth] != rt->times->generation || ld->sowner[depth] != owner)
+    {
+      for (guint i = 0; i < r.n; i++)
+        weft_rank_times_get (rt, r.idx[i], &ld->sstart[depth][i], &ld->send[depth][i]);
+      ld->sgen[depth] = rt->times->generation;
+      ld->sowner[depth] = owner;
+    }
+  r.sstart = ld->sstart[depth];
+  r.send = ld->send[depth];
   return r;
 }
 
@@ -378,6 +408,8 @@ weft_layout_free (WeftLayout *self)
             g_free (rl->lanes[l].ts[d]);
             g_free (rl->lanes[l].dur[d]);
             g_free (rl->lanes[l].key[d]);
+            g_free (rl->lanes[l].sstart[d]);
+            g_free (rl->lanes[l].send[d]);
           }
       g_free (rl->lanes);
       g_free (rl->event_depth);

@@ -79,10 +79,10 @@ first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint6
   const guint32 *idx = dr->idx;
   guint n = dr->n, hi = dr->n, step = 1;
 
-  if (dr->ts != NULL && rt->times == NULL)
+  if (dr->sstart != NULL || (dr->ts != NULL && rt->times == NULL))
     {
-      const gint64 *ts = dr->ts;
-      gint64 tf = t - rt->offset;
+      const gint64 *ts = dr->sstart != NULL ? dr->sstart : dr->ts;
+      gint64 tf = dr->sstart != NULL ? t : t - rt->offset;
       while (lo < n)
         {
           guint probe = lo + step - 1;
@@ -140,6 +140,12 @@ first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint6
 static inline void
 row_times (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, gint64 *b, gint64 *e)
 {
+  if (dr->sstart != NULL)
+    {
+      *b = dr->sstart[i];
+      *e = dr->send[i];
+      return;
+    }
   if (dr->ts != NULL && rt->times == NULL)
     {
       *b = dr->ts[i] + rt->offset;
@@ -594,7 +600,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
           case WEFT_ROW_LANE:
             for (guint d = 0; d < row->n_depth; d++)
               {
-                WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index, row->lane, d);
+                WeftDepthRow dr = weft_layout_depth_row_times (layout, row->lane, d, &rt);
                 double dy = weft_row_depth_y (row, d) - view->scroll_y;
                 if (dy + WEFT_RENDER_LANE_ROW < 0 || dy >= view->height)
                   continue;
@@ -608,7 +614,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
               for (guint k = 0; k < rl->summary_lanes->len; k++)
                 {
                   guint32 lane = g_array_index (rl->summary_lanes, guint32, k);
-                  WeftDepthRow dr = weft_layout_depth_row (layout, row->rank_index, lane, d);
+                  WeftDepthRow dr = weft_layout_depth_row_times (layout, lane, d, &rt);
                   paint_events (&p, &rt, &dr, weft_row_depth_y (row, 0) - view->scroll_y,
                                 WEFT_RENDER_LANE_ROW - 2.0, FALSE);
                 }

@@ -97,6 +97,10 @@ typedef struct
   const gint64  *ts;
   const guint32 *dur;  /* ev->dur, G_MAXUINT32 = look at the event (longer) */
   const guint8  *key;  /* colour key, WEFT_KEY_DELETED for deleted events */
+  /* solved start / end of idx[i] (common timeline) cached for the current
+   * WeftRenderTimes.generation; NULL when not cached */
+  const gint64  *sstart;
+  const gint64  *send;
 } WeftDepthRow;
 
 #define WEFT_KEY_DELETED 0xff
@@ -110,6 +114,10 @@ typedef struct
   gint64  *ts[WEFT_RENDER_MAX_DEPTH];    /* see WeftDepthRow.ts */
   guint32 *dur[WEFT_RENDER_MAX_DEPTH];
   guint8  *key[WEFT_RENDER_MAX_DEPTH];
+  gint64  *sstart[WEFT_RENDER_MAX_DEPTH]; /* see WeftDepthRow.sstart */
+  gint64  *send[WEFT_RENDER_MAX_DEPTH];
+  guint64  sgen[WEFT_RENDER_MAX_DEPTH];
+  gconstpointer sowner[WEFT_RENDER_MAX_DEPTH]; /* the times (func / user_data) the cache is for */
 } WeftLaneDepths;
 
 typedef struct
@@ -143,6 +151,10 @@ struct _WeftLayout
 PangoLayout *weft_layout_row_label (const WeftLayout *layout, guint row);
 
 WeftDepthRow weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth);
+/* Same, with the solved-times cache filled for rt's times when they carry a
+ * generation (see WeftRenderTimes.generation). */
+WeftDepthRow weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth,
+                                          const WeftRankTimes *rt);
 /* Cached label layout of a string of a rank (font: small sans). */
 PangoLayout *weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width);
 

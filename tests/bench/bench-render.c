@@ -18,6 +18,7 @@
 #include "../testutil.h"
 #include "weft/weft-load.h"
 #include "weft/weft-render.h"
+#include "weft/weft-solver.h"
 #include "weft/weft.h"
 
 #define W 1920
@@ -39,8 +40,17 @@ cmp_double (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
+static gboolean
+solver_time_func (gpointer user_data, guint rank_index, guint32 event, gint64 *start, gint64 *end)
+{
+  WeftSolver *solver = user_data;
+  *start = weft_solver_start (solver, rank_index, event);
+  *end = weft_solver_end (solver, rank_index, event);
+  return TRUE;
+}
+
 static void
-bench_case (const char *name, WeftTrace *trace, double zoom, guint n)
+bench_case (const char *name, WeftTrace *trace, double zoom, guint n, const WeftRenderTimes *times)
 {
   WeftView view;
   WeftLayout *layout;
@@ -85,7 +95,7 @@ bench_case (const char *name, WeftTrace *trace, double zoom, guint n)
       weft_render_paint_lane_headers (cr, trace, &view, layout, header_w);
       cairo_translate (cr, header_w, 0);
       b = g_get_monotonic_time ();
-      weft_render_paint (cr, trace, &view, layout, NULL, NULL, &stats);
+      weft_render_paint (cr, trace, &view, layout, times, NULL, &stats);
       cairo_restore (cr);
       cairo_destroy (cr);
       cairo_surface_flush (s);
@@ -213,6 +223,36 @@ gen_big_trace (guint n_ranks, guint kernels_per_rank)
   return trace;
 }
 
+/* The window's configuration: solved times through weft_solver_start/end. */
+static void
+bench_solver (WeftTrace *trace, const char *label, guint n)
+{
+  g_autoptr (GError) error = NULL;
+  gint64 t0 = g_get_monotonic_time ();
+  WeftSolver *solver = weft_solver_new (trace, &error);
+  WeftRenderTimes times = { solver_time_func, solver, trace->ranks->len, NULL, NULL, 0 };
+  g_autofree char *full = g_strdup_printf ("%s full, solver", label);
+  g_autofree char *mid = g_strdup_printf ("%s mid, solver", label);
+  g_autofree char *fullg = g_strdup_printf ("%s full, solver+gen", label);
+  g_autofree char *midg = g_strdup_printf ("%s mid, solver+gen", label);
+
+  if (solver == NULL)
+    {
+      printf ("%s: solver: %s (solver cases skipped)\n", label, error->message);
+      return;
+    }
+  printf ("%s: solver built in %.0f ms\n", label, (double) (g_get_monotonic_time () - t0) / 1000.0);
+  /* every frame asks the solver (generation 0) */
+  bench_case (full, trace, 1.0, n, &times);
+  bench_case (mid, trace, 0.05, n, &times);
+  /* the window's setting: times cached per painted row until the solver's
+   * generation changes (the first, re-reading frame is the warm-up) */
+  times.generation = weft_solver_generation (solver) + 1;
+  bench_case (fullg, trace, 1.0, n, &times);
+  bench_case (midg, trace, 0.05, n, &times);
+  weft_solver_free (solver);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -230,9 +270,10 @@ main (int argc, char **argv)
           fprintf (stderr, "bench-render: %s\n", error->message);
           return 1;
         }
-      bench_case ("df_index_resolver full", trace, 1.0, n);
-      bench_case ("df_index_resolver mid (1/20)", trace, 0.05, n);
-      bench_case ("df_index_resolver deep (1/2000)", trace, 0.0005, n);
+      bench_case ("df_index_resolver full", trace, 1.0, n, NULL);
+      bench_case ("df_index_resolver mid (1/20)", trace, 0.05, n, NULL);
+      bench_case ("df_index_resolver deep (1/2000)", trace, 0.0005, n, NULL);
+      bench_solver (trace, "df_index_resolver", n);
       weft_trace_free (trace);
     }
   else
@@ -242,9 +283,10 @@ main (int argc, char **argv)
     gint64 t0 = g_get_monotonic_time ();
     WeftTrace *trace = gen_big_trace (8, 90000);
     printf ("generated 8 ranks built in %.0f ms\n", (double) (g_get_monotonic_time () - t0) / 1000.0);
-    bench_case ("generated 8 ranks full", trace, 1.0, n);
-    bench_case ("generated 8 ranks mid (1/20)", trace, 0.05, n);
-    bench_case ("generated 8 ranks deep (1/2000)", trace, 0.0005, n);
+    bench_case ("generated 8 ranks full", trace, 1.0, n, NULL);
+    bench_case ("generated 8 ranks mid (1/20)", trace, 0.05, n, NULL);
+    bench_case ("generated 8 ranks deep (1/2000)", trace, 0.0005, n, NULL);
+    bench_solver (trace, "generated 8 ranks", n);
     weft_trace_free (trace);
   }
   return 0;
