@@ -72,7 +72,7 @@ typedef struct
 /* One rank's Kineto JSON: kernels on pid 0, their cudaLaunchKernel on the
  * main thread (pid/tid 100) linked by correlation, a ProfilerStep#1 span. */
 static char *
-gen_rank_json (int rank, int world, const GenOp *ops, guint n)
+gen_rank_json (int rank, int world, const GenOp *ops, guint n, const char *extra)
 {
   GString *s = g_string_new (NULL);
   double end = 0;
@@ -114,24 +114,32 @@ gen_rank_json (int rank, int world, const GenOp *ops, guint n)
                                 "\"correlation\": %d, \"External id\": %d}}",
                                 ops[i].launch_us, corr, corr);
     }
+  if (extra != NULL)
+    g_string_append_printf (s, ",\n%s", extra);
   g_string_append (s, "\n]}\n");
   return g_string_free (s, FALSE);
 }
 
 /* Writes the ranks into tmpdir/name/rank<R>_trace.json and loads the folder. */
 static WeftTrace *
-gen_trace (const char *name, int world, const GenOp * const *ops, const guint *n_ops)
+gen_trace_extra (const char *name, int world, const GenOp * const *ops, const guint *n_ops, const char * const *extra)
 {
   g_autofree char *dir = g_build_filename (weft_test_tmpdir (), name, NULL);
   g_mkdir_with_parents (dir, 0755);
   for (int r = 0; r < world; r++)
     {
-      g_autofree char *json = gen_rank_json (r, world, ops[r], n_ops[r]);
+      g_autofree char *json = gen_rank_json (r, world, ops[r], n_ops[r], extra ? extra[r] : NULL);
       g_autofree char *file = g_strdup_printf ("%s/rank%d_trace.json", name, r);
       g_autofree char *path = weft_test_write_file (file, json, -1);
       (void) path;
     }
   return load (dir);
+}
+
+static WeftTrace *
+gen_trace (const char *name, int world, const GenOp * const *ops, const guint *n_ops)
+{
+  return gen_trace_extra (name, world, ops, n_ops, NULL);
 }
 
 #define US 1000
@@ -372,6 +380,180 @@ test_reversed_collectives_refused (void)
     g_assert_cmpuint (weft_solver_op_position (solver, 1, b), ==, 0);
     g_assert_cmpint (weft_solver_end (solver, 0, find_named (trace, 0, AR, 1)), ==, weft_solver_end (solver, 1, b));
   }
+}
+
+/* K1 on stream 7 (10..110 us); the CPU waits in cudaStreamSynchronize
+ * (5..111 us) and then launches K2 (launch 115 us, start 125 us). */
+static const GenOp sync_ops[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },
+  { 7, ELEM, 125, 50, 115, FALSE, 0 },
+};
+static const char sync_extra[] =
+  "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 100, \"tid\": 100, "
+  "\"ts\": 5.000, \"dur\": 106.000, \"args\": {\"cbid\": 131, \"correlation\": 3000}}";
+
+static guint32
+find_cpu (WeftTrace *trace, guint ri, const char *name)
+{
+  WeftRank *rank = weft_trace_rank (trace, ri);
+  for (guint i = 0; i < rank->events->len; i++)
+    if (strcmp (weft_rank_string (rank, weft_rank_event (rank, i)->name), name) == 0)
+      return i;
+  return WEFT_NONE;
+}
+
+static void
+test_sync_shifts_cpu (void)
+{
+  const GenOp *ops[] = { sync_ops };
+  guint n[] = { 2 };
+  const char *extra[] = { sync_extra };
+  g_autoptr (WeftTrace) trace = gen_trace_extra ("sync", 1, ops, n, extra);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 k1 = find_named (trace, 0, GEMM, 0), k2 = find_named (trace, 0, ELEM, 0);
+  guint32 sync = find_cpu (trace, 0, "cudaStreamSynchronize");
+  guint32 launch2 = weft_rank_event (weft_trace_rank (trace, 0), k2)->link;
+  WeftRank *rank = weft_trace_rank (trace, 0);
+  gint64 k2_start = weft_solver_start (solver, 0, k2), l2 = weft_solver_start (solver, 0, launch2);
+  guint pr;
+  guint32 pe;
+  g_autoptr (GArray) cp = NULL;
+
+  g_assert_cmpuint (launch2, !=, WEFT_NONE);
+  g_assert_cmpint (weft_solver_binding (solver, 0, k2, &pr, &pe), ==, WEFT_DEP_LAUNCH);
+  /* the GPU finishing later holds the CPU in the sync: the next launch and kernel move with it */
+  g_assert_true (weft_solver_set_duration (solver, 0, k1, 140 * US, &error));
+  g_assert_cmpint (weft_solver_start (solver, 0, k2), ==, k2_start + 40 * US);
+  g_assert_cmpint (weft_solver_start (solver, 0, launch2), ==, l2 + 40 * US);
+  g_assert_cmpint (weft_solver_end (solver, 0, sync), ==, weft_event_end (weft_rank_event (rank, sync)) +
+                                                             weft_trace_rank_offset (trace, rank) + 40 * US);
+  /* the critical path runs K1 -> sync -> launch -> K2 */
+  cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
+  g_assert_cmpuint (g_array_index (cp, WeftCpSegment, 0).event, ==, k1);
+  g_assert_cmpuint (g_array_index (cp, WeftCpSegment, cp->len - 1).event, ==, k2);
+  {
+    WeftMetrics m;
+    g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+    g_assert_cmpint (m.cp_compute, ==, 190 * US);
+    /* K1's own launch latency (0 -> 10 us) heads the path; then 1 us sync
+     * return + 4 us CPU + 10 us launch latency before K2 */
+    g_assert_cmpint (m.cp_launch, ==, 25 * US);
+    g_assert_cmpint (m.cp_length, ==, m.step_time + 10 * US);
+  }
+  /* and earlier when the GPU finishes earlier */
+  g_assert_true (weft_solver_set_duration (solver, 0, k1, 50 * US, &error));
+  g_assert_cmpint (weft_solver_start (solver, 0, k2), ==, k2_start - 50 * US);
+
+  /* written back: the CPU events of the thread shift too */
+  weft_solver_apply_to_model (solver);
+  g_assert_cmpint (weft_rank_event (rank, k2)->ts + weft_trace_rank_offset (trace, rank), ==, k2_start - 50 * US);
+  g_assert_true (weft_rank_event (rank, launch2)->flags & WEFT_EVENT_EDITED);
+  g_assert_cmpint (weft_rank_event (rank, launch2)->ts + weft_trace_rank_offset (trace, rank), ==, l2 - 50 * US);
+}
+
+static void
+test_insert_remove_restore (void)
+{
+  const GenOp *ops[] = { chain_ops };
+  guint n[] = { G_N_ELEMENTS (chain_ops) };
+  g_autoptr (WeftTrace) trace = gen_trace ("insert", 1, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  WeftRank *rank = weft_trace_rank (trace, 0);
+  guint32 k1 = find_named (trace, 0, GEMM, 0), k2 = find_named (trace, 0, GEMM, 1);
+  guint32 lane = weft_solver_op_lane (solver, 0, k1);
+  WeftSolverOpSpec spec = { "inserted_kernel", WEFT_CAT_KERNEL, WEFT_KCLASS_GEMM, 30 * US, WEFT_NONE };
+  gint64 before = step_time (solver);
+  gint64 k1_end = weft_solver_end (solver, 0, k1);
+  guint32 ins;
+
+  ins = weft_solver_insert_op (solver, 0, lane, k1_end - 1 * US, &spec, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (ins, !=, WEFT_NONE);
+  g_assert_true (weft_rank_event (rank, ins)->flags & WEFT_EVENT_CREATED);
+  g_assert_cmpuint (weft_solver_op_position (solver, 0, ins), ==, 1);
+  g_assert_cmpint (step_time (solver), ==, before + 30 * US);
+  g_assert_true (weft_solver_remove_op (solver, 0, ins, &error));
+  g_assert_false (weft_solver_is_node (solver, 0, ins));
+  g_assert_true (weft_rank_event (rank, ins)->flags & WEFT_EVENT_DELETED);
+  g_assert_cmpint (step_time (solver), ==, before);
+  g_assert_true (weft_solver_restore_op (solver, 0, ins, &error));
+  g_assert_cmpint (step_time (solver), ==, before + 30 * US);
+  g_assert_true (weft_solver_remove_op (solver, 0, ins, &error));
+
+  /* removing K2 (200 us) pulls K3 in after K1 */
+  g_assert_true (weft_solver_remove_op (solver, 0, k2, &error));
+  g_assert_cmpint (step_time (solver), ==, before - 200 * US);
+
+  /* an explicit dependency that closes a loop is refused */
+  g_assert_false (weft_solver_add_dependency (solver, 0, find_named (trace, 0, GEMM, 2), 0, k1, 0, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
+}
+
+static void
+test_scale_and_min_start (void)
+{
+  const GenOp *ops[] = { chain_ops };
+  guint n[] = { G_N_ELEMENTS (chain_ops) };
+  g_autoptr (WeftTrace) trace = gen_trace ("scale", 1, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 k2 = find_named (trace, 0, GEMM, 1);
+  gint64 before = step_time (solver);
+
+  /* all GEMMs twice as fast: the queued chain halves */
+  weft_solver_scale_class (solver, WEFT_KCLASS_GEMM, 0.5);
+  g_assert_cmpint (step_time (solver), ==, before / 2);
+  weft_solver_scale_class (solver, WEFT_KCLASS_GEMM, 2.0);
+  g_assert_cmpint (step_time (solver), ==, before);
+
+  /* a drag: K2 no earlier than 200 us after the start */
+  weft_solver_begin_batch (solver);
+  g_assert_true (weft_solver_set_min_start (solver, 0, k2, weft_solver_start (solver, 0, k2) + 90 * US, &error));
+  g_assert_cmpint (step_time (solver), ==, before); /* not solved inside the batch */
+  weft_solver_end_batch (solver);
+  g_assert_cmpint (step_time (solver), ==, before + 90 * US);
+  g_assert_cmpint (weft_solver_binding (solver, 0, k2, NULL, NULL), ==, WEFT_DEP_USER);
+  g_assert_true (weft_solver_set_min_start (solver, 0, k2, -1, &error));
+  g_assert_cmpint (step_time (solver), ==, before);
+}
+
+static void
+test_insert_collective (void)
+{
+  const GenOp *ops[] = { move_ops, move_ops };
+  guint n[] = { 3, 3 };
+  g_autoptr (WeftTrace) trace = gen_trace ("inscoll", 2, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  WeftSolverCollSpec spec = { WEFT_COLL_ALL_REDUCE, NULL, 1 << 20, "BFloat16", NULL, NULL, 50 * US };
+  WeftSolverPlace places[2];
+  guint32 evs[2], inst;
+  gint64 before = step_time (solver);
+  WeftSolverInstanceInfo info;
+
+  for (guint r = 0; r < 2; r++)
+    {
+      guint32 k2 = find_named (trace, r, GEMM, 1);
+      places[r].rank_index = r;
+      places[r].lane = weft_solver_op_lane (solver, r, k2);
+      places[r].at_time = weft_solver_end (solver, r, k2) + (r ? 3 * US : 0);
+    }
+  inst = weft_solver_insert_collective (solver, &spec, places, 2, evs, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (inst, ==, trace->instances->len - 1);
+  g_assert_true (weft_solver_instance_info (solver, inst, &info, NULL, 0));
+  g_assert_cmpuint (info.n_members, ==, 2);
+  g_assert_cmpint (weft_solver_end (solver, 0, evs[0]), ==, weft_solver_end (solver, 1, evs[1]));
+  g_assert_cmpint (step_time (solver), ==, before + 3 * US + 50 * US);
+  /* deleting one member deletes the collective on every rank */
+  g_assert_true (weft_solver_remove_op (solver, 1, evs[1], &error));
+  g_assert_false (weft_solver_is_node (solver, 0, evs[0]));
+  g_assert_cmpint (step_time (solver), ==, before);
+  g_assert_true (weft_solver_restore_op (solver, 0, evs[0], &error));
+  g_assert_true (weft_solver_is_node (solver, 1, evs[1]));
+  g_assert_cmpint (step_time (solver), ==, before + 3 * US + 50 * US);
 }
 
 /* ---- DLRM: 8 ranks ------------------------------------------------------------ */
@@ -807,5 +989,9 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/late-arrival-delays-all-ranks", test_late_arrival_delays_all_ranks);
   g_test_add_func ("/solver/move-allreduce-to-own-stream", test_move_allreduce_to_own_stream);
   g_test_add_func ("/solver/reversed-collectives-refused", test_reversed_collectives_refused);
+  g_test_add_func ("/solver/sync-shifts-cpu", test_sync_shifts_cpu);
+  g_test_add_func ("/solver/insert-remove-restore", test_insert_remove_restore);
+  g_test_add_func ("/solver/scale-and-min-start", test_scale_and_min_start);
+  g_test_add_func ("/solver/insert-collective", test_insert_collective);
   return g_test_run ();
 }

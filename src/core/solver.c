@@ -2372,8 +2372,8 @@ new_op_node (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, g
   n->release_kind = WEFT_DEP_USER;
   n->w_stream = self->ranks[rank_index].typ_gap;
   n->step = step_like;
-  n->start = at_time;
-  n->end = at_time + ev->dur;
+  n->start = G_MININT64; /* unsolved: the first evaluation propagates */
+  n->end = G_MININT64;
   if (ev->kclass == WEFT_KCLASS_COMM)
     n->flags |= NODE_COMM;
   set_ev_node (self, rank_index, event, v);
@@ -2572,6 +2572,7 @@ weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
   for (guint32 v = n_nodes0; v < self->n_nodes; v++)
     if (self->nodes[v].kind == NODE_OP)
       dirty_around (self, v);
+  heap_push (self, iv);
   g_free (ev_len0);
   g_free (coll_len0);
   g_free (rank_numbers);
