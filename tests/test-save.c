@@ -796,6 +796,50 @@ test_solver_edits (void)
   json_object_put (meta);
 }
 
+/* An edited event keeps every byte of its text except the values of its
+ * top-level ts/dur/pid/tid (a nested "ts" in args is left alone), in
+ * compact JSON and integer-microsecond (old Kineto) style. */
+static void
+test_splice_compact (void)
+{
+  static const char buf[] =
+    "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":2,\"ts\":5,\"dur\":3,\"args\":{\"ts\":99,\"s\":\"}\\\"ts\\\":\"}},"
+    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":7,\"ts\":20,\"dur\":4},"
+    "{\"ph\":\"i\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":30,\"s\":\"t\"}],\"x\":{\"y\":[1,2]}}";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftRank) a = weft_rank_load_buffer ("compact.json", buf, sizeof buf - 1, NULL, &error);
+  g_autoptr (WeftRank) b = NULL;
+  g_autofree char *out = NULL;
+  WeftEvent *e0, *e2;
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->events->len, ==, 3);
+  g_assert_cmpint (a->ts_style, ==, WEFT_TS_ABSOLUTE_US);
+  e0 = weft_rank_event (a, 0);
+  e2 = weft_rank_event (a, 2);
+  /* Event 0: 1.5 us later, 1 us longer, onto event 1's lane (tid 7, after b). */
+  e0->ts += 1500 + 20000;
+  e0->dur += 1000;
+  e0->lane = weft_rank_event (a, 1)->lane;
+  e0->flags |= WEFT_EVENT_EDITED;
+  /* Event 2: a whole microsecond later: integer text. */
+  e2->ts += 1000;
+  e2->flags |= WEFT_EVENT_EDITED;
+
+  out = save_and_read (a, "compact-out.json", NULL);
+  b = load_rank (out);
+  g_assert_cmpuint (b->events->len, ==, 3);
+  g_assert_cmpstr (weft_rank_event (b, 0)->text, ==,
+                   "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":26.500,\"dur\":4,\"args\":{\"ts\":99,\"s\":\"}\\\"ts\\\":\"}}");
+  g_assert_cmpstr (weft_rank_event (b, 1)->text, ==,
+                   "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":7,\"ts\":20,\"dur\":4}");
+  g_assert_cmpstr (weft_rank_event (b, 2)->text, ==, "{\"ph\":\"i\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":31,\"s\":\"t\"}");
+  g_assert_cmpint (weft_rank_event (b, 0)->ts, ==, e0->ts);
+  g_assert_cmpint (weft_rank_event (b, 0)->dur, ==, e0->dur);
+  g_assert_cmpint (weft_rank_event (b, 2)->ts, ==, e2->ts);
+  g_assert_cmpstr (lane_tid (b, weft_rank_event (b, 0)->lane), ==, "7");
+}
+
 static void
 test_weft_key (void)
 {
@@ -883,6 +927,7 @@ main (int argc, char **argv)
   g_test_add_func ("/save/overlap-companion", test_overlap_companion);
   g_test_add_func ("/save/created-and-deleted", test_created_and_deleted);
   g_test_add_func ("/save/weft-key", test_weft_key);
+  g_test_add_func ("/save/splice-compact", test_splice_compact);
   g_test_add_func ("/save/solver-edits", test_solver_edits);
   return g_test_run ();
 }

@@ -25,6 +25,8 @@ weft_cmd_compose (int argc, char **argv)
   int layers = 0, seq = 0, mbs = 0, steps = 0, seed = -1;
   int hidden = 0, ffn = 0, heads = 0, kv_heads = 0, vocab = 0, experts = -1, top_k = 0, moe_ffn = 0;
   double bucket_mb = 0, jitter = -1;
+  double peak_tflops = 0, hbm_tbps = 0, nvlink_gbps = 0, ib_gbps = 0, nvlink_us = -1, ib_us = -1;
+  int gpus_per_node = 0;
   gboolean sp = FALSE, no_prefetch = FALSE, no_reshard = FALSE, ep_overlap = FALSE, quiet = FALSE;
   GOptionEntry entries[] = {
     { "strategy", 's', 0, G_OPTION_ARG_STRING, &strategy, "Strategies: ddp, fsdp, tp, ep, cp, comma-separated (default fsdp)", "LIST" },
@@ -45,6 +47,13 @@ weft_cmd_compose (int argc, char **argv)
     { "experts", 0, 0, G_OPTION_ARG_INT, &experts, "MoE experts (0: dense)", "N" },
     { "top-k", 0, 0, G_OPTION_ARG_INT, &top_k, "MoE experts per token", "N" },
     { "moe-ffn", 0, 0, G_OPTION_ARG_INT, &moe_ffn, "Expert hidden size", "N" },
+    { "peak-tflops", 0, 0, G_OPTION_ARG_DOUBLE, &peak_tflops, "Hardware: dense BF16 peak, TFLOP/s", "X" },
+    { "hbm-tbps", 0, 0, G_OPTION_ARG_DOUBLE, &hbm_tbps, "Hardware: HBM bandwidth, TB/s", "X" },
+    { "nvlink-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &nvlink_gbps, "Hardware: collective bus bandwidth inside a node, GB/s", "X" },
+    { "nvlink-us", 0, 0, G_OPTION_ARG_DOUBLE, &nvlink_us, "Hardware: collective latency inside a node, us", "X" },
+    { "ib-gbps", 0, 0, G_OPTION_ARG_DOUBLE, &ib_gbps, "Hardware: collective bus bandwidth across nodes, GB/s", "X" },
+    { "ib-us", 0, 0, G_OPTION_ARG_DOUBLE, &ib_us, "Hardware: collective latency across nodes, us", "X" },
+    { "gpus-per-node", 0, 0, G_OPTION_ARG_INT, &gpus_per_node, "Hardware: GPUs per node (default 8)", "N" },
     { "sp", 0, 0, G_OPTION_ARG_NONE, &sp, "Sequence parallel with TP", NULL },
     { "no-prefetch", 0, 0, G_OPTION_ARG_NONE, &no_prefetch, "FSDP: all-gathers wait for the compute stream (no overlap)", NULL },
     { "no-reshard", 0, 0, G_OPTION_ARG_NONE, &no_reshard, "FSDP: keep parameters after forward (no all-gather in backward)", NULL },
@@ -83,6 +92,22 @@ weft_cmd_compose (int argc, char **argv)
     p.model.layers = 4;   /* keep the default trace small; --layers for more */
   if (hw != NULL && !weft_compose_params_set_hardware (&p, hw, &error))
     return weft_cli_fail ("compose: %s", error->message);
+  if (peak_tflops > 0)
+    p.hw.peak_flops = peak_tflops * 1e12;
+  if (hbm_tbps > 0)
+    p.hw.hbm_bytes_per_s = hbm_tbps * 1e12;
+  if (nvlink_gbps > 0)
+    p.hw.nvlink_bus_bw = nvlink_gbps;
+  if (ib_gbps > 0)
+    p.hw.ib_bus_bw = ib_gbps;
+  if (nvlink_us >= 0)
+    p.hw.nvlink_alpha_ns = (gint64) (nvlink_us * 1000);
+  if (ib_us >= 0)
+    p.hw.ib_alpha_ns = (gint64) (ib_us * 1000);
+  if (gpus_per_node < 0 || gpus_per_node > 64)
+    return weft_cli_fail ("compose: --gpus-per-node %d out of range 1..64", gpus_per_node);
+  if (gpus_per_node > 0)
+    p.hw.gpus_per_node = gpus_per_node;
   if (strategy != NULL && !weft_compose_parse_strategies (strategy, &p.strategies, &error))
     return weft_cli_fail ("compose: %s", error->message);
   if (dp == 0)

@@ -746,6 +746,158 @@ created_args (WeftRank *rank, guint32 idx, json_object *obj)
     json_object_object_del (obj, "args");
 }
 
+/* ---- splicing: edited events keep their text except the changed values ---- */
+
+typedef struct
+{
+  const char *key;     /* top-level key of the event object */
+  const char *value;   /* new raw JSON value text */
+  gsize       vstart;  /* found value range in the text, vend == 0: not found */
+  gsize       vend;
+} Splice;
+
+static gsize
+skip_ws (const char *t, gsize i, gsize len)
+{
+  while (i < len && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t'))
+    i++;
+  return i;
+}
+
+/* End of the string starting at the quote t[i]; len when unterminated. */
+static gsize
+skip_string (const char *t, gsize i, gsize len)
+{
+  for (i++; i < len; i++)
+    {
+      if (t[i] == '\\')
+        i++;
+      else if (t[i] == '"')
+        return i + 1;
+    }
+  return len;
+}
+
+/* End of the JSON value starting at t[i] (already validated by the loader). */
+static gsize
+skip_value (const char *t, gsize i, gsize len)
+{
+  if (i >= len)
+    return len;
+  if (t[i] == '"')
+    return skip_string (t, i, len);
+  if (t[i] == '{' || t[i] == '[')
+    {
+      int depth = 0;
+      for (; i < len; i++)
+        {
+          if (t[i] == '"')
+            {
+              i = skip_string (t, i, len) - 1;
+              continue;
+            }
+          if (t[i] == '{' || t[i] == '[')
+            depth++;
+          else if (t[i] == '}' || t[i] == ']')
+            {
+              if (--depth == 0)
+                return i + 1;
+            }
+        }
+      return len;
+    }
+  while (i < len && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' && t[i] != '\r' &&
+         t[i] != '\t')
+    i++;
+  return i;
+}
+
+/* Rewrites the values of the given top-level keys in the object text, keeping
+ * every other byte; keys that are absent are appended before the closing
+ * brace. NULL when the text is not a plain object. */
+static char *
+splice_event (const char *t, gsize len, Splice *sp, guint n)
+{
+  gsize i = skip_ws (t, 0, len);
+  GString *out;
+  gsize pos = 0, close;
+
+  if (i >= len || t[i] != '{')
+    return NULL;
+  i = skip_ws (t, i + 1, len);
+  while (i < len && t[i] != '}')
+    {
+      gsize kstart, kend, vstart, vend;
+      if (t[i] != '"')
+        return NULL;
+      kstart = i + 1;
+      kend = skip_string (t, i, len);
+      if (kend >= len)
+        return NULL;
+      i = skip_ws (t, kend, len);
+      if (i >= len || t[i] != ':')
+        return NULL;
+      vstart = skip_ws (t, i + 1, len);
+      vend = skip_value (t, vstart, len);
+      if (vend >= len || vend == vstart)
+        return NULL;
+      for (guint k = 0; k < n; k++)
+        if (kend - 1 - kstart == strlen (sp[k].key) && memcmp (t + kstart, sp[k].key, kend - 1 - kstart) == 0)
+          {
+            sp[k].vstart = vstart;
+            sp[k].vend = vend;
+          }
+      i = skip_ws (t, vend, len);
+      if (i < len && t[i] == ',')
+        i = skip_ws (t, i + 1, len);
+      else if (i >= len || t[i] != '}')
+        return NULL;
+    }
+  if (i >= len)
+    return NULL;
+  close = i;
+
+  out = g_string_sized_new (len + 32);
+  /* Replacements in text order (n is tiny: insertion order by vstart). */
+  for (;;)
+    {
+      guint best = n;
+      for (guint k = 0; k < n; k++)
+        if (sp[k].vend != 0 && sp[k].vstart >= pos && (best == n || sp[k].vstart < sp[best].vstart))
+          best = k;
+      if (best == n)
+        break;
+      g_string_append_len (out, t + pos, (gssize) (sp[best].vstart - pos));
+      g_string_append (out, sp[best].value);
+      pos = sp[best].vend;
+      sp[best].vend = 0; /* done */
+      sp[best].vstart = G_MAXSIZE;
+    }
+  {
+    /* Keys not found: before the closing brace, after any trailing blanks
+     * of the last value. */
+    gsize tail = close;
+    gboolean empty = TRUE;
+    while (tail > pos && (t[tail - 1] == ' ' || t[tail - 1] == '\n' || t[tail - 1] == '\r' || t[tail - 1] == '\t'))
+      tail--;
+    for (gsize q = skip_ws (t, 0, len) + 1; q < close; q++)
+      if (t[q] != ' ' && t[q] != '\n' && t[q] != '\r' && t[q] != '\t')
+        {
+          empty = FALSE;
+          break;
+        }
+    g_string_append_len (out, t + pos, (gssize) (tail - pos));
+    for (guint k = 0; k < n; k++)
+      if (sp[k].vstart != G_MAXSIZE)
+        {
+          g_string_append_printf (out, "%s\"%s\": %s", empty ? "" : ", ", sp[k].key, sp[k].value);
+          empty = FALSE;
+        }
+    g_string_append_len (out, t + tail, (gssize) (len - tail));
+  }
+  return g_string_free (out, FALSE);
+}
+
 /* Returns the event's JSON text (g_free'd by the caller). */
 static char *
 serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
@@ -765,6 +917,37 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
     }
   else if (plan->level != NULL)
     level = plan->level[idx];
+
+  /* Edited (not created) events: splice the new ts/dur/pid/tid values into
+   * the original text; every other byte stays as read. */
+  if (!(ev->flags & WEFT_EVENT_CREATED) && ev->text != NULL && ev->text_len > 0 && ev->ph != WEFT_PH_M)
+    {
+      char ts_buf[32], dur_buf[32];
+      g_autofree char *tid = NULL;
+      Splice sp[4];
+      guint n = 0;
+      gint64 ts = timing->ts;
+
+      if (rank->ts_style == WEFT_TS_RELATIVE)
+        ts -= rank->base_ns;
+      weft_format_time (ts, rank->ts_style, ts_buf);
+      sp[n++] = (Splice) { "ts", ts_buf, 0, 0 };
+      if (timing == ev && (ev->flags & WEFT_EVENT_HAS_DUR))
+        {
+          weft_format_time (ev->dur, rank->ts_style, dur_buf);
+          sp[n++] = (Splice) { "dur", dur_buf, 0, 0 };
+        }
+      if (lane_idx != WEFT_NONE && lane_idx < rank->lanes->len)
+        {
+          const WeftLane *lane = weft_rank_lane (rank, lane_idx);
+          tid = companion_tid_text (rank, lane, level);
+          sp[n++] = (Splice) { "pid", weft_rank_string (rank, lane->pid_text), 0, 0 };
+          sp[n++] = (Splice) { "tid", tid, 0, 0 };
+        }
+      text = splice_event (ev->text, ev->text_len, sp, n);
+      if (text != NULL)
+        return text;
+    }
 
   if (ev->text != NULL && ev->text_len > 0)
     {
