@@ -504,6 +504,75 @@ test_overlays (void)
   painted_clear (&p);
 }
 
+
+/* Solved times with a generation: cached per row, re-read when it changes. */
+static void
+test_solved_times_cached (void)
+{
+  Painted p = { 0 };
+  WeftRank *rank;
+  guint32 first, last;
+  g_autofree gint64 *start = NULL;
+  g_autofree gint64 *end = NULL;
+  const gint64 *starts[1], *ends[1];
+  WeftRenderTimes times;
+  double x0, x1, y0, y1, lx0, lx1, ly0, ly1;
+  guint32 colour, bg;
+  const gint64 shift = 5000000; /* 5 ms later: past the 4 ms the kernels span */
+
+  p.trace = gen_trace (1, 2000);
+  rank = weft_trace_rank (p.trace, 0);
+  first = find_kernel (rank, "vectorized_elementwise", 0);
+  last = find_kernel (rank, "vectorized_elementwise", 1999);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 1200;
+  p.view.span.end += shift + 100000;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  colour = rgb_of (weft_render_event_color (rank, weft_rank_event (rank, first), FALSE));
+  bg = rgb_of (weft_render_background_color (FALSE));
+
+  start = g_new (gint64, rank->events->len);
+  end = g_new (gint64, rank->events->len);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftTimeSpan sp = weft_render_event_span (p.trace, NULL, 0, i);
+      start[i] = sp.begin;
+      end[i] = sp.end;
+    }
+  starts[0] = start;
+  ends[0] = end;
+  times = (WeftRenderTimes) { NULL, NULL, 1, starts, ends, 1 };
+
+  /* generation 1: as observed */
+  paint_view (&p, &times, NULL);
+  event_box (&p, 0, first, &times, &x0, &x1, &y0, &y1);
+  event_box (&p, 0, last, &times, &lx0, &lx1, &ly0, &ly1);
+  g_assert_cmpfloat (box_fraction (p.surface, x0, lx1, y0, y1, colour), >, 0.8);
+
+  /* every tiny kernel 5 ms later, generation 2: the row is re-read */
+  for (guint i = 0; i < rank->events->len; i++)
+    if (g_str_has_prefix (weft_rank_string (rank, weft_rank_event (rank, i)->name), "vectorized_elementwise"))
+      start[i] += shift, end[i] += shift;
+  times.generation = 2;
+  paint_view (&p, &times, NULL);
+  g_assert_cmpfloat (box_fraction (p.surface, x0, lx1, y0, y1, colour), ==, 0.0);
+  g_assert_cmpfloat (box_fraction (p.surface, x0, lx1, y0, y1, bg), >, 0.8);
+  event_box (&p, 0, first, &times, &x0, &x1, &y0, &y1);
+  event_box (&p, 0, last, &times, &lx0, &lx1, &ly0, &ly1);
+  g_assert_cmpfloat (box_fraction (p.surface, x0, lx1, y0, y1, colour), >, 0.8);
+  /* the same times without a generation agree with the cached paint */
+  {
+    cairo_surface_t *cached = cairo_surface_reference (p.surface);
+    int dx0, dx1, dy0, dy1;
+    times.generation = 0;
+    paint_view (&p, &times, NULL);
+    g_assert_cmpuint (diff_pixels (cached, p.surface, &dx0, &dx1, &dy0, &dy1), ==, 0);
+    cairo_surface_destroy (cached);
+  }
+  painted_clear (&p);
+}
+
 static void
 test_solved_times (void)
 {
@@ -919,6 +988,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/paint/generated", test_paint_generated);
   g_test_add_func ("/render/paint/solved-times", test_solved_times);
   g_test_add_func ("/render/paint/overlays", test_overlays);
+  g_test_add_func ("/render/paint/solved-times-cached", test_solved_times_cached);
   g_test_add_func ("/render/overlap-band", test_overlap_band);
   g_test_add_func ("/render/lod", test_lod);
   g_test_add_func ("/render/ruler", test_ruler);
