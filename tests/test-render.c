@@ -898,6 +898,16 @@ test_files (void)
     a = cairo_image_surface_create_from_png (path);
     g_assert_cmpint (cairo_image_surface_get_height (a), ==, 300);
     cairo_surface_destroy (a);
+    /* shorter than the rows: the rows below are cut, nothing else */
+    o.ranks = NULL;
+    o.n_ranks = 0;
+    o.height = 100;
+    g_assert_true (weft_render_to_file (trace, &o, path, &error));
+    g_assert_no_error (error);
+    a = cairo_image_surface_create_from_png (path);
+    g_assert_cmpint (cairo_image_surface_get_height (a), ==, 100);
+    cairo_surface_destroy (a);
+    o.height = 0;
   }
 
   /* errors: bad extension, unknown rank, unwritable place */

@@ -268,6 +268,17 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
 
 /* ---- layout ---------------------------------------------------------------------------- */
 
+static void
+label_glyphs_free (gpointer data)
+{
+  WeftLabelGlyphs *g = data;
+  if (g->font != NULL)
+    cairo_scaled_font_destroy (g->font);
+  g_free (g->glyphs);
+  g_free (g->right);
+  g_free (g);
+}
+
 typedef struct
 {
   guint32 lane;
@@ -311,6 +322,7 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
   self->n_ranks = trace->ranks->len;
   self->ranks = g_new0 (WeftRankLayout, self->n_ranks);
   self->labels = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_object_unref);
+  self->glyphs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, label_glyphs_free);
   fm = pango_cairo_font_map_get_default ();
   self->pango = pango_font_map_create_context (fm);
 
@@ -421,6 +433,7 @@ weft_layout_free (WeftLayout *self)
   g_free (self->ranks);
   g_array_free (self->rows, TRUE);
   g_hash_table_destroy (self->labels);
+  g_hash_table_destroy (self->glyphs);
   if (self->row_labels != NULL)
     g_ptr_array_free (self->row_labels, TRUE);
   g_object_unref (self->pango);
@@ -519,6 +532,13 @@ weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int
   return pl;
 }
 
+static void
+clear_object (gpointer obj)
+{
+  if (obj != NULL)
+    g_object_unref (obj);
+}
+
 PangoLayout *
 weft_layout_row_label (const WeftLayout *layout, guint row)
 {
@@ -528,7 +548,7 @@ weft_layout_row_label (const WeftLayout *layout, guint row)
   g_return_val_if_fail (row < layout->rows->len, NULL);
   if (self->row_labels == NULL)
     {
-      self->row_labels = g_ptr_array_new_with_free_func (g_object_unref);
+      self->row_labels = g_ptr_array_new_with_free_func (clear_object);
       g_ptr_array_set_size (self->row_labels, (gint) layout->rows->len);
     }
   pl = g_ptr_array_index (self->row_labels, row);
@@ -546,6 +566,80 @@ weft_layout_row_label (const WeftLayout *layout, guint row)
       g_ptr_array_index (self->row_labels, row) = pl;
     }
   return pl;
+}
+
+const WeftLabelGlyphs *
+weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name)
+{
+  gint64 key = ((gint64) rank_index << 32) | name;
+  WeftLabelGlyphs *g = g_hash_table_lookup (layout->glyphs, &key);
+  PangoLayout *pl;
+  PangoLayoutLine *line;
+  PangoFont *font = NULL;
+  double x = 0, baseline;
+  gboolean ok = TRUE;
+  GArray *glyphs, *right;
+  gint64 *k;
+
+  if (g != NULL)
+    return g;
+  g = g_new0 (WeftLabelGlyphs, 1);
+  pl = weft_layout_label (layout, rank_index, name, NULL);
+  baseline = pango_layout_get_baseline (pl) / (double) PANGO_SCALE;
+  line = pango_layout_get_line_readonly (pl, 0);
+  glyphs = g_array_new (FALSE, FALSE, sizeof (cairo_glyph_t));
+  right = g_array_new (FALSE, FALSE, sizeof (double));
+  for (GSList *r = line != NULL ? line->runs : NULL; r != NULL && ok; r = r->next)
+    {
+      PangoGlyphItem *run = r->data;
+      PangoGlyphString *gs = run->glyphs;
+      if (font == NULL)
+        font = run->item->analysis.font;
+      else if (font != run->item->analysis.font)
+        ok = FALSE;
+      for (int i = 0; i < gs->num_glyphs && ok; i++)
+        {
+          PangoGlyphInfo *gi = &gs->glyphs[i];
+          cairo_glyph_t cg;
+          double adv = gi->geometry.width / (double) PANGO_SCALE;
+          if (gi->glyph == PANGO_GLYPH_EMPTY)
+            {
+              x += adv;
+              continue;
+            }
+          if (gi->glyph & PANGO_GLYPH_UNKNOWN_FLAG)
+            {
+              ok = FALSE;
+              break;
+            }
+          cg.index = gi->glyph;
+          cg.x = x + gi->geometry.x_offset / (double) PANGO_SCALE;
+          cg.y = baseline + gi->geometry.y_offset / (double) PANGO_SCALE;
+          x += adv;
+          g_array_append_val (glyphs, cg);
+          g_array_append_val (right, x);
+        }
+    }
+  if (ok && font != NULL && PANGO_IS_CAIRO_FONT (font))
+    {
+      cairo_scaled_font_t *sf = pango_cairo_font_get_scaled_font (PANGO_CAIRO_FONT (font));
+      if (sf != NULL && cairo_scaled_font_status (sf) == CAIRO_STATUS_SUCCESS)
+        {
+          g->font = cairo_scaled_font_reference (sf);
+          g->n = (int) glyphs->len;
+          g->glyphs = (cairo_glyph_t *) (void *) g_array_free (glyphs, FALSE);
+          g->right = (double *) (void *) g_array_free (right, FALSE);
+          glyphs = right = NULL;
+        }
+    }
+  if (glyphs != NULL)
+    g_array_free (glyphs, TRUE);
+  if (right != NULL)
+    g_array_free (right, TRUE);
+  k = g_new (gint64, 1);
+  *k = key;
+  g_hash_table_insert (layout->glyphs, k, g);
+  return g;
 }
 
 /* ---- labels ----------------------------------------------------------------------------- */

@@ -412,34 +412,54 @@ paint_labels (Paint *p)
 {
   cairo_t *cr = p->cr;
   WeftRgba dark_text = { 0.08, 0.08, 0.1, 1 }, light_text = { 1, 1, 1, 1 };
+  cairo_glyph_t buf[256];
 
   for (int pass = 0; pass < 2; pass++)
     {
       gboolean light = pass == 1;
+      cairo_scaled_font_t *current = NULL;
       set_source (cr, light ? light_text : dark_text, 0.95);
       for (guint i = 0; i < p->labels->len; i++)
         {
           const Label *l = &g_array_index (p->labels, Label, i);
-          int tw;
-          PangoLayout *pl;
+          const WeftLabelGlyphs *g;
           if (l->light_text != light)
             continue;
-          pl = weft_layout_label (p->layout, l->rank_index, l->name, &tw);
-          if (tw <= 0)
-            continue;
-          if (tw + 4 <= l->w)
+          g = weft_layout_label_glyphs (p->layout, l->rank_index, l->name);
+          if (g->font != NULL)
             {
-              cairo_move_to (cr, l->x + 2.0, l->y + 1.5);
-              pango_cairo_show_layout (cr, pl);
+              /* the glyphs that fit, shifted to the box */
+              double avail = l->w - 4.0;
+              int n = 0;
+              while (n < g->n && n < (int) G_N_ELEMENTS (buf) && g->right[n] <= avail)
+                {
+                  buf[n].index = g->glyphs[n].index;
+                  buf[n].x = g->glyphs[n].x + l->x + 2.0;
+                  buf[n].y = g->glyphs[n].y + l->y + 1.5;
+                  n++;
+                }
+              if (n == 0)
+                continue;
+              if (g->font != current)
+                {
+                  cairo_set_scaled_font (cr, g->font);
+                  current = g->font;
+                }
+              cairo_show_glyphs (cr, buf, n);
             }
           else
             {
+              int tw;
+              PangoLayout *pl = weft_layout_label (p->layout, l->rank_index, l->name, &tw);
+              if (tw <= 0)
+                continue;
               cairo_save (cr);
               cairo_rectangle (cr, l->x + 1.0, l->y, l->w - 2.0, WEFT_RENDER_LANE_ROW);
               cairo_clip (cr);
               cairo_move_to (cr, l->x + 2.0, l->y + 1.5);
               pango_cairo_show_layout (cr, pl);
               cairo_restore (cr);
+              current = NULL;
             }
           p->stats.labels++;
         }

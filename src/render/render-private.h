@@ -143,6 +143,7 @@ struct _WeftLayout
   guint           n_ranks;
   /* label cache: (rank_index << 32 | name) -> PangoLayout */
   GHashTable     *labels;
+  GHashTable     *glyphs;      /* same key -> WeftLabelGlyphs */
   PangoContext   *pango;
   GPtrArray      *row_labels;  /* PangoLayout per row (lane headers), NULL until painted */
 };
@@ -157,6 +158,20 @@ WeftDepthRow weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane
                                           const WeftRankTimes *rt);
 /* Cached label layout of a string of a rank (font: small sans). */
 PangoLayout *weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width);
+
+/* The same label as positioned glyphs in one cairo font (shaped once), so
+ * a frame draws each label with one cairo_show_glyphs and truncates it at
+ * a glyph boundary instead of clipping. NULL font: use the PangoLayout
+ * (several fonts, unknown glyphs). */
+typedef struct
+{
+  cairo_scaled_font_t *font;
+  cairo_glyph_t       *glyphs;   /* relative to the label's top-left */
+  double              *right;    /* right edge of glyph i */
+  int                  n;
+} WeftLabelGlyphs;
+
+const WeftLabelGlyphs *weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name);
 
 /* y (screen) of the depth sub-row of a row. */
 static inline double
