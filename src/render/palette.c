@@ -243,10 +243,9 @@ weft_render_format_time (gint64 ns, gint64 step)
 
 /* ---- view ------------------------------------------------------------------------ */
 
-void
-weft_view_fit_all (WeftView *view, WeftTrace *trace)
+static void
+fit_span (WeftView *view, WeftTimeSpan span)
 {
-  WeftTimeSpan span = trace != NULL ? weft_trace_time_span (trace) : (WeftTimeSpan) { 0, 0 };
   gint64 d = span.end - span.begin;
   gint64 margin = d / 100;
 
@@ -260,12 +259,19 @@ weft_view_fit_all (WeftView *view, WeftTrace *trace)
 }
 
 void
+weft_view_fit_all (WeftView *view, WeftTrace *trace)
+{
+  fit_span (view, trace != NULL ? weft_trace_time_span (trace) : (WeftTimeSpan) { 0, 0 });
+}
+
+void
 weft_view_init (WeftView *view, WeftTrace *trace)
 {
+  WeftTimeSpan span = trace != NULL ? weft_trace_time_span (trace) : (WeftTimeSpan) { 0, 0 };
+
   memset (view, 0, sizeof *view);
-  weft_view_fit_all (view, trace);
-  if (trace != NULL)
-    view->origin = weft_trace_time_span (trace).begin;
+  fit_span (view, span);
+  view->origin = span.begin;
   view->width = 1200;
   view->height = 800;
   view->show_steps = TRUE;
