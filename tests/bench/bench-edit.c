@@ -1,0 +1,263 @@
+/* bench-edit.c: the editing core while a collective is dragged.
+ *
+ *   bench-edit [--ops-per-rank N] [--motions N] [--out DIR]
+ *
+ * Input: a generated 8-rank step written here as Kineto JSON (N compute
+ * kernels per rank, default 25,600: 204,800 compute ops plus an all-reduce
+ * every 64 kernels on an NCCL stream, framed by the ProcessGroupNCCL
+ * cudaEventRecord/cudaStreamWaitEvent pattern, launched from one CPU
+ * thread), loaded with the real loader into a WeftEditSession.
+ *
+ * Measured per pointer motion, as the window does it (the part of the
+ * motion-to-frame latency that is not drawing): inside one gesture,
+ * weft_edit_move_time of an all-reduce instance on all 8 ranks (history
+ * merge + solver incremental re-solve of everything after it on every
+ * rank), then weft_edit_session_metrics (the metric chips). Also a drag of
+ * the same collective across streams (weft_edit_move_to_stream, every rank),
+ * the undo and redo of the finished gesture, and a whole-class retime.
+ * Medians and p90 over --motions motions (default 201) for a collective in
+ * the middle of the step and one near its end. Figures in
+ * docs/benchmarks.md (## Editing). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "../testutil.h"
+#include "weft/weft.h"
+#include "weft/weft-edit.h"
+
+static gint
+cmp_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+static double
+pct_ms (GArray *ns, double p)
+{
+  g_array_sort (ns, cmp_i64);
+  return ns->len ? g_array_index (ns, gint64, (guint) ((ns->len - 1) * p)) / 1e6 : 0;
+}
+
+static gint64
+now_ns (void)
+{
+  return g_get_monotonic_time () * 1000;
+}
+
+/* One rank of the generated step (times in us with 3 decimals, as Kineto). */
+static void
+write_rank (const char *path, int rank, int world, guint n_ops)
+{
+  FILE *f = fopen (path, "w");
+  double t = 1000.0, cpu = 0.0, comm_free = 0.0;
+  int corr = 1, ext = 1, seq = 0;
+  GRand *rand = g_rand_new_with_seed (2000 + rank);
+
+  g_assert_nonnull (f);
+  fprintf (f, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d}, "
+              "\"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\": [\n",
+           rank, world);
+  fprintf (f, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, "
+              "\"ts\": 0.000, \"dur\": %.3f}",
+           n_ops * 40.0 + 1e6);
+  for (guint i = 0; i < n_ops; i++)
+    {
+      double dur = 5.0 + g_rand_double (rand) * 20.0;
+      cpu += 4.0;
+      if (t < cpu + 6.0)
+        t = cpu + 6.0;
+      fprintf (f,
+               ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+               "\"ts\": %.3f, \"dur\": 3.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+               ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %.3f, "
+               "\"dur\": %.3f, \"args\": {\"stream\": 7, \"correlation\": %d, \"External id\": %d}}",
+               cpu, corr, ext,
+               i % 3 ? "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x128x64"
+                     : "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16> >",
+               t, dur, corr, ext);
+      t += dur + 1.0;
+      corr++;
+      ext++;
+      if (i % 64 == 63)
+        {
+          double start = MAX (t, comm_free), d = 80.0;
+          fprintf (f,
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaEventRecord\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 1.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamWaitEvent\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 1.000, \"args\": {\"correlation\": %d, \"External id\": %d}}",
+                   cpu + 1.0, corr, ext, cpu + 2.0, corr + 1, ext);
+          corr += 2;
+          cpu += 3.0;
+          fprintf (f,
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 3.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+                   ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                   "\"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)\", \"pid\": 0, "
+                   "\"tid\": 20, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"stream\": 20, \"correlation\": %d, "
+                   "\"External id\": %d, \"Collective name\": \"allreduce\", \"In msg nelems\": 1048576, "
+                   "\"Out msg nelems\": 1048576, \"Group size\": %d, \"dtype\": \"BFloat16\", "
+                   "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+                   "\"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, 7]\", \"Seq\": %d}}",
+                   cpu, corr, ext, start + 2.0 * (rank % 3), d, corr, ext, world, seq++);
+          comm_free = start + 2.0 * (rank % 3) + d;
+          corr++;
+          ext++;
+        }
+    }
+  fprintf (f, "\n]}\n");
+  fclose (f);
+  g_rand_free (rand);
+}
+
+/* The k-th all-reduce member on rank index 0. */
+static WeftOpRef
+nth_collective (WeftEditSession *s, guint k)
+{
+  WeftRank *rank = weft_trace_rank (weft_edit_session_get_trace (s), 0);
+  WeftCollective *c;
+  g_assert_cmpuint (k, <, rank->collectives->len);
+  c = &g_array_index (rank->collectives, WeftCollective, k);
+  return (WeftOpRef) { 0, c->event };
+}
+
+static void
+drag_case (WeftEditSession *s, const char *label, WeftOpRef op, guint motions)
+{
+  WeftSolver *solver = weft_edit_session_get_solver (s);
+  g_autoptr (GArray) t_move = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) t_frame = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) t_stream = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gint64 start0 = weft_solver_start (solver, op.rank_index, op.event);
+  gint64 t0, t1, t2, t_undo, t_redo;
+  WeftMetrics m;
+
+  /* a drag in time: 10 us to 500 us later than where it was, a new
+   * position at every motion (later: everything after it moves) */
+  weft_edit_session_begin_gesture (s);
+  for (guint k = 0; k < motions; k++)
+    {
+      gint64 at = start0 + (gint64) ((k % 50) + 1) * 10000;
+      t0 = now_ns ();
+      if (!weft_edit_move_time (s, op, MAX (at, 0), TRUE, NULL))
+        g_error ("move refused");
+      t1 = now_ns ();
+      weft_edit_session_metrics (s, &m, NULL);
+      t2 = now_ns ();
+      g_array_append_val (t_move, (gint64) { t1 - t0 });
+      g_array_append_val (t_frame, (gint64) { t2 - t0 });
+    }
+  weft_edit_session_end_gesture (s);
+  t0 = now_ns ();
+  weft_edit_session_undo (s, NULL);
+  t_undo = now_ns () - t0;
+  t0 = now_ns ();
+  weft_edit_session_redo (s, NULL);
+  t_redo = now_ns () - t0;
+  weft_edit_session_undo (s, NULL);
+
+  /* a drag across streams, every rank's member (20 <-> 21) */
+  weft_edit_session_begin_gesture (s);
+  for (guint k = 0; k < MIN (motions, 41u); k++)
+    {
+      t0 = now_ns ();
+      if (!weft_edit_move_to_stream (s, op, k % 2 ? 20 : 21, -1, TRUE, NULL))
+        g_error ("stream move refused");
+      t1 = now_ns ();
+      g_array_append_val (t_stream, (gint64) { t1 - t0 });
+    }
+  weft_edit_session_end_gesture (s);
+  weft_edit_session_undo (s, NULL);
+
+  printf ("| %s | %.3f ms (p90 %.3f) | %.3f ms (p90 %.3f) | %.3f ms (p90 %.3f) | %.2f ms | %.2f ms |\n", label,
+          pct_ms (t_move, 0.5), pct_ms (t_move, 0.9), pct_ms (t_frame, 0.5), pct_ms (t_frame, 0.9),
+          pct_ms (t_stream, 0.5), pct_ms (t_stream, 0.9), t_undo / 1e6, t_redo / 1e6);
+  fflush (stdout);
+}
+
+int
+main (int argc, char **argv)
+{
+  int ops_per_rank = 25600, motions = 201;
+  g_autofree char *out_dir = NULL;
+  GOptionEntry entries[] = {
+    { "ops-per-rank", 0, 0, G_OPTION_ARG_INT, &ops_per_rank, "compute kernels per rank of the generated step", "N" },
+    { "motions", 0, 0, G_OPTION_ARG_INT, &motions, "pointer motions per drag", "N" },
+    { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_dir, "write the generated step into DIR (kept)", "DIR" },
+    { NULL }
+  };
+  g_autoptr (GOptionContext) ctx = g_option_context_new ("- editing core benchmark");
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = NULL;
+  WeftTrace *trace;
+  g_autoptr (WeftEditSession) s = NULL;
+  guint n_ops = 0, n_coll;
+  gint64 t0, t_load, t_session, t_scale;
+
+  g_option_context_add_main_entries (ctx, entries, NULL);
+  if (!g_option_context_parse (ctx, &argc, &argv, &error))
+    g_error ("%s", error->message);
+  ops_per_rank = CLAMP (ops_per_rank, 128, 10000000);
+  motions = CLAMP (motions, 3, 100000);
+
+  dir = out_dir ? g_strdup (out_dir) : g_build_filename (weft_test_tmpdir (), "bench-edit", NULL);
+  g_mkdir_with_parents (dir, 0755);
+  for (int r = 0; r < 8; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank%d_trace.json", r);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      write_rank (path, r, 8, (guint) ops_per_rank);
+    }
+  t0 = now_ns ();
+  trace = weft_trace_load (dir, NULL, NULL, &error);
+  t_load = now_ns () - t0;
+  if (trace == NULL)
+    g_error ("%s", error->message);
+  t0 = now_ns ();
+  s = weft_edit_session_new (trace, dir, &error);
+  t_session = now_ns () - t0;
+  if (s == NULL)
+    g_error ("%s", error->message);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (guint32 e = 0; e < rank->events->len; e++)
+        if (weft_solver_is_node (weft_edit_session_get_solver (s), r, e))
+          n_ops++;
+    }
+  n_coll = weft_trace_rank (trace, 0)->collectives->len;
+  printf ("generated 8 ranks x %d kernels: %u GPU ops, %u all-reduce instances; load %.0f ms, session (solver) %.0f ms\n\n",
+          ops_per_rank, n_ops, trace->instances->len, t_load / 1e6, t_session / 1e6);
+  printf ("| dragged all-reduce (all 8 ranks) | move (edit + re-solve) | move + metrics (per frame) | move to stream | undo gesture | redo gesture |\n");
+  printf ("|---|---|---|---|---|---|\n");
+  drag_case (s, "middle of the step", nth_collective (s, n_coll / 2), (guint) motions);
+  drag_case (s, "near the end", nth_collective (s, n_coll - 2), (guint) motions);
+  {
+    /* the worst case: a compute kernel early in rank 0's step drags everything after it, and
+     * through the all-reduces every other rank too */
+    WeftRank *rank0 = weft_trace_rank (trace, 0);
+    WeftOpRef k = { 0, WEFT_NONE };
+    guint seen = 0;
+    for (guint32 e = 0; e < rank0->events->len && k.event == WEFT_NONE; e++)
+      if (weft_solver_is_node (weft_edit_session_get_solver (s), 0, e) && weft_rank_event (rank0, e)->coll == WEFT_NONE &&
+          ++seen == (guint) ops_per_rank / 10)
+        k.event = e;
+    g_assert_cmpuint (k.event, !=, WEFT_NONE);
+    drag_case (s, "(a compute kernel at 10% of rank 0's step)", k, (guint) motions);
+  }
+
+  t0 = now_ns ();
+  weft_edit_scale_class (s, WEFT_KCLASS_GEMM, 0.8, NULL, NULL);
+  t_scale = now_ns () - t0;
+  t0 = now_ns ();
+  weft_edit_session_undo (s, NULL);
+  printf ("\nscale every GEMM x0.8 (%u ops): %.1f ms, undo %.1f ms\n", n_ops * 2 / 3, t_scale / 1e6,
+          (now_ns () - t0) / 1e6);
+  return 0;
+}
