@@ -1321,6 +1321,45 @@ test_recovery (void)
   }
 }
 
+/* With a maximum depth, what falls off the history stays in the log, the
+ * saved "weft" key and the recovery file. */
+static void
+test_max_depth_log (void)
+{
+  g_autofree char *dir = write_trace ("max-depth");
+  g_autoptr (WeftEditSession) s = open_session (dir);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) done = NULL;
+  g_autofree char *rec = NULL;
+
+  weft_history_set_max_depth (weft_edit_session_get_history (s), 2);
+  g_assert_true (weft_edit_set_duration (s, find_op (s, 0, N_G1), 70000, NULL));
+  g_assert_true (weft_edit_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, NULL));
+  g_assert_true (weft_edit_scale_collective (s, WEFT_COLL_ALL_GATHER, 2.0, NULL, NULL));
+  g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 2);
+  done = snapshot (s);
+  {
+    g_autoptr (json_object) log = weft_edit_session_log (s);
+    g_assert_cmpuint (json_object_array_length (log), ==, 1 + 2 + 1);
+    g_assert_cmpstr (json_object_get_string (json_object_object_get (json_object_array_get_idx (log, 0), "op")), ==,
+                     "set_duration");
+  }
+  g_assert_true (weft_edit_session_write_recovery (s, &error));
+  g_assert_no_error (error);
+  rec = weft_recovery_find (dir);
+  g_assert_nonnull (rec);
+  {
+    g_autoptr (WeftEditSession) s2 = open_session (dir);
+    g_autoptr (GArray) restored = NULL;
+    if (!weft_recovery_apply (s2, rec, &error))
+      g_error ("%s", error->message);
+    restored = snapshot (s2);
+    assert_same_snapshot (done, restored, "restored with entries that fell off the history");
+  }
+  weft_recovery_discard (dir);
+  g_assert_null (weft_recovery_find (dir));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1343,5 +1382,6 @@ main (int argc, char **argv)
   g_test_add_func ("/edit/palette", test_palette);
   g_test_add_func ("/edit/save-reload", test_save_reload);
   g_test_add_func ("/edit/recovery", test_recovery);
+  g_test_add_func ("/edit/max-depth-log", test_max_depth_log);
   return g_test_run ();
 }

@@ -276,8 +276,8 @@ gboolean weft_edit_session_write_recovery (WeftEditSession *self, GError **error
 /* Writes the recovery file when the edits changed since the last write;
  * TRUE when nothing had to be written. */
 gboolean weft_edit_session_autosave (WeftEditSession *self, GError **error);
-/* A recovery file for trace_path that is newer than every trace file, or
- * NULL (free with g_free). */
+/* A recovery file for trace_path that is not older than any trace file
+ * (and names that trace), or NULL (free with g_free). */
 char    *weft_recovery_find (const char *trace_path);
 /* Replays a recovery file into a freshly loaded session (which must have no
  * edits yet): every entry becomes an undo entry again, and redo entries

@@ -43,6 +43,7 @@ struct _WeftEditSession
   WeftCostModel      *cost_model;
   char               *source_path;
   json_object        *previous_weft;   /* the loaded "weft" key, NULL if none */
+  json_object        *base_log;        /* log entries of actions that fell off the history (max depth) */
   gint64              origin;          /* beginning of the schedule as loaded (script "_us" times) */
   guint64             serial;
   guint64             autosaved_serial;
@@ -240,6 +241,19 @@ history_free_action (gpointer user_data, guint tag, gpointer action)
   action_free (action);
 }
 
+static void action_log (WeftEditSession *self, Action *a, json_object *out);
+
+static void
+history_dropped (gpointer user_data, guint tag, gpointer action)
+{
+  WeftEditSession *self = user_data;
+  (void) tag;
+  /* still applied, no longer undoable: keep it in the log */
+  if (self->base_log == NULL)
+    self->base_log = json_object_new_array ();
+  action_log (self, action, self->base_log);
+}
+
 static void
 history_change_state (gpointer user_data, gboolean is_modified, gboolean can_undo, gboolean can_redo)
 {
@@ -252,6 +266,7 @@ static const WeftHistoryFuncs history_funcs = {
   .apply = history_apply,
   .merge = history_merge,
   .free_action = history_free_action,
+  .dropped = history_dropped,
   .change_state = history_change_state,
 };
 
@@ -314,6 +329,8 @@ weft_edit_session_free (WeftEditSession *self)
     weft_cost_model_free (self->cost_model);
   if (self->previous_weft != NULL)
     json_object_put (self->previous_weft);
+  if (self->base_log != NULL)
+    json_object_put (self->base_log);
   g_free (self->source_path);
   g_free (self);
 }
@@ -1860,6 +1877,9 @@ json_object *
 weft_edit_session_log (WeftEditSession *self)
 {
   LogCtx ctx = { self, json_object_new_array (), NULL, 0, FALSE };
+  if (self->base_log != NULL)
+    for (size_t i = 0; i < json_object_array_length (self->base_log); i++)
+      json_object_array_add (ctx.out, json_object_get (json_object_array_get_idx (self->base_log, i)));
   weft_history_foreach_undo (self->history, log_one, &ctx);
   return ctx.out;
 }
@@ -1871,7 +1891,12 @@ weft_edit_session_log_entries (WeftEditSession *self, gboolean redo)
   if (redo)
     weft_history_foreach_redo (self->history, log_one, &ctx);
   else
-    weft_history_foreach_undo (self->history, log_one, &ctx);
+    {
+      /* what fell off the history comes first, as one entry */
+      if (self->base_log != NULL && json_object_array_length (self->base_log) > 0)
+        json_object_array_add (ctx.out, json_object_get (self->base_log));
+      weft_history_foreach_undo (self->history, log_one, &ctx);
+    }
   return ctx.out;
 }
 

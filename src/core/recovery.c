@@ -66,11 +66,10 @@ gboolean
 weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
 {
   const char *source = weft_edit_session_get_source_path (self);
-  WeftHistory *history = weft_edit_session_get_history (self);
   g_autofree char *path = NULL;
   g_autofree char *dir = NULL;
   g_autofree char *abs = NULL;
-  json_object *root;
+  json_object *root, *entries, *redo;
   const char *text;
   gboolean ok;
 
@@ -79,8 +78,12 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "the session has no trace path: no recovery file");
       return FALSE;
     }
-  if (weft_history_get_undo_depth (history) == 0 && weft_history_get_redo_depth (history) == 0)
+  entries = weft_edit_session_log_entries (self, FALSE);
+  redo = weft_edit_session_log_entries (self, TRUE);
+  if (json_object_array_length (entries) == 0 && json_object_array_length (redo) == 0)
     {
+      json_object_put (entries);
+      json_object_put (redo);
       weft_recovery_discard (source);
       *weft_edit_session_autosaved_serial (self) = weft_edit_session_get_serial (self);
       return TRUE;
@@ -90,6 +93,8 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved = errno;
+      json_object_put (entries);
+      json_object_put (redo);
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot create folder: %s", dir, g_strerror (saved));
       return FALSE;
     }
@@ -98,8 +103,8 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
   json_object_object_add (root, "weft_recovery", json_object_new_int (1));
   json_object_object_add (root, "trace", json_object_new_string (abs));
   json_object_object_add (root, "written_at", json_object_new_int64 (g_get_real_time () / G_USEC_PER_SEC));
-  json_object_object_add (root, "entries", weft_edit_session_log_entries (self, FALSE));
-  json_object_object_add (root, "redo", weft_edit_session_log_entries (self, TRUE));
+  json_object_object_add (root, "entries", entries);
+  json_object_object_add (root, "redo", redo);
   text = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PLAIN);
   ok = g_file_set_contents (path, text, -1, error);
   json_object_put (root);
@@ -197,7 +202,9 @@ weft_recovery_find (const char *trace_path)
       json_object *root, *t;
       gboolean match;
 
-      if (mtime_usec (path) <= trace_mtime)
+      /* not older than the trace (file systems stamp times with a coarse
+       * clock: a trace written and edited within a few ms ties) */
+      if (mtime_usec (path) < 0 || mtime_usec (path) < trace_mtime)
         continue;
       root = read_recovery (path, NULL);
       if (root == NULL)
