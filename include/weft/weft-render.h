@@ -136,10 +136,11 @@ typedef struct
   const gint64 * const *end;
   /* Optional: non-zero = the times only change when this number changes
    * (e.g. weft_solver_generation () + 1). The layout then keeps the times
-   * of each long lane row it paints packed in memory and asks again only
-   * after a change, so static frames cost the same as with observed times
-   * (the first frame after a change re-reads the painted rows: O(their
-   * events)). 0 = ask on every frame. */
+   * of each long lane row it paints packed in memory, so frames of a
+   * static schedule cost the same as with observed times. A row is
+   * (re-)read on the second paint that sees a generation (O(its events)),
+   * so while the generation changes on every frame (a drag) rows are asked
+   * for directly as with 0. 0 = ask on every frame. */
   guint64               generation;
 } WeftRenderTimes;
 

@@ -248,6 +248,21 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
   /* a cache: the layout is logically const */
   ld = &((WeftLayout *) layout)->ranks[rt->rank_index].lanes[lane];
   owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
+  if (ld->sgen[depth] == rt->times->generation && ld->sowner[depth] == owner && ld->sstart[depth] != NULL)
+    {
+      r.sstart = ld->sstart[depth];
+      r.send = ld->send[depth];
+      return r;
+    }
+  /* Times that change from frame to frame (a drag re-solving on every
+   * pointer move) are asked for directly: re-reading whole rows each frame
+   * would cost more. The row is cached from the second frame that sees the
+   * same generation on. */
+  if (ld->sseen[depth] != rt->times->generation)
+    {
+      ld->sseen[depth] = rt->times->generation;
+      return r;
+    }
   if (ld->sstart[depth] == NULL)
     {
       ld->sstart[depth] = g_new (gint64, r.n);

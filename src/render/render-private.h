@@ -116,7 +116,8 @@ typedef struct
   guint8  *key[WEFT_RENDER_MAX_DEPTH];
   gint64  *sstart[WEFT_RENDER_MAX_DEPTH]; /* see WeftDepthRow.sstart */
   gint64  *send[WEFT_RENDER_MAX_DEPTH];
-  guint64  sgen[WEFT_RENDER_MAX_DEPTH];
+  guint64  sgen[WEFT_RENDER_MAX_DEPTH];   /* generation the cache holds */
+  guint64  sseen[WEFT_RENDER_MAX_DEPTH];  /* generation of the last paint of the row */
   gconstpointer sowner[WEFT_RENDER_MAX_DEPTH]; /* the times (func / user_data) the cache is for */
 } WeftLaneDepths;
 
