@@ -605,6 +605,70 @@ test_dlrm_rendezvous (void)
   g_assert_cmpuint (n_a2a, ==, 5);
 }
 
+/* synthetic/fsdp8 has no cuda_sync events: its cross-stream dependencies are
+ * only the ProcessGroupNCCL pattern (README: cudaEventRecord ->
+ * cudaStreamWaitEvent -> NCCL launch -> cudaEventRecord -> later
+ * cudaStreamWaitEvent, sharing the External id). Every NCCL kernel must then
+ * wait for an op of the compute stream 7 (its producer), and every
+ * all-gather must be waited for by an op of stream 7 (the copy-out). */
+static void
+test_fsdp8_nccl_pattern (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("synthetic/fsdp8");
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (WeftSolver) solver = NULL;
+  guint n_nccl = 0, n_ag = 0;
+  if (dir == NULL)
+    return;
+  trace = load (dir);
+  solver = solver_for (trace);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      g_autoptr (GHashTable) waited = g_hash_table_new (g_direct_hash, g_direct_equal);
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, i);
+          WeftSolverDep deps[16];
+          guint nd;
+          if (!weft_solver_is_node (solver, r, i) || weft_rank_lane (rank, ev->lane)->tid != 7)
+            continue;
+          nd = weft_solver_preds (solver, r, i, deps, G_N_ELEMENTS (deps));
+          for (guint k = 0; k < MIN (nd, G_N_ELEMENTS (deps)); k++)
+            if (deps[k].kind == WEFT_DEP_CROSS_STREAM)
+              g_hash_table_add (waited, GUINT_TO_POINTER (deps[k].event + 1));
+        }
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, i);
+          const char *name = weft_rank_string (rank, ev->name);
+          WeftSolverDep deps[16];
+          guint nd;
+          gboolean producer = FALSE;
+          if (!weft_solver_is_node (solver, r, i) || !g_str_has_prefix (name, "ncclDevKernel_"))
+            continue;
+          n_nccl++;
+          nd = weft_solver_preds (solver, r, i, deps, G_N_ELEMENTS (deps));
+          for (guint k = 0; k < MIN (nd, G_N_ELEMENTS (deps)); k++)
+            if (deps[k].kind == WEFT_DEP_CROSS_STREAM)
+              {
+                WeftEvent *p = weft_rank_event (rank, deps[k].event);
+                producer = producer || weft_rank_lane (rank, p->lane)->tid == 7;
+              }
+          g_assert_true (producer);
+          if (g_str_has_prefix (name, "ncclDevKernel_AllGather"))
+            {
+              n_ag++;
+              g_assert_true (g_hash_table_contains (waited, GUINT_TO_POINTER (i + 1)));
+            }
+        }
+    }
+  g_assert_cmpuint (n_ag, >, 0);
+  g_test_message ("fsdp8: %u NCCL kernels each wait for a compute-stream producer; %u all-gathers each have a "
+                  "compute-stream consumer",
+                  n_nccl, n_ag);
+}
+
 /* ---- HTA critical_path traces -------------------------------------------------- */
 
 /* cuda_event_sync_multi_stream (one GPU, streams 20, 24, 28), read by hand:
@@ -944,9 +1008,18 @@ replay_one (const char *relative)
           }
       }
     }
-  g_test_message ("%s: %u ranks, %u GPU ops replayed (worst start error %" G_GINT64_FORMAT
-                  " ns); stream overlap: %u ops; rendezvous end skew > 1 us: %u ops",
-                  relative, trace->ranks->len, n_ops, worst, n_overlap, n_skew);
+  {
+    WeftSolverStats st;
+    weft_solver_stats (solver, &st);
+    g_assert_cmpuint (st.n_ops, ==, n_ops);
+    g_test_message ("%s: %u ranks, %u GPU ops replayed (worst start error %" G_GINT64_FORMAT
+                    " ns); stream overlap: %u ops; rendezvous end skew > 1 us: %u ops; graph: %u syncs, %u "
+                    "instances, %u cross-stream edges, %u inferred edges contradicted, %u cycle edges dropped, %u "
+                    "instances dissolved, %u with a late member",
+                    relative, trace->ranks->len, n_ops, worst, n_overlap, n_skew, st.n_syncs, st.n_instances,
+                    st.n_cross_stream, st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved,
+                    st.n_instances_late);
+  }
 }
 
 static void
@@ -982,6 +1055,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/dlrm-rendezvous", test_dlrm_rendezvous);
   g_test_add_func ("/solver/analyze-dlrm", test_analyze_dlrm);
   g_test_add_func ("/solver/analyze-bad-step", test_analyze_bad_step);
+  g_test_add_func ("/solver/fsdp8-nccl-pattern", test_fsdp8_nccl_pattern);
   g_test_add_func ("/solver/hta-multi-stream", test_hta_multi_stream);
   g_test_add_func ("/solver/hta-alexnet", test_hta_alexnet);
   g_test_add_func ("/solver/critical-kernel-lengthens-step", test_critical_kernel_lengthens_step);

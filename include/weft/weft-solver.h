@@ -67,6 +67,24 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftSolver, weft_solver_free)
  * is NOT enough: build a new solver then. */
 void        weft_solver_solve_all (WeftSolver *self);
 
+/* What the graph was built from (docs/solver.md, "Traces that break the model"). */
+typedef struct
+{
+  guint n_ops;                 /* GPU op nodes */
+  guint n_launch;              /* ops with a CPU launch */
+  guint n_syncs;               /* GPU-to-CPU sync nodes */
+  guint n_instances;           /* collective instances (rendezvous nodes) */
+  guint n_cross_stream;        /* cross-stream edges (cuda_sync or ProcessGroupNCCL pattern) */
+  guint n_sync_edges;          /* GPU op -> CPU sync edges */
+  guint n_inferred_dropped;    /* inferred edges the observed times contradict, not added */
+  guint n_build_cycle_edges;   /* inferred edges dropped because they closed a cycle */
+  guint n_instances_dissolved; /* instances in a cycle: their kernels solved as plain ops */
+  guint n_instances_late;      /* a member arrived after the observed end: transfer clamped to 0 */
+  guint n_stream_overlaps;     /* ops starting before their stream predecessor ends (negative gap kept) */
+} WeftSolverStats;
+
+void        weft_solver_stats (WeftSolver *self, WeftSolverStats *out);
+
 /* Incremented by every re-solve that changed anything (for caches). */
 guint64     weft_solver_generation (WeftSolver *self);
 

@@ -243,6 +243,23 @@ weft_cmd_analyze (int argc, char **argv)
                                                                       "whole trace: mean over ranks"));
       json_object_object_add (doc, "definitions", defs);
       json_object_object_add (doc, "whole", metrics_json (&whole, have_base ? &base : NULL));
+      {
+        WeftSolverStats st;
+        json_object *g = json_object_new_object ();
+        weft_solver_stats (solver, &st);
+        json_object_object_add (g, "gpu_ops", json_object_new_int ((int) st.n_ops));
+        json_object_object_add (g, "launched_ops", json_object_new_int ((int) st.n_launch));
+        json_object_object_add (g, "cpu_syncs", json_object_new_int ((int) st.n_syncs));
+        json_object_object_add (g, "collective_instances", json_object_new_int ((int) st.n_instances));
+        json_object_object_add (g, "cross_stream_edges", json_object_new_int ((int) st.n_cross_stream));
+        json_object_object_add (g, "sync_edges", json_object_new_int ((int) st.n_sync_edges));
+        json_object_object_add (g, "inferred_edges_contradicted", json_object_new_int ((int) st.n_inferred_dropped));
+        json_object_object_add (g, "edges_dropped_for_cycles", json_object_new_int ((int) st.n_build_cycle_edges));
+        json_object_object_add (g, "instances_dissolved", json_object_new_int ((int) st.n_instances_dissolved));
+        json_object_object_add (g, "instances_late_member", json_object_new_int ((int) st.n_instances_late));
+        json_object_object_add (g, "stream_overlaps", json_object_new_int ((int) st.n_stream_overlaps));
+        json_object_object_add (doc, "graph", g);
+      }
       for (guint r = 0; r < trace->ranks->len; r++)
         {
           WeftMetrics m, b;
@@ -319,6 +336,17 @@ weft_cmd_analyze (int argc, char **argv)
         printf ("%s: %u rank(s), whole trace\n", argv[1], trace->ranks->len);
       else
         printf ("%s: %u rank(s), ProfilerStep#%d\n", argv[1], trace->ranks->len, step);
+      {
+        WeftSolverStats st;
+        weft_solver_stats (solver, &st);
+        printf ("graph: %u GPU ops (%u launched), %u CPU syncs, %u collective instances, %u cross-stream edges",
+                st.n_ops, st.n_launch, st.n_syncs, st.n_instances, st.n_cross_stream);
+        if (st.n_inferred_dropped || st.n_build_cycle_edges || st.n_instances_dissolved || st.n_stream_overlaps)
+          printf ("; model breaks: %u inferred edges contradicted by the trace, %u dropped for cycles, %u instances "
+                  "dissolved, %u ops overlapping on a stream",
+                  st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved, st.n_stream_overlaps);
+        printf ("\n");
+      }
       printf ("%s; times in us, per rank GPU time within the step, 'all' = mean over ranks\n\n", OVERLAP_DEF);
       printf ("  %-10s %12s %12s %12s %12s %12s %8s %12s\n", "", "step time", "compute-only", "overlapped",
               "comm-only", "idle", "overlap%", "exposed comm");

@@ -117,6 +117,7 @@ struct _WeftSolver
   GArray    *baseline;          /* MetricsEntry */
   GArray    *steps;             /* int, sorted */
   guint      n_edits_applied;
+  WeftSolverStats stats;
 };
 
 /* solver.c */

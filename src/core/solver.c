@@ -871,10 +871,14 @@ add_cross (WeftSolver *self, guint32 from, guint32 to)
   if (f->lane == t->lane)
     return FALSE;
   if (t->obs_start + TOL_NS < f->obs_end)
-    return FALSE;
+    {
+      self->stats.n_inferred_dropped++; /* the observed schedule contradicts it */
+      return FALSE;
+    }
   if (has_in_from (self, to, from))
     return FALSE;
   node_add_in (self, to, from, WEFT_DEP_CROSS_STREAM, 0);
+  self->stats.n_cross_stream++;
   return TRUE;
 }
 
@@ -884,9 +888,11 @@ thread_launches (Scratch *sc, guint32 cpu_lane)
   return g_hash_table_lookup (sc->launches, GUINT_TO_POINTER (cpu_lane + 1));
 }
 
-/* Last op launched from the thread before t on a lane other than not_lane. */
+/* Last op launched from the thread before t on a lane other than not_lane
+ * (and not a communication op when skip_comm). */
 static guint32
-thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint64 t, guint32 not_lane)
+thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint64 t, guint32 not_lane,
+                           gboolean skip_comm)
 {
   GArray *l = thread_launches (sc, cpu_lane);
   guint lo = 0, hi;
@@ -904,7 +910,7 @@ thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint
   for (guint k = lo, steps = 0; k > 0 && steps < 512; k--, steps++)
     {
       guint32 v = g_array_index (l, LaunchRec, k - 1).node;
-      if (self->nodes[v].lane != not_lane)
+      if (self->nodes[v].lane != not_lane && !(skip_comm && (self->nodes[v].flags & NODE_COMM)))
         return v;
     }
   return WEFT_NONE;
@@ -1015,7 +1021,7 @@ build_rank (WeftSolver *self, guint r)
   GArray *lat = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *specs = g_array_new (FALSE, FALSE, sizeof (SyncSpec));
-  gboolean has_cuda_sync = FALSE;
+  gboolean has_wait_sync = FALSE, has_cpu_sync = FALSE;
   guint first_node = self->n_nodes;
 
   rs->offset = weft_trace_rank_offset (self->trace, rank);
@@ -1146,7 +1152,14 @@ build_rank (WeftSolver *self, guint r)
       if ((ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) && ev->correlation >= 0)
         g_hash_table_insert (sc.runtime_by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
       else if (ev->category == WEFT_CAT_CUDA_SYNC)
-        has_cuda_sync = TRUE;
+        {
+          /* with sync events recorded, they replace the inference of the same kind */
+          const char *sn = weft_rank_string (rank, ev->name);
+          if (strcmp (sn, "Stream Wait Event") == 0)
+            has_wait_sync = TRUE;
+          else
+            has_cpu_sync = TRUE;
+        }
     }
 
   /* cross-stream waits and GPU-to-CPU syncs */
@@ -1225,26 +1238,15 @@ build_rank (WeftSolver *self, guint r)
             }
           continue;
         }
-      if (has_cuda_sync || ev->category != WEFT_CAT_CUDA_RUNTIME || ev->lane == WEFT_NONE)
-        {
-          /* blocking D2H copies are syncs in either case */
-          if (ev->category == WEFT_CAT_CUDA_RUNTIME && (ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE &&
-              ev->lane != WEFT_NONE)
-            {
-              guint32 g = _weft_solver_node (self, r, ev->link);
-              name = weft_rank_string (rank, ev->name);
-              if (g != WEFT_NONE && g_str_has_prefix (name, "cudaMemcpy") &&
-                  is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name)))
-                add_sync_spec (specs, i, ev->lane, &g, 1);
-            }
-          continue;
-        }
+      if (ev->category != WEFT_CAT_CUDA_RUNTIME || ev->lane == WEFT_NONE)
+        continue;
       name = weft_rank_string (rank, ev->name);
-      if (strcmp (name, "cudaStreamWaitEvent") == 0)
+      if (strcmp (name, "cudaStreamWaitEvent") == 0 && !has_wait_sync)
         {
           /* ProcessGroupNCCL pattern: the stream of the next launch waits
            * for the last op launched before the cudaEventRecord sharing the
-           * External id (else before the wait) on another stream. */
+           * External id (else before the wait) on another stream: the
+           * "current" stream's producer. */
           guint32 waiter = thread_first_launch_after (&sc, ev->lane, ev->ts + rs->offset);
           gint64 before = ev->ts + rs->offset;
           if (waiter == WEFT_NONE)
@@ -1264,9 +1266,14 @@ build_rank (WeftSolver *self, guint r)
                     }
                 }
             }
-          add_cross (self, thread_last_launch_before (self, &sc, ev->lane, before, self->nodes[waiter].lane), waiter);
+          /* a collective waits for the compute that produced its input,
+           * never for another collective (that one is its own stream's) */
+          add_cross (self,
+                     thread_last_launch_before (self, &sc, ev->lane, before, self->nodes[waiter].lane,
+                                                (self->nodes[waiter].flags & NODE_COMM) != 0),
+                     waiter);
         }
-      else if (strcmp (name, "cudaDeviceSynchronize") == 0 || strcmp (name, "cudaStreamSynchronize") == 0)
+      else if (!has_cpu_sync && (strcmp (name, "cudaDeviceSynchronize") == 0 || strcmp (name, "cudaStreamSynchronize") == 0))
         {
           gint64 t = ev->ts + rs->offset;
           GArray *tg = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -1283,7 +1290,7 @@ build_rank (WeftSolver *self, guint r)
           else
             {
               /* the stream: that of the last op launched from this thread */
-              guint32 last = thread_last_launch_before (self, &sc, ev->lane, t, WEFT_NONE);
+              guint32 last = thread_last_launch_before (self, &sc, ev->lane, t, WEFT_NONE, FALSE);
               if (last != WEFT_NONE)
                 {
                   GArray *o = lane_order (self, r, self->nodes[last].lane);
@@ -1337,7 +1344,10 @@ build_rank (WeftSolver *self, guint r)
         {
           guint32 g = g_array_index (s->targets, guint32, k);
           if (self->nodes[g].obs_end <= s_end + TOL_NS && !has_in_from (self, v, g))
-            node_add_in (self, v, g, WEFT_DEP_SYNC, 0);
+            {
+              node_add_in (self, v, g, WEFT_DEP_SYNC, 0);
+              self->stats.n_sync_edges++;
+            }
         }
       g_array_free (s->targets, TRUE);
       ts = g_hash_table_lookup (rs->threads, GUINT_TO_POINTER (s->cpu_lane + 1));
@@ -1534,6 +1544,7 @@ break_build_cycles (WeftSolver *self)
               if (in_cycle)
                 {
                   node_remove_in (self, v, e);
+                  self->stats.n_build_cycle_edges++;
                   fixed = TRUE;
                   break;
                 }
@@ -1545,6 +1556,7 @@ break_build_cycles (WeftSolver *self)
           if (self->nodes[v].kind == NODE_INST)
             {
               dissolve_instance (self, v);
+              self->stats.n_instances_dissolved++;
               fixed = TRUE;
             }
         }
@@ -1580,6 +1592,28 @@ weft_solver_new (WeftTrace *trace, GError **error)
   build_instances (self);
   break_build_cycles (self);
   calibrate (self);
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      Node *n = &self->nodes[v];
+      if (n->flags & NODE_DELETED)
+        continue;
+      if (n->kind == NODE_OP)
+        {
+          self->stats.n_ops++;
+          if (n->launch != WEFT_NONE)
+            self->stats.n_launch++;
+          if (n->w_stream < 0 && _weft_solver_stream_prev (self, v) != WEFT_NONE)
+            self->stats.n_stream_overlaps++;
+        }
+      else if (n->kind == NODE_SYNC)
+        self->stats.n_syncs++;
+      else
+        {
+          self->stats.n_instances++;
+          if (n->dur == 0)
+            self->stats.n_instances_late++;
+        }
+    }
   _weft_solver_compute_baseline (self);
   return self;
 }
@@ -1633,6 +1667,12 @@ WeftTrace *
 weft_solver_get_trace (WeftSolver *self)
 {
   return self->trace;
+}
+
+void
+weft_solver_stats (WeftSolver *self, WeftSolverStats *out)
+{
+  *out = self->stats;
 }
 
 guint64
