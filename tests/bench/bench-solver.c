@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <glib/gstdio.h>
 
@@ -52,7 +53,9 @@ pct_ms (GArray *ns, double p)
 static gint64
 now_ns (void)
 {
-  return g_get_monotonic_time () * 1000;
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (gint64) ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 static void
