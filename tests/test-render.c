@@ -827,6 +827,25 @@ test_ticks_and_format (void)
       g_autofree char *s = weft_render_format_time (fmt[i].ns, fmt[i].step);
       g_assert_cmpstr (s, ==, fmt[i].text);
     }
+  {
+    const char *names[][2] = {
+      { "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>>(int, float)",
+        "vectorized_elementwise_kernel" },
+      { "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<4096ul>)", "ncclDevKernel_AllGather_RING_LL" },
+      { "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n", "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n" },
+      { "aten::mm", "aten::mm" },
+      { "void at::native::(anonymous namespace)::vectorized_layer_norm_kernel<float, float>(int, float)",
+        "vectorized_layer_norm_kernel" },
+      { "ProfilerStep#3", "ProfilerStep#3" },
+      { "(weird)", "(weird)" },
+      { "", "" },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+      {
+        g_autofree char *s = weft_render_short_name (names[i][0]);
+        g_assert_cmpstr (s, ==, names[i][1]);
+      }
+  }
   /* time <-> x */
   view.span.begin = 1000;
   view.span.end = 2000;

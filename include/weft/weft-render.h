@@ -242,6 +242,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftLayout, weft_layout_free)
 /* Label of a row: "rank 3", "stream 7 · compute", "CPU · 5 threads", "thread 1234 (python)". */
 char *weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row);
 
+/* The text drawn on an event: C++ kernel signatures lose their return type,
+ * namespaces, template and argument lists ("void at::native::foo<4>(int)" ->
+ * "foo"); other names are kept ("aten::mm"). */
+char *weft_render_short_name (const char *name);
+
 /* ---- colours ------------------------------------------------------------------------ */
 
 typedef struct

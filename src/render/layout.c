@@ -518,6 +518,41 @@ weft_layout_event_depth (const WeftLayout *layout, guint rank_index, guint32 eve
   return layout->ranks[rank_index].event_depth[event];
 }
 
+/* Label text of an event name: C++ kernel signatures lose their return
+ * type, namespaces, template and argument lists
+ * ("void at::native::vectorized_elementwise_kernel<4, ...>(int, ...)" ->
+ * "vectorized_elementwise_kernel"); other names are kept. */
+char *
+weft_render_short_name (const char *name)
+{
+  const char *s, *end, *colon;
+  g_autofree char *copy = NULL;
+  char *anon;
+
+  if (strchr (name, '(') == NULL && strchr (name, '<') == NULL)
+    return g_strdup (name);
+  /* "at::native::(anonymous namespace)::foo<...>" */
+  copy = g_strdup (name);
+  while ((anon = strstr (copy, "(anonymous namespace)::")) != NULL)
+    memmove (anon, anon + strlen ("(anonymous namespace)::"), strlen (anon + strlen ("(anonymous namespace)::")) + 1);
+  s = copy;
+  if (g_str_has_prefix (s, "void "))
+    s += 5;
+  end = s;
+  while (*end != '\0' && *end != '(' && *end != '<')
+    end++;
+  /* last "::" component before the template / argument list */
+  colon = NULL;
+  for (const char *c = s; c + 1 < end; c++)
+    if (c[0] == ':' && c[1] == ':')
+      colon = c;
+  if (colon != NULL && colon + 2 < end)
+    s = colon + 2;
+  if (end == s)
+    return g_strdup (name);
+  return g_strndup (s, (gsize) (end - s));
+}
+
 PangoLayout *
 weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width)
 {
@@ -534,10 +569,8 @@ weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int
       pango_layout_set_font_description (pl, fd);
       pango_font_description_free (fd);
       {
-        /* kernel names: without the argument list ("ncclKernel_X(ncclDevComm*, ...)") */
-        const char *text = weft_rank_string (rank, name);
-        const char *paren = strchr (text, '(');
-        pango_layout_set_text (pl, text, paren != NULL && paren > text ? (int) (paren - text) : -1);
+        g_autofree char *text = weft_render_short_name (weft_rank_string (rank, name));
+        pango_layout_set_text (pl, text, -1);
       }
       pango_layout_set_single_paragraph_mode (pl, TRUE);
       g_hash_table_insert (layout->labels, k, pl);
