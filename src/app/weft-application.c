@@ -234,6 +234,10 @@ weft_application_startup (GApplication *app)
     { "win.export::png", { "<Control>e", NULL } },
     { "win.show-shortcuts", { "<Control>question", "<Control>F1", NULL } },
     { "win.toggle-inspector", { "<Control>i", NULL } },
+    { "win.undo", { "<Control>z", NULL } },
+    { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
+    { "win.save", { "<Control>s", NULL } },
+    { "win.save-as", { "<Control><Shift>s", NULL } },
     { "win.cancel-load", { "<Control>period", NULL } },
     { "win.test-screenshot", { "<Control><Shift>F12", NULL } },
   };

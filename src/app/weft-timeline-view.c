@@ -21,6 +21,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "weft/weft-edit.h"
 #include "weft/weft-render.h"
 #include "weft-timeline-view.h"
 
@@ -35,6 +36,8 @@ typedef enum
   DRAG_RANGE,   /* on the ruler: select a time range */
   DRAG_PAN,     /* on the body: grab and pan */
   DRAG_HEADER,  /* on the lane headers (click only) */
+  DRAG_MOVE,    /* on a GPU op: move it in time / to another stream (edit) */
+  DRAG_RESIZE,  /* on a GPU op's right edge: change its duration (edit) */
 } DragMode;
 
 typedef struct
@@ -76,6 +79,18 @@ struct _WeftTimelineView
   gboolean drag_moved;
   WeftTimeSpan drag_span;          /* view span at drag start */
   double   drag_scroll;
+  /* editing drag */
+  WeftOpRef drag_op;
+  gint64    drag_orig_start;
+  gint64    drag_orig_end;
+  gint64    drag_orig_offset;       /* view clock offset at the press, for the ghost */
+  int       drag_target_row;        /* layout row under the pointer, -1 none */
+  char     *drag_error;             /* the solver refused the move (cycle) */
+  gboolean  drag_gesture_open;
+  gboolean  drag_time_moved;        /* the gesture moved the op in time */
+
+  WeftEditSession *session;         /* borrowed, may be NULL: read-only */
+  GtkGesture      *drag_gesture;
 
   /* search */
   char    *search_pattern;
@@ -102,6 +117,7 @@ enum
 
 enum
 {
+  SIGNAL_EDIT_ERROR,         /* an edit was refused: (what, message) */
   SIGNAL_VIEW_CHANGED,       /* visible range or vertical scroll */
   SIGNAL_SELECTION_CHANGED,  /* selected event or range */
   SIGNAL_LAYOUT_CHANGED,     /* groups collapsed / expanded */
@@ -172,6 +188,8 @@ invalidate_body (WeftTimelineView *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+static gboolean cancel_edit_drag (WeftTimelineView *self);
+
 static void
 update_actions (WeftTimelineView *self)
 {
@@ -195,6 +213,13 @@ update_actions (WeftTimelineView *self)
   gtk_widget_action_set_enabled (w, "timeline.search-previous", has_matches);
   gtk_widget_action_set_enabled (w, "timeline.select-next", has_sel);
   gtk_widget_action_set_enabled (w, "timeline.select-previous", has_sel);
+  {
+    gboolean editable = has_sel && self->session != NULL &&
+                        weft_solver_is_node (weft_edit_session_get_solver (self->session), self->view.sel_rank,
+                                             self->view.sel_event);
+    gtk_widget_action_set_enabled (w, "timeline.delete", editable);
+    gtk_widget_action_set_enabled (w, "timeline.duplicate", editable);
+  }
 }
 
 static void
@@ -499,6 +524,8 @@ action_clear (GtkWidget *widget, const char *name, GVariant *param)
 {
   WeftTimelineView *self = WEFT_TIMELINE_VIEW (widget);
 
+  if (cancel_edit_drag (self))
+    return;
   self->view.sel_rank = WEFT_NONE;
   self->view.sel_event = WEFT_NONE;
   self->view.range.begin = self->view.range.end = 0;
@@ -616,6 +643,247 @@ action_select_step (GtkWidget *widget, const char *name, GVariant *param)
       select_event (self, self->view.sel_rank, e, TRUE);
       return;
     }
+}
+
+/* ---- editing ------------------------------------------------------------------------------ */
+
+static WeftSolver *
+view_solver (WeftTimelineView *self)
+{
+  return self->session != NULL ? weft_edit_session_get_solver (self->session) : NULL;
+}
+
+static void
+edit_error (WeftTimelineView *self, const char *what, const GError *error)
+{
+  g_signal_emit (self, signals[SIGNAL_EDIT_ERROR], 0, what, error != NULL ? error->message : "unknown error");
+}
+
+/* The GPU lane under a body y (screen), or -1 when it is no GPU lane row. */
+static int
+gpu_row_at (WeftTimelineView *self, double body_y)
+{
+  int row_idx = weft_layout_row_at_y (self->layout, body_y + self->view.scroll_y);
+  const WeftLayoutRow *row;
+
+  if (row_idx < 0)
+    return -1;
+  row = weft_layout_get_row (self->layout, row_idx);
+  if (row->kind != WEFT_ROW_LANE || row->lane == WEFT_NONE ||
+      weft_rank_lane (weft_trace_rank (self->trace, row->rank_index), row->lane)->kind != WEFT_LANE_GPU ||
+      weft_rank_lane (weft_trace_rank (self->trace, row->rank_index), row->lane)->role == WEFT_LANE_ROLE_SYNC)
+    return -1;
+  return row_idx;
+}
+
+static void
+drag_edit_reset (WeftTimelineView *self)
+{
+  g_clear_pointer (&self->drag_error, g_free);
+  self->drag_target_row = -1;
+  self->drag_gesture_open = FALSE;
+  self->drag_time_moved = FALSE;
+}
+
+/* Escape while dragging an op: undo what the gesture did. */
+static gboolean
+cancel_edit_drag (WeftTimelineView *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!self->drag_gesture_open)
+    return FALSE;
+  if (!weft_edit_session_cancel_gesture (self->session, &error))
+    edit_error (self, "Could not cancel the drag", error);
+  self->drag_mode = DRAG_NONE;
+  drag_edit_reset (self);
+  gtk_event_controller_reset (GTK_EVENT_CONTROLLER (self->drag_gesture));
+  rebuild_layout (self);
+  return TRUE;
+}
+
+static void
+drag_edit_update (WeftTimelineView *self, double ox, double oy, const graphene_rect_t *r)
+{
+  gint64 d = self->view.span.end - self->view.span.begin;
+  gint64 dt = (gint64) (ox * (double) d / r->size.width);
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (self->drag_gesture));
+  gboolean whole = (mods & GDK_SHIFT_MASK) == 0;
+  g_autoptr (GError) error = NULL;
+  gboolean ok;
+
+  if (self->drag_mode == DRAG_RESIZE)
+    {
+      gint64 dur = MAX ((gint64) 0, self->drag_orig_end - self->drag_orig_start + dt);
+      ok = weft_edit_set_duration (self->session, self->drag_op, dur, &error);
+    }
+  else
+    {
+      self->drag_target_row = gpu_row_at (self, self->drag_y + oy - r->origin.y);
+      if (fabs (ox) < 2 * DRAG_THRESHOLD)
+        {
+          /* Straight up or down: a stream change only. Take back any move
+           * in time this gesture made, so the op keeps no minimum start
+           * and goes as early as its dependencies allow on the new stream. */
+          ok = TRUE;
+          if (self->drag_time_moved)
+            {
+              ok = weft_edit_session_cancel_gesture (self->session, &error);
+              weft_edit_session_begin_gesture (self->session);
+              self->drag_time_moved = FALSE;
+            }
+        }
+      else
+        {
+          ok = weft_edit_move_time (self->session, self->drag_op, self->drag_orig_start + dt, whole, &error);
+          self->drag_time_moved = TRUE;
+        }
+    }
+  g_clear_pointer (&self->drag_error, g_free);
+  if (!ok)
+    self->drag_error = g_strdup (error != NULL ? error->message : "refused");
+  invalidate_body (self);
+}
+
+static void
+drag_edit_end (WeftTimelineView *self)
+{
+  WeftSolver *solver = view_solver (self);
+  GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (self->drag_gesture));
+  gboolean whole = (mods & GDK_SHIFT_MASK) == 0;
+  g_autoptr (GError) error = NULL;
+  WeftOpRef op = self->drag_op;
+
+  if (self->drag_mode == DRAG_MOVE && self->drag_target_row >= 0)
+    {
+      const WeftLayoutRow *row = weft_layout_get_row (self->layout, self->drag_target_row);
+      guint32 cur_lane = weft_solver_op_lane (solver, op.rank_index, op.event);
+      gint64 at = weft_solver_start (solver, op.rank_index, op.event);
+
+      if (row->rank_index == op.rank_index && row->lane != cur_lane)
+        {
+          if (!weft_edit_move_to_lane (self->session, op, row->lane, at, whole, &error))
+            edit_error (self, "The op cannot move to that stream", error);
+        }
+      else if (row->rank_index != op.rank_index)
+        {
+          WeftOpRef moved = { WEFT_NONE, WEFT_NONE };
+          if (!weft_edit_move_to_rank (self->session, op, row->rank_index, row->lane, at, &moved, &error))
+            edit_error (self, "The op cannot move to that rank", error);
+          else if (moved.rank_index != WEFT_NONE)
+            {
+              self->view.sel_rank = moved.rank_index;
+              self->view.sel_event = moved.event;
+            }
+        }
+    }
+  else if (self->drag_error != NULL)
+    {
+      GError e = { WEFT_ERROR, WEFT_ERROR_CYCLE, self->drag_error };
+      edit_error (self, "The move was refused", &e);
+    }
+  weft_edit_session_end_gesture (self->session);
+  drag_edit_reset (self);
+  rebuild_layout (self);
+  selection_changed (self);
+}
+
+static void
+paint_drag_ghost (WeftTimelineView *self, cairo_t *cr)
+{
+  double x0 = weft_render_time_to_x (&self->view, self->drag_orig_start);
+  double x1 = weft_render_time_to_x (&self->view, self->drag_orig_end);
+  WeftSolver *solver = view_solver (self);
+  int row_idx;
+
+  /* where it was */
+  row_idx = weft_layout_find_lane (self->layout, self->drag_op.rank_index,
+                                   weft_solver_op_lane (solver, self->drag_op.rank_index, self->drag_op.event));
+  cairo_set_line_width (cr, 1.0);
+  if (row_idx >= 0)
+    {
+      const WeftLayoutRow *row = weft_layout_get_row (self->layout, row_idx);
+      double dash[] = { 3, 3 };
+      cairo_save (cr);
+      cairo_set_dash (cr, dash, 2, 0);
+      cairo_set_source_rgba (cr, 0.5, 0.5, 0.5, 0.9);
+      cairo_rectangle (cr, x0 + 0.5, row->y - self->view.scroll_y + 1.5, MAX (1.0, x1 - x0 - 1), WEFT_RENDER_LANE_ROW - 3);
+      cairo_stroke (cr);
+      cairo_restore (cr);
+    }
+  /* where it goes: another stream */
+  if (self->drag_target_row >= 0)
+    {
+      const WeftLayoutRow *row = weft_layout_get_row (self->layout, self->drag_target_row);
+      gint64 s = weft_solver_start (solver, self->drag_op.rank_index, self->drag_op.event);
+      gint64 e = weft_solver_end (solver, self->drag_op.rank_index, self->drag_op.event);
+      double gx0 = weft_render_time_to_x (&self->view, s), gx1 = weft_render_time_to_x (&self->view, e);
+      if (row->lane != weft_solver_op_lane (solver, self->drag_op.rank_index, self->drag_op.event) ||
+          row->rank_index != self->drag_op.rank_index)
+        {
+          cairo_set_source_rgba (cr, 0.26, 0.52, 0.96, 0.35);
+          cairo_rectangle (cr, gx0, row->y - self->view.scroll_y + 1, MAX (2.0, gx1 - gx0), WEFT_RENDER_LANE_ROW - 2);
+          cairo_fill_preserve (cr);
+          cairo_set_source_rgba (cr, 0.26, 0.52, 0.96, 1.0);
+          cairo_set_line_width (cr, 2.0);
+          cairo_stroke (cr);
+        }
+    }
+  if (self->drag_error != NULL)
+    {
+      PangoLayout *layout = pango_cairo_create_layout (cr);
+      PangoFontDescription *font = pango_font_description_from_string ("Sans Bold 9");
+      int tw, th;
+      double px = self->pointer_x - header_width (self) + 12, py = self->pointer_y - WEFT_RENDER_RULER_HEIGHT + 12;
+      pango_layout_set_font_description (layout, font);
+      pango_layout_set_width (layout, 420 * PANGO_SCALE);
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+      pango_layout_set_text (layout, self->drag_error, -1);
+      pango_layout_get_pixel_size (layout, &tw, &th);
+      cairo_set_source_rgba (cr, 0.75, 0.1, 0.1, 0.92);
+      cairo_rectangle (cr, px - 4, py - 3, tw + 8, th + 6);
+      cairo_fill (cr);
+      cairo_set_source_rgb (cr, 1, 1, 1);
+      cairo_move_to (cr, px, py);
+      pango_cairo_show_layout (cr, layout);
+      pango_font_description_free (font);
+      g_object_unref (layout);
+    }
+}
+
+static void
+action_delete (GtkWidget *widget, const char *name, GVariant *param)
+{
+  WeftTimelineView *self = WEFT_TIMELINE_VIEW (widget);
+  WeftOpRef op = { self->view.sel_rank, self->view.sel_event };
+  g_autoptr (GError) error = NULL;
+
+  if (self->session == NULL || op.event == WEFT_NONE)
+    return;
+  if (strcmp (name, "timeline.delete") == 0)
+    {
+      if (!weft_edit_delete (self->session, &op, 1, &error))
+        edit_error (self, "Could not delete the op", error);
+      else
+        {
+          self->view.sel_rank = WEFT_NONE;
+          self->view.sel_event = WEFT_NONE;
+        }
+    }
+  else
+    {
+      g_autoptr (GArray) created = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+      if (!weft_edit_duplicate (self->session, &op, 1, created, &error))
+        edit_error (self, "Could not duplicate the op", error);
+      else if (created->len > 0)
+        {
+          WeftOpRef *n = &g_array_index (created, WeftOpRef, 0);
+          self->view.sel_rank = n->rank_index;
+          self->view.sel_event = n->event;
+        }
+    }
+  rebuild_layout (self);
+  selection_changed (self);
 }
 
 /* ---- input ------------------------------------------------------------------------------- */
@@ -741,7 +1009,32 @@ drag_begin_cb (GtkGestureDrag *gesture, double x, double y, WeftTimelineView *se
   else if (in_ruler (self, x, y))
     self->drag_mode = DRAG_RANGE;
   else if (in_body (self, x, y))
-    self->drag_mode = DRAG_PAN;
+    {
+      WeftHit hit;
+      graphene_rect_t r;
+      WeftSolver *solver = view_solver (self);
+
+      self->drag_mode = DRAG_PAN;
+      body_rect (self, &r);
+      sync_view_size (self);
+      if (solver != NULL &&
+          weft_render_hit_test (self->trace, &self->view, self->layout, self->times, x - r.origin.x, y - r.origin.y,
+                                &hit) &&
+          weft_solver_is_node (solver, hit.rank_index, hit.event))
+        {
+          double ex1;
+          self->drag_op.rank_index = hit.rank_index;
+          self->drag_op.event = hit.event;
+          self->drag_orig_start = weft_solver_start (solver, hit.rank_index, hit.event);
+          self->drag_orig_end = weft_solver_end (solver, hit.rank_index, hit.event);
+          ex1 = weft_render_time_to_x (&self->view, self->drag_orig_end);
+          self->drag_mode = (fabs ((x - r.origin.x) - ex1) <= 4 &&
+                             ex1 - weft_render_time_to_x (&self->view, self->drag_orig_start) >= 12)
+                              ? DRAG_RESIZE
+                              : DRAG_MOVE;
+          drag_edit_reset (self);
+        }
+    }
   else if (in_headers (self, x, y))
     self->drag_mode = DRAG_HEADER;
   else
@@ -773,6 +1066,16 @@ drag_update_cb (GtkGestureDrag *gesture, double ox, double oy, WeftTimelineView 
       update_actions (self);
       gtk_widget_queue_draw (GTK_WIDGET (self));
     }
+  else if (self->drag_mode == DRAG_MOVE || self->drag_mode == DRAG_RESIZE)
+    {
+      if (!self->drag_gesture_open)
+        {
+          weft_edit_session_begin_gesture (self->session);
+          self->drag_gesture_open = TRUE;
+          select_event (self, self->drag_op.rank_index, self->drag_op.event, FALSE);
+        }
+      drag_edit_update (self, ox, oy, &r);
+    }
   else if (self->drag_mode == DRAG_PAN)
     {
       gint64 d = self->drag_span.end - self->drag_span.begin;
@@ -797,7 +1100,13 @@ drag_end_cb (GtkGestureDrag *gesture, double ox, double oy, WeftTimelineView *se
         self->view.range.begin = self->view.range.end = 0;
       selection_changed (self);
     }
-  else if (mode == DRAG_PAN && !self->drag_moved)
+  else if ((mode == DRAG_MOVE || mode == DRAG_RESIZE) && self->drag_gesture_open)
+    {
+      self->drag_mode = mode;
+      drag_edit_end (self);
+      self->drag_mode = DRAG_NONE;
+    }
+  else if ((mode == DRAG_PAN || mode == DRAG_MOVE || mode == DRAG_RESIZE) && !self->drag_moved)
     {
       WeftHit hit;
       if (weft_render_hit_test (self->trace, &self->view, self->layout, self->times, self->drag_x - r.origin.x,
@@ -951,6 +1260,8 @@ weft_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   cr = gtk_snapshot_append_cairo (snapshot, &body);
   cairo_translate (cr, body.origin.x, body.origin.y);
   weft_render_paint_highlights (cr, self->trace, &self->view, self->layout, self->times);
+  if (self->drag_gesture_open && self->drag_mode == DRAG_MOVE)
+    paint_drag_ghost (self, cr);
   cairo_destroy (cr);
   gtk_snapshot_pop (snapshot);
 
@@ -1010,7 +1321,9 @@ weft_timeline_view_dispose (GObject *object)
   g_clear_pointer (&self->layout, weft_layout_free);
   clear_search (self);
   weft_view_clear (&self->view);
+  g_clear_pointer (&self->drag_error, g_free);
   self->trace = NULL;
+  self->session = NULL;
   G_OBJECT_CLASS (weft_timeline_view_parent_class)->dispose (object);
 }
 
@@ -1121,6 +1434,8 @@ weft_timeline_view_class_init (WeftTimelineViewClass *klass)
   widget_class->size_allocate = weft_timeline_view_size_allocate;
   widget_class->query_tooltip = query_tooltip;
 
+  signals[SIGNAL_EDIT_ERROR] = g_signal_new ("edit-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                             NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
   signals[SIGNAL_VIEW_CHANGED] = g_signal_new ("view-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                                NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_SELECTION_CHANGED] = g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -1174,6 +1489,9 @@ weft_timeline_view_class_init (WeftTimelineViewClass *klass)
   add_action (widget_class, "timeline.collapse-all", action_groups, GDK_KEY_bracketleft, 0);
   add_action (widget_class, "timeline.expand-all", action_groups, GDK_KEY_bracketright, 0);
   add_action (widget_class, "timeline.toggle-cpu", action_groups, GDK_KEY_t, 0);
+  add_action (widget_class, "timeline.delete", action_delete, GDK_KEY_Delete, 0);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_BackSpace, 0, "timeline.delete", NULL);
+  add_action (widget_class, "timeline.duplicate", action_delete, GDK_KEY_d, GDK_CONTROL_MASK);
 
   gtk_widget_class_set_css_name (widget_class, "weft-timeline");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_WIDGET);
@@ -1210,6 +1528,8 @@ weft_timeline_view_init (WeftTimelineView *self)
   gtk_widget_add_controller (widget, scroll);
 
   drag = gtk_gesture_drag_new ();
+  self->drag_gesture = drag;
+  self->drag_target_row = -1;
   gtk_gesture_single_set_button (GTK_GESTURE_SINGLE (drag), GDK_BUTTON_PRIMARY);
   g_signal_connect (drag, "drag-begin", G_CALLBACK (drag_begin_cb), self);
   g_signal_connect (drag, "drag-update", G_CALLBACK (drag_update_cb), self);
@@ -1295,6 +1615,47 @@ weft_timeline_view_set_times (WeftTimelineView *self, const WeftRenderTimes *tim
   else
     memset (&self->overlay, 0, sizeof self->overlay);
   invalidate_body (self);
+}
+
+void
+weft_timeline_view_set_session (WeftTimelineView *self, WeftEditSession *session)
+{
+  g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
+  self->session = session;
+  update_actions (self);
+}
+
+void
+weft_timeline_view_model_changed (WeftTimelineView *self)
+{
+  g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
+  if (self->trace == NULL)
+    return;
+  /* While an op is dragged only times change: repaint. Otherwise lanes may
+   * have changed (stream moves, inserts, deletes, undo): new layout. */
+  if (self->drag_gesture_open)
+    invalidate_body (self);
+  else
+    {
+      clear_search (self);
+      if (self->view.sel_event != WEFT_NONE &&
+          (weft_rank_event (weft_trace_rank (self->trace, self->view.sel_rank), self->view.sel_event)->flags &
+           WEFT_EVENT_DELETED))
+        {
+          self->view.sel_rank = WEFT_NONE;
+          self->view.sel_event = WEFT_NONE;
+          selection_changed (self);
+        }
+      if (self->view.hover_event != WEFT_NONE)
+        self->view.hover_rank = WEFT_NONE, self->view.hover_event = WEFT_NONE;
+      rebuild_layout (self);
+    }
+}
+
+gboolean
+weft_timeline_view_is_dragging (WeftTimelineView *self)
+{
+  return self->drag_gesture_open;
 }
 
 void

@@ -5,6 +5,7 @@
 #include <gtk/gtk.h>
 
 #include "weft/weft.h"
+#include "weft/weft-edit.h"
 #include "weft/weft-render.h"
 
 G_BEGIN_DECLS
@@ -25,6 +26,15 @@ GtkWidget    *weft_timeline_view_new               (void);
 void          weft_timeline_view_set_trace         (WeftTimelineView *self,
                                                     WeftTrace        *trace);
 WeftTrace    *weft_timeline_view_get_trace         (WeftTimelineView *self);
+/* The edit session that drags, Delete and Ctrl+D act on (borrowed; NULL:
+ * read-only). */
+void          weft_timeline_view_set_session       (WeftTimelineView *self,
+                                                    WeftEditSession  *session);
+/* The solved schedule changed (an edit, undo, redo): repaint, and outside
+ * a drag rebuild the layout (lanes may have changed). */
+void          weft_timeline_view_model_changed     (WeftTimelineView *self);
+/* An op is being dragged (one gesture open in the session). */
+gboolean      weft_timeline_view_is_dragging       (WeftTimelineView *self);
 /* Call after the model changed in place (an edit, a re-solve). */
 void          weft_timeline_view_trace_changed     (WeftTimelineView *self);
 

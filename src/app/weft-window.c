@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "weft/weft.h"
+#include "weft/weft-edit.h"
 #include "weft/weft-solver.h"
 #include "weft-app-util.h"
 #include "weft-inspector.h"
@@ -45,7 +46,7 @@ typedef struct
   char          **paths;
   guint           n_paths;
   WeftTrace      *trace;
-  WeftSolver     *solver;
+  WeftEditSession *session;     /* owns trace and solver when built */
   char           *solver_error;
   gint64          t_begin;
   gint64          t_loaded;
@@ -66,7 +67,7 @@ load_job_unref (gpointer data)
 
   if (!g_atomic_ref_count_dec (&job->ref))
     return;
-  g_clear_pointer (&job->solver, weft_solver_free);
+  g_clear_pointer (&job->session, weft_edit_session_free);
   g_clear_pointer (&job->trace, weft_trace_free);
   g_strfreev (job->paths);
   g_free (job->solver_error);
@@ -117,12 +118,15 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
     }
   /* The solver's first solve is the baseline of the metric deltas. A trace
    * the solver cannot handle is still shown, without solved metrics. */
-  job->solver = weft_solver_new (trace, &error);
-  if (job->solver == NULL && error != NULL)
-    job->solver_error = g_strdup (error->message);
+  job->session = weft_edit_session_new (trace, job->paths[0], &error);
+  if (job->session == NULL)
+    {
+      job->trace = trace;
+      if (error != NULL)
+        job->solver_error = g_strdup (error->message);
+    }
   g_clear_error (&error);
   job->t_solved = g_get_monotonic_time ();
-  job->trace = trace;
   g_task_return_boolean (task, TRUE);
 }
 
@@ -158,7 +162,9 @@ struct _WeftWindow
   GtkWidget *inspector;
   GtkWidget *breakdown;
 
-  /* document */
+  /* document: the edit session owns the trace and the solver; without
+   * one (the solver refused the trace) the window owns the trace */
+  WeftEditSession *session;
   WeftTrace  *trace;
   WeftSolver *solver;
   WeftRenderTimes times;
@@ -185,12 +191,24 @@ struct _WeftWindow
   gint64   solve_us;
   GtkWidget *error_dialog;
   guint      n_recent;
+
+  /* editing */
+  guint      refresh_idle;
+  guint      autosave_timer;
+  char      *save_file;      /* Ctrl+S target: one file ... */
+  char      *save_dir;       /* ... or a folder of rank<R>_trace<ext> */
+  char      *save_ext;
+  gboolean   closing;        /* the user confirmed closing with unsaved edits */
+  GtkWidget *undo_button;
+  GtkWidget *redo_button;
+  GtkWidget *save_button;
 };
 
 G_DEFINE_FINAL_TYPE (WeftWindow, weft_window, GTK_TYPE_APPLICATION_WINDOW)
 
 static void schedule_state (WeftWindow *self);
 static void start_load (WeftWindow *self, char **paths, guint n_paths, const char *display_name);
+static void offer_recovery (WeftWindow *self);
 
 /* ---- helpers ----------------------------------------------------------------------- */
 
@@ -213,7 +231,9 @@ update_title (WeftWindow *self)
   g_autofree char *title = NULL;
 
   if (self->display_name != NULL && self->trace != NULL)
-    title = g_strdup_printf ("%s — Weft", self->display_name);
+    title = g_strdup_printf ("%s%s — Weft",
+                             self->session != NULL && weft_edit_session_is_modified (self->session) ? "• " : "",
+                             self->display_name);
   else if (is_loading (self) && self->display_name != NULL)
     title = g_strdup_printf ("Loading %s — Weft", self->display_name);
   else
@@ -236,6 +256,10 @@ update_actions (WeftWindow *self)
   ENABLE ("reload", !loading && self->paths != NULL);
   ENABLE ("cancel-load", loading);
   ENABLE ("export", has_trace && !loading);
+  ENABLE ("undo", self->session != NULL && !loading && weft_edit_session_can_undo (self->session));
+  ENABLE ("redo", self->session != NULL && !loading && weft_edit_session_can_redo (self->session));
+  ENABLE ("save", self->session != NULL && !loading);
+  ENABLE ("save-as", self->session != NULL && !loading);
   ENABLE ("toggle-inspector", has_trace);
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
 #undef ENABLE
@@ -276,6 +300,48 @@ rect_to_json (WeftWindow *self, const graphene_rect_t *r)
   return obj;
 }
 
+/* The layout rows on screen: rank, kind, stream (GPU lanes), label and
+ * their box in X window coordinates. */
+static json_object *
+rows_to_json (WeftWindow *self, graphene_rect_t *scratch)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  const WeftLayout *layout = weft_timeline_view_get_layout (view);
+  const WeftView *v = weft_timeline_view_get_view (view);
+  json_object *arr = json_object_new_array ();
+  graphene_rect_t body;
+  static const char *const kinds[] = { "rank", "lane", "cpu" };
+
+  if (layout == NULL)
+    return arr;
+  weft_timeline_view_get_body_rect (view, &body);
+  for (guint i = 0; i < weft_layout_get_n_rows (layout); i++)
+    {
+      const WeftLayoutRow *row = weft_layout_get_row (layout, i);
+      double y = row->y - v->scroll_y;
+      json_object *o;
+      g_autofree char *label = NULL;
+      WeftRank *rank = weft_trace_rank (self->trace, row->rank_index);
+
+      if (y + row->height <= 0 || y >= body.size.height)
+        continue;
+      o = rect_to_json (self, &GRAPHENE_RECT_INIT (body.origin.x, body.origin.y + y, body.size.width, row->height));
+      json_object_object_add (o, "rank", json_object_new_int (rank->rank));
+      json_object_object_add (o, "kind", json_object_new_string (kinds[CLAMP (row->kind, 0, 2)]));
+      if (row->kind == WEFT_ROW_LANE && row->lane != WEFT_NONE)
+        {
+          WeftLane *lane = weft_rank_lane (rank, row->lane);
+          json_object_object_add (o, "gpu", json_object_new_boolean (lane->kind == WEFT_LANE_GPU));
+          json_object_object_add (o, "stream", json_object_new_int64 (lane->tid));
+        }
+      label = weft_render_row_label (self->trace, row);
+      json_object_object_add (o, "label", json_object_new_string (label != NULL ? label : ""));
+      json_object_array_add (arr, o);
+    }
+  (void) scratch;
+  return arr;
+}
+
 static void
 write_state (WeftWindow *self)
 {
@@ -314,6 +380,7 @@ write_state (WeftWindow *self)
       json_object_object_add (root, "body", rect_to_json (self, &r));
       if (weft_timeline_view_get_selection_rect (view, &r))
         json_object_object_add (root, "selection_box", rect_to_json (self, &r));
+      json_object_object_add (root, "rows", rows_to_json (self, &r));
     }
   json_object_object_add (root, "height", json_object_new_int (gtk_widget_get_height (self->view)));
 
@@ -354,7 +421,16 @@ write_state (WeftWindow *self)
           json_object *s = json_object_new_object ();
           json_object_object_add (s, "rank", json_object_new_int (rank->rank));
           json_object_object_add (s, "event", json_object_new_int64 (event));
-          json_object_object_add (s, "name", json_object_new_string (weft_rank_string (rank, weft_rank_event (rank, event)->name)));
+          const WeftEvent *ev = weft_rank_event (rank, event);
+          json_object_object_add (s, "name", json_object_new_string (weft_rank_string (rank, ev->name)));
+          if (ev->lane != WEFT_NONE)
+            json_object_object_add (s, "stream", json_object_new_int64 (weft_rank_lane (rank, ev->lane)->tid));
+          json_object_object_add (s, "gpu_op", json_object_new_boolean ((ev->flags & WEFT_EVENT_GPU_OP) != 0));
+          if (self->solver != NULL && weft_solver_is_node (self->solver, rank_index, event))
+            {
+              add_int64 (s, "start", weft_solver_start (self->solver, rank_index, event));
+              add_int64 (s, "end", weft_solver_end (self->solver, rank_index, event));
+            }
           json_object_object_add (root, "selection", s);
         }
       else
@@ -371,6 +447,16 @@ write_state (WeftWindow *self)
       json_object_object_add (root, "inspector",
                               json_object_new_string (weft_inspector_get_title (WEFT_INSPECTOR (self->inspector))));
       json_object_object_add (root, "solver", json_object_new_boolean (self->solver != NULL));
+      json_object_object_add (root, "editable", json_object_new_boolean (self->session != NULL));
+      if (self->session != NULL)
+        {
+          json_object_object_add (root, "modified", json_object_new_boolean (weft_edit_session_is_modified (self->session)));
+          json_object_object_add (root, "can_undo", json_object_new_boolean (weft_edit_session_can_undo (self->session)));
+          json_object_object_add (root, "can_redo", json_object_new_boolean (weft_edit_session_can_redo (self->session)));
+          add_int64 (root, "edit_serial", (gint64) weft_edit_session_get_serial (self->session));
+          json_object_object_add (root, "dragging",
+                                  json_object_new_boolean (weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view))));
+        }
       if (weft_metrics_bar_get_metrics (WEFT_METRICS_BAR (self->metrics), &now, &base))
         {
           json_object *m = json_object_new_object ();
@@ -650,9 +736,72 @@ update_critical_path (WeftWindow *self)
                                 &overlay);
 }
 
+static void update_critical_path (WeftWindow *self);
+
+/* After an edit: the cheap part now (repaint), the rest (metric chips,
+ * breakdown, critical path, inspector) once per main-loop turn. */
+static gboolean
+refresh_idle_cb (gpointer data)
+{
+  WeftWindow *self = data;
+  guint rank_index;
+  guint32 event;
+
+  self->refresh_idle = 0;
+  if (self->solver == NULL)
+    return G_SOURCE_REMOVE;
+  weft_metrics_bar_refresh (WEFT_METRICS_BAR (self->metrics));
+  weft_rank_breakdown_refresh (WEFT_RANK_BREAKDOWN (self->breakdown));
+  update_critical_path (self);
+  if (!weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)) &&
+      weft_timeline_view_get_selection (WEFT_TIMELINE_VIEW (self->view), &rank_index, &event))
+    weft_inspector_show_event (WEFT_INSPECTOR (self->inspector), rank_index, event);
+  schedule_state (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+session_changed_cb (WeftEditSession *session, gpointer user_data)
+{
+  WeftWindow *self = user_data;
+
+  weft_timeline_view_model_changed (WEFT_TIMELINE_VIEW (self->view));
+  if (self->refresh_idle == 0)
+    self->refresh_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 30, refresh_idle_cb, self, NULL);
+}
+
+static void
+session_state_cb (WeftEditSession *session, gboolean is_modified, gboolean can_undo, gboolean can_redo,
+                  gpointer user_data)
+{
+  WeftWindow *self = user_data;
+
+  update_title (self);
+  update_actions (self);
+  schedule_state (self);
+}
+
+static gboolean
+autosave_cb (gpointer data)
+{
+  WeftWindow *self = data;
+  g_autoptr (GError) error = NULL;
+
+  if (self->session != NULL && !weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)) &&
+      !weft_edit_session_autosave (self->session, &error))
+    g_warning ("autosave: %s", error->message);
+  return G_SOURCE_CONTINUE;
+}
+
 static void
 clear_document (WeftWindow *self)
 {
+  g_clear_handle_id (&self->refresh_idle, g_source_remove);
+  g_clear_handle_id (&self->autosave_timer, g_source_remove);
+  g_clear_pointer (&self->save_file, g_free);
+  g_clear_pointer (&self->save_dir, g_free);
+  g_clear_pointer (&self->save_ext, g_free);
+  weft_timeline_view_set_session (WEFT_TIMELINE_VIEW (self->view), NULL);
   weft_timeline_view_set_times (WEFT_TIMELINE_VIEW (self->view), NULL, NULL);
   weft_timeline_view_set_trace (WEFT_TIMELINE_VIEW (self->view), NULL);
   weft_inspector_set_trace (WEFT_INSPECTOR (self->inspector), NULL, NULL, 0);
@@ -661,18 +810,26 @@ clear_document (WeftWindow *self)
   g_clear_pointer (&self->critical, g_free);
   self->n_critical = 0;
   memset (&self->times, 0, sizeof self->times);
-  g_clear_pointer (&self->solver, weft_solver_free);
+  self->solver = NULL;
+  if (self->session != NULL)
+    {
+      g_clear_pointer (&self->session, weft_edit_session_free);
+      self->trace = NULL;
+    }
   g_clear_pointer (&self->trace, weft_trace_free);
 }
 
 static void
-set_document (WeftWindow *self, WeftTrace *trace, WeftSolver *solver, char **paths, const char *display_name)
+set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char **paths, const char *display_name)
 {
   WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  WeftSolver *solver;
 
   clear_document (self);
-  self->trace = trace;
-  self->solver = solver;
+  self->session = session;
+  self->trace = session != NULL ? weft_edit_session_get_trace (session) : trace;
+  self->solver = solver = session != NULL ? weft_edit_session_get_solver (session) : NULL;
+  trace = self->trace;
   if (paths != self->paths)
     {
       g_strfreev (self->paths);
@@ -686,6 +843,13 @@ set_document (WeftWindow *self, WeftTrace *trace, WeftSolver *solver, char **pat
   self->times.func = solver_time_func;
   self->times.user_data = solver;
   self->times.n_ranks = trace->ranks->len;
+  if (session != NULL)
+    {
+      weft_edit_session_set_changed_func (session, session_changed_cb, self);
+      weft_edit_session_set_state_func (session, session_state_cb, self);
+      self->autosave_timer = g_timeout_add_seconds (WEFT_RECOVERY_INTERVAL_S, autosave_cb, self);
+    }
+  weft_timeline_view_set_session (view, session);
 
   weft_timeline_view_set_dark (view, is_dark (self));
   weft_timeline_view_set_trace (view, trace);
@@ -772,12 +936,13 @@ load_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
 
   self->load_us = job->t_loaded - job->t_begin;
   self->solve_us = job->t_solved - job->t_loaded;
-  g_debug ("loaded %s: %u ranks in %.0f ms, solved in %.0f ms", job->paths[0], job->trace->ranks->len,
+  g_debug ("loaded %s: %u ranks in %.0f ms, solved in %.0f ms", job->paths[0], job->session != NULL ? weft_edit_session_get_trace (job->session)->ranks->len : job->trace->ranks->len,
              self->load_us / 1000.0, self->solve_us / 1000.0);
   for (guint i = 0; i < job->n_paths && i < 1; i++)
     add_recent (self, job->paths[i]);
   name = g_strdup (self->display_name);
-  set_document (self, g_steal_pointer (&job->trace), g_steal_pointer (&job->solver), job->paths, name);
+  set_document (self, g_steal_pointer (&job->session), g_steal_pointer (&job->trace), job->paths, name);
+  offer_recovery (self);
   if (job->solver_error != NULL)
     show_error (self, "The dependency solver could not handle this trace; it is shown without solved metrics",
                 job->solver_error);
@@ -1019,6 +1184,280 @@ export_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   g_object_set_data_full (G_OBJECT (native), "format", g_strdup (fmt), g_free);
   g_signal_connect (native, "response", G_CALLBACK (export_response_cb), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+/* ---- editing actions --------------------------------------------------------------------------- */
+
+static void
+undo_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (user_data);
+  g_autoptr (GError) error = NULL;
+  gboolean undo = strcmp (g_action_get_name (G_ACTION (action)), "undo") == 0;
+
+  if (self->session == NULL || weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)))
+    return;
+  if (!(undo ? weft_edit_session_undo (self->session, &error) : weft_edit_session_redo (self->session, &error)))
+    show_error (self, undo ? "Could not undo" : "Could not redo", error->message);
+}
+
+static char *
+rank_file_ext (const char *path)
+{
+  const char *exts[] = { ".json.zst", ".json.gz", ".json" };
+  for (guint i = 0; i < G_N_ELEMENTS (exts); i++)
+    if (g_str_has_suffix (path, exts[i]))
+      return g_strdup (exts[i]);
+  return NULL;
+}
+
+/* Where Ctrl+S writes without asking: back over the loaded file (one rank),
+ * or over a folder whose files are all rank<R>_trace<ext> (what Weft
+ * writes). Any other layout asks once (Save As), so that saving never
+ * leaves two files of one rank in a folder. */
+static gboolean
+infer_save_target (WeftWindow *self)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *ext = NULL;
+
+  if (self->save_file != NULL || self->save_dir != NULL)
+    return TRUE;
+  if (self->trace->ranks->len == 1)
+    {
+      WeftRank *rank = weft_trace_rank (self->trace, 0);
+      g_autofree char *e = rank->path != NULL ? rank_file_ext (rank->path) : NULL;
+      if (e == NULL)
+        return FALSE;
+      self->save_file = g_strdup (rank->path);
+      return TRUE;
+    }
+  for (guint i = 0; i < self->trace->ranks->len; i++)
+    {
+      WeftRank *rank = weft_trace_rank (self->trace, i);
+      g_autofree char *d = NULL;
+      g_autofree char *base = NULL;
+      g_autofree char *e = NULL;
+      g_autofree char *want = NULL;
+
+      if (rank->path == NULL || (e = rank_file_ext (rank->path)) == NULL)
+        return FALSE;
+      d = g_path_get_dirname (rank->path);
+      base = g_path_get_basename (rank->path);
+      want = g_strdup_printf ("rank%d_trace%s", rank->rank, e);
+      if (strcmp (base, want) != 0 || (dir != NULL && strcmp (d, dir) != 0) || (ext != NULL && strcmp (e, ext) != 0))
+        return FALSE;
+      if (dir == NULL)
+        {
+          dir = g_steal_pointer (&d);
+          ext = g_steal_pointer (&e);
+        }
+    }
+  self->save_dir = g_steal_pointer (&dir);
+  self->save_ext = g_steal_pointer (&ext);
+  return self->save_dir != NULL;
+}
+
+static gboolean
+save_now (WeftWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  gboolean ok;
+
+  if (self->save_file != NULL)
+    ok = weft_edit_session_save (self->session, self->save_file, NULL, &error);
+  else
+    ok = weft_edit_session_save (self->session, self->save_dir, self->save_ext, &error);
+  if (!ok)
+    {
+      show_error (self, "Could not save the trace", error->message);
+      return FALSE;
+    }
+  update_title (self);
+  update_actions (self);
+  schedule_state (self);
+  return TRUE;
+}
+
+static void save_as (WeftWindow *self);
+
+static void
+save_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (user_data);
+
+  if (self->session == NULL || weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)))
+    return;
+  if (strcmp (g_action_get_name (G_ACTION (action)), "save") == 0 && infer_save_target (self))
+    save_now (self);
+  else
+    save_as (self);
+}
+
+static void
+save_as_response_cb (GtkNativeDialog *native, int response, WeftWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT && self->session != NULL)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+
+      if (path != NULL)
+        {
+          g_clear_pointer (&self->save_file, g_free);
+          g_clear_pointer (&self->save_dir, g_free);
+          g_clear_pointer (&self->save_ext, g_free);
+          if (self->trace->ranks->len == 1)
+            {
+              g_autofree char *e = rank_file_ext (path);
+              self->save_file = e != NULL ? g_strdup (path) : g_strconcat (path, ".json.gz", NULL);
+            }
+          else
+            {
+              WeftRank *rank = weft_trace_rank (self->trace, 0);
+              char *e = rank->path != NULL ? rank_file_ext (rank->path) : NULL;
+              self->save_dir = g_strdup (path);
+              self->save_ext = e != NULL ? e : g_strdup (".json.gz");
+            }
+          if (save_now (self))
+            {
+              g_autofree char *target = g_strdup (self->save_file != NULL ? self->save_file : self->save_dir);
+              g_autofree char *name = g_path_get_basename (target);
+              char *paths[] = { target, NULL };
+              g_strfreev (self->paths);
+              self->paths = g_strdupv (paths);
+              g_free (self->display_name);
+              self->display_name = g_steal_pointer (&name);
+              add_recent (self, target);
+              update_title (self);
+            }
+        }
+    }
+  g_object_unref (native);
+}
+
+static void
+save_as (WeftWindow *self)
+{
+  gboolean one = self->trace->ranks->len == 1;
+  GtkFileChooserNative *native =
+    gtk_file_chooser_native_new (one ? "Save the Trace" : "Save the Trace into a Folder (one file per rank)",
+                                 GTK_WINDOW (self),
+                                 one ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Save",
+                                 "_Cancel");
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  if (one)
+    {
+      WeftRank *rank = weft_trace_rank (self->trace, 0);
+      g_autofree char *e = rank->path != NULL ? rank_file_ext (rank->path) : NULL;
+      g_autofree char *name = g_strdup_printf ("rank%d_trace%s", rank->rank, e != NULL ? e : ".json.gz");
+      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
+    }
+  g_signal_connect (native, "response", G_CALLBACK (save_as_response_cb), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+close_response_cb (GtkDialog *dialog, int response, WeftWindow *self)
+{
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  if (response == GTK_RESPONSE_REJECT) /* discard */
+    {
+      if (self->paths != NULL)
+        weft_recovery_discard (self->paths[0]);
+      self->closing = TRUE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+  else if (response == GTK_RESPONSE_ACCEPT) /* save */
+    {
+      if (infer_save_target (self))
+        {
+          if (save_now (self))
+            {
+              self->closing = TRUE;
+              gtk_window_close (GTK_WINDOW (self));
+            }
+        }
+      else
+        save_as (self);
+    }
+}
+
+static gboolean
+close_request_cb (GtkWindow *window, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (window);
+  GtkWidget *dialog;
+
+  if (self->closing || self->session == NULL || !weft_edit_session_is_modified (self->session))
+    return FALSE;
+  dialog = gtk_message_dialog_new (window, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT, GTK_MESSAGE_QUESTION,
+                                   GTK_BUTTONS_NONE, "Save the edits to “%s” before closing?",
+                                   self->display_name != NULL ? self->display_name : "the trace");
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
+                                            "Unsaved edits are kept in a recovery file only until you close.");
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Discard", GTK_RESPONSE_REJECT, "_Cancel", GTK_RESPONSE_CANCEL,
+                          "_Save", GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  gtk_window_set_title (GTK_WINDOW (dialog), "Weft unsaved edits");
+  g_signal_connect (dialog, "response", G_CALLBACK (close_response_cb), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
+}
+
+static void
+recovery_response_cb (GtkDialog *dialog, int response, WeftWindow *self)
+{
+  const char *recovery = g_object_get_data (G_OBJECT (dialog), "recovery");
+  const char *trace_path = g_object_get_data (G_OBJECT (dialog), "trace");
+  g_autoptr (GError) error = NULL;
+
+  if (response == GTK_RESPONSE_ACCEPT && self->session != NULL &&
+      g_strcmp0 (trace_path, self->paths != NULL ? self->paths[0] : NULL) == 0)
+    {
+      if (!weft_recovery_apply (self->session, recovery, &error))
+        show_error (self, "Could not restore the unsaved edits", error->message);
+    }
+  else if (response == GTK_RESPONSE_REJECT)
+    weft_recovery_discard (trace_path);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  schedule_state (self);
+}
+
+/* After a crash: offers to restore the edits autosaved for this trace. */
+static void
+offer_recovery (WeftWindow *self)
+{
+  g_autofree char *recovery = NULL;
+  GtkWidget *dialog;
+
+  if (self->session == NULL || self->paths == NULL || (recovery = weft_recovery_find (self->paths[0])) == NULL)
+    return;
+  if (g_getenv ("WEFT_RESTORE") != NULL) /* tests and scripts: answer without asking */
+    {
+      g_autoptr (GError) error = NULL;
+      if (strcmp (g_getenv ("WEFT_RESTORE"), "yes") == 0 && !weft_recovery_apply (self->session, recovery, &error))
+        show_error (self, "Could not restore the unsaved edits", error->message);
+      return;
+    }
+  dialog = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                   GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE, "Restore unsaved edits?");
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog),
+                                            "Weft was closed without saving the edits made to this trace. "
+                                            "They were kept in %s.", recovery);
+  gtk_dialog_add_buttons (GTK_DIALOG (dialog), "_Discard", GTK_RESPONSE_REJECT, "_Restore", GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_ACCEPT);
+  gtk_window_set_title (GTK_WINDOW (dialog), "Weft recovery");
+  g_object_set_data_full (G_OBJECT (dialog), "recovery", g_steal_pointer (&recovery), g_free);
+  g_object_set_data_full (G_OBJECT (dialog), "trace", g_strdup (self->paths[0]), g_free);
+  g_signal_connect (dialog, "response", G_CALLBACK (recovery_response_cb), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+edit_error_cb (WeftTimelineView *view, const char *what, const char *message, WeftWindow *self)
+{
+  show_error (self, what, message);
 }
 
 static const char shortcuts_ui[] =
@@ -1361,6 +1800,7 @@ build_trace_page (WeftWindow *self)
   g_signal_connect (self->view, "selection-changed", G_CALLBACK (selection_changed_cb), self);
   g_signal_connect (self->view, "search-requested", G_CALLBACK (search_requested_cb), self);
   g_signal_connect (self->view, "first-frame", G_CALLBACK (first_frame_cb), self);
+  g_signal_connect (self->view, "edit-error", G_CALLBACK (edit_error_cb), self);
 
   self->inspector = weft_inspector_new ();
   gtk_widget_set_vexpand (self->inspector, TRUE);
@@ -1408,6 +1848,7 @@ build_main_menu (void)
   g_menu_append (files, "New Window", "app.new-window");
   g_menu_append (files, "Open Folder…", "win.open-folder");
   g_menu_append (files, "Reload", "win.reload");
+  g_menu_append (files, "Save As…", "win.save-as");
   g_menu_append (export, "Export View as PNG…", "win.export::png");
   g_menu_append (export, "Export View as SVG…", "win.export::svg");
   g_menu_append (export, "Export View as PDF…", "win.export::pdf");
@@ -1482,6 +1923,9 @@ weft_window_finalize (GObject *object)
   g_free (self->last_error);
   g_free (self->state_path);
   g_free (self->screenshot_path);
+  g_free (self->save_file);
+  g_free (self->save_dir);
+  g_free (self->save_ext);
   G_OBJECT_CLASS (weft_window_parent_class)->finalize (object);
 }
 
@@ -1514,6 +1958,10 @@ weft_window_init (WeftWindow *self)
     { "show-shortcuts", show_shortcuts_activated, NULL, NULL, NULL },
     { "toggle-inspector", NULL, NULL, "true", toggle_inspector_changed },
     { "test-screenshot", test_screenshot_activated, NULL, NULL, NULL },
+    { "undo", undo_activated, NULL, NULL, NULL },
+    { "redo", undo_activated, NULL, NULL, NULL },
+    { "save", save_activated, NULL, NULL, NULL },
+    { "save-as", save_activated, NULL, NULL, NULL },
   };
   GtkWidget *open_box, *open, *menu_button;
   GtkDropTarget *drop;
@@ -1548,6 +1996,23 @@ weft_window_init (WeftWindow *self)
   gtk_box_append (GTK_BOX (open_box), open);
   gtk_box_append (GTK_BOX (open_box), self->recent_menu_button);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (self->header), open_box);
+  self->save_button = gtk_button_new_from_icon_name ("document-save-symbolic");
+  gtk_widget_set_tooltip_text (self->save_button, "Save the edited trace (Ctrl+S)");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->save_button), "win.save");
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (self->header), self->save_button);
+  {
+    GtkWidget *undo_box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+    gtk_widget_add_css_class (undo_box, "linked");
+    self->undo_button = gtk_button_new_from_icon_name ("edit-undo-symbolic");
+    gtk_widget_set_tooltip_text (self->undo_button, "Undo (Ctrl+Z)");
+    gtk_actionable_set_action_name (GTK_ACTIONABLE (self->undo_button), "win.undo");
+    self->redo_button = gtk_button_new_from_icon_name ("edit-redo-symbolic");
+    gtk_widget_set_tooltip_text (self->redo_button, "Redo (Ctrl+Shift+Z)");
+    gtk_actionable_set_action_name (GTK_ACTIONABLE (self->redo_button), "win.redo");
+    gtk_box_append (GTK_BOX (undo_box), self->undo_button);
+    gtk_box_append (GTK_BOX (undo_box), self->redo_button);
+    gtk_header_bar_pack_start (GTK_HEADER_BAR (self->header), undo_box);
+  }
 
   menu_button = gtk_menu_button_new ();
   gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (menu_button), "open-menu-symbolic");
@@ -1582,6 +2047,7 @@ weft_window_init (WeftWindow *self)
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
 
   g_signal_connect (gtk_recent_manager_get_default (), "changed", G_CALLBACK (recent_changed_cb), self);
+  g_signal_connect (self, "close-request", G_CALLBACK (close_request_cb), NULL);
   rebuild_recent (self);
   update_actions (self);
 }
