@@ -1110,6 +1110,45 @@ read_text (const char *path)
   return text;
 }
 
+/* Every "ts" / "dur" value of a saved file as Kineto writes it: integer us,
+ * or "<us>.<3 digits>" (three_decimals: only the latter). Returns the count. */
+static guint
+check_kineto_times (const char *path, const char *text, gboolean three_decimals)
+{
+  static const char *keys[] = { "\"ts\":", "\"dur\":" };
+  guint n = 0;
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    for (const char *p = strstr (text, keys[k]); p != NULL; p = strstr (p + 1, keys[k]))
+      {
+        const char *v = p + strlen (keys[k]), *q;
+        guint digits = 0, decimals = 0;
+        gboolean dot = FALSE;
+        while (*v == ' ')
+          v++;
+        q = v;
+        if (*q == '-')
+          q++;
+        for (; g_ascii_isdigit (*q) || *q == '.'; q++)
+          {
+            if (*q == '.')
+              {
+                if (dot)
+                  break;
+                dot = TRUE;
+              }
+            else if (dot)
+              decimals++;
+            else
+              digits++;
+          }
+        if (digits == 0 || (dot && decimals != 3) || (three_decimals && !dot) || (*q != ',' && *q != '}' && *q != ' ' && *q != '\n'))
+          g_error ("%s: %s written as %.*s, not Kineto's text", path, keys[k], (int) MIN (strlen (v), 24), v);
+        n++;
+      }
+  return n;
+}
+
 static void
 test_save_reload (void)
 {
@@ -1122,8 +1161,6 @@ test_save_reload (void)
   g_autoptr (GArray) reloaded = NULL;
   g_autofree char *rank0 = NULL;
   g_autofree char *text = NULL;
-  g_autoptr (GRegex) ts_re = NULL;
-  g_autoptr (GMatchInfo) mi = NULL;
   guint n_ts = 0;
 
   g_assert_true (weft_edit_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, &error));
@@ -1149,16 +1186,7 @@ test_save_reload (void)
                      "move_to_position");
   }
   /* every ts and dur in Kineto's text style: "<us>.<3 digits>" */
-  ts_re = g_regex_new ("\"(ts|dur)\": *(-?[0-9.eE+]+)", 0, 0, NULL);
-  g_regex_match (ts_re, text, 0, &mi);
-  while (g_match_info_matches (mi))
-    {
-      g_autofree char *num = g_match_info_fetch (mi, 2);
-      if (!g_regex_match_simple ("^-?[0-9]+\\.[0-9]{3}$", num, 0, 0))
-        g_error ("%s: ts/dur written as %s, not Kineto's <us>.<3 digits>", rank0, num);
-      n_ts++;
-      g_match_info_next (mi, NULL);
-    }
+  n_ts = check_kineto_times (rank0, text, TRUE);
   g_assert_cmpuint (n_ts, >=, 12);
   {
     g_autofree char *rank1 = g_build_filename (out, "rank1_trace.json", NULL);
@@ -1321,6 +1349,98 @@ test_recovery (void)
   }
 }
 
+/* A real trace: the 8 DLRM ranks (old format: integer absolute us, no
+ * collective args on the kernels). Every all-reduce moves to a new stream on
+ * every rank (one entry), undo/redo are exact, and the saved files reload
+ * with the real loader in the same ts text style and solve to the same
+ * schedule. */
+static void
+test_real_dlrm (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("param/et_replay/tests/inputs/dlrm_kineto");
+  g_autofree char *out = NULL;
+  g_autoptr (WeftEditSession) s = NULL;
+  g_autoptr (WeftEditSession) s2 = NULL;
+  g_autoptr (GArray) loaded = NULL;
+  g_autoptr (GArray) done = NULL;
+  g_autoptr (GArray) now = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (json_object) op = NULL;
+  g_autoptr (json_object) log = NULL;
+  WeftMetrics m_now, m_before;
+  WeftTsStyle styles[8];
+
+  if (dir == NULL)
+    return;
+  {
+    WeftTrace *trace = weft_trace_load (dir, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (trace->ranks->len, ==, 8);
+    for (guint r = 0; r < 8; r++)
+      styles[r] = weft_trace_rank (trace, r)->ts_style;
+    /* not the shared folder: a recovery file must never land there */
+    s = weft_edit_session_new (trace, NULL, &error);
+    g_assert_no_error (error);
+  }
+  loaded = snapshot (s);
+  op = json_tokener_parse ("{\"op\": \"move_stream\", \"match\": {\"collective\": \"all_reduce\"}, \"stream\": 99}");
+  if (!weft_edit_session_apply_json (s, op, &error))
+    g_error ("%s", error->message);
+  log = weft_edit_session_log (s);
+  g_assert_cmpuint (json_object_array_length (log), ==, 3 * 8);   /* 3 all-reduces on 8 ranks */
+  g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 1);
+  done = snapshot (s);
+  g_assert_cmpuint (done->len, ==, loaded->len);
+  g_assert_true (weft_edit_session_metrics (s, &m_now, &m_before));
+  g_assert_cmpint (m_now.step_time, <=, m_before.step_time);
+
+  g_assert_true (weft_edit_session_undo (s, NULL));
+  now = snapshot (s);
+  assert_same_snapshot (loaded, now, "DLRM after undo");
+  g_assert_true (weft_edit_session_redo (s, NULL));
+  g_clear_pointer (&now, g_array_unref);
+  now = snapshot (s);
+  assert_same_snapshot (done, now, "DLRM after redo");
+
+  out = g_build_filename (weft_test_tmpdir (), "dlrm-out", NULL);
+  if (!weft_edit_session_save (s, out, ".json.gz", &error))
+    g_error ("%s", error->message);
+  {
+    WeftTrace *trace2 = weft_trace_load (out, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (trace2->ranks->len, ==, 8);
+    for (guint r = 0; r < 8; r++)
+      {
+        /* integer-us files stay integer-us unless an edited time is not a
+         * whole us (then Kineto's "<us>.<3 digits>" keeps it ns-exact) */
+        WeftTsStyle st = weft_trace_rank (trace2, r)->ts_style;
+        g_assert_true (st == styles[r] || (styles[r] == WEFT_TS_ABSOLUTE_US && st == WEFT_TS_ABSOLUTE_FRAC));
+      }
+    s2 = weft_edit_session_new (trace2, NULL, &error);
+    g_assert_no_error (error);
+  }
+  g_clear_pointer (&now, g_array_unref);
+  now = snapshot (s2);
+  assert_same_snapshot (done, now, "DLRM saved and reloaded");
+
+  /* every ts / dur written as Kineto text: integer us or "<us>.<3 digits>" */
+  {
+    for (int r = 0; r < 8; r++)
+      {
+        g_autofree char *name = g_strdup_printf ("rank%d_trace.json", r);
+        g_autofree char *json_out = g_build_filename (weft_test_tmpdir (), "dlrm-plain", NULL);
+        g_autofree char *path = g_build_filename (json_out, name, NULL);
+        g_autofree char *text = NULL;
+        guint n;
+        if (r == 0 && !weft_edit_session_save (s, json_out, ".json", &error))
+          g_error ("%s", error->message);
+        text = read_text (path);
+        n = check_kineto_times (path, text, FALSE);
+        g_assert_cmpuint (n, >, 1000);
+      }
+  }
+}
+
 /* With a maximum depth, what falls off the history stays in the log, the
  * saved "weft" key and the recovery file. */
 static void
@@ -1383,5 +1503,6 @@ main (int argc, char **argv)
   g_test_add_func ("/edit/save-reload", test_save_reload);
   g_test_add_func ("/edit/recovery", test_recovery);
   g_test_add_func ("/edit/max-depth-log", test_max_depth_log);
+  g_test_add_func ("/edit/real-dlrm", test_real_dlrm);
   return g_test_run ();
 }
