@@ -432,7 +432,10 @@ sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
   const WeftEvent *events = (const WeftEvent *) (void *) rank->events->data;
   GArray *stack = g_array_new (FALSE, FALSE, sizeof (guint32));
   GArray *kept = g_array_sized_new (FALSE, FALSE, sizeof (guint32), ol->events->len);
-  gint64 guard = G_MININT64; /* max end of untouched slices that overlapped untouched ones */
+  /* Ends (ascending) of untouched slices taken off the stack because an
+   * untouched slice overlapped them (the profiler's own overlaps): an
+   * edited slice must not overlap them either. */
+  GArray *displaced = g_array_new (FALSE, FALSE, sizeof (gint64));
   gboolean *gone;
 
   g_qsort_with_data (ol->events->data, (gint) ol->events->len, sizeof (guint32), sweep_cmp, rank->events->data);
@@ -460,7 +463,9 @@ sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
               guint32 top = g_array_index (stack, guint32, stack->len - 1);
               conflict = event_end_clamped (&events[g_array_index (ol->events, guint32, top)]) < e;
             }
-          if (guard > s && guard < e)
+          while (displaced->len > 0 && g_array_index (displaced, gint64, 0) <= s)
+            g_array_remove_index (displaced, 0);
+          if (displaced->len > 0 && g_array_index (displaced, gint64, 0) < e)
             conflict = TRUE;
           if (conflict)
             {
@@ -485,7 +490,13 @@ sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
                   plan_reject (plan, rejected, tidx);
                 }
               else
-                guard = MAX (guard, tend); /* the profiler's own overlap: kept as read */
+                {
+                  /* the profiler's own overlap: kept as read */
+                  guint at = displaced->len;
+                  while (at > 0 && g_array_index (displaced, gint64, at - 1) > tend)
+                    at--;
+                  g_array_insert_val (displaced, at, tend);
+                }
             }
         }
       g_array_append_val (stack, k);
@@ -499,6 +510,7 @@ sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
   ol->dirty = FALSE;
   g_free (gone);
   g_array_free (stack, TRUE);
+  g_array_free (displaced, TRUE);
 }
 
 static void
