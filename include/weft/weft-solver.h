@@ -185,7 +185,7 @@ typedef struct
   WeftCategory    category;   /* WEFT_CAT_KERNEL, WEFT_CAT_GPU_MEMCPY or WEFT_CAT_GPU_MEMSET */
   WeftKernelClass kclass;
   gint64          dur;
-  guint32         like_event; /* copy name/category/class/dur/args from this event of the rank; WEFT_NONE */
+  guint32         like_event; /* copy name/category/class/args (and dur unless dur > 0) from this event of the rank; WEFT_NONE */
 } WeftSolverOpSpec;
 
 /* Inserts a new GPU op (a WEFT_EVENT_CREATED event in the model, no CPU

@@ -2372,6 +2372,8 @@ model_new_event (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_tim
   if (spec->like_event != WEFT_NONE && spec->like_event < rank->events->len)
     {
       ev = *weft_rank_event (rank, spec->like_event);
+      if (spec->dur > 0)
+        ev.dur = spec->dur;
     }
   else
     {
@@ -2412,8 +2414,10 @@ new_op_node (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, g
   n->release_kind = WEFT_DEP_USER;
   n->w_stream = self->ranks[rank_index].typ_gap;
   n->step = step_like;
-  n->start = G_MININT64; /* unsolved: the first evaluation propagates */
-  n->end = G_MININT64;
+  /* provisional times until solved (inside a batch); the caller pushes
+   * what follows it so the first evaluation propagates */
+  n->start = at_time;
+  n->end = at_time + ev->dur;
   if (ev->kclass == WEFT_KCLASS_COMM)
     n->flags |= NODE_COMM;
   set_ev_node (self, rank_index, event, v);
