@@ -173,6 +173,12 @@ cmp -s "$S2/rank0_trace.json" "$T/one.json" || same_json "$S2/rank0_trace.json" 
 
 expect_rc 0 "$W" convert "$T/s4" "$T/conv-zst" --format json.zst || true
 [ -f "$T/conv-zst/rank3_trace.json.zst" ] || fail "convert folder --format json.zst layout"
+# Converting again into the same folder replaces its files; another format
+# next to them is refused (a later load would mix both sets).
+expect_rc 0 "$W" convert "$T/s4" "$T/conv-zst" --format json.zst || true
+expect_rc 2 "$W" convert "$T/s4" "$T/conv-zst" --format json && grep -q "rank0_trace.json.zst" "$T/err" \
+  || fail "convert into a folder holding other trace files"
+[ ! -e "$T/conv-zst/rank0_trace.json" ] || fail "refused convert wrote files"
 expect_rc 0 "$W" convert "$T/conv-zst" "$T/conv-json" --format json || true
 for r in 0 1 2 3; do
   same_json "$S4/rank${r}_trace.json" "$T/conv-json/rank${r}_trace.json" || fail "folder round trip rank $r"

@@ -26,6 +26,50 @@ parse_format (const char *text, const char **ext)
   return TRUE;
 }
 
+/* A folder OUT must not keep other trace files next to the ones written:
+ * loading the folder later would mix them in (duplicate ranks, stale
+ * ranks). Files this convert overwrites are fine. */
+static gboolean
+check_out_folder (WeftTrace *trace, const char *out, const char *ext, GError **error)
+{
+  g_autoptr (GHashTable) ours = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  GDir *dir = g_dir_open (out, 0, NULL);
+  const char *name;
+  gboolean ok = TRUE;
+
+  if (dir == NULL)
+    return TRUE; /* created by the save */
+  for (guint i = 0; i < trace->ranks->len; i++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, i);
+      g_hash_table_add (ours, g_strdup_printf ("rank%d_trace%s", rank->rank >= 0 ? rank->rank : (int) i, ext));
+    }
+  while (ok && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (out, name, NULL);
+      if (weft_file_format_from_path (name, NULL) && g_file_test (child, G_FILE_TEST_IS_REGULAR) &&
+          !g_hash_table_contains (ours, name))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                       "%s: the folder already holds %s, which this convert would not replace; loading the folder "
+                       "later would mix the two (write into an empty folder)",
+                       out, name);
+          ok = FALSE;
+        }
+    }
+  g_dir_close (dir);
+  return ok;
+}
+
+static const char *
+source_ext (WeftTrace *trace)
+{
+  WeftFileFormat f = WEFT_FORMAT_JSON;
+  if (trace->ranks->len > 0)
+    weft_file_format_from_path (weft_trace_rank (trace, 0)->path, &f);
+  return f == WEFT_FORMAT_JSON_GZ ? ".json.gz" : f == WEFT_FORMAT_JSON_ZST ? ".json.zst" : ".json";
+}
+
 int
 weft_cmd_convert (int argc, char **argv)
 {
@@ -85,8 +129,14 @@ weft_cmd_convert (int argc, char **argv)
     return weft_cli_fail ("convert: %s has %u ranks: give a folder as OUT to write one file per rank", in,
                           trace->ranks->len);
 
-  if (out_is_file || ext == NULL ? !weft_trace_save (trace, out, NULL, &error)
-                                 : !weft_trace_save_dir (trace, out, ext, NULL, &error))
+  if (!out_is_file)
+    {
+      if (ext == NULL)
+        ext = source_ext (trace);
+      if (!check_out_folder (trace, out, ext, &error))
+        return weft_cli_fail ("%s", error->message);
+    }
+  if (out_is_file ? !weft_trace_save (trace, out, NULL, &error) : !weft_trace_save_dir (trace, out, ext, NULL, &error))
     {
       fprintf (stderr, "weft-cli: %s\n", error->message);
       return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_INVALID) ? WEFT_EXIT_BAD_INPUT : WEFT_EXIT_FAILURE;
