@@ -868,6 +868,84 @@ file_starts_with (const char *path, const char *magic, gsize n)
   return len > n && memcmp (data, magic, n) == 0;
 }
 
+
+/* Degenerate input never crashes: an empty trace, a rank without events,
+ * empty / inverted spans, zero sizes, scrolling past the rows, points
+ * outside, events that are instants or zero-length, bad indices. */
+static void
+test_degenerate (void)
+{
+  g_autoptr (WeftTrace) empty = weft_trace_new ();
+  g_autoptr (WeftTrace) trace = gen_trace (2, 0);
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 300, 200);
+  cairo_t *cr = cairo_create (s);
+  WeftView view;
+  WeftHit hit;
+  WeftRenderStats stats;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_build_filename (weft_test_tmpdir (), "empty.png", NULL);
+
+  /* empty trace */
+  weft_view_init (&view, empty);
+  g_assert_cmpint (view.span.end, >, view.span.begin);
+  {
+    g_autoptr (WeftLayout) layout = weft_layout_new (empty, &view);
+    g_autoptr (GArray) none = NULL;
+    g_assert_cmpuint (weft_layout_get_n_rows (layout), ==, 0);
+    g_assert_cmpfloat (weft_layout_get_height (layout), ==, 0);
+    weft_render_paint (cr, empty, &view, layout, NULL, NULL, &stats);
+    g_assert_cmpuint (stats.boxes, ==, 0);
+    weft_render_paint_ruler (cr, empty, &view);
+    weft_render_paint_lane_headers (cr, empty, &view, layout, 100);
+    g_assert_false (weft_render_hit_test (empty, &view, layout, NULL, 10, 10, &hit));
+    g_assert_cmpint (hit.row, ==, -1);
+    g_assert_cmpint (weft_layout_find_lane (layout, 3, 0), ==, -1);
+  }
+  g_assert_false (weft_render_to_file (empty, NULL, path, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (g_file_test (path, G_FILE_TEST_EXISTS));
+  weft_view_clear (&view);
+
+  /* odd views of a real layout */
+  weft_view_init (&view, trace);
+  {
+    g_autoptr (WeftLayout) layout = weft_layout_new (trace, &view);
+    const WeftTimeSpan spans[] = { { 0, 0 }, { 10, 5 }, { G_MININT64 / 4, G_MAXINT64 / 4 }, { 5, 6 } };
+    const double sizes[][2] = { { 0, 0 }, { 300, 200 }, { 1, 1 }, { -5, -5 } };
+    for (guint i = 0; i < G_N_ELEMENTS (spans); i++)
+      for (guint j = 0; j < G_N_ELEMENTS (sizes); j++)
+        for (int sc = 0; sc < 3; sc++)
+          {
+            WeftView v = view;
+            v.span = spans[i];
+            v.width = sizes[j][0];
+            v.height = sizes[j][1];
+            v.scroll_y = sc == 0 ? 0 : sc == 1 ? 1e6 : -1e6;
+            v.sel_rank = 7;           /* no such rank */
+            v.sel_event = 12345678;
+            v.hover_rank = 0;
+            v.hover_event = G_MAXUINT32 - 1;
+            v.highlight_instance = 999999;
+            weft_render_paint (cr, trace, &v, layout, NULL, NULL, &stats);
+            weft_render_paint_ruler (cr, trace, &v);
+            weft_render_paint_lane_headers (cr, trace, &v, layout, 100);
+            weft_render_hit_test (trace, &v, layout, NULL, 5, 5, &hit);
+            weft_render_hit_test (trace, &v, layout, NULL, -5, 1e9, &hit);
+            g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+          }
+    /* a critical path naming events that do not exist */
+    {
+      WeftEventRef cp[] = { { 0, G_MAXUINT32 - 1 }, { 9, 0 }, { 1, 3 } };
+      WeftRenderOverlay overlay = { cp, G_N_ELEMENTS (cp), NULL, 0 };
+      weft_render_paint (cr, trace, &view, layout, NULL, &overlay, &stats);
+    }
+  }
+  weft_view_clear (&view);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+}
+
 static void
 test_files (void)
 {
@@ -1029,6 +1107,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/ruler", test_ruler);
   g_test_add_func ("/render/ticks-and-format", test_ticks_and_format);
   g_test_add_func ("/render/files", test_files);
+  g_test_add_func ("/render/degenerate", test_degenerate);
   g_test_add_func ("/render/dlrm", test_dlrm);
   return g_test_run ();
 }

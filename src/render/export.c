@@ -137,7 +137,10 @@ weft_render_to_file (WeftTrace *trace, const WeftRenderFileOptions *options, con
     }
   if (!any_rank)
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: none of the requested ranks is in the trace", path);
+      if (trace->ranks->len == 0)
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: the trace has no ranks to draw", path);
+      else
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: none of the requested ranks is in the trace", path);
       weft_view_clear (&view);
       return FALSE;
     }
