@@ -4,6 +4,9 @@
 
 #include <math.h>
 #include <string.h>
+#include <sys/wait.h>
+
+#include <gio/gio.h>
 
 #include "testutil.h"
 #include "weft/weft.h"
@@ -816,6 +819,170 @@ test_64_ranks (void)
   g_assert_cmpuint (n_inst, ==, 8 * 11 + 8 * (2 * 4 + 1 + 1));
 }
 
+/* ---- params round trip, samples, CLI ------------------------------------------------ */
+
+static json_object *
+weft_key (WeftRank *rank)
+{
+  for (guint i = 0; i < rank->top_keys->len; i++)
+    {
+      WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      if (g_str_equal (weft_rank_string (rank, k->key), "weft"))
+        return json_tokener_parse (k->raw);
+    }
+  return NULL;
+}
+
+/* The "weft" key written into every file gives the same parameters back. */
+static void
+test_params_roundtrip (void)
+{
+  WeftComposeParams p, q;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (GPtrArray) a = NULL;
+  g_autoptr (GPtrArray) b = NULL;
+  json_object *meta;
+
+  params (&p, "fsdp,cp", 2, 1, 2, 1, 1);
+  p.cp_mode = WEFT_CP_RING;
+  p.seed = 7;
+  p.jitter = 0.05;
+  p.hw.ib_bus_bw = 25;
+  p.eff.gemm = 0.55;
+  trace = compose_trace (&p);
+  meta = weft_key (weft_trace_rank (trace, 0));
+  g_assert_nonnull (meta);
+  weft_compose_params_init (&q);
+  g_assert_true (weft_compose_params_from_json (&q, meta, &error));
+  g_assert_no_error (error);
+  json_object_put (meta);
+  a = weft_compose_json (&p, &error);
+  b = weft_compose_json (&q, &error);
+  g_assert_no_error (error);
+  for (guint r = 0; r < a->len; r++)
+    g_assert_true (g_bytes_equal (g_ptr_array_index (a, r), g_ptr_array_index (b, r)));
+  meta = json_tokener_parse ("{\"strategy\": \"fsdp\"}");
+  g_assert_false (weft_compose_params_from_json (&q, meta, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  json_object_put (meta);
+}
+
+static GBytes *
+read_gz (const char *path)
+{
+  g_autoptr (GFile) f = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GInputStream) in = G_INPUT_STREAM (g_file_read (f, NULL, &error));
+  g_autoptr (GZlibDecompressor) dec = g_zlib_decompressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP);
+  g_autoptr (GInputStream) z = NULL;
+  g_autoptr (GOutputStream) mem = g_memory_output_stream_new_resizable ();
+
+  g_assert_no_error (error);
+  z = g_converter_input_stream_new (in, G_CONVERTER (dec));
+  g_assert_cmpint (g_output_stream_splice (mem, z, G_OUTPUT_STREAM_SPLICE_CLOSE_SOURCE | G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                                           NULL, &error), >=, 0);
+  g_assert_no_error (error);
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (mem));
+}
+
+/* data/samples/ holds what this composer writes for the parameters stored
+ * in each sample (re-run data/samples/generate.sh after changing it). */
+static void
+test_samples_fresh (void)
+{
+  const char *src = g_getenv ("WEFT_SOURCE_DIR");
+  g_autofree char *dir = g_build_filename (src ? src : WEFT_SOURCE_DIR, "data", "samples", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  if (d == NULL)
+    {
+      g_test_skip ("data/samples not found");
+      return;
+    }
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *sample = g_build_filename (dir, name, NULL);
+      g_autofree char *iter = NULL;
+      g_autoptr (WeftTrace) trace = NULL;
+      g_autoptr (GPtrArray) texts = NULL;
+      g_autoptr (GError) error = NULL;
+      WeftComposeParams p;
+      json_object *meta;
+
+      if (!g_file_test (sample, G_FILE_TEST_IS_DIR))
+        continue;
+      trace = weft_trace_load (sample, NULL, NULL, &error);
+      g_assert_no_error (error);
+      meta = weft_key (weft_trace_rank (trace, 0));
+      g_assert_nonnull (meta);
+      weft_compose_params_init (&p);
+      g_assert_true (weft_compose_params_from_json (&p, meta, &error));
+      g_assert_no_error (error);
+      json_object_put (meta);
+      texts = weft_compose_json (&p, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (texts->len, ==, trace->ranks->len);
+      iter = g_strdup_printf ("%s/profiling/traces/iteration_%d", sample, p.iteration);
+      for (guint r = 0; r < texts->len; r++)
+        {
+          g_autofree char *path = g_strdup_printf ("%s/rank%u_trace.json.gz", iter, r);
+          g_autoptr (GBytes) file = read_gz (path);
+          if (!g_bytes_equal (file, g_ptr_array_index (texts, r)))
+            g_error ("%s is stale: re-run data/samples/generate.sh", path);
+        }
+      n++;
+    }
+  g_test_message ("%u samples up to date", n);
+  g_assert_cmpuint (n, >=, 6);
+}
+
+static int
+run_cli (const char *args, char **err_out)
+{
+  g_autofree char *cli = weft_test_build_path ("weft-cli");
+  g_autofree char *cmd = g_strdup_printf ("%s compose %s", cli, args);
+  g_autoptr (GError) error = NULL;
+  int status = -1;
+
+  g_assert_true (g_spawn_command_line_sync (cmd, NULL, err_out, &status, &error));
+  g_assert_no_error (error);
+  return WIFEXITED (status) ? WEXITSTATUS (status) : -1;
+}
+
+static void
+test_cli (void)
+{
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), "cli", NULL);
+  g_autofree char *args = NULL;
+  g_autofree char *err = NULL;
+  g_autofree char *f = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (GError) error = NULL;
+
+  args = g_strdup_printf ("--strategy fsdp,tp --dp 2 --tp 2 --sp --layers 1 --seq 4096 --steps 2 --format json -q --out %s", out);
+  g_assert_cmpint (run_cli (args, NULL), ==, 0);
+  f = g_build_filename (out, "profiling/traces/iteration_10/rank3_trace.json", NULL);
+  g_assert_true (g_file_test (f, G_FILE_TEST_IS_REGULAR));
+  trace = weft_trace_load (out, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->ranks->len, ==, 4);
+  g_assert_cmpuint (weft_trace_rank (trace, 0)->steps->len, ==, 2);
+  /* bad usage and bad parameters: exit 2 with a message */
+  g_assert_cmpint (run_cli ("--strategy zz --out /tmp/x", &err), ==, 2);
+  g_assert_nonnull (strstr (err, "unknown strategy 'zz'"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli ("--strategy fsdp,ep --dp 4 --ep 3 --preset moe-small --out /tmp/x", &err), ==, 2);
+  g_assert_nonnull (strstr (err, "ep 3 must divide"));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_cli ("--strategy fsdp", &err), ==, 2);
+  g_clear_pointer (&err, g_free);
+  /* a folder that cannot be created: exit 1 */
+  g_assert_cmpint (run_cli ("--strategy fsdp --layers 1 --out /proc/weft-no/such", &err), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -839,5 +1006,8 @@ main (int argc, char **argv)
   g_test_add_func ("/compose/calibrate/roundtrip", test_calibrate_roundtrip);
   g_test_add_func ("/compose/calibrate/real", test_calibrate_real);
   g_test_add_func ("/compose/64-ranks", test_64_ranks);
+  g_test_add_func ("/compose/params-roundtrip", test_params_roundtrip);
+  g_test_add_func ("/compose/samples-fresh", test_samples_fresh);
+  g_test_add_func ("/compose/cli", test_cli);
   return g_test_run ();
 }

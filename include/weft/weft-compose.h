@@ -150,4 +150,12 @@ WeftTrace *weft_compose_trace (const WeftComposeParams *params,
 /* Parameters as JSON (the "weft" top-level key of composed files). */
 json_object *weft_compose_params_to_json (const WeftComposeParams *params);
 
+/* The inverse: params from a "weft" key (fields absent keep their
+ * weft_compose_params_init() value; hardware names are not kept: the
+ * figures are). FALSE with WEFT_ERROR_INVALID when it is not composer
+ * parameters. */
+gboolean     weft_compose_params_from_json (WeftComposeParams *params,
+                                            json_object       *json,
+                                            GError           **error);
+
 G_END_DECLS

@@ -265,6 +265,7 @@ weft_compose_params_to_json (const WeftComposeParams *p)
   json_object_object_add (m, "experts", json_object_new_int (p->model.experts));
   json_object_object_add (m, "top_k", json_object_new_int (p->model.top_k));
   json_object_object_add (m, "moe_ffn", json_object_new_int (p->model.moe_ffn));
+  json_object_object_add (m, "moe_every", json_object_new_int (p->model.moe_every));
   json_object_object_add (h, "name", json_object_new_string (p->hw.name ? p->hw.name : "custom"));
   json_object_object_add (h, "peak_flops", json_object_new_double (p->hw.peak_flops));
   json_object_object_add (h, "hbm_bytes_per_s", json_object_new_double (p->hw.hbm_bytes_per_s));
@@ -276,6 +277,7 @@ weft_compose_params_to_json (const WeftComposeParams *p)
   json_object_object_add (e, "gemm", json_object_new_double (p->eff.gemm));
   json_object_object_add (e, "attention", json_object_new_double (p->eff.attention));
   json_object_object_add (e, "memory", json_object_new_double (p->eff.memory));
+  json_object_object_add (e, "kernel_overhead_ns", json_object_new_int64 (p->eff.kernel_overhead_ns));
   json_object_object_add (e, "calibrated", json_object_new_boolean (p->eff.calibrated));
   json_object_object_add (o, "composer", json_object_new_string (WEFT_VERSION_STRING));
   json_object_object_add (o, "strategy", json_object_new_string (strat));
@@ -290,10 +292,122 @@ weft_compose_params_to_json (const WeftComposeParams *p)
   json_object_object_add (o, "ep_overlap", json_object_new_boolean (p->ep_overlap));
   json_object_object_add (o, "cp_mode", json_object_new_string (p->cp_mode == WEFT_CP_RING ? "ring" : "allgather"));
   json_object_object_add (o, "steps", json_object_new_int (p->steps));
+  json_object_object_add (o, "iteration", json_object_new_int (p->iteration));
+  json_object_object_add (o, "base_time_ns", json_object_new_int64 (p->base_time_ns));
   json_object_object_add (o, "seed", json_object_new_int64 (p->seed));
   json_object_object_add (o, "jitter", json_object_new_double (p->jitter));
   json_object_object_add (o, "model", m);
   json_object_object_add (o, "hardware", h);
   json_object_object_add (o, "efficiency", e);
   return o;
+}
+
+static void
+get_int (json_object *o, const char *key, int *out)
+{
+  json_object *v;
+  if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_int))
+    {
+      gint64 x = json_object_get_int64 (v);
+      *out = (int) CLAMP (x, G_MININT32, G_MAXINT32);
+    }
+}
+
+static void
+get_int64 (json_object *o, const char *key, gint64 *out)
+{
+  json_object *v;
+  if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_int))
+    *out = json_object_get_int64 (v);
+}
+
+static void
+get_double (json_object *o, const char *key, double *out)
+{
+  json_object *v;
+  if (json_object_object_get_ex (o, key, &v)
+      && (json_object_is_type (v, json_type_double) || json_object_is_type (v, json_type_int)))
+    *out = json_object_get_double (v);
+}
+
+static void
+get_bool (json_object *o, const char *key, gboolean *out)
+{
+  json_object *v;
+  if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_boolean))
+    *out = json_object_get_boolean (v);
+}
+
+gboolean
+weft_compose_params_from_json (WeftComposeParams *p, json_object *json, GError **error)
+{
+  json_object *v, *m, *h, *e;
+  gint64 seed = p->seed;
+
+  if (json == NULL || !json_object_is_type (json, json_type_object) || !json_object_object_get_ex (json, "composer", &v)
+      || !json_object_object_get_ex (json, "strategy", &v) || !json_object_is_type (v, json_type_string))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "not composer parameters (no \"composer\" / \"strategy\")");
+      return FALSE;
+    }
+  if (!weft_compose_parse_strategies (json_object_get_string (v), &p->strategies, error))
+    return FALSE;
+  get_int (json, "dp", &p->dp);
+  get_int (json, "tp", &p->tp);
+  get_int (json, "cp", &p->cp);
+  get_int (json, "ep", &p->ep);
+  get_bool (json, "sequence_parallel", &p->sequence_parallel);
+  get_bool (json, "fsdp_prefetch", &p->fsdp_prefetch);
+  get_bool (json, "reshard_after_forward", &p->reshard_after_forward);
+  get_double (json, "ddp_bucket_mb", &p->ddp_bucket_mb);
+  get_bool (json, "ep_overlap", &p->ep_overlap);
+  if (json_object_object_get_ex (json, "cp_mode", &v) && json_object_is_type (v, json_type_string))
+    p->cp_mode = g_str_equal (json_object_get_string (v), "ring") ? WEFT_CP_RING : WEFT_CP_ALL_GATHER;
+  get_int (json, "steps", &p->steps);
+  get_int (json, "iteration", &p->iteration);
+  get_int64 (json, "base_time_ns", &p->base_time_ns);
+  get_int64 (json, "seed", &seed);
+  p->seed = (guint32) seed;
+  get_double (json, "jitter", &p->jitter);
+  if (json_object_object_get_ex (json, "model", &m) && json_object_is_type (m, json_type_object))
+    {
+      if (json_object_object_get_ex (m, "name", &v) && json_object_is_type (v, json_type_string))
+        g_strlcpy (p->model.name, json_object_get_string (v), sizeof p->model.name);
+      get_int (m, "layers", &p->model.layers);
+      get_int (m, "hidden", &p->model.hidden);
+      get_int (m, "ffn", &p->model.ffn);
+      get_int (m, "heads", &p->model.heads);
+      get_int (m, "kv_heads", &p->model.kv_heads);
+      get_int (m, "seq", &p->model.seq);
+      get_int (m, "mbs", &p->model.mbs);
+      get_int (m, "vocab", &p->model.vocab);
+      get_int (m, "experts", &p->model.experts);
+      get_int (m, "top_k", &p->model.top_k);
+      get_int (m, "moe_ffn", &p->model.moe_ffn);
+      get_int (m, "moe_every", &p->model.moe_every);
+    }
+  if (json_object_object_get_ex (json, "hardware", &h) && json_object_is_type (h, json_type_object))
+    {
+      const WeftHardware *preset = NULL;
+      if (json_object_object_get_ex (h, "name", &v) && json_object_is_type (v, json_type_string))
+        preset = weft_hardware_preset (json_object_get_string (v));
+      if (preset != NULL)
+        p->hw = *preset;
+      get_double (h, "peak_flops", &p->hw.peak_flops);
+      get_double (h, "hbm_bytes_per_s", &p->hw.hbm_bytes_per_s);
+      get_double (h, "nvlink_bus_gbps", &p->hw.nvlink_bus_bw);
+      get_int64 (h, "nvlink_alpha_ns", &p->hw.nvlink_alpha_ns);
+      get_double (h, "ib_bus_gbps", &p->hw.ib_bus_bw);
+      get_int64 (h, "ib_alpha_ns", &p->hw.ib_alpha_ns);
+      get_int (h, "gpus_per_node", &p->hw.gpus_per_node);
+    }
+  if (json_object_object_get_ex (json, "efficiency", &e) && json_object_is_type (e, json_type_object))
+    {
+      get_double (e, "gemm", &p->eff.gemm);
+      get_double (e, "attention", &p->eff.attention);
+      get_double (e, "memory", &p->eff.memory);
+      get_int64 (e, "kernel_overhead_ns", &p->eff.kernel_overhead_ns);
+      get_bool (e, "calibrated", &p->eff.calibrated);
+    }
+  return weft_compose_params_validate (p, error);
 }
