@@ -879,6 +879,30 @@ test_drag_gesture (void)
   g_assert_false (weft_edit_session_can_undo (s));
   /* the gesture's first move cleared the redo stack (a new action, as in GTK) */
   g_assert_false (weft_edit_session_can_redo (s));
+
+  /* a selection dragged: each motion passes the total offset from where the
+   * ops were when the gesture began */
+  {
+    WeftOpRef sel[2];
+    sel[0] = find_op (s, 0, N_G1);
+    sel[1] = find_op (s, 0, N_G2);
+    weft_edit_session_begin_gesture (s);
+    g_assert_true (weft_edit_move_selection (s, sel, 2, 10000, TRUE, NULL));
+    g_assert_true (weft_edit_move_selection (s, sel, 2, 20000, TRUE, NULL));
+    weft_edit_session_end_gesture (s);
+    g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 1);
+    g_assert_cmpint (start_of (s, 0, N_G1), ==, US (30));
+    g_assert_cmpint (end_of (s, 1, N_AR), ==, US (180));
+    g_assert_cmpint (start_of (s, 0, N_G2), ==, US (280));
+    /* outside a gesture a delta is from where the ops are now */
+    g_assert_true (weft_edit_move_selection (s, sel, 2, 10000, TRUE, NULL));
+    g_assert_cmpint (start_of (s, 0, N_G1), ==, US (40));
+    g_assert_true (weft_edit_session_undo (s, NULL));
+    g_assert_true (weft_edit_session_undo (s, NULL));
+    g_clear_pointer (&now, g_array_unref);
+    now = snapshot (s);
+    assert_same_snapshot (loaded, now, "after undoing the selection drags");
+  }
 }
 
 /* ---- scripts ---------------------------------------------------------------------------- */

@@ -107,7 +107,9 @@ gboolean weft_edit_move_time         (WeftEditSession *self, WeftOpRef op, gint6
                                       gboolean whole_instance, GError **error);
 /* Moves several ops together by delta (each: minimum start = its current
  * start + delta). Collective members take their instance along when
- * whole_instances. */
+ * whole_instances. Inside a gesture "current start" is an op's start when
+ * the gesture first moved it: each motion passes the TOTAL offset of the
+ * drag (the same holds for the other members in weft_edit_move_time). */
 gboolean weft_edit_move_selection    (WeftEditSession *self, const WeftOpRef *ops, guint n_ops,
                                       gint64 delta, gboolean whole_instances, GError **error);
 /* Moves an op to another GPU lane of its rank at at_time (see

@@ -44,6 +44,8 @@ struct _WeftEditSession
   char               *source_path;
   json_object        *previous_weft;   /* the loaded "weft" key, NULL if none */
   json_object        *base_log;        /* log entries of actions that fell off the history (max depth) */
+  GHashTable         *gesture_base;    /* op key -> its start when the open gesture first moved it */
+  guint               gesture_depth;
   gint64              origin;          /* beginning of the schedule as loaded (script "_us" times) */
   guint64             serial;
   guint64             autosaved_serial;
@@ -331,6 +333,7 @@ weft_edit_session_free (WeftEditSession *self)
     json_object_put (self->previous_weft);
   if (self->base_log != NULL)
     json_object_put (self->base_log);
+  g_clear_pointer (&self->gesture_base, g_hash_table_destroy);
   g_free (self->source_path);
   g_free (self);
 }
@@ -431,19 +434,27 @@ weft_edit_session_is_modified (WeftEditSession *self)
 void
 weft_edit_session_begin_gesture (WeftEditSession *self)
 {
+  if (self->gesture_depth++ == 0 && self->gesture_base != NULL)
+    g_hash_table_remove_all (self->gesture_base);
   weft_history_begin_group (self->history);
 }
 
 void
 weft_edit_session_end_gesture (WeftEditSession *self)
 {
+  g_return_if_fail (self->gesture_depth > 0);
   weft_history_end_group (self->history);
+  if (--self->gesture_depth == 0 && self->gesture_base != NULL)
+    g_hash_table_remove_all (self->gesture_base);
 }
 
 gboolean
 weft_edit_session_cancel_gesture (WeftEditSession *self, GError **error)
 {
   gboolean ok = weft_history_cancel_group (self->history, error);
+  self->gesture_depth = 0;
+  if (self->gesture_base != NULL)
+    g_hash_table_remove_all (self->gesture_base);
   notify_changed (self);
   return ok;
 }
@@ -626,6 +637,28 @@ run_and_commit (WeftEditSession *self, Action *a, GError **error)
 
 /* ---- move in time --------------------------------------------------------------------- */
 
+/* Where an op starts for a move by a delta: its solved start now, or inside
+ * a gesture its start when the gesture first moved it (successive motions
+ * pass the total offset; members that cannot follow at once do not drift). */
+static gint64
+base_start (WeftEditSession *self, WeftOpRef op)
+{
+  guint64 key = ref_key (op);
+  gpointer v;
+  gint64 start;
+
+  if (self->gesture_depth == 0)
+    return weft_solver_start (self->solver, op.rank_index, op.event);
+  if (self->gesture_base == NULL)
+    self->gesture_base = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
+  v = g_hash_table_lookup (self->gesture_base, &key);
+  if (v != NULL)
+    return *(gint64 *) v;
+  start = weft_solver_start (self->solver, op.rank_index, op.event);
+  g_hash_table_insert (self->gesture_base, g_memdup2 (&key, sizeof key), g_memdup2 (&start, sizeof start));
+  return start;
+}
+
 static gboolean
 move_refs_to (WeftEditSession *self, GArray *refs, const gint64 *starts, GError **error)
 {
@@ -660,7 +693,7 @@ weft_edit_move_time (WeftEditSession *self, WeftOpRef op, gint64 start, gboolean
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: negative start", op_name (self, op));
       return FALSE;
     }
-  delta = start - weft_solver_start (self->solver, op.rank_index, op.event);
+  delta = start - base_start (self, op);
   add_ref (self, refs, seen, op, whole_instance);
   starts = g_new (gint64, refs->len);
   for (guint i = 0; i < refs->len; i++)
@@ -668,7 +701,7 @@ weft_edit_move_time (WeftEditSession *self, WeftOpRef op, gint64 start, gboolean
       WeftOpRef r = g_array_index (refs, WeftOpRef, i);
       starts[i] = (r.rank_index == op.rank_index && r.event == op.event)
                     ? start
-                    : MAX (0, weft_solver_start (self->solver, r.rank_index, r.event) + delta);
+                    : MAX (0, base_start (self, r) + delta);
     }
   return move_refs_to (self, refs, starts, error);
 }
@@ -691,7 +724,7 @@ weft_edit_move_selection (WeftEditSession *self, const WeftOpRef *ops, guint n_o
   for (guint i = 0; i < refs->len; i++)
     {
       WeftOpRef r = g_array_index (refs, WeftOpRef, i);
-      starts[i] = MAX (0, weft_solver_start (self->solver, r.rank_index, r.event) + delta);
+      starts[i] = MAX (0, base_start (self, r) + delta);
     }
   return move_refs_to (self, refs, starts, error);
 }
