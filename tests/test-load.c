@@ -196,7 +196,9 @@ check_against_jsonc (const char *path, WeftRank *rank)
         g_assert_cmpuint (ev->lane, <, rank->lanes->len);
       else
         g_assert_cmpuint (ev->lane, ==, WEFT_NONE);
-      /* the kept text is the element itself */
+      /* the kept text is the element itself (every event of files under
+       * 16 MB, every 8th beyond, to keep the sanitizer run short) */
+      if (len < (16u << 20) || i % 8 == 0)
       {
         json_object *again = weft_event_parse (rank, ev);
         g_assert_nonnull (again);

@@ -35,21 +35,27 @@ WeftTrace *weft_trace_load_files (const char * const *paths,
                                   GCancellable       *cancellable,
                                   GError            **error);
 
-/* Parses one file into a rank (no indexing across ranks). */
+/* Parses one file into a rank and runs weft_rank_index() on it (no
+ * indexing across ranks). The rank number comes from distributedInfo, else
+ * the file name, else 0 (rank->rank_source says which). */
 WeftRank  *weft_rank_load_file (const char        *path,
                                 const WeftLoadOptions *options,
                                 GCancellable      *cancellable,
                                 GError           **error);
 
-/* Parses an in-memory buffer (already decompressed JSON); name is used in
- * error messages. For the fuzzer and tests. */
+/* Parses an in-memory buffer (already decompressed JSON) and runs
+ * weft_rank_index(); name is used in error messages. For the fuzzer and
+ * tests. */
 WeftRank  *weft_rank_load_buffer (const char  *name,
                                   const char  *data,
                                   gsize        len,
                                   const WeftLoadOptions *options,
                                   GError     **error);
 
-/* Lists trace files below path (a file gives itself), sorted. */
+/* Lists trace files below path (a file gives itself), sorted in natural
+ * order; only the highest iteration_N folder when there are several. NULL
+ * with WEFT_ERROR_NO_TRACE (naming the folder) when there is none, or
+ * WEFT_ERROR_IO when path does not exist. See docs/loading.md. */
 GPtrArray *weft_find_trace_files (const char *path, GError **error);
 
 /* Rank number from a file name (rank3_trace.json, worker3_..., rank-3...), or -1. */

@@ -54,16 +54,21 @@ progress_add (Progress *pr, guint64 delta, gboolean force)
 }
 
 static void
-scan_progress_cb (WeftReader *reader, gpointer user_data)
+file_progress (WeftReader *reader, FileProgress *fp, gboolean force)
 {
-  FileProgress *fp = user_data;
   guint64 now = weft_reader_raw_done (reader);
 
-  if (now > fp->reported)
+  if (now > fp->reported || force)
     {
-      progress_add (fp->progress, now - fp->reported, FALSE);
-      fp->reported = now;
+      progress_add (fp->progress, now > fp->reported ? now - fp->reported : 0, force);
+      fp->reported = MAX (now, fp->reported);
     }
+}
+
+static void
+scan_progress_cb (WeftReader *reader, gpointer user_data)
+{
+  file_progress (reader, user_data, FALSE);
 }
 
 /* ---- one rank ---------------------------------------------------------------- */
@@ -336,7 +341,7 @@ load_reader (WeftReader *reader, const char *path, const WeftLoadOptions *option
       return NULL;
     }
   if (progress != NULL)
-    scan_progress_cb (reader, &fp);
+    file_progress (reader, &fp, TRUE); /* each finished file is reported */
   return rank;
 }
 

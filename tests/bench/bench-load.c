@@ -28,6 +28,25 @@
 static const char *DF = "HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz";
 static const char *DLRM = "param/et_replay/tests/inputs/dlrm_kineto";
 
+/* Distinct threads that reported progress: shows the files really were
+ * parsed on several threads. */
+static GMutex seen_lock;
+static GHashTable *seen_threads;
+static GThread *main_thread;
+
+static void
+note_thread (guint64 done, guint64 total, gpointer data)
+{
+  (void) done;
+  (void) total;
+  (void) data;
+  if (g_thread_self () == main_thread)
+    return; /* the final report comes from the caller's thread */
+  g_mutex_lock (&seen_lock);
+  g_hash_table_add (seen_threads, g_thread_self ());
+  g_mutex_unlock (&seen_lock);
+}
+
 /* Child: load path once with n threads, print "bytes seconds maxrss_kb
  * events cpu_seconds". path "-" loads nothing (the baseline RSS). */
 static int
@@ -41,10 +60,13 @@ run_one (const char *path, guint threads)
   guint64 bytes = 0, events = 0;
 
   options.n_threads = threads;
+  options.progress = note_thread;
+  seen_threads = g_hash_table_new (g_direct_hash, g_direct_equal);
+  main_thread = g_thread_self ();
   if (strcmp (path, "-") == 0)
     {
       getrusage (RUSAGE_SELF, &ru);
-      printf ("1 1 %ld 0 0\n", ru.ru_maxrss);
+      printf ("1 1 %ld 0 0 0\n", ru.ru_maxrss);
       return 0;
     }
   t0 = g_get_monotonic_time ();
@@ -61,8 +83,9 @@ run_one (const char *path, guint threads)
       events += weft_trace_rank (trace, i)->events->len;
     }
   getrusage (RUSAGE_SELF, &ru);
-  printf ("%" G_GUINT64_FORMAT " %.6f %ld %" G_GUINT64_FORMAT " %.6f\n", bytes, (t1 - t0) / 1e6, ru.ru_maxrss, events,
-          ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+  printf ("%" G_GUINT64_FORMAT " %.6f %ld %" G_GUINT64_FORMAT " %.6f %u\n", bytes, (t1 - t0) / 1e6, ru.ru_maxrss, events,
+          ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+          g_hash_table_size (seen_threads));
   weft_trace_free (trace);
   return 0;
 }
@@ -74,6 +97,7 @@ typedef struct
   long    maxrss_kb;
   guint64 events;
   double  cpu;
+  guint   threads_seen;
 } Result;
 
 static long baseline_kb;
@@ -92,8 +116,8 @@ spawn_and_parse (char **argv, Result *r)
       return FALSE;
     }
   if (!g_spawn_check_wait_status (status, NULL) ||
-      sscanf (out, "%" G_GUINT64_FORMAT " %lf %ld %" G_GUINT64_FORMAT " %lf", &r->bytes, &r->seconds, &r->maxrss_kb,
-              &r->events, &r->cpu) != 5)
+      sscanf (out, "%" G_GUINT64_FORMAT " %lf %ld %" G_GUINT64_FORMAT " %lf %u", &r->bytes, &r->seconds,
+              &r->maxrss_kb, &r->events, &r->cpu, &r->threads_seen) < 5)
     {
       fprintf (stderr, "bench-load: child failed: %s%s\n", out ? out : "", err ? err : "");
       return FALSE;
@@ -104,8 +128,10 @@ spawn_and_parse (char **argv, Result *r)
 static void
 print_row (const char *label, guint threads, const Result *r)
 {
-  printf ("| %-34s | %7u | %8.1f | %8.3f | %8.3f | %9.1f | %9.1f | %7ld | %6.2fx | %6.2fx | %9" G_GUINT64_FORMAT " |\n",
-          label, threads, r->bytes / 1e6, r->seconds, r->cpu, r->bytes / 1e6 / r->seconds, r->bytes / 1e6 / r->cpu,
+  g_autofree char *tcol = r->threads_seen ? g_strdup_printf ("%u (%u)", threads, r->threads_seen) : g_strdup_printf ("%u", threads);
+
+  printf ("| %-34s | %7s | %8.1f | %8.3f | %8.3f | %9.1f | %9.1f | %7ld | %6.2fx | %6.2fx | %9" G_GUINT64_FORMAT " |\n",
+          label, tcol, r->bytes / 1e6, r->seconds, r->cpu, r->bytes / 1e6 / r->seconds, r->bytes / 1e6 / r->cpu,
           r->maxrss_kb / 1024, r->maxrss_kb * 1024.0 / r->bytes,
           MAX (0, r->maxrss_kb - baseline_kb) * 1024.0 / r->bytes, r->events);
 }
@@ -119,7 +145,7 @@ measure (const char *self, const char *label, const char *path, guint threads, i
 
   for (int i = 0; i < repeat; i++)
     {
-      Result r;
+      Result r = { 0 };
       if (!spawn_and_parse (argv, &r))
         return;
       if (i == 0 || r.seconds < best.seconds)
@@ -128,6 +154,7 @@ measure (const char *self, const char *label, const char *path, guint threads, i
         best.cpu = r.cpu;
       best.bytes = r.bytes;
       best.events = r.events;
+      best.threads_seen = MAX (best.threads_seen, r.threads_seen);
       best.maxrss_kb = MAX (best.maxrss_kb, r.maxrss_kb);
     }
   print_row (label, threads, &best);
@@ -157,7 +184,7 @@ measure_python (const char *label, const char *path)
     "ru = resource.getrusage(resource.RUSAGE_SELF)\n"
     "print(n, '%.6f' % (t1 - t0), ru.ru_maxrss, ev, '%.6f' % (ru.ru_utime + ru.ru_stime))\n";
   char *argv[] = { (char *) "python3", (char *) "-c", (char *) script, (char *) path, NULL };
-  Result r;
+  Result r = { 0 };
   g_autofree char *py = g_find_program_in_path ("python3");
 
   if (py == NULL)
@@ -188,6 +215,41 @@ decompress_to_tmp (const char *gz_path)
   return out;
 }
 
+/* Four ranks made of the plain df_index_resolver text with its
+ * distributedInfo rank rewritten (a multi-file set big enough to time
+ * parallel loading); written under /tmp, removed at the end. */
+static char *
+make_four_ranks (const char *plain)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  char *dir = g_dir_make_tmp ("weft-bench4-XXXXXX", NULL);
+  const char *key = "\"rank\": 1,";
+  char *at;
+
+  g_assert (g_file_get_contents (plain, &text, &len, NULL));
+  at = strstr (text, key);
+  g_assert (at != NULL);
+  for (int r = 0; r < 4; r++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/rank%d_trace.json", dir, r);
+      at[strlen (key) - 2] = (char) ('0' + r);
+      g_assert (g_file_set_contents (path, text, (gssize) len, NULL));
+    }
+  return dir;
+}
+
+static void
+remove_four_ranks (const char *dir)
+{
+  for (int r = 0; r < 4; r++)
+    {
+      g_autofree char *path = g_strdup_printf ("%s/rank%d_trace.json", dir, r);
+      g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -195,6 +257,7 @@ main (int argc, char **argv)
   g_autofree char *dlrm = NULL;
   g_autofree char *plain = NULL;
   g_autofree char *self = NULL;
+  g_autofree char *four = NULL;
   guint cores = g_get_num_processors ();
   int repeat = 3;
 
@@ -218,26 +281,31 @@ main (int argc, char **argv)
       return 77;
     }
   plain = decompress_to_tmp (df);
+  four = make_four_ranks (plain);
 
   printf ("bench-load: %u cores, best of %d runs, peak RSS = max ru_maxrss of a child doing one load\n\n", cores,
           repeat);
   {
     char *argv0[] = { self, (char *) "--one", (char *) "-", (char *) "1", NULL };
-    Result r;
+    Result r = { 0 };
     if (spawn_and_parse (argv0, &r))
       baseline_kb = r.maxrss_kb;
   }
-  printf ("baseline RSS of the benchmark process before loading: %ld KiB\n\n", baseline_kb);
+  printf ("baseline RSS of the benchmark process before loading: %ld KiB\n", baseline_kb);
+  printf ("threads: asked (distinct threads that parsed files)\n\n");
   printf ("| %-34s | threads | JSON MB  | wall s   | CPU s    | MB/s wall | MB/s CPU  | RSS MiB | RSS/JSON | (-base) | events    |\n", "input");
   printf ("|------------------------------------|---------|----------|----------|----------|-----------|-----------|---------|----------|---------|-----------|\n");
   measure (self, "df_index_resolver.json.gz", df, 1, repeat);
   measure (self, "df_index_resolver.json (plain)", plain, 1, repeat);
   measure (self, "DLRM 8 ranks (plain .json)", dlrm, 1, repeat);
   measure (self, "DLRM 8 ranks (plain .json)", dlrm, cores, repeat);
+  measure (self, "df_index x4 ranks (plain .json)", four, 1, repeat);
+  measure (self, "df_index x4 ranks (plain .json)", four, cores, repeat);
   measure_python ("python json.load: df_index .gz", df);
   measure_python ("python json.load: df_index plain", plain);
   measure_python ("python json.load: DLRM 8 ranks", dlrm);
 
+  remove_four_ranks (four);
   g_unlink (plain);
   {
     g_autofree char *d = g_path_get_dirname (plain);
