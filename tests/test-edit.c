@@ -1036,6 +1036,12 @@ test_script_errors (void)
     { "{\"op\": \"insert_collective\", \"collective\": \"all_reduce\", \"bytes\": 10, \"ranks\": [0, 5], \"stream\": 20, \"at_us\": 1}", "rank 5" },
     { "{\"op\": \"insert_kernel\", \"rank\": 0, \"stream\": 7, \"at_us\": 1}", "like" },
     { "{\"op\": \"move_time\", \"match\": {\"class\": \"gemm\"}, \"start_us\": 5}", "exactly one" },
+    { "{\"op\": \"set_duration\", \"match\": {\"class\": \"gemm\"}, \"dur_us\": 1e13}", "not in" },
+    { "{\"op\": \"set_duration\", \"match\": {\"class\": \"gemm\"}, \"dur_us\": 1e300}", "dur_us" },
+    { "{\"op\": \"shift\", \"match\": {\"class\": \"gemm\"}, \"shift_us\": 1e14}", "out of range" },
+    { "{\"op\": \"set_min_start\", \"rank\": 0, \"event\": 1, \"start_ns\": 9000000000000000000}", "out of range" },
+    { "{\"op\": \"insert_kernel\", \"rank\": 0, \"stream\": 7, \"at_us\": 1, \"name\": \"k\", \"dur_ns\": 9000000000000000000}", "not in" },
+    { "{\"op\": \"move_stream\", \"match\": {\"class\": \"gemm\"}, \"stream\": 3, \"at_ns\": 9000000000000000000}", "out of range" },
     { "[1, 2]", "object" },
     { "\"text\"", "array" },
   };

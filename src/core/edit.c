@@ -605,15 +605,44 @@ op_lane (WeftEditSession *self, WeftOpRef op)
   return l != WEFT_NONE && l < rank->lanes->len ? weft_rank_lane (rank, l) : NULL;
 }
 
+/* Bounds that keep every solved time far from gint64 overflow: a duration
+ * or a shift of at most ~11.6 days, a point in time below 2^62 ns. */
+#define MAX_DUR_NS G_GINT64_CONSTANT (1000000000000000)
+#define MAX_TIME_NS (G_MAXINT64 / 2)
+
 static gint64
 scale_ns (gint64 v, double factor)
 {
-  double r = llround ((double) v * factor);
-  if (r < 0)
-    r = 0;
-  if (r > (double) G_MAXINT64 / 4)
-    r = (double) G_MAXINT64 / 4;
-  return (gint64) r;
+  double r = (double) v * factor;
+  if (!(r > 0))
+    return 0;
+  if (r > (double) MAX_DUR_NS)
+    return MAX_DUR_NS;
+  return (gint64) llround (r);
+}
+
+static gboolean
+check_dur (WeftEditSession *self, WeftOpRef op, gint64 dur, GError **error)
+{
+  if (dur < 0 || dur > MAX_DUR_NS)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "%s: duration %" G_GINT64_FORMAT " ns is not in [0, %" G_GINT64_FORMAT "] ns",
+                   self != NULL ? op_name (self, op) : "new op", dur, MAX_DUR_NS);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_time (gint64 t, GError **error)
+{
+  if (t < 0 || t > MAX_TIME_NS)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "time %" G_GINT64_FORMAT " ns is out of range", t);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 /* Applies the items of a freshly built action forward; on failure the
@@ -688,11 +717,8 @@ weft_edit_move_time (WeftEditSession *self, WeftOpRef op, gint64 start, gboolean
 
   if (!check_op (self, op, error))
     return FALSE;
-  if (start < 0)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: negative start", op_name (self, op));
-      return FALSE;
-    }
+  if (!check_time (start, error))
+    return FALSE;
   delta = start - base_start (self, op);
   add_ref (self, refs, seen, op, whole_instance);
   starts = g_new (gint64, refs->len);
@@ -714,6 +740,11 @@ weft_edit_move_selection (WeftEditSession *self, const WeftOpRef *ops, guint n_o
   g_autoptr (GHashTable) seen = ref_set_new ();
   g_autofree gint64 *starts = NULL;
 
+  if (delta < -MAX_DUR_NS || delta > MAX_DUR_NS)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "a shift of %" G_GINT64_FORMAT " ns is out of range", delta);
+      return FALSE;
+    }
   for (guint i = 0; i < n_ops; i++)
     {
       if (!check_op (self, ops[i], error))
@@ -850,6 +881,8 @@ move_to_lanes_common (WeftEditSession *self, WeftOpRef op, guint32 lane, gint64 
   op_start = weft_solver_start (self->solver, op.rank_index, op.event);
   if (at_time < 0)
     at_time = op_start;
+  if (!check_time (at_time, error))
+    return FALSE;
   if (lane != WEFT_NONE)
     {
       if (lane >= rank->lanes->len || weft_rank_lane (rank, lane)->kind != WEFT_LANE_GPU)
@@ -932,12 +965,8 @@ weft_edit_set_duration (WeftEditSession *self, WeftOpRef op, gint64 dur, GError 
 
   if (!check_op (self, op, error))
     return FALSE;
-  if (dur < 0)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: negative duration %" G_GINT64_FORMAT " ns",
-                   op_name (self, op), dur);
-      return FALSE;
-    }
+  if (!check_dur (self, op, dur, error))
+    return FALSE;
   a = action_new (WEFT_EDIT_DURATION);
   add_duration_item (self, a, op, dur);
   return run_and_commit (self, a, error);
@@ -972,7 +1001,7 @@ retime_refs (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double fa
   if (dur < 0 && !check_factor (factor, error))
     return FALSE;
   for (guint i = 0; i < n_ops; i++)
-    if (!check_op (self, ops[i], error))
+    if (!check_op (self, ops[i], error) || (dur >= 0 && !check_dur (self, ops[i], dur, error)))
       return FALSE;
   a = action_new (WEFT_EDIT_DURATION);
   for (guint i = 0; i < n_ops; i++)
@@ -1212,6 +1241,8 @@ weft_edit_insert_kernel (WeftEditSession *self, guint rank_index, guint32 lane, 
   spec.category = kernel->category;
   spec.kclass = kernel->kclass;
   spec.dur = dur >= 0 ? dur : kernel->median_dur;
+  if (!check_dur (NULL, (WeftOpRef) { 0, 0 }, spec.dur, error) || !check_time (MAX (at_time, 0), error))
+    return FALSE;
   spec.like_event = kernel->example.rank_index == rank_index ? kernel->example.event : WEFT_NONE;
   ev = insert_kernel_step (self, rank_index, lane, MAX (at_time, 0), &spec, &log, error);
   if (ev == WEFT_NONE)
@@ -1352,6 +1383,12 @@ weft_edit_insert_collective (WeftEditSession *self, const WeftEditCollSpec *spec
   if (spec->bytes <= 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "insert collective: payload must be > 0 bytes");
+      return FALSE;
+    }
+  if (spec->transfer_ns > MAX_DUR_NS || !check_time (MAX (spec->at_time, 0), error))
+    {
+      if (error != NULL && *error == NULL)
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "insert collective: transfer time out of range");
       return FALSE;
     }
   if (!resolve_ranks (self, spec->ranks, spec->n_ranks, idx, error))
@@ -2581,6 +2618,10 @@ script_set_min_start (WeftEditSession *self, json_object *op, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"start_ns\"");
       return FALSE;
     }
+  if (start >= 0 && !check_time (start, error))
+    return FALSE;
+  if (start < 0)
+    start = -1;
   g_array_append_val (refs, ref);
   return move_refs_to (self, refs, &start, error);
 }
@@ -2607,6 +2648,8 @@ script_move_stream (WeftEditSession *self, json_object *op, GError **error)
       return FALSE;
     }
   if (!get_time (self, op, "at", &at, &has_at, error))
+    return FALSE;
+  if (has_at && !check_time (at, error))
     return FALSE;
   targets = resolve_targets (self, op, error);
   if (targets == NULL)
@@ -2966,6 +3009,8 @@ script_insert_collective (WeftEditSession *self, json_object *op, GError **error
               g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "a place needs integer \"stream\" and \"at_ns\"");
               return FALSE;
             }
+          if (!check_time (places[i].at_time, error))
+            return FALSE;
           json_get_int (p, "device", &device);
           for (size_t j = 0; j < i; j++)
             if (places[j].rank_index == ri)
@@ -2985,6 +3030,11 @@ script_insert_collective (WeftEditSession *self, json_object *op, GError **error
       cs.pg_name = json_get_str (op, "pg_name");
       cs.pg_desc = json_get_str (op, "pg_desc");
       cs.kernel_name = json_get_str (op, "kernel_name");
+      if (transfer > MAX_DUR_NS)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"transfer_ns\" out of range");
+          return FALSE;
+        }
       cs.transfer_ns = transfer >= 0 ? transfer
                                      : weft_cost_model_estimate_group (weft_edit_session_get_cost_model (self), type,
                                                                        bytes, cs.pg_name, numbers, (guint) n, NULL);
@@ -3071,6 +3121,8 @@ script_move_to_rank (WeftEditSession *self, json_object *op, GError **error)
       return FALSE;
     }
   if (!get_time (self, op, "at", &at, &has_at, error))
+    return FALSE;
+  if (has_at && !check_time (at, error))
     return FALSE;
   if (dst != ref.rank_index && !check_expected_event (self, op, "new_event", dst, error))
     return FALSE;
