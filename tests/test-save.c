@@ -493,6 +493,28 @@ test_save_errors (void)
     }
 }
 
+/* Saving onto a symbolic link writes the file it points to; the link stays. */
+static void
+test_save_symlink (void)
+{
+  g_autoptr (WeftRank) rank = load_rank (sample_rank_path (0));
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_build_filename (weft_test_tmpdir (), "link", NULL);
+  g_autofree char *real_dir = g_build_filename (dir, "real", NULL);
+  g_autofree char *real = g_build_filename (real_dir, "t.json", NULL);
+  g_autofree char *link = g_build_filename (dir, "t.json", NULL);
+  g_autoptr (WeftRank) back = NULL;
+
+  g_assert_cmpint (g_mkdir_with_parents (real_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (real, "old", -1, NULL));
+  g_assert_cmpint (symlink ("real/t.json", link), ==, 0);
+  g_assert_true (weft_rank_save (rank, link, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_test (link, G_FILE_TEST_IS_SYMLINK));
+  back = load_rank (real);
+  assert_same_rank (rank, back, TRUE);
+}
+
 /* The index of the n-th GPU kernel on the lane whose tid text is tid. */
 static guint32
 find_kernel (WeftRank *rank, const char *tid, guint nth)
@@ -1067,6 +1089,7 @@ main (int argc, char **argv)
   g_test_add_func ("/save/byte-identity/sample", test_byte_identity_sample);
   g_test_add_func ("/save/atomic-failure", test_atomic_failure);
   g_test_add_func ("/save/errors", test_save_errors);
+  g_test_add_func ("/save/symlink", test_save_symlink);
   g_test_add_func ("/save/edited-event", test_edited_event);
   g_test_add_func ("/save/overlap-companion", test_overlap_companion);
   g_test_add_func ("/save/created-and-deleted", test_created_and_deleted);

@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib/gstdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -1110,6 +1111,8 @@ weft_rank_save (WeftRank *rank, const char *path, const WeftSaveOptions *options
   g_autofree char *dir = NULL;
   g_autofree char *base = NULL;
   g_autofree char *tmp = NULL;
+  g_autofree char *resolved = NULL;
+  const char *target = path;
   struct stat st;
   Sink sink;
   int fd, dfd;
@@ -1130,8 +1133,20 @@ weft_rank_save (WeftRank *rank, const char *path, const WeftSaveOptions *options
       return FALSE;
     }
 
-  dir = g_path_get_dirname (path);
-  base = g_path_get_basename (path);
+  /* Saving onto a symbolic link replaces the file it points to (the temp
+   * file goes next to that file), not the link. */
+  if (g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+    {
+      char *real = realpath (path, NULL);
+      if (real != NULL)
+        {
+          resolved = g_strdup (real);
+          free (real);
+          target = resolved;
+        }
+    }
+  dir = g_path_get_dirname (target);
+  base = g_path_get_basename (target);
   tmp = g_strdup_printf ("%s%c.%s.XXXXXX", dir, G_DIR_SEPARATOR, base);
   fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0644);
   if (fd < 0)
@@ -1142,7 +1157,7 @@ weft_rank_save (WeftRank *rank, const char *path, const WeftSaveOptions *options
       return FALSE;
     }
   /* Keep the mode of the file being replaced; else rw-r--r--. */
-  if (g_stat (path, &st) == 0)
+  if (g_stat (target, &st) == 0)
     (void) fchmod (fd, st.st_mode & 07777);
   else
     (void) fchmod (fd, 0644);
@@ -1152,7 +1167,7 @@ weft_rank_save (WeftRank *rank, const char *path, const WeftSaveOptions *options
     ok = sink_fail_errno (&sink, "cannot sync to disk", errno);
   if (close (fd) != 0 && ok)
     ok = sink_fail_errno (&sink, "cannot close", errno);
-  if (ok && g_rename (tmp, path) != 0)
+  if (ok && g_rename (tmp, target) != 0)
     ok = sink_fail_errno (&sink, "cannot rename the temporary file into place", errno);
   if (!ok)
     {
