@@ -295,7 +295,22 @@ event_is_edited (const WeftEvent *ev)
 static inline gint64
 event_end_clamped (const WeftEvent *ev)
 {
-  return ev->dur > 0 ? ev->ts + ev->dur : ev->ts;
+  /* saturating: values near the int64 limits from bad edits never overflow */
+  if (ev->dur <= 0)
+    return ev->ts;
+  return ev->ts > G_MAXINT64 - ev->dur ? G_MAXINT64 : ev->ts + ev->dur;
+}
+
+/* ts as written: relative to baseTimeNanoseconds in the relative style. */
+static inline gint64
+text_time (const WeftRank *rank, gint64 ts)
+{
+  gint64 r;
+  if (rank->ts_style != WEFT_TS_RELATIVE)
+    return ts;
+  if (__builtin_sub_overflow (ts, rank->base_ns, &r))
+    return ts < 0 ? G_MININT64 : G_MAXINT64;
+  return r;
 }
 
 static gboolean
@@ -939,10 +954,8 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
       g_autofree char *tid = NULL;
       Splice sp[4];
       guint n = 0;
-      gint64 ts = timing->ts;
+      gint64 ts = text_time (rank, timing->ts);
 
-      if (rank->ts_style == WEFT_TS_RELATIVE)
-        ts -= rank->base_ns;
       weft_format_time (ts, rank->ts_style, ts_buf);
       sp[n++] = (Splice) { "ts", ts_buf, 0, 0 };
       if (timing == ev && (ev->flags & WEFT_EVENT_HAS_DUR))
@@ -991,9 +1004,7 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
 
   if (ev->ph != WEFT_PH_M || json_object_object_get_ex (obj, "ts", NULL))
     {
-      gint64 ts = timing->ts;
-      if (rank->ts_style == WEFT_TS_RELATIVE)
-        ts -= rank->base_ns;
+      gint64 ts = text_time (rank, timing->ts);
       json_object_object_add (obj, "ts", time_object (ts, rank->ts_style));
     }
   if (timing == ev && ((ev->flags & WEFT_EVENT_HAS_DUR) || (ev->ph == WEFT_PH_X && fresh)))
