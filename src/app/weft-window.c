@@ -454,6 +454,14 @@ write_state (WeftWindow *self)
           json_object_object_add (root, "can_undo", json_object_new_boolean (weft_edit_session_can_undo (self->session)));
           json_object_object_add (root, "can_redo", json_object_new_boolean (weft_edit_session_can_redo (self->session)));
           add_int64 (root, "edit_serial", (gint64) weft_edit_session_get_serial (self->session));
+          {
+            json_object *log = weft_edit_session_log (self->session);
+            size_t n_log = json_object_array_length (log);
+            json_object_object_add (root, "edits", json_object_new_int ((int) n_log));
+            if (n_log > 0)
+              json_object_object_add (root, "last_edit", json_object_get (json_object_array_get_idx (log, n_log - 1)));
+            json_object_put (log);
+          }
           json_object_object_add (root, "dragging",
                                   json_object_new_boolean (weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view))));
         }

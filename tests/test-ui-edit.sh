@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# End-to-end editing test of the real `weft` under X (Xvfb) with real input:
+#
+#  1. weft-cli writes a 2-rank sample and moves its second all-reduce onto the
+#     compute stream 7 (an edit script), so that it blocks the compute;
+#  2. weft opens it; xdotool finds that all-reduce (Ctrl+F, Return), focuses
+#     it (F) and drags it straight down onto the NCCL stream 20; Ctrl+S;
+#     `weft-cli analyze` of the saved files shows a shorter step and more
+#     overlap than before;
+#  3. Ctrl+Z, Ctrl+S: the saved events equal the original ones;
+#  4. a drag in time, then kill -9 after the autosave interval; reopening
+#     (WEFT_RESTORE=yes answers the restore question) brings the edit back:
+#     same metrics, modified, undoable.
+#
+# Skips (77) without a display, xdotool, python3 or the binaries.
+set -euo pipefail
+
+[ -n "${DISPLAY:-}" ] || { echo "no DISPLAY: skipped (run under xvfb-run, see tests/check.sh)"; exit 77; }
+command -v xdotool >/dev/null || { echo "xdotool missing: skipped"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
+WEFT=${WEFT_BUILD_DIR:?}/weft
+CLI=${WEFT_BUILD_DIR:?}/weft-cli
+[ -x "$WEFT" ] && [ -x "$CLI" ] || { echo "weft / weft-cli not built: skipped"; exit 77; }
+
+TMP=$(mktemp -d)
+PIDS=()
+cleanup () {
+  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  [ -n "${WEFT_KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+export GDK_BACKEND=x11 GSK_RENDERER=cairo GTK_A11Y=none GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
+export XDG_DATA_HOME=$TMP/data XDG_CONFIG_HOME=$TMP/config XDG_CACHE_HOME=$TMP/cache
+export WEFT_COLOR_SCHEME=light
+mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
+TIMEOUT=${WEFT_UI_TIMEOUT:-60}
+
+fail () { echo "FAIL: $*"; [ -f "${STATE:-/nonexistent}" ] && cat "$STATE"; [ -f "$TMP/weft.log" ] && cat "$TMP/weft.log"; exit 1; }
+ok () { echo "ok - $*"; }
+
+q () { python3 - "$STATE" "$1" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"d": d})
+print(int(v) if isinstance(v, bool) else v)
+EOF
+}
+
+wait_for () {
+  local end=$((SECONDS + TIMEOUT))
+  while [ $SECONDS -lt $end ]; do
+    if [ -f "$STATE" ] && [ "$(q "$1" 2>/dev/null || echo 0)" = "1" ]; then return 0; fi
+    kill -0 "$APP" 2>/dev/null || fail "weft exited while waiting for: ${2:-$1}"
+    sleep 0.1
+  done
+  fail "timed out waiting for: ${2:-$1}"
+}
+
+launch () {
+  STATE=$1; shift
+  rm -f "$STATE"
+  WEFT_TEST_STATE=$STATE "$WEFT" "$@" >"$TMP/weft.log" 2>&1 &
+  APP=$!
+  PIDS+=("$APP")
+}
+
+window_id () {
+  local end=$((SECONDS + TIMEOUT)) wid=""
+  while [ $SECONDS -lt $end ]; do
+    wid=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -1 || true)
+    [ -n "$wid" ] && { echo "$wid"; return 0; }
+    sleep 0.1
+  done
+  fail "no window titled '$1'"
+}
+
+focus () { xdotool windowfocus --sync "$1" 2>/dev/null || xdotool windowfocus "$1"; }
+
+metric () { # metric DIR FIELD: a whole-trace figure of weft-cli analyze --json
+  "$CLI" analyze --json "$1" | python3 -c "import json, sys; print(json.load(sys.stdin)['whole']['$2'])"
+}
+
+# drag WID X0 Y0 X1 Y1: a real button-1 drag in small steps
+drag () {
+  local wid=$1 x0=$2 y0=$3 x1=$4 y1=$5 i
+  xdotool mousemove --window "$wid" "$x0" "$y0" mousedown 1
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    xdotool mousemove --window "$wid" $((x0 + (x1 - x0) * i / 10)) $((y0 + (y1 - y0) * i / 10))
+    sleep 0.03
+  done
+  sleep 0.2
+  xdotool mouseup 1
+}
+
+# ---- 1. the trace: the second all-reduce on the compute stream -----------------
+"$CLI" sample "$TMP/sample" >/dev/null
+echo '[{"op": "move_stream", "match": {"collective": "all_reduce", "nth": 1}, "stream": 7}]' >"$TMP/to7.json"
+"$CLI" edit "$TMP/sample" --script "$TMP/to7.json" --out "$TMP/trace" >/dev/null
+cp -r "$TMP/trace" "$TMP/orig"
+STEP0=$(metric "$TMP/trace" step_time_us); OVL0=$(metric "$TMP/trace" overlap_pct)
+ok "2-rank trace with an all-reduce on stream 7: step $STEP0 us, overlap $OVL0 %"
+
+# ---- 2. drag it onto the NCCL stream, save --------------------------------------
+export WEFT_RESTORE=no
+launch "$TMP/state.json" "$TMP/trace"
+wait_for 'd["loaded"] and d["frames"] > 0 and d["editable"] and "body" in d' "the trace is open and editable"
+WID=$(window_id "trace — Weft")
+focus "$WID"
+xdotool mousemove --window "$WID" "$(q 'd["body"]["x"] + 50')" "$(q 'd["body"]["y"] + 50')"
+xdotool key ctrl+f
+sleep 0.3
+xdotool type --delay 15 "ncclDevKernel_AllReduce"
+wait_for 'd["selection"] is not None and "AllReduce" in d["selection"]["name"]' "Ctrl+F finds an all-reduce kernel"
+for _ in $(seq 1 10); do
+  [ "$(q 'd["selection"].get("stream")')" = 7 ] && break
+  N=$(q '(d["selection"]["rank"], d["selection"]["event"])')
+  xdotool key Return
+  wait_for "(d['selection']['rank'], d['selection']['event']) != $N" "the next match"
+done
+[ "$(q 'd["selection"].get("stream")')" = 7 ] || fail "no all-reduce found on stream 7"
+xdotool key Escape
+sleep 0.3
+xdotool key f
+wait_for '"selection_box" in d and d["selection_box"]["w"] > d["body"]["w"] / 2' "F focuses the all-reduce"
+RANK=$(q 'd["selection"]["rank"]'); EVENT=$(q 'd["selection"]["event"]')
+SX=$(q 'd["selection_box"]["x"] + d["selection_box"]["w"] // 2'); SY=$(q 'd["selection_box"]["y"] + d["selection_box"]["h"] // 2')
+TY=$(q "[r for r in d['rows'] if r.get('stream') == 20 and r['rank'] == $RANK][0]['y'] + 8")
+drag "$WID" "$SX" "$SY" "$SX" "$TY"
+wait_for "d['modified'] and d['can_undo'] and d['selection'] is not None and d['selection'].get('stream') == 20" "the all-reduce is on stream 20"
+ok "dragged rank $RANK's all-reduce from stream 7 to stream 20 ($SX,$SY -> $SX,$TY)"
+wait_for 'd["metrics"]["step_time"] < d["metrics"]["baseline_step_time"]' "the step-time chip shows the shorter step"
+ok "live metrics: step $(q 'd["metrics"]["baseline_step_time"]') -> $(q 'd["metrics"]["step_time"]') ns, overlap $(q 'd["metrics"]["overlap_pct"]') %"
+[ "$(q 'd["n_errors"]')" = 0 ] || fail "an error was shown: $(q 'd["last_error"]')"
+xdotool key ctrl+s
+wait_for 'not d["modified"]' "Ctrl+S saves"
+STEP1=$(metric "$TMP/trace" step_time_us); OVL1=$(metric "$TMP/trace" overlap_pct)
+python3 -c "import sys; sys.exit(0 if $STEP1 < $STEP0 and $OVL1 > $OVL0 else 1)" \
+  || fail "after the move: step $STEP0 -> $STEP1 us, overlap $OVL0 -> $OVL1 % (expected shorter and more)"
+ok "saved: weft-cli analyze shows step $STEP0 -> $STEP1 us and overlap $OVL0 -> $OVL1 %"
+python3 - "$TMP/trace" <<'EOF' || fail "the saved files do not record the edit under the top-level weft key"
+import json, sys, glob
+d = json.load(open(glob.glob(sys.argv[1] + "/rank0_trace.json")[0]))
+assert any(e.get("op") == "move_to_position" and e.get("stream") == 20 for e in d["weft"]["edits"]), d.get("weft")
+EOF
+
+# ---- 3. undo, save: the original events again ---------------------------------------
+xdotool key ctrl+z
+wait_for 'd["can_redo"] and d["modified"]' "Ctrl+Z undoes the move"
+xdotool key ctrl+s
+wait_for 'not d["modified"]' "Ctrl+S saves again"
+python3 - "$TMP/orig" "$TMP/trace" <<'EOF' || fail "after undo the saved events differ from the original ones"
+import json, sys, glob, os, collections
+def events(folder):
+    out = {}
+    for path in sorted(glob.glob(folder + "/rank*_trace.json")):
+        d = json.load(open(path))
+        out[os.path.basename(path)] = collections.Counter(json.dumps(e, sort_keys=True) for e in d["traceEvents"])
+    return out
+a, b = events(sys.argv[1]), events(sys.argv[2])
+assert a.keys() == b.keys() and len(a) == 2, (a.keys(), b.keys())
+for name in a:
+    if a[name] != b[name]:
+        diff = (a[name] - b[name]) + (b[name] - a[name])
+        sys.exit("%s: %d events differ, e.g. %s" % (name, sum(diff.values()), list(diff)[:2]))
+EOF
+ok "Ctrl+Z + Ctrl+S: the saved events equal the original ones"
+kill "$APP"; wait "$APP" 2>/dev/null || true
+
+# ---- 4. autosave and restore after kill -9 ------------------------------------------------
+launch "$TMP/state2.json" "$TMP/trace"
+wait_for 'd["loaded"] and d["frames"] > 0 and d["editable"] and not d["modified"]' "reopened, no edits"
+WID=$(window_id "trace — Weft")
+focus "$WID"
+xdotool mousemove --window "$WID" "$(q 'd["body"]["x"] + 50')" "$(q 'd["body"]["y"] + 50')"
+xdotool key ctrl+f
+sleep 0.3
+xdotool type --delay 15 "ncclDevKernel_AllReduce"
+wait_for 'd["selection"] is not None and d["selection"].get("gpu_op")' "an all-reduce kernel is selected"
+xdotool key Escape
+sleep 0.3
+xdotool key f
+wait_for '"selection_box" in d and d["selection_box"]["w"] > d["body"]["w"] / 2' "F focuses it"
+for _ in $(seq 1 10); do xdotool key s; done   # zoom out around it: a drag covers milliseconds
+wait_for '"selection_box" in d and d["selection_box"]["w"] < d["body"]["w"] / 8' "S zooms out"
+START0=$(q 'd["selection"]["start"]')
+SX=$(q 'd["selection_box"]["x"] + d["selection_box"]["w"] // 2'); SY=$(q 'd["selection_box"]["y"] + d["selection_box"]["h"] // 2')
+drag "$WID" "$SX" "$SY" $((SX + 250)) "$SY"
+wait_for "d['modified'] and d['selection']['start'] > $START0 and d['edits'] > 0" "the drag moves the all-reduce later"
+M_AFTER=$(q 'd["metrics"]'); E_AFTER=$(q 'd["edits"]'); L_AFTER=$(q 'd["last_edit"]')
+ok "dragged later by $(( $(q 'd["selection"]["start"]') - START0 )) ns; metrics $M_AFTER"
+sleep 5   # > WEFT_RECOVERY_INTERVAL_S (3 s)
+kill -9 "$APP"; wait "$APP" 2>/dev/null || true
+[ -n "$(ls "$TMP"/trace*.weft-recovery.json "$XDG_CACHE_HOME"/weft/*.weft-recovery.json 2>/dev/null || true)" ] \
+  || fail "no recovery file after the autosave interval"
+WEFT_RESTORE=yes launch "$TMP/state3.json" "$TMP/trace"
+wait_for 'd["loaded"] and d["frames"] > 0 and d.get("modified") and d.get("can_undo")' "the edit is restored"
+[ "$(q 'd["metrics"]')" = "$M_AFTER" ] || fail "restored metrics $(q 'd["metrics"]') != $M_AFTER"
+[ "$(q 'd["edits"]')" = "$E_AFTER" ] || fail "restored $(q 'd["edits"]') edit log entries, expected $E_AFTER"
+[ "$(q 'd["last_edit"]')" = "$L_AFTER" ] || fail "restored last edit $(q 'd["last_edit"]'), expected $L_AFTER"
+ok "kill -9 and reopen: the edit is restored ($L_AFTER; same metrics, undoable)"
+kill -9 "$APP"; wait "$APP" 2>/dev/null || true
+echo "all editing checks passed"
