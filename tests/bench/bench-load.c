@@ -23,6 +23,7 @@
 #include <glib/gstdio.h>
 
 #include "../testutil.h"
+#include "core/jsonscan.h"
 #include "weft/weft-load.h"
 
 static const char *DF = "HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz";
@@ -67,6 +68,29 @@ run_one (const char *path, guint threads)
     {
       getrusage (RUSAGE_SELF, &ru);
       printf ("1 1 %ld 0 0 0\n", ru.ru_maxrss);
+      return 0;
+    }
+  if (threads == 0)
+    {
+      /* the scanner alone: no index, no classification */
+      WeftReader *reader = weft_reader_open (path, &error);
+      WeftRank *rank = weft_rank_new (path);
+      WeftScanResult res = { 0 };
+      gboolean ok;
+      t0 = g_get_monotonic_time ();
+      ok = reader != NULL && weft_json_scan_trace (rank, reader, NULL, &res, &error);
+      t1 = g_get_monotonic_time ();
+      if (!ok)
+        {
+          fprintf (stderr, "bench-load: %s\n", error->message);
+          return 1;
+        }
+      getrusage (RUSAGE_SELF, &ru);
+      printf ("%" G_GUINT64_FORMAT " %.6f %ld %u %.6f 0\n", res.json_bytes, (t1 - t0) / 1e6, ru.ru_maxrss,
+              rank->events->len,
+              ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+      weft_reader_free (reader);
+      weft_rank_free (rank);
       return 0;
     }
   t0 = g_get_monotonic_time ();
@@ -297,6 +321,7 @@ main (int argc, char **argv)
   printf ("|------------------------------------|---------|----------|----------|----------|-----------|-----------|---------|----------|---------|-----------|\n");
   measure (self, "df_index_resolver.json.gz", df, 1, repeat);
   measure (self, "df_index_resolver.json (plain)", plain, 1, repeat);
+  measure (self, "  same, scanner only (no index)", plain, 0, repeat);
   measure (self, "DLRM 8 ranks (plain .json)", dlrm, 1, repeat);
   measure (self, "DLRM 8 ranks (plain .json)", dlrm, cores, repeat);
   measure (self, "df_index x4 ranks (plain .json)", four, 1, repeat);
