@@ -52,6 +52,13 @@ add_heading (WeftInspector *self, const char *text, gboolean big)
   gtk_label_set_wrap (GTK_LABEL (label), TRUE);
   gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
   gtk_label_set_selectable (GTK_LABEL (label), big);
+  {
+    /* kernel names are long identifiers: break them without hyphens */
+    PangoAttrList *attrs = pango_attr_list_new ();
+    pango_attr_list_insert (attrs, pango_attr_insert_hyphens_new (FALSE));
+    gtk_label_set_attributes (GTK_LABEL (label), attrs);
+    pango_attr_list_unref (attrs);
+  }
   gtk_widget_add_css_class (label, big ? "title-3" : "heading");
   gtk_widget_add_css_class (label, big ? "weft-inspector-title" : "weft-inspector-section");
   gtk_box_append (GTK_BOX (self->box), label);
