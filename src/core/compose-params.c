@@ -1,6 +1,7 @@
 /* compose-params.c: composer parameters, model presets, validation. */
 #include "config.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "weft/weft-compose.h"
@@ -207,8 +208,8 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
     INVALID ("ep needs a MoE model (--experts, or --preset moe-small)");
   if (m->experts > 0 && p->ep > 1 && m->experts % p->ep != 0)
     INVALID ("ep %d must divide the number of experts %d", p->ep, m->experts);
-  if (m->layers < 1 || m->layers > 512)
-    INVALID ("layers %d out of range 1..512", m->layers);
+  if (m->layers < 1 || m->layers > 128)
+    INVALID ("layers %d out of range 1..128", m->layers);
   if (m->hidden < 64 || m->hidden > 65536 || m->heads < 1 || m->hidden % m->heads != 0)
     INVALID ("hidden %d must be a multiple of heads %d (64..65536)", m->hidden, m->heads);
   if (m->kv_heads < 1 || m->heads % m->kv_heads != 0)
@@ -229,18 +230,25 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
     INVALID ("sequence parallel: seq / cp must be a multiple of tp");
   if (p->steps < 1 || p->steps > 16)
     INVALID ("steps %d out of range 1..16", p->steps);
+  /* memory grows with ranks x blocks x steps (~0.5 KB of DAG per op) */
+  if ((gint64) world * m->layers * p->steps > 64 * 128 * 2)
+    INVALID ("%d ranks x %d layers x %d steps is too large (at most %d)", world, m->layers, p->steps, 64 * 128 * 2);
   if (p->iteration < p->steps)
     INVALID ("iteration %d must be >= steps %d", p->iteration, p->steps);
   if (p->ddp_bucket_mb <= 0 || p->ddp_bucket_mb > 4096)
     INVALID ("bucket size %.1f MB out of range", p->ddp_bucket_mb);
   if (p->jitter < 0 || p->jitter > 0.5)
     INVALID ("jitter %.3f out of range 0..0.5", p->jitter);
-  if (p->hw.peak_flops <= 0 || p->hw.hbm_bytes_per_s <= 0 || p->hw.nvlink_bus_bw <= 0 || p->hw.ib_bus_bw <= 0
-      || p->hw.gpus_per_node < 1)
-    INVALID ("hardware figures must be positive");
-  if (p->eff.gemm <= 0 || p->eff.gemm > 1 || p->eff.attention <= 0 || p->eff.attention > 1 || p->eff.memory <= 0
-      || p->eff.memory > 1)
+  if (!(p->hw.peak_flops > 0 && isfinite (p->hw.peak_flops)) || !(p->hw.hbm_bytes_per_s > 0 && isfinite (p->hw.hbm_bytes_per_s))
+      || !(p->hw.nvlink_bus_bw > 0 && isfinite (p->hw.nvlink_bus_bw)) || !(p->hw.ib_bus_bw > 0 && isfinite (p->hw.ib_bus_bw))
+      || p->hw.gpus_per_node < 1 || p->hw.gpus_per_node > 64 || p->hw.nvlink_alpha_ns < 0 || p->hw.ib_alpha_ns < 0
+      || p->hw.nvlink_alpha_ns > 1000000000 || p->hw.ib_alpha_ns > 1000000000)
+    INVALID ("hardware figures must be positive and finite (latencies 0..1 s, 1..64 GPUs per node)");
+  if (!(p->eff.gemm > 0 && p->eff.gemm <= 1) || !(p->eff.attention > 0 && p->eff.attention <= 1)
+      || !(p->eff.memory > 0 && p->eff.memory <= 1))
     INVALID ("efficiencies must be in (0, 1]");
+  if (!(p->jitter >= 0 && p->jitter <= 0.5) || !(p->ddp_bucket_mb > 0 && p->ddp_bucket_mb <= 4096))
+    INVALID ("jitter must be in 0..0.5 and the bucket size in (0, 4096] MB");
   return TRUE;
 }
 

@@ -447,7 +447,8 @@ kernel_ns (Ctx *c, KClass kc, double flops, double bytes)
     case K_MEM:
       break;
     }
-  return (gint64) (MAX (t_flop, t_mem) * 1e9) + e->kernel_overhead_ns;
+  /* at most 1000 s per kernel: absurd shapes must not overflow the clock */
+  return (gint64) (MIN (MAX (t_flop, t_mem), 1000.0) * 1e9) + CLAMP (e->kernel_overhead_ns, 0, 1000000);
 }
 
 static const char *
@@ -761,7 +762,7 @@ collective (Ctx *c, const CollSpec *spec)
         t = weft_cost_model_estimate (c->cm, WEFT_COLL_SEND, spec->bytes, members, n, NULL);
       else
         t = weft_cost_model_estimate (c->cm, spec->type, MAX (spec->bytes, maxbytes), members, n, NULL);
-      t = (gint64) (t * (1.0 + 0.02 * (2.0 * g_rand_double (c->rng) - 1.0)));
+      t = (gint64) (MIN ((double) t, 1e12) * (1.0 + 0.02 * (2.0 * g_rand_double (c->rng) - 1.0)));
       rdv = node_new (c, NODE_RDV, t, 0, 0);
       for (int i = 0; i < n; i++)
         {
