@@ -762,6 +762,62 @@ test_lod (void)
   painted_clear (&p);
 }
 
+
+/* A trace big enough for the layout to prepare ranks in parallel: every
+ * rank's rows and band come out as in a one-rank layout. */
+static void
+test_layout_parallel (void)
+{
+  Painted p = { 0 };
+  const guint n_tiny = 70000;
+
+  p.trace = gen_trace (3, n_tiny);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 800;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  paint_view (&p, NULL, NULL);
+  for (guint r = 0; r < 3; r++)
+    {
+      WeftRank *rank = weft_trace_rank (p.trace, r);
+      guint32 first = find_kernel (rank, "vectorized_elementwise", 0);
+      guint32 last = find_kernel (rank, "vectorized_elementwise", n_tiny - 1);
+      guint32 colour = rgb_of (weft_render_event_color (rank, weft_rank_event (rank, first), FALSE));
+      double x0, x1, y0, y1, lx0, lx1, ly0, ly1;
+      const WeftLayoutRow *header = NULL;
+      event_box (&p, r, first, NULL, &x0, &x1, &y0, &y1);
+      event_box (&p, r, last, NULL, &lx0, &lx1, &ly0, &ly1);
+      g_assert_cmpfloat (box_fraction (p.surface, x0, lx1, y0, y1, colour), >, 0.8);
+      for (guint i = 0; i < weft_layout_get_n_rows (p.layout); i++)
+        if (weft_layout_get_row (p.layout, i)->kind == WEFT_ROW_RANK_HEADER &&
+            weft_layout_get_row (p.layout, i)->rank_index == r)
+          header = weft_layout_get_row (p.layout, i);
+      g_assert_nonnull (header);
+    }
+  /* zoomed on the first 100 us of the first GEMM, each rank's band shows
+   * the state a brute-force scan finds there */
+  {
+    WeftRank *rank = weft_trace_rank (p.trace, 0);
+    WeftTimeSpan g = weft_render_event_span (p.trace, NULL, 0, find_kernel (rank, "sm90_xmma_gemm", 0));
+    p.view.span.begin = g.begin;
+    p.view.span.end = g.begin + 100000;
+    paint_view (&p, NULL, NULL);
+    for (guint i = 0; i < weft_layout_get_n_rows (p.layout); i++)
+      {
+        const WeftLayoutRow *row = weft_layout_get_row (p.layout, i);
+        WeftOverlapState st;
+        if (row->kind != WEFT_ROW_RANK_HEADER)
+          continue;
+        st = brute_state (p.trace, row->rank_index, g.begin + 50000);
+        g_assert_cmpint (st, !=, WEFT_OVERLAP_IDLE);
+        g_assert_cmpfloat (box_fraction (p.surface, 0, p.view.width, row->y + 5, row->y + row->height - 5,
+                                         rgb_of (weft_render_overlap_color (st, FALSE))),
+                           >, 0.8);
+      }
+  }
+  painted_clear (&p);
+}
+
 static void
 test_ruler (void)
 {
@@ -1104,6 +1160,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/paint/solved-times-cached", test_solved_times_cached);
   g_test_add_func ("/render/overlap-band", test_overlap_band);
   g_test_add_func ("/render/lod", test_lod);
+  g_test_add_func ("/render/layout/parallel", test_layout_parallel);
   g_test_add_func ("/render/ruler", test_ruler);
   g_test_add_func ("/render/ticks-and-format", test_ticks_and_format);
   g_test_add_func ("/render/files", test_files);

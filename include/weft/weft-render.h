@@ -222,7 +222,10 @@ typedef struct _WeftLayout WeftLayout;
  * CPU threads (or, when CPU_EXPANDED, one row per CPU thread and then per
  * other track: "Spans", "Traces", overhead; those are not shown collapsed). Also precomputes the nesting
  * depth rows of each lane and the observed-time overlap band per rank: cost
- * O(events); rebuild only when flags or lanes change, not per frame. */
+ * O(events), ranks prepared in parallel (thread pool) from 200k events on;
+ * rebuild only when flags or lanes change, not per frame. Pango objects
+ * are made on the first paint, so a layout may be built on a worker thread
+ * (while nothing edits the trace) and then painted on one thread at a time. */
 WeftLayout          *weft_layout_new (WeftTrace *trace, const WeftView *view);
 void                 weft_layout_free (WeftLayout *layout);
 guint                weft_layout_get_n_rows (const WeftLayout *layout);

@@ -324,11 +324,38 @@ add_row (WeftLayout *self, WeftRowKind kind, guint rank_index, guint32 lane, Wef
   self->height += height;
 }
 
+static void
+prepare_rank (WeftLayout *self, guint r)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  WeftRankLayout *rl = &self->ranks[r];
+
+  for (guint l = 0; l < rl->n_lanes; l++)
+    compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
+  rl->band = weft_render_overlap_band (self->trace, NULL, r);
+}
+
+static void
+prepare_rank_job (gpointer data, gpointer user_data)
+{
+  prepare_rank (user_data, GPOINTER_TO_UINT (data) - 1);
+}
+
+/* Pango objects are made on first use, on the painting thread (the
+ * default font map is per thread), so a layout may be built anywhere. */
+static PangoContext *
+layout_pango (const WeftLayout *layout)
+{
+  WeftLayout *self = (WeftLayout *) layout;
+  if (self->pango == NULL)
+    self->pango = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+  return self->pango;
+}
+
 WeftLayout *
 weft_layout_new (WeftTrace *trace, const WeftView *view)
 {
   WeftLayout *self;
-  PangoFontMap *fm;
 
   g_return_val_if_fail (trace != NULL && view != NULL, NULL);
   self = g_new0 (WeftLayout, 1);
@@ -338,8 +365,37 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
   self->ranks = g_new0 (WeftRankLayout, self->n_ranks);
   self->labels = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_object_unref);
   self->glyphs = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, label_glyphs_free);
-  fm = pango_cairo_font_map_get_default ();
-  self->pango = pango_font_map_create_context (fm);
+  /* per-rank precomputation (nesting depths, packed rows, overlap band):
+   * independent per rank, so in parallel for big traces */
+  {
+    guint64 total = 0;
+    for (guint r = 0; r < self->n_ranks; r++)
+      {
+        WeftRankLayout *rl = &self->ranks[r];
+        WeftRank *rank = weft_trace_rank (trace, r);
+        rl->n_lanes = rank->lanes->len;
+        rl->lanes = g_new0 (WeftLaneDepths, rl->n_lanes);
+        rl->n_events = rank->events->len;
+        rl->event_depth = g_new0 (guint8, MAX (rl->n_events, 1));
+        for (guint l = 0; l < rl->n_lanes; l++)
+          rl->lanes[l].n_depth = 1;
+        if (!(weft_view_get_rank_flags (view, r) & WEFT_RANK_VIEW_HIDDEN))
+          total += rl->n_events;
+      }
+    if (total >= 200000 && self->n_ranks > 1 && g_get_num_processors () > 1)
+      {
+        GThreadPool *pool = g_thread_pool_new (prepare_rank_job, self, (gint) MIN (g_get_num_processors (), 16),
+                                               FALSE, NULL);
+        for (guint r = 0; r < self->n_ranks; r++)
+          if (!(weft_view_get_rank_flags (view, r) & WEFT_RANK_VIEW_HIDDEN))
+            g_thread_pool_push (pool, GUINT_TO_POINTER (r + 1), NULL);
+        g_thread_pool_free (pool, FALSE, TRUE);
+      }
+    else
+      for (guint r = 0; r < self->n_ranks; r++)
+        if (!(weft_view_get_rank_flags (view, r) & WEFT_RANK_VIEW_HIDDEN))
+          prepare_rank (self, r);
+  }
 
   for (guint r = 0; r < self->n_ranks; r++)
     {
@@ -349,26 +405,15 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
       g_autofree LaneOrder *order = NULL;
       guint n_order = 0;
 
-      rl->n_lanes = rank->lanes->len;
-      rl->lanes = g_new0 (WeftLaneDepths, rl->n_lanes);
-      rl->n_events = rank->events->len;
-      rl->event_depth = g_new0 (guint8, MAX (rl->n_events, 1));
       rl->lane_row = g_new (int, MAX (rl->n_lanes, 1));
       rl->header_row = -1;
       rl->summary_row = -1;
       rl->last_row = -1;
       rl->summary_lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
       for (guint l = 0; l < rl->n_lanes; l++)
-        {
-          rl->lane_row[l] = -1;
-          rl->lanes[l].n_depth = 1;
-        }
+        rl->lane_row[l] = -1;
       if (flags & WEFT_RANK_VIEW_HIDDEN)
         continue;
-
-      for (guint l = 0; l < rl->n_lanes; l++)
-        compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
-      rl->band = weft_render_overlap_band (trace, NULL, r);
 
       order = g_new (LaneOrder, MAX (rl->n_lanes, 1));
       for (guint l = 0; l < rl->n_lanes; l++)
@@ -451,7 +496,7 @@ weft_layout_free (WeftLayout *self)
   g_hash_table_destroy (self->glyphs);
   if (self->row_labels != NULL)
     g_ptr_array_free (self->row_labels, TRUE);
-  g_object_unref (self->pango);
+  g_clear_object (&self->pango);
   g_free (self);
 }
 
@@ -565,7 +610,7 @@ weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int
       PangoFontDescription *fd = pango_font_description_from_string ("Sans 7.5");
       gint64 *k = g_new (gint64, 1);
       *k = key;
-      pl = pango_layout_new (layout->pango);
+      pl = pango_layout_new (layout_pango (layout));
       pango_layout_set_font_description (pl, fd);
       pango_font_description_free (fd);
       {
@@ -606,7 +651,7 @@ weft_layout_row_label (const WeftLayout *layout, guint row)
       g_autofree char *text = weft_render_row_label (layout->trace, r);
       PangoFontDescription *fd =
         pango_font_description_from_string (r->kind == WEFT_ROW_RANK_HEADER ? "Sans Bold 8.5" : "Sans 8");
-      pl = pango_layout_new (layout->pango);
+      pl = pango_layout_new (layout_pango (layout));
       pango_layout_set_font_description (pl, fd);
       pango_font_description_free (fd);
       pango_layout_set_text (pl, text, -1);
