@@ -9,6 +9,7 @@
 
 #include <json-c/json.h>
 
+#include "core/solver-private.h"
 #include "testutil.h"
 #include "weft/weft.h"
 
@@ -556,6 +557,91 @@ test_insert_collective (void)
   g_assert_cmpint (step_time (solver), ==, before + 3 * US + 50 * US);
 }
 
+/* Random edits on a 2-rank trace: after each accepted edit the incremental
+ * re-solve equals a full re-solve and the topological order is valid; a
+ * refused edit (a cycle) changes nothing. */
+static const GenOp rnd_ops[] = {
+  { 7, GEMM, 10, 30, 0, FALSE, 0 },  { 7, AR, 40, 20, 1, TRUE, 0 },   { 7, GEMM, 60, 30, 2, FALSE, 0 },
+  { 7, ELEM, 90, 10, 3, FALSE, 0 },  { 7, AR, 100, 20, 4, TRUE, 1 },  { 7, GEMM, 120, 30, 5, FALSE, 0 },
+  { 7, GEMM, 150, 30, 6, FALSE, 0 }, { 7, AR, 180, 20, 7, TRUE, 2 },  { 7, ELEM, 200, 10, 8, FALSE, 0 },
+  { 8, ELEM, 20, 15, 9, FALSE, 0 },  { 8, GEMM, 50, 40, 10, FALSE, 0 }, { 8, ELEM, 130, 15, 11, FALSE, 0 },
+};
+
+static void
+snapshot (WeftTrace *trace, WeftSolver *solver, GArray *out)
+{
+  g_array_set_size (out, 0);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    for (guint32 i = 0; i < weft_trace_rank (trace, r)->events->len; i++)
+      if (weft_solver_is_node (solver, r, i))
+        {
+          gint64 se[2] = { weft_solver_start (solver, r, i), weft_solver_end (solver, r, i) };
+          g_array_append_vals (out, se, 2);
+        }
+}
+
+static void
+test_random_edits_consistent (void)
+{
+  const GenOp *ops[] = { rnd_ops, rnd_ops };
+  guint n[] = { G_N_ELEMENTS (rnd_ops), G_N_ELEMENTS (rnd_ops) };
+  g_autoptr (WeftTrace) trace = gen_trace ("random", 2, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) b = g_array_new (FALSE, FALSE, sizeof (gint64));
+  guint n_refused = 0, n_moved = 0;
+
+  g_assert_true (_weft_solver_check (solver));
+  for (guint step = 0; step < 400; step++)
+    {
+      guint r = (guint) g_test_rand_int_range (0, 2);
+      WeftRank *rank = weft_trace_rank (trace, r);
+      g_autoptr (GArray) live_ops = g_array_new (FALSE, FALSE, sizeof (guint32));
+      guint32 ev, lane;
+      g_autoptr (GError) error = NULL;
+      int what = g_test_rand_int_range (0, 4);
+      for (guint32 i = 0; i < rank->events->len; i++)
+        if (weft_solver_is_node (solver, r, i))
+          g_array_append_val (live_ops, i);
+      ev = g_array_index (live_ops, guint32, g_test_rand_int_range (0, (gint32) live_ops->len));
+      if (what == 0)
+        g_assert_true (weft_solver_set_duration (solver, r, ev, g_test_rand_int_range (0, 60) * US, &error));
+      else if (what == 1)
+        g_assert_true (weft_solver_set_min_start (solver, r, ev,
+                                                  g_test_rand_bit () ? -1
+                                                                     : weft_solver_start (solver, r, ev) +
+                                                                         g_test_rand_int_range (-20, 40) * US,
+                                                  &error));
+      else
+        {
+          guint32 lanes[2];
+          guint pos;
+          snapshot (trace, solver, a);
+          lanes[0] = weft_solver_ensure_stream (solver, r, 0, 7);
+          lanes[1] = weft_solver_ensure_stream (solver, r, 0, 8);
+          lane = lanes[g_test_rand_int_range (0, 2)];
+          pos = (guint) g_test_rand_int_range (0, (gint32) weft_solver_lane_n_ops (solver, r, lane) + 1);
+          if (!weft_solver_move_to_position (solver, r, ev, lane, pos, &error))
+            {
+              g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
+              snapshot (trace, solver, b);
+              g_assert_cmpmem (a->data, a->len * sizeof (gint64), b->data, b->len * sizeof (gint64));
+              n_refused++;
+            }
+          else
+            n_moved++;
+        }
+      g_assert_true (_weft_solver_check (solver));
+      snapshot (trace, solver, a);
+      weft_solver_solve_all (solver);
+      snapshot (trace, solver, b);
+      g_assert_cmpmem (a->data, a->len * sizeof (gint64), b->data, b->len * sizeof (gint64));
+    }
+  g_test_message ("random edits: %u moves accepted, %u refused as cycles", n_moved, n_refused);
+  g_assert_cmpuint (n_moved, >, 0);
+  g_assert_cmpuint (n_refused, >, 0);
+}
+
 /* ---- DLRM: 8 ranks ------------------------------------------------------------ */
 
 static void
@@ -1067,5 +1153,6 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/insert-remove-restore", test_insert_remove_restore);
   g_test_add_func ("/solver/scale-and-min-start", test_scale_and_min_start);
   g_test_add_func ("/solver/insert-collective", test_insert_collective);
+  g_test_add_func ("/solver/random-edits-consistent", test_random_edits_consistent);
   return g_test_run ();
 }

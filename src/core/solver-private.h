@@ -118,6 +118,10 @@ struct _WeftSolver
   GArray    *steps;             /* int, sorted */
   guint      n_edits_applied;
   WeftSolverStats stats;
+  guint32   *mark;          /* per node: DFS stamp (incremental topological order) */
+  guint32   *parent;
+  guint      n_mark;
+  guint32    stamp;
 };
 
 /* solver.c */
@@ -127,6 +131,10 @@ gboolean _weft_solver_node_is_live (WeftSolver *self, guint32 n);
 guint32  _weft_solver_node (WeftSolver *self, guint rank, guint32 event);
 guint32  _weft_solver_stream_prev (WeftSolver *self, guint32 n);
 guint32  _weft_solver_stream_next (WeftSolver *self, guint32 n);
+
+/* Self-check for the tests: the topological order is a permutation of the
+ * live nodes and every dependency goes forward in it. */
+gboolean _weft_solver_check (WeftSolver *self);
 
 /* solver-metrics.c */
 void     _weft_solver_compute_baseline (WeftSolver *self);

@@ -251,29 +251,41 @@ kahn_visit (WeftSolver *self, guint32 s, gpointer data)
     k->queue[k->tail++] = s;
 }
 
-/* Topological predecessors of v (for walking a cycle back). */
-static guint
-topo_preds (WeftSolver *self, guint32 v, guint32 *out, guint max)
+/* Topological predecessors of v. */
+static void
+foreach_topo_pred (WeftSolver *self, guint32 v, SuccFunc fn, gpointer data)
 {
   Node *n = &self->nodes[v];
-  guint k = 0;
   if (n->kind == NODE_INST)
     {
-      for (guint i = 0; i < n->n_members && k < max; i++)
+      for (guint i = 0; i < n->n_members; i++)
         if (live (self, n->members[i]))
-          out[k++] = n->members[i];
-      return k;
+          fn (self, n->members[i], data);
+      return;
     }
   if (n->kind == NODE_OP)
     {
       guint32 p = _weft_solver_stream_prev (self, v);
-      if (p != WEFT_NONE && k < max)
-        out[k++] = remap (self, p);
+      if (p != WEFT_NONE)
+        fn (self, remap (self, p), data);
     }
-  for (guint i = 0; i < n->n_in && k < max; i++)
+  for (guint i = 0; i < n->n_in; i++)
     if (live (self, n->in[i].src))
-      out[k++] = remap (self, n->in[i].src);
-  return k;
+      fn (self, remap (self, n->in[i].src), data);
+}
+
+typedef struct
+{
+  const guint32 *indeg;
+  guint32        found;
+} PendingPred;
+
+static void
+pending_pred_cb (WeftSolver *self, guint32 p, gpointer data)
+{
+  PendingPred *pp = data;
+  if (pp->found == WEFT_NONE && pp->indeg[p] != G_MAXUINT32 && pp->indeg[p] > 0)
+    pp->found = p;
 }
 
 static void
@@ -341,7 +353,6 @@ compute_topo (WeftSolver *self, GArray *cycle)
           /* Walk back through unprocessed predecessors until a node repeats. */
           guint32 *seen = g_new (guint32, n);
           GArray *walk = g_array_new (FALSE, FALSE, sizeof (guint32));
-          guint32 preds[64];
           guint32 x = WEFT_NONE;
           for (guint32 v = 0; v < n; v++)
             {
@@ -351,14 +362,11 @@ compute_topo (WeftSolver *self, GArray *cycle)
             }
           while (x != WEFT_NONE && seen[x] == G_MAXUINT32)
             {
-              guint np, i;
+              PendingPred pp = { k.indeg, WEFT_NONE };
               seen[x] = walk->len;
               g_array_append_val (walk, x);
-              np = topo_preds (self, x, preds, G_N_ELEMENTS (preds));
-              for (i = 0; i < np; i++)
-                if (k.indeg[preds[i]] != G_MAXUINT32 && k.indeg[preds[i]] > 0)
-                  break;
-              x = i < np ? preds[i] : WEFT_NONE;
+              foreach_topo_pred (self, x, pending_pred_cb, &pp);
+              x = pp.found;
             }
           g_array_set_size (cycle, 0);
           if (x != WEFT_NONE)
@@ -384,6 +392,270 @@ compute_topo (WeftSolver *self, GArray *cycle)
   self->pos = pos;
   g_free (k.indeg);
   return TRUE;
+}
+
+/* ---- incremental topological order (Pearce & Kelly) ------------------------------ */
+
+/* A dependency between topological nodes: a before b. */
+typedef struct
+{
+  guint32 a, b;
+} TopoEdge;
+
+typedef struct
+{
+  GArray       *stack;
+  GArray       *visited;
+  const GArray *pending;   /* edges not processed yet: not traversed */
+  guint32       bound;
+  guint32       stamp;
+  guint32       target;
+  guint32       from;
+  gboolean      hit;
+} PkWalk;
+
+static gboolean
+pending_has (const GArray *pending, guint32 a, guint32 b)
+{
+  for (guint i = 0; i < pending->len; i++)
+    {
+      const TopoEdge *e = &g_array_index (pending, TopoEdge, i);
+      if (e->a == a && e->b == b)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+pk_fwd_cb (WeftSolver *self, guint32 s, gpointer data)
+{
+  PkWalk *w = data;
+  if (w->hit || pending_has (w->pending, w->from, s))
+    return;
+  if (s == w->target)
+    {
+      w->hit = TRUE;
+      return;
+    }
+  if (self->mark[s] == w->stamp || self->pos[s] >= w->bound)
+    return;
+  self->mark[s] = w->stamp;
+  self->parent[s] = w->from;
+  g_array_append_val (w->stack, s);
+}
+
+static void
+pk_bwd_cb (WeftSolver *self, guint32 p, gpointer data)
+{
+  PkWalk *w = data;
+  if (pending_has (w->pending, p, w->from))
+    return;
+  if (self->mark[p] == w->stamp || self->pos[p] <= w->bound)
+    return;
+  self->mark[p] = w->stamp;
+  g_array_append_val (w->stack, p);
+}
+
+static gint
+pos_plain_cmp (gconstpointer a, gconstpointer b)
+{
+  guint32 x = *(const guint32 *) a, y = *(const guint32 *) b;
+  return (x > y) - (x < y);
+}
+
+static gint
+pos_cmp (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const guint32 *pos = data;
+  guint32 x = pos[*(const guint32 *) a], y = pos[*(const guint32 *) b];
+  return (x > y) - (x < y);
+}
+
+static void
+pk_ensure (WeftSolver *self)
+{
+  if (self->n_mark < self->n_nodes)
+    {
+      guint old = self->n_mark;
+      self->n_mark = MAX (self->n_nodes, 64);
+      self->mark = g_renew (guint32, self->mark, self->n_mark);
+      self->parent = g_renew (guint32, self->parent, self->n_mark);
+      for (guint i = old; i < self->n_mark; i++)
+        self->mark[i] = 0;
+    }
+}
+
+static guint32
+pk_stamp (WeftSolver *self)
+{
+  if (++self->stamp == 0)
+    {
+      memset (self->mark, 0, self->n_mark * sizeof (guint32));
+      self->stamp = 1;
+    }
+  return self->stamp;
+}
+
+/* Makes the order respect a -> b (both live and positioned), reordering only
+ * the nodes between them. FALSE with the cycle (dependency order) when b
+ * already reaches a. journal gets (node, old position) pairs. */
+static gboolean
+pk_insert (WeftSolver *self, guint32 a, guint32 b, const GArray *pending, GArray *journal, GArray *cycle)
+{
+  guint32 lb, ub;
+  PkWalk w;
+  GArray *F, *B, *pool;
+
+  if (a == b)
+    {
+      g_array_set_size (cycle, 0);
+      g_array_append_val (cycle, a);
+      return FALSE;
+    }
+  lb = self->pos[b];
+  ub = self->pos[a];
+  if (ub < lb)
+    return TRUE;
+  pk_ensure (self);
+  F = g_array_new (FALSE, FALSE, sizeof (guint32));
+  B = g_array_new (FALSE, FALSE, sizeof (guint32));
+  memset (&w, 0, sizeof w);
+  w.stack = g_array_new (FALSE, FALSE, sizeof (guint32));
+  w.pending = pending;
+
+  /* forward from b among positions < pos[a]: reaching a is a cycle */
+  w.stamp = pk_stamp (self);
+  w.bound = ub;
+  w.target = a;
+  self->mark[b] = w.stamp;
+  self->parent[b] = WEFT_NONE;
+  g_array_append_val (w.stack, b);
+  while (w.stack->len > 0 && !w.hit)
+    {
+      guint32 x = g_array_index (w.stack, guint32, w.stack->len - 1);
+      g_array_set_size (w.stack, w.stack->len - 1);
+      g_array_append_val (F, x);
+      w.from = x;
+      foreach_topo_succ (self, x, pk_fwd_cb, &w);
+    }
+  if (w.hit)
+    {
+      guint32 y = w.from;
+      GArray *path = g_array_new (FALSE, FALSE, sizeof (guint32));
+      while (y != WEFT_NONE)
+        {
+          g_array_append_val (path, y);
+          y = self->parent[y];
+        }
+      g_array_set_size (cycle, 0);
+      g_array_append_val (cycle, a);
+      for (guint i = path->len; i > 0; i--)
+        g_array_append_val (cycle, g_array_index (path, guint32, i - 1));
+      g_array_free (path, TRUE);
+      g_array_free (F, TRUE);
+      g_array_free (B, TRUE);
+      g_array_free (w.stack, TRUE);
+      return FALSE;
+    }
+
+  /* backward from a among positions > pos[b] */
+  w.stamp = pk_stamp (self);
+  w.bound = lb;
+  self->mark[a] = w.stamp;
+  g_array_set_size (w.stack, 0);
+  g_array_append_val (w.stack, a);
+  while (w.stack->len > 0)
+    {
+      guint32 x = g_array_index (w.stack, guint32, w.stack->len - 1);
+      g_array_set_size (w.stack, w.stack->len - 1);
+      g_array_append_val (B, x);
+      w.from = x;
+      foreach_topo_pred (self, x, pk_bwd_cb, &w);
+    }
+
+  /* B (what leads to a) then F (what follows b) take their pooled positions */
+  g_array_sort_with_data (F, pos_cmp, self->pos);
+  g_array_sort_with_data (B, pos_cmp, self->pos);
+  pool = g_array_sized_new (FALSE, FALSE, sizeof (guint32), F->len + B->len);
+  for (guint i = 0; i < B->len; i++)
+    g_array_append_val (pool, self->pos[g_array_index (B, guint32, i)]);
+  for (guint i = 0; i < F->len; i++)
+    g_array_append_val (pool, self->pos[g_array_index (F, guint32, i)]);
+  g_array_sort (pool, pos_plain_cmp);
+  for (guint i = 0; i < B->len + F->len; i++)
+    {
+      guint32 v = i < B->len ? g_array_index (B, guint32, i) : g_array_index (F, guint32, i - B->len);
+      guint32 np = g_array_index (pool, guint32, i);
+      if (self->pos[v] != np)
+        {
+          TopoEdge j = { v, self->pos[v] };
+          g_array_append_val (journal, j);
+          self->pos[v] = np;
+          self->order[np] = v;
+        }
+    }
+  g_array_free (pool, TRUE);
+  g_array_free (F, TRUE);
+  g_array_free (B, TRUE);
+  g_array_free (w.stack, TRUE);
+  return TRUE;
+}
+
+static void
+pk_rollback (WeftSolver *self, GArray *journal)
+{
+  for (guint i = journal->len; i > 0; i--)
+    {
+      const TopoEdge *j = &g_array_index (journal, TopoEdge, i - 1);
+      self->pos[j->a] = j->b;
+      self->order[j->b] = j->a;
+    }
+  g_array_set_size (journal, 0);
+}
+
+typedef struct
+{
+  guint32 t;
+  GArray *pending;
+} CollectData;
+
+static void
+collect_violation_cb (WeftSolver *self, guint32 p, gpointer data)
+{
+  CollectData *cd = data;
+  TopoEdge e = { p, cd->t };
+  if (self->pos[p] >= self->pos[cd->t] && !pending_has (cd->pending, p, cd->t))
+    g_array_append_val (cd->pending, e);
+}
+
+/* After structural changes that only touched the incoming dependencies of
+ * the nodes in touched (and kept every node live and positioned): repairs
+ * the order. FALSE with the cycle; the order is then as before. */
+static gboolean
+pk_repair (WeftSolver *self, const guint32 *touched, guint n_touched, GArray *cycle)
+{
+  GArray *pending = g_array_new (FALSE, FALSE, sizeof (TopoEdge));
+  GArray *journal = g_array_new (FALSE, FALSE, sizeof (TopoEdge));
+  gboolean ok = TRUE;
+  for (guint i = 0; i < n_touched; i++)
+    {
+      CollectData cd = { touched[i], pending };
+      if (touched[i] != WEFT_NONE && live (self, touched[i]))
+        foreach_topo_pred (self, touched[i], collect_violation_cb, &cd);
+    }
+  while (pending->len > 0 && ok)
+    {
+      TopoEdge e = g_array_index (pending, TopoEdge, pending->len - 1);
+      g_array_set_size (pending, pending->len - 1);
+      if (self->pos[e.a] < self->pos[e.b])
+        continue;
+      ok = pk_insert (self, e.a, e.b, pending, journal, cycle);
+    }
+  if (!ok)
+    pk_rollback (self, journal);
+  g_array_free (pending, TRUE);
+  g_array_free (journal, TRUE);
+  return ok;
 }
 
 static void
@@ -1659,6 +1931,8 @@ weft_solver_free (WeftSolver *self)
   g_free (self->pos);
   g_free (self->heap);
   g_free (self->latest);
+  g_free (self->mark);
+  g_free (self->parent);
   _weft_solver_metrics_free (self);
   g_free (self);
 }
@@ -1667,6 +1941,39 @@ WeftTrace *
 weft_solver_get_trace (WeftSolver *self)
 {
   return self->trace;
+}
+
+typedef struct
+{
+  guint32  v;
+  gboolean ok;
+} CheckData;
+
+static void
+check_pred_cb (WeftSolver *self, guint32 p, gpointer data)
+{
+  CheckData *c = data;
+  if (self->pos[p] >= self->pos[c->v])
+    c->ok = FALSE;
+}
+
+gboolean
+_weft_solver_check (WeftSolver *self)
+{
+  guint n_live = 0;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      CheckData c = { v, TRUE };
+      if (!live (self, v))
+        continue;
+      n_live++;
+      if (self->pos[v] >= self->n_order || self->order[self->pos[v]] != v)
+        return FALSE;
+      foreach_topo_pred (self, v, check_pred_cb, &c);
+      if (!c.ok)
+        return FALSE;
+    }
+  return n_live == self->n_order;
 }
 
 void
@@ -2147,6 +2454,23 @@ dirty_around (WeftSolver *self, guint32 v)
     heap_push (self, nx);
 }
 
+/* The heap is ordered by topological positions: after they change, rebuild it. */
+static void
+heap_rekey (WeftSolver *self)
+{
+  guint n = self->n_heap;
+  guint32 *nodes;
+  if (n == 0)
+    return;
+  nodes = g_memdup2 (self->heap, n * sizeof (guint32));
+  for (guint i = 0; i < n; i++)
+    self->nodes[nodes[i]].flags &= ~NODE_IN_HEAP;
+  self->n_heap = 0;
+  for (guint i = 0; i < n; i++)
+    heap_push (self, nodes[i]);
+  g_free (nodes);
+}
+
 /* After a structural change: new topological order or FALSE with the cycle. */
 static gboolean
 retopo (WeftSolver *self, GError **error)
@@ -2293,7 +2617,21 @@ weft_solver_move_many (WeftSolver *self, const WeftSolverMove *moves, guint n_mo
         position = position_for_time (self, moves[i].rank_index, moves[i].lane, moves[i].at_time, nodes[i]);
       move_apply (self, nodes[i], moves[i].lane, position, &undo[i]);
     }
-  ok = retopo (self, error);
+  {
+    /* only the incoming dependencies of these changed: repair the order locally */
+    g_autoptr (GArray) cycle = g_array_new (FALSE, FALSE, sizeof (guint32));
+    guint32 *touched = g_new (guint32, 3 * MAX (1, n_moves));
+    for (guint i = 0; i < n_moves; i++)
+      {
+        touched[3 * i] = undo[i].v;
+        touched[3 * i + 1] = _weft_solver_stream_next (self, undo[i].v);
+        touched[3 * i + 2] = undo[i].old_next;
+      }
+    ok = pk_repair (self, touched, 3 * n_moves, cycle);
+    g_free (touched);
+    if (!ok)
+      set_cycle_error (self, cycle, error);
+  }
   if (!ok)
     {
       for (guint i = n_moves; i > 0; i--)
@@ -2301,6 +2639,7 @@ weft_solver_move_many (WeftSolver *self, const WeftSolverMove *moves, guint n_mo
     }
   else
     {
+      heap_rekey (self);
       for (guint i = 0; i < n_moves; i++)
         move_finish (self, &undo[i]);
       maybe_solve (self);
@@ -2744,11 +3083,16 @@ weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_even
       return FALSE;
     }
   node_add_in (self, t, f, WEFT_DEP_EXPLICIT, gap);
-  if (!retopo (self, error))
-    {
-      node_remove_in (self, t, self->nodes[t].n_in - 1);
-      return FALSE;
-    }
+  {
+    g_autoptr (GArray) cycle = g_array_new (FALSE, FALSE, sizeof (guint32));
+    if (!pk_repair (self, &t, 1, cycle))
+      {
+        set_cycle_error (self, cycle, error);
+        node_remove_in (self, t, self->nodes[t].n_in - 1);
+        return FALSE;
+      }
+  }
+  heap_rekey (self);
   heap_push (self, t);
   maybe_solve (self);
   return TRUE;
