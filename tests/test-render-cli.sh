@@ -113,6 +113,9 @@ if [ -n "$TRACES" ] && [ -d "$D" ]; then
   expect_rc 0 "$W" render "$D" --out "$T/dlrm0.png" --width 1200 --ranks 0
   read -r w0 h0 < <(png_size "$T/dlrm0.png")
   [ "$h" -gt $((h0 * 6)) ] || fail "8 ranks ($h px) not ~8x one rank ($h0 px)"
+  # the solver's critical path drawn over the same picture changes it
+  expect_rc 0 "$W" render "$D" --out "$T/dlrm-cp.png" --width 1200 --critical-path
+  cmp -s "$T/dlrm.png" "$T/dlrm-cp.png" && fail "--critical-path drew nothing"
 else
   echo "note: shared DLRM traces absent, that part skipped"
 fi

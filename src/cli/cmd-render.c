@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "weft/weft-load.h"
 #include "weft/weft-render.h"
+#include "weft/weft-solver.h"
 
 /* One side of --range: "12.5ms", "300us", "1500ns", "2s" (time after the
  * trace's start), "0.25" (fraction of the trace), "25%". Empty: default. */
@@ -108,7 +109,7 @@ weft_cmd_render (int argc, char **argv)
   g_autofree char *ranks = NULL;
   g_autofree char *height = NULL;
   int width = 1600;
-  gboolean cpu = FALSE, dark = FALSE;
+  gboolean cpu = FALSE, dark = FALSE, critical = FALSE;
   GOptionEntry entries[] = {
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Picture to write (.png, .svg or .pdf)", "FILE" },
     { "range", 'r', 0, G_OPTION_ARG_STRING, &range,
@@ -121,6 +122,8 @@ weft_cmd_render (int argc, char **argv)
     { "cpu", 0, 0, G_OPTION_ARG_NONE, &cpu, "Show every CPU thread as a lane (default: one summary row per rank)",
       NULL },
     { "dark", 0, 0, G_OPTION_ARG_NONE, &dark, "Dark palette", NULL },
+    { "critical-path", 0, 0, G_OPTION_ARG_NONE, &critical,
+      "Draw the critical path of the whole trace (from the dependency solver) over the lanes", NULL },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("PATH - paint the timeline to a PNG, SVG or PDF file");
@@ -185,6 +188,38 @@ weft_cmd_render (int argc, char **argv)
     }
   o.cpu_expanded = cpu;
   o.dark = dark;
+  if (critical)
+    {
+      /* the solver replays the trace as loaded: its path over observed times */
+      g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+      g_autoptr (GArray) segments = NULL;
+      g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
+      WeftRenderOverlay overlay = { NULL, 0, NULL, 0 };
+      gboolean ok;
+      if (solver == NULL)
+        return weft_cli_fail ("render: --critical-path: %s", error->message);
+      segments = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
+      for (guint i = 0; segments != NULL && i < segments->len; i++)
+        {
+          const WeftCpSegment *seg = &g_array_index (segments, WeftCpSegment, i);
+          WeftEventRef ref = { seg->rank_index, seg->event };
+          const WeftEventRef *last = refs->len > 0 ? &g_array_index (refs, WeftEventRef, refs->len - 1) : NULL;
+          if (last != NULL && last->rank_index == ref.rank_index && last->event == ref.event)
+            continue;
+          g_array_append_val (refs, ref);
+        }
+      overlay.critical_path = (const WeftEventRef *) (void *) refs->data;
+      overlay.n_critical_path = refs->len;
+      o.overlay = &overlay;
+      ok = weft_render_to_file (trace, &o, out, &error);
+      o.overlay = NULL;
+      if (!ok)
+        {
+          fprintf (stderr, "weft-cli: %s\n", error->message);
+          return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_IO) ? WEFT_EXIT_FAILURE : WEFT_EXIT_BAD_INPUT;
+        }
+      return WEFT_EXIT_OK;
+    }
   if (!weft_render_to_file (trace, &o, out, &error))
     {
       fprintf (stderr, "weft-cli: %s\n", error->message);

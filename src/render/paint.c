@@ -541,9 +541,16 @@ paint_critical_path (Paint *p, const WeftRenderOverlay *overlay)
         }
       if (have_prev && !((px < 0 && x < 0) || (px > p->view->width && x > p->view->width)))
         {
+          /* connectors: thin and dashed, the ops carry the emphasis */
+          double dash[] = { 4.0, 3.0 };
+          cairo_save (cr);
+          cairo_set_line_width (cr, 1.0);
+          cairo_set_dash (cr, dash, 2, 0);
+          set_source (cr, cp, 0.7);
           cairo_move_to (cr, px, py);
           cairo_line_to (cr, x, y + h / 2);
           cairo_stroke (cr);
+          cairo_restore (cr);
         }
       px = x + w;
       py = y + h / 2;
