@@ -983,6 +983,114 @@ test_cli (void)
   g_assert_cmpint (run_cli ("--strategy fsdp --layers 1 --out /proc/weft-no/such", &err), ==, 1);
 }
 
+/* Random combinations of strategies, degrees and options (seeded): each
+ * either is refused by validation or composes into a trace whose
+ * collectives all match across their ranks and whose timestamps the solver
+ * replays exactly. */
+static void
+test_random_configs (void)
+{
+  GRand *rng = g_rand_new_with_seed (42);
+  static const int degs[] = { 1, 2, 4 };
+  guint composed = 0, refused = 0;
+
+  for (int i = 0; i < 40 && composed < 16; i++)
+    {
+      WeftComposeParams p;
+      g_autoptr (GError) error = NULL;
+
+      weft_compose_params_init (&p);
+      if (g_rand_boolean (rng))
+        weft_compose_params_set_preset (&p, "moe-small", NULL);
+      p.model.layers = g_rand_int_range (rng, 1, 3);
+      p.model.seq = 4096;
+      p.strategies = g_rand_boolean (rng) ? WEFT_STRATEGY_FSDP : WEFT_STRATEGY_DDP;
+      p.dp = degs[g_rand_int_range (rng, 0, 3)];
+      p.tp = degs[g_rand_int_range (rng, 0, 3)];
+      p.cp = degs[g_rand_int_range (rng, 0, 2)];
+      p.ep = degs[g_rand_int_range (rng, 0, 3)];
+      if (p.tp > 1)
+        p.strategies |= WEFT_STRATEGY_TP;
+      if (p.cp > 1)
+        p.strategies |= WEFT_STRATEGY_CP;
+      if (p.ep > 1)
+        p.strategies |= WEFT_STRATEGY_EP;
+      p.sequence_parallel = g_rand_boolean (rng);
+      p.cp_mode = g_rand_boolean (rng) ? WEFT_CP_RING : WEFT_CP_ALL_GATHER;
+      p.ep_overlap = g_rand_boolean (rng);
+      p.fsdp_prefetch = g_rand_boolean (rng);
+      p.reshard_after_forward = g_rand_boolean (rng);
+      p.seed = g_rand_int (rng);
+      if (!weft_compose_params_validate (&p, &error))
+        {
+          g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+          refused++;
+          continue;
+        }
+      {
+        g_autoptr (WeftTrace) trace = compose_trace (&p);
+        g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+        g_assert_no_error (error);
+        for (guint r = 0; r < trace->ranks->len; r++)
+          {
+            WeftRank *rank = weft_trace_rank (trace, r);
+            for (guint k = 0; k < rank->collectives->len; k++)
+              {
+                WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
+                WeftCollInstance *inst;
+                g_assert_cmpuint (c->instance, !=, WEFT_NONE);
+                inst = &g_array_index (trace->instances, WeftCollInstance, c->instance);
+                g_assert_cmpuint (inst->members->len, ==, (guint) c->group_size);
+              }
+            for (guint e = 0; e < rank->events->len; e++)
+              {
+                WeftEvent *ev = weft_rank_event (rank, e);
+                if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->ph != WEFT_PH_X)
+                  continue;
+                g_assert_cmpint (weft_solver_start (solver, r, e), ==, ev->ts);
+                g_assert_cmpint (weft_solver_end (solver, r, e), ==, weft_event_end (ev));
+              }
+          }
+        composed++;
+      }
+    }
+  g_test_message ("random configurations: %u composed, %u refused by validation", composed, refused);
+  g_assert_cmpuint (composed, >=, 8);
+  g_rand_free (rng);
+}
+
+/* Hostile parameter JSON is refused, never composed. */
+static void
+test_params_json_bad (void)
+{
+  static const char *bad[] = {
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"dp\": -3}",
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"dp\": 99999999999}",
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"model\": {\"layers\": 100000}}",
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"hardware\": {\"peak_flops\": 0}}",
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"hardware\": {\"nvlink_alpha_ns\": -5}}",
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"efficiency\": {\"gemm\": 7}}",
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"jitter\": 3}",
+    "{\"composer\": \"x\", \"strategy\": \"fsdp\", \"steps\": 40}",
+    "{\"composer\": \"x\", \"strategy\": 5}",
+    "{\"composer\": \"x\", \"strategy\": \"\"}",
+    "[1, 2]",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      WeftComposeParams p;
+      GError *error = NULL;
+      json_object *j = json_tokener_parse (bad[i]);
+
+      weft_compose_params_init (&p);
+      g_assert_false (weft_compose_params_from_json (&p, j, &error));
+      g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+      g_clear_error (&error);
+      json_object_put (j);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1009,5 +1117,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compose/params-roundtrip", test_params_roundtrip);
   g_test_add_func ("/compose/samples-fresh", test_samples_fresh);
   g_test_add_func ("/compose/cli", test_cli);
+  g_test_add_func ("/compose/random-configs", test_random_configs);
+  g_test_add_func ("/compose/params-json-bad", test_params_json_bad);
   return g_test_run ();
 }
