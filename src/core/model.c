@@ -714,6 +714,68 @@ find_steps (WeftRank *rank)
       }
 }
 
+/* Lane roles from what runs on each GPU stream: mostly communication ->
+ * NCCL (FSDP all-gather / reduce-scatter where the rank's CPU ops say FSDP
+ * and nearly all of the lane's collectives are of that type), mostly
+ * copies -> copy, else compute. Stream Sync lanes keep their role. */
+static void
+assign_lane_roles (WeftRank *rank)
+{
+  gboolean fsdp = FALSE;
+
+  for (guint i = 0; i < rank->events->len && !fsdp; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph == WEFT_PH_X && (ev->category == WEFT_CAT_USER_ANNOTATION || ev->category == WEFT_CAT_CPU_OP) &&
+          g_str_has_prefix (weft_rank_string (rank, ev->name), "FSDP::"))
+        fsdp = TRUE;
+    }
+
+  for (guint l = 0; l < rank->lanes->len; l++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      guint n_comm = 0, n_compute = 0, n_copy = 0, n_ag = 0, n_rs = 0;
+
+      if (lane->kind != WEFT_LANE_GPU || lane->role == WEFT_LANE_ROLE_SYNC)
+        continue;
+      for (guint i = 0; i < lane->events->len; i++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, g_array_index (lane->events, guint32, i));
+          if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
+            continue;
+          if (ev->kclass == WEFT_KCLASS_COMM)
+            {
+              n_comm++;
+              if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+                {
+                  WeftCollType t = g_array_index (rank->collectives, WeftCollective, ev->coll).type;
+                  n_ag += t == WEFT_COLL_ALL_GATHER;
+                  n_rs += t == WEFT_COLL_REDUCE_SCATTER;
+                }
+            }
+          else if (ev->kclass == WEFT_KCLASS_COPY)
+            n_copy++;
+          else
+            n_compute++;
+        }
+      if (n_comm + n_compute + n_copy == 0)
+        lane->role = WEFT_LANE_ROLE_NONE;
+      else if (n_comm > n_compute && n_comm >= n_copy)
+        {
+          if (fsdp && n_ag * 10 >= n_comm * 9)
+            lane->role = WEFT_LANE_ROLE_FSDP_AG;
+          else if (fsdp && n_rs * 10 >= n_comm * 9)
+            lane->role = WEFT_LANE_ROLE_FSDP_RS;
+          else
+            lane->role = WEFT_LANE_ROLE_COMM;
+        }
+      else if (n_copy > n_compute)
+        lane->role = WEFT_LANE_ROLE_COPY;
+      else
+        lane->role = WEFT_LANE_ROLE_COMPUTE;
+    }
+}
+
 void
 weft_rank_index (WeftRank *rank)
 {
@@ -724,6 +786,7 @@ weft_rank_index (WeftRank *rank)
   link_launches (rank);
   find_steps (rank);
   weft_rank_classify (rank);
+  assign_lane_roles (rank);
 }
 
 void
