@@ -471,10 +471,33 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
 gboolean
 weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
 {
+  MetricsEntry e;
   g_return_val_if_fail (out != NULL, FALSE);
   if (rank_index != WEFT_SOLVER_ALL_RANKS && rank_index >= self->n_ranks)
     return FALSE;
-  return compute_metrics (self, rank_index, step, out);
+  /* cached until the schedule changes (weft_solver_generation) */
+  if (self->metrics_cache == NULL || self->metrics_generation != self->generation)
+    {
+      if (self->metrics_cache == NULL)
+        self->metrics_cache = g_array_new (FALSE, FALSE, sizeof (MetricsEntry));
+      g_array_set_size (self->metrics_cache, 0);
+      self->metrics_generation = self->generation;
+    }
+  for (guint i = 0; i < self->metrics_cache->len; i++)
+    {
+      const MetricsEntry *c = &g_array_index (self->metrics_cache, MetricsEntry, i);
+      if (c->rank == rank_index && c->step == step)
+        {
+          *out = c->m;
+          return c->ok;
+        }
+    }
+  e.rank = rank_index;
+  e.step = step;
+  e.ok = compute_metrics (self, rank_index, step, &e.m);
+  g_array_append_val (self->metrics_cache, e);
+  *out = e.m;
+  return e.ok;
 }
 
 void
@@ -504,6 +527,8 @@ _weft_solver_metrics_free (WeftSolver *self)
     g_array_free (self->baseline, TRUE);
   if (self->steps)
     g_array_free (self->steps, TRUE);
+  if (self->metrics_cache)
+    g_array_free (self->metrics_cache, TRUE);
 }
 
 gboolean

@@ -122,6 +122,8 @@ struct _WeftSolver
   guint32   *parent;
   guint      n_mark;
   guint32    stamp;
+  GArray    *metrics_cache;     /* MetricsEntry of metrics_generation */
+  guint64    metrics_generation;
 };
 
 /* solver.c */

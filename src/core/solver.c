@@ -2491,6 +2491,8 @@ retopo (WeftSolver *self, GError **error)
   ok = compute_topo (self, cycle);
   if (!ok)
     set_cycle_error (self, cycle, error);
+  else
+    self->generation++; /* the structure changed: caches keyed by generation are stale */
   if (heap_nodes != NULL)
     {
       if (ok)
@@ -2551,6 +2553,7 @@ static void
 move_finish (WeftSolver *self, const MoveUndo *u)
 {
   Node *n = &self->nodes[u->v];
+  self->generation++;
   guint32 lane = n->lane;
   if (lane != u->old_lane)
     {
@@ -3093,6 +3096,7 @@ weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_even
       }
   }
   heap_rekey (self);
+  self->generation++;
   heap_push (self, t);
   maybe_solve (self);
   return TRUE;
