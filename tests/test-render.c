@@ -998,6 +998,51 @@ test_degenerate (void)
     }
   }
   weft_view_clear (&view);
+
+  /* a lane that grows after the layout was built (an insert without a
+   * rebuild): its packed rows are not read past their end; the new events
+   * are drawn from the events themselves */
+  {
+    g_autoptr (WeftTrace) t2 = gen_trace (1, 1000);
+    WeftRank *rank = weft_trace_rank (t2, 0);
+    guint32 tiny = find_kernel (rank, "vectorized_elementwise", 999);
+    WeftEvent copy = *weft_rank_event (rank, tiny);
+    WeftLane *lane = weft_rank_lane (rank, copy.lane);
+    g_autoptr (WeftLayout) layout = NULL;
+    gint64 *start[1];
+    const gint64 *starts[1], *ends[1];
+    WeftRenderTimes times;
+    guint n0;
+
+    weft_view_init (&view, t2);
+    view.width = 300;
+    view.height = 200;
+    layout = weft_layout_new (t2, &view);
+    weft_render_paint (cr, t2, &view, layout, NULL, NULL, &stats);
+    n0 = stats.boxes;
+    for (guint k = 0; k < 600; k++)
+      {
+        guint32 idx = rank->events->len;
+        copy.ts += 2000;
+        g_array_append_val (rank->events, copy);
+        g_array_append_val (lane->events, idx);
+      }
+    view.span.end += 600 * 2000;
+    weft_render_paint (cr, t2, &view, layout, NULL, NULL, &stats);
+    g_assert_cmpuint (stats.boxes, >, 0);
+    start[0] = g_new (gint64, rank->events->len);
+    for (guint i = 0; i < rank->events->len; i++)
+      start[0][i] = G_MININT64;
+    starts[0] = start[0];
+    ends[0] = NULL;
+    times = (WeftRenderTimes) { NULL, NULL, 1, starts, ends, 7 };
+    for (int k = 0; k < 3; k++)
+      weft_render_paint (cr, t2, &view, layout, &times, NULL, &stats);
+    weft_render_hit_test (t2, &view, layout, &times, 299, 60, &hit);
+    g_free (start[0]);
+    (void) n0;
+    weft_view_clear (&view);
+  }
   cairo_destroy (cr);
   cairo_surface_destroy (s);
 }

@@ -191,6 +191,7 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
       guint n = ld->depth[d] != NULL ? ld->depth[d]->len : lane->events->len;
       if (n < WEFT_LAYOUT_TS_CACHE_MIN)
         continue;
+      ld->n_cached[d] = n;
       ld->ts[d] = g_new (gint64, n);
       ld->dur[d] = g_new (guint32, n);
       ld->key[d] = g_new (guint8, n);
@@ -233,6 +234,11 @@ weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane,
       r.idx = (const guint32 *) (void *) l->events->data;
       r.n = l->events->len;
     }
+  /* The lane changed since the layout was built (an insert or a removal
+   * without a rebuild): never read the packed copies out of bounds; the
+   * row is drawn from the events themselves until the layout is rebuilt. */
+  if (r.n != ld->n_cached[depth])
+    r.ts = NULL, r.dur = NULL, r.key = NULL;
   return r;
 }
 

@@ -112,6 +112,7 @@ typedef struct
   guint    n_depth;
   GArray  *depth[WEFT_RENDER_MAX_DEPTH]; /* guint32; NULL when n_depth == 1 (lane->events used) */
   gint64  *ts[WEFT_RENDER_MAX_DEPTH];    /* see WeftDepthRow.ts */
+  guint    n_cached[WEFT_RENDER_MAX_DEPTH]; /* row length the caches were made for */
   guint32 *dur[WEFT_RENDER_MAX_DEPTH];
   guint8  *key[WEFT_RENDER_MAX_DEPTH];
   gint64  *sstart[WEFT_RENDER_MAX_DEPTH]; /* see WeftDepthRow.sstart */
