@@ -292,7 +292,9 @@ scope_begin (Ctx *c, const char *cat, const char *name, const char *args)
       rec->ext = ++s->ext;
       rec->a = cpu_node (c, r, 1500, 800);
       s->stack[s->depth] = s->recs->len - 1;
-      s->ext_stack[s->depth] = rec->ext;
+      /* python_function events carry a Python id, not an External id:
+       * launches inside them take the enclosing op's */
+      s->ext_stack[s->depth] = g_str_equal (cat, "python_function") ? -1 : rec->ext;
       s->depth++;
     }
 }
@@ -314,7 +316,10 @@ scope_end (Ctx *c)
 static gint64
 cur_ext (RankState *s)
 {
-  return s->depth > 0 ? s->ext_stack[s->depth - 1] : 0;
+  for (guint d = s->depth; d-- > 0;)
+    if (s->ext_stack[d] >= 0)
+      return s->ext_stack[d];
+  return 0;
 }
 
 /* A cuda_runtime call on rank r; returns its node. */
@@ -1219,8 +1224,9 @@ moe (Ctx *c, const Dims *D, gboolean backward)
 
 typedef struct
 {
-  double dense;    /* elements of the unit on this rank before FSDP sharding */
-  double experts;
+  double   dense;    /* elements of the unit on this rank before FSDP sharding */
+  double   experts;
+  guint32 *ag_end;   /* per rank: the unit's last all-gather (its copy-out waits for it) */
 } Unit;
 
 static void
@@ -1249,6 +1255,8 @@ fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
       s.producer = ST_AG;
       collective (c, &s);
     }
+  for (int r = 0; r < c->world; r++)
+    u->ag_end[r] = c->rs[r].stream_last[ST_AG];
   scope_end (c);
 }
 
@@ -1256,7 +1264,10 @@ static void
 fsdp_copy_out (Ctx *c, const Unit *u)
 {
   scope_begin (c, "user_annotation", "FSDP::all_gather_copy_out", NULL);
-  event_record (c, ST_AG);
+  /* wait for this unit's all-gather (its end event was recorded right
+   * after it), not for prefetches issued since */
+  for (int r = 0; r < c->world; r++)
+    c->rs[r].scratch = u->ag_end[r];
   stream_wait (c, ST_COMPUTE);
   kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, 2 * 2 * (u->dense + u->experts), EW_STATS);
   scope_end (c);
@@ -1380,8 +1391,12 @@ emit_step (Ctx *c, int step_no)
   char name[64];
   double total_params = 0;
   gboolean *gathered = g_new0 (gboolean, n_units);
+  gboolean *gathered_fwd = g_new0 (gboolean, n_units);
+  gboolean explicit_prefetch = c->p.fsdp_prefetch && has (c, WEFT_STRATEGY_EP) && c->p.ep > 1;
 
   dims_init (c, &D);
+  for (int i = 0; i < n_units; i++)
+    units[i].ag_end = g_new0 (guint32, c->world);
   units[0].dense = D.V * D.h / D.tp;
   for (int i = 0; i < L; i++)
     {
@@ -1427,10 +1442,16 @@ emit_step (Ctx *c, int step_no)
           scope_begin (c, "user_annotation", "FSDP::pre_forward", NULL);
           if (!c->p.fsdp_prefetch && u > 0)
             fsdp_all_gather (c, &units[u], 5);   /* waits for compute: no overlap */
-          else if (u >= 2)
-            fsdp_all_gather (c, &units[u], 6);   /* memory limit: two units in flight */
-          else
-            fsdp_all_gather (c, &units[u], -1);
+          else if (!gathered_fwd[u])
+            fsdp_all_gather (c, &units[u], u >= 2 ? 6 : -1);   /* memory limit: two units in flight */
+          gathered_fwd[u] = TRUE;
+          /* EP's D2H syncs stall the CPU: torchtitan prefetches the next
+           * unit explicitly, before this block's syncs */
+          if (explicit_prefetch && u + 1 < n_units)
+            {
+              fsdp_all_gather (c, &units[u + 1], u + 1 >= 2 ? 7 : -1);
+              gathered_fwd[u + 1] = TRUE;
+            }
           fsdp_copy_out (c, &units[u]);
           scope_end (c);
         }
@@ -1574,8 +1595,11 @@ emit_step (Ctx *c, int step_no)
   scope_end (c);
 
   scope_end (c);   /* ProfilerStep */
+  for (int i = 0; i < n_units; i++)
+    g_free (units[i].ag_end);
   g_free (units);
   g_free (gathered);
+  g_free (gathered_fwd);
 }
 
 /* ---- solving ------------------------------------------------------------------------ */
@@ -1774,6 +1798,7 @@ write_rank (Ctx *c, int r)
                           c->p.base_time_ns);
 
 #define T0(x) ((x) + ORIGIN_NS)
+  guint ev_idx = 0;
   for (guint k = 0; k < order->len; k++)
     {
       Rec *rec = &g_array_index (s->recs, Rec, g_array_index (order, Order, k).idx);
@@ -1796,9 +1821,15 @@ write_rank (Ctx *c, int r)
       switch (rec->kind)
         {
         case REC_SCOPE:
-          g_string_append_printf (o, "\"External id\": %" G_GINT64_FORMAT ", \"Record function id\": 0", rec->ext);
-          if (rec->args)
-            g_string_append_printf (o, ", %s", rec->args);
+          if (g_str_equal (rec->cat, "python_function"))
+            g_string_append_printf (o, "\"Python id\": %" G_GINT64_FORMAT ", \"Python thread\": 0", rec->ext);
+          else
+            {
+              g_string_append_printf (o, "\"External id\": %" G_GINT64_FORMAT ", \"Record function id\": 0", rec->ext);
+              if (rec->args)
+                g_string_append_printf (o, ", %s", rec->args);
+              g_string_append_printf (o, ", \"Ev Idx\": %u", ev_idx++);
+            }
           break;
         case REC_RUNTIME:
           if (rec->ext > 0)
