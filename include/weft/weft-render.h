@@ -223,7 +223,10 @@ typedef struct _WeftLayout WeftLayout;
  * other track: "Spans", "Traces", overhead; those are not shown collapsed). Also precomputes the nesting
  * depth rows of each lane and the observed-time overlap band per rank: cost
  * O(events), ranks prepared in parallel (thread pool) from 200k events on;
- * rebuild only when flags or lanes change, not per frame. Pango objects
+ * rebuild only when flags or lanes change, not per frame: after structural
+ * edits (insert, remove, move to another lane, weft_solver_apply_to_model)
+ * rebuild it, until then a removed op may still show and a lane that grew
+ * is drawn on the slow path (never out of bounds). Pango objects
  * are made on the first paint, so a layout may be built on a worker thread
  * (while nothing edits the trace) and then painted on one thread at a time. */
 WeftLayout          *weft_layout_new (WeftTrace *trace, const WeftView *view);
