@@ -770,7 +770,10 @@ test_fsdp8_nccl_pattern (void)
  *   (the memset ended at 368035 us), and no blocking sync precedes that
  *   launch on the thread (the Event Syncs are cudaEventQuery polls; the
  *   cudaDeviceSynchronize comes after): the CPU launch binds, so the path is
- *   the 15 us launch segment then the 123 us sgemm, 138 us in all;
+ *   the 15 us launch segment then the 123 us sgemm. Before that launch the
+ *   CPU thread ran freely (no sync held it) since the first GPU op of the
+ *   trace (the memset at 348667 us): CPU time on the path. The path is the
+ *   whole span, 368173 - 348667 = 19506 us, of which 123 us compute;
  * - sgemm 27 has nothing else after it on stream 20, so its slack is the
  *   distance to the memset's start: 368034 - 348823 = 19211 us. */
 static void
@@ -808,9 +811,18 @@ test_hta_multi_stream (void)
   g_assert_cmpuint (lastseg->event, ==, sgemm24);
   g_assert_cmpint (lastseg->kind, ==, WEFT_CP_COMPUTE);
   g_assert_cmpint (lastseg->end - lastseg->begin, ==, 123 * US);
-  g_assert_cmpuint (cp->len, ==, 2);
+  g_assert_cmpuint (cp->len, ==, 3);
+  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 1).kind, ==, WEFT_CP_LAUNCH);
+  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 1).end - g_array_index (cp, WeftCpSegment, 1).begin, ==, 15 * US);
   g_assert_cmpint (g_array_index (cp, WeftCpSegment, 0).kind, ==, WEFT_CP_LAUNCH);
-  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 0).end - g_array_index (cp, WeftCpSegment, 0).begin, ==, 15 * US);
+  {
+    WeftMetrics m;
+    g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+    g_assert_cmpint (m.cp_length, ==, 19506 * US);
+    g_assert_cmpint (m.step_time, ==, 19506 * US);
+    g_assert_cmpint (m.cp_compute, ==, 123 * US);
+    g_assert_cmpint (m.cp_launch, ==, (19506 - 123) * US);
+  }
   for (guint i = 0; i < cp->len; i++)
     if (g_array_index (cp, WeftCpSegment, i).event == memset24)
       memset_on_path = TRUE;

@@ -85,7 +85,8 @@ typedef struct
 
 void        weft_solver_stats (WeftSolver *self, WeftSolverStats *out);
 
-/* Incremented by every re-solve that changed anything (for caches). */
+/* Incremented by every re-solve that changed a time and by every structural
+ * edit (for caches: weft_solver_metrics() caches per generation). */
 guint64     weft_solver_generation (WeftSolver *self);
 
 /* ---- solved times ---------------------------------------------------------- */
@@ -139,7 +140,10 @@ guint       weft_solver_op_position (WeftSolver *self, guint rank_index, guint32
 /* ---- edits ----------------------------------------------------------------- */
 
 /* Batch: the edits between begin and end re-solve once, at end. Structural
- * edits are still checked for cycles (and refused) one by one. Nests. */
+ * edits are still checked for cycles (and refused) one by one: reorder
+ * collectives on several ranks with weft_solver_move_many(). Nests. Inside a
+ * batch, times read before the end are those of the last solve (inserted
+ * ops: their insertion time). */
 void        weft_solver_begin_batch (WeftSolver *self);
 void        weft_solver_end_batch (WeftSolver *self);
 

@@ -80,10 +80,15 @@ critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
   guint32 last = WEFT_NONE;
   guint32 cur;
   guint guard = 0;
+  gint64 window_begin = G_MAXINT64;
 
   for (guint32 v = 0; v < self->n_nodes; v++)
-    if (op_in (self, &self->nodes[v], rank, step) && (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end))
-      last = v;
+    if (op_in (self, &self->nodes[v], rank, step))
+      {
+        window_begin = MIN (window_begin, self->nodes[v].start);
+        if (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end)
+          last = v;
+      }
   if (last == WEFT_NONE)
     return segs;
 
@@ -150,6 +155,26 @@ critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
         cur = b->bind_pred;
         (void) bv;
       }
+    }
+
+  /* The path starts at a constant release. Before it, the CPU thread that
+   * launched the head op was busy (its CPU work is fixed: no sync held it),
+   * or, for an op released at its observed time or a user minimum start, it
+   * waited: that time, back to the window's first op, completes the path so
+   * that its length is the step time. */
+  if (segs->len > 0)
+    {
+      const WeftCpSegment *head = &g_array_index (segs, WeftCpSegment, segs->len - 1);
+      if (head->begin > window_begin)
+        {
+          gboolean cpu = head->kind == WEFT_CP_LAUNCH;
+          WeftCpSegment pre = *head;
+          pre.kind = cpu ? WEFT_CP_LAUNCH : WEFT_CP_WAIT;
+          pre.via = WEFT_DEP_NONE;
+          pre.begin = window_begin;
+          pre.end = head->begin;
+          g_array_append_val (segs, pre);
+        }
     }
 
   /* time order, clipped so that segments do not overlap */
