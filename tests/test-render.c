@@ -567,13 +567,21 @@ test_solved_times_cached (void)
   event_box (&p, 0, first, &times, &x0, &x1, &y0, &y1);
   event_box (&p, 0, last, &times, &lx0, &lx1, &ly0, &ly1);
   g_assert_cmpfloat (box_fraction (p.surface, x0, lx1, y0, y1, colour), >, 0.8);
-  /* the same times without a generation agree with the cached paint */
+  /* the same times without a generation, with the band of those times
+   * passed explicitly, agree with the cached paint (rows and band) */
   {
     cairo_surface_t *cached = cairo_surface_reference (p.surface);
     int dx0, dx1, dy0, dy1;
+    g_autoptr (GArray) band = weft_render_overlap_band (p.trace, &times, 0);
+    GArray *bands[1] = { band };
+    WeftRenderOverlay overlay = { NULL, 0, bands, 1 };
     times.generation = 0;
-    paint_view (&p, &times, NULL);
+    paint_view (&p, &times, &overlay);
     g_assert_cmpuint (diff_pixels (cached, p.surface, &dx0, &dx1, &dy0, &dy1), ==, 0);
+    /* and without it the observed band is drawn: the header row differs */
+    paint_view (&p, &times, NULL);
+    g_assert_cmpuint (diff_pixels (cached, p.surface, &dx0, &dx1, &dy0, &dy1), >, 0);
+    g_assert_cmpint (dy1, <, (int) WEFT_RENDER_RANK_ROW);
     cairo_surface_destroy (cached);
   }
   painted_clear (&p);

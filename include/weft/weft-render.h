@@ -189,7 +189,10 @@ typedef struct
   guint               n_critical_path;
   /* Per-rank overlap band (GArray of WeftOverlapSegment, index = rank_index,
    * n_bands entries, NULL entries allowed). Without it the painter uses the
-   * band computed from observed times when the layout was built. */
+   * band computed from observed times when the layout was built, or, for
+   * solved times with a generation, the band of those times (computed once
+   * per generation, on its second paint; the last one while a drag changes
+   * the generation on every frame). */
   GArray * const     *bands;
   guint               n_bands;
 } WeftRenderOverlay;

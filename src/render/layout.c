@@ -287,6 +287,33 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
   return r;
 }
 
+GArray *
+weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
+{
+  WeftRankLayout *rl;
+  gconstpointer owner;
+
+  if (rt->rank_index >= layout->n_ranks)
+    return NULL;
+  rl = &((WeftLayout *) layout)->ranks[rt->rank_index]; /* a cache: logically const */
+  if (rt->times == NULL || rt->times->generation == 0)
+    return rl->band;
+  owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
+  if (rl->sband != NULL && rl->sband_gen == rt->times->generation && rl->sband_owner == owner)
+    return rl->sband;
+  if (rl->sband_seen == rt->times->generation)
+    {
+      if (rl->sband != NULL)
+        g_array_free (rl->sband, TRUE);
+      rl->sband = weft_render_overlap_band (layout->trace, rt->times, rt->rank_index);
+      rl->sband_gen = rt->times->generation;
+      rl->sband_owner = owner;
+      return rl->sband;
+    }
+  rl->sband_seen = rt->times->generation;
+  return rl->sband != NULL && rl->sband_owner == owner ? rl->sband : rl->band;
+}
+
 /* ---- layout ---------------------------------------------------------------------------- */
 
 static void
@@ -495,6 +522,8 @@ weft_layout_free (WeftLayout *self)
       g_array_free (rl->summary_lanes, TRUE);
       if (rl->band != NULL)
         g_array_free (rl->band, TRUE);
+      if (rl->sband != NULL)
+        g_array_free (rl->sband, TRUE);
     }
   g_free (self->ranks);
   g_array_free (self->rows, TRUE);

@@ -617,7 +617,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
             push_rect (&header_bg, 0, y, view->width, row->height);
             if (view->show_overlap_band)
               {
-                GArray *band = rl->band;
+                GArray *band = weft_layout_band (layout, &rt);
                 if (overlay != NULL && overlay->bands != NULL && row->rank_index < overlay->n_bands &&
                     overlay->bands[row->rank_index] != NULL)
                   band = overlay->bands[row->rank_index];

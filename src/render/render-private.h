@@ -134,6 +134,10 @@ typedef struct
   int             last_row;    /* last row of the rank group */
   GArray         *summary_lanes; /* guint32 lanes merged into the summary row */
   GArray         *band;        /* WeftOverlapSegment, observed times */
+  GArray         *sband;       /* the band of solved times (WeftRenderTimes.generation) */
+  guint64         sband_gen;
+  guint64         sband_seen;
+  gconstpointer   sband_owner;
 } WeftRankLayout;
 
 struct _WeftLayout
@@ -149,6 +153,12 @@ struct _WeftLayout
   PangoContext   *pango;
   GPtrArray      *row_labels;  /* PangoLayout per row (lane headers), NULL until painted */
 };
+
+/* The overlap band to draw for a rank under these times: the observed one,
+ * or (times with a generation) the band of the solved times, computed on the
+ * second paint that sees a generation; while it changes every frame, the
+ * last one computed. */
+GArray *weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt);
 
 /* Cached header label of a row (font by row kind). */
 PangoLayout *weft_layout_row_label (const WeftLayout *layout, guint row);
