@@ -642,6 +642,59 @@ test_random_edits_consistent (void)
   g_assert_cmpuint (n_refused, >, 0);
 }
 
+/* Odd but loadable input: zero and negative durations, ops nested or
+ * overlapping on one stream, identical timestamps, an op that starts before
+ * its launch, ops without a launch, an all-reduce whose other member starts
+ * after this one ends. The solver builds, replays every start exactly and
+ * edits without crashing. */
+static const GenOp odd0[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },  { 7, ELEM, 20, 10, 1, FALSE, 0 },  { 7, ELEM, 20, 0, -1, FALSE, 0 },
+  { 7, GEMM, 50, -5, 2, FALSE, 0 },   { 7, ELEM, 105, 10, 300, FALSE, 0 }, { 7, AR, 120, 10, 3, TRUE, 0 },
+  { 9, ELEM, 5, 1, -1, FALSE, 0 },
+};
+static const GenOp odd1[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },
+  { 7, AR, 200, 10, 3, TRUE, 0 },
+};
+
+static void
+test_odd_input (void)
+{
+  const GenOp *ops[] = { odd0, odd1 };
+  guint n[] = { G_N_ELEMENTS (odd0), G_N_ELEMENTS (odd1) };
+  g_autoptr (WeftTrace) trace = gen_trace ("odd", 2, ops, n);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GArray) cp = NULL;
+  WeftSolverStats st;
+  WeftMetrics m;
+
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint r = 0; r < 2; r++)
+      {
+        WeftRank *rank = weft_trace_rank (trace, r);
+        for (guint32 i = 0; i < rank->events->len; i++)
+          {
+            WeftEvent *ev = weft_rank_event (rank, i);
+            if (!(ev->flags & WEFT_EVENT_GPU_OP))
+              continue;
+            g_assert_true (weft_solver_is_node (solver, r, i));
+            if (pass == 0)
+              g_assert_cmpint (weft_solver_start (solver, r, i), ==, ev->ts + weft_trace_rank_offset (trace, rank));
+            else
+              g_assert_true (weft_solver_set_duration (solver, r, i, 7 * US, NULL));
+          }
+      }
+  g_assert_true (_weft_solver_check (solver));
+  weft_solver_stats (solver, &st);
+  g_assert_cmpuint (st.n_stream_overlaps, >, 0);
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+  cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
+  g_assert_cmpuint (cp->len, >, 0);
+  for (guint i = 1; i < cp->len; i++)
+    g_assert_cmpint (g_array_index (cp, WeftCpSegment, i).begin, >=, g_array_index (cp, WeftCpSegment, i - 1).end);
+  weft_solver_apply_to_model (solver);
+}
+
 /* ---- DLRM: 8 ranks ------------------------------------------------------------ */
 
 static void
@@ -1166,5 +1219,6 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/scale-and-min-start", test_scale_and_min_start);
   g_test_add_func ("/solver/insert-collective", test_insert_collective);
   g_test_add_func ("/solver/random-edits-consistent", test_random_edits_consistent);
+  g_test_add_func ("/solver/odd-input", test_odd_input);
   return g_test_run ();
 }
