@@ -220,9 +220,12 @@ test_off_path_kernel_within_slack (void)
   g_assert_cmpint (step_time (solver), ==, before);
   for (guint i = 0; i < 3; i++)
     g_assert_cmpint (weft_solver_start (solver, 0, find_named (trace, 0, GEMM, i)), ==, starts[i]);
-  /* beyond the slack it does move the end */
+  /* beyond the slack it does move the end, and X becomes critical */
   g_assert_true (weft_solver_set_duration (solver, 0, x, 50 * US + slack + 5 * US, &error));
   g_assert_cmpint (step_time (solver), ==, before + 5 * US);
+  g_assert_cmpint (weft_solver_slack (solver, 0, x), ==, 0);
+  g_assert_true (weft_solver_is_critical (solver, 0, x));
+  g_assert_false (weft_solver_is_critical (solver, 0, find_named (trace, 0, GEMM, 2)));
 }
 
 /* Two ranks: compute then an all-reduce on stream 7. Rank 1 arrives 50 us

@@ -209,13 +209,13 @@ static void
 update_crit (WeftSolver *self)
 {
   GArray *segs;
-  if (self->slack_generation == self->generation && self->latest != NULL)
+  if (self->crit_generation == self->generation + 1)
     return;
   for (guint32 v = 0; v < self->n_nodes; v++)
     self->nodes[v].flags &= ~NODE_CRIT;
   segs = critical_segments (self, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, TRUE);
   g_array_free (segs, TRUE);
-  _weft_solver_update_slack (self);
+  self->crit_generation = self->generation + 1;
 }
 
 gboolean

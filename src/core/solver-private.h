@@ -111,7 +111,8 @@ struct _WeftSolver
   int        batch;
   gboolean   pending;
   guint64    generation;
-  guint64    slack_generation;  /* generation the slack/critical caches belong to */
+  guint64    slack_generation;  /* generation the slack cache belongs to */
+  guint64    crit_generation;   /* generation the NODE_CRIT marks belong to (0: none) */
   gint64    *latest;            /* per node, latest start (lazy) */
   guint      n_latest;
   GArray    *baseline;          /* MetricsEntry */
