@@ -291,11 +291,49 @@ check_loader (const WeftComposeParams *p, guint expect_instances)
   }
 }
 
+/* load -> save (each format) -> load gives the same events, ns-exact */
+static void
+check_round_trip (const WeftComposeParams *p)
+{
+  static const char *exts[] = { ".json", ".json.gz", ".json.zst" };
+  g_autoptr (WeftTrace) trace = compose_trace (p);
+
+  for (guint x = 0; x < G_N_ELEMENTS (exts); x++)
+    {
+      g_autofree char *dir = g_strdup_printf ("%s/roundtrip%u", weft_test_tmpdir (), x);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftTrace) back = NULL;
+
+      g_assert_true (weft_trace_save_dir (trace, dir, exts[x], NULL, &error));
+      g_assert_no_error (error);
+      back = weft_trace_load (dir, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (back->ranks->len, ==, trace->ranks->len);
+      g_assert_cmpuint (back->instances->len, ==, trace->instances->len);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftRank *a = weft_trace_rank (trace, r), *b = weft_trace_rank (back, r);
+          g_assert_cmpuint (a->events->len, ==, b->events->len);
+          g_assert_cmpint (a->base_ns, ==, b->base_ns);
+          for (guint i = 0; i < a->events->len; i++)
+            {
+              WeftEvent *ea = weft_rank_event (a, i), *eb = weft_rank_event (b, i);
+              g_assert_cmpint (ea->ts, ==, eb->ts);
+              g_assert_cmpint (ea->dur, ==, eb->dur);
+              g_assert_cmpint (ea->ph, ==, eb->ph);
+              g_assert_cmpstr (weft_rank_string (a, ea->name), ==, weft_rank_string (b, eb->name));
+            }
+        }
+    }
+}
+
 static void
 test_loader_fsdp (void)
 {
   WeftComposeParams p;
 
+  params (&p, "fsdp", 8, 1, 1, 1, 2);
+  check_round_trip (&p);
   params (&p, "fsdp", 8, 1, 1, 1, 4);
   /* forward: 6 all-gathers (embedding, 4 blocks, norm+output); backward:
    * 4 (blocks, resharded); 6 reduce-scatters; 1 grad-norm all-reduce */
