@@ -90,6 +90,12 @@ struct _WeftTimelineView
   gboolean  drag_time_moved;        /* the gesture moved the op in time */
 
   WeftEditSession *session;         /* borrowed, may be NULL: read-only */
+  /* drag latency: pointer motion (drag-update) to the end of the frame
+   * that shows it, for the benchmark */
+  gint64           motion_time;     /* 0: no motion waiting for a frame */
+  GArray          *latencies;       /* gint64 us */
+  gulong           after_paint_id;
+  GdkFrameClock   *frame_clock;
   GtkGesture      *drag_gesture;
 
   /* search */
@@ -735,7 +741,10 @@ drag_edit_update (WeftTimelineView *self, double ox, double oy, const graphene_r
         }
       else
         {
+          gint64 t0 = g_get_monotonic_time ();
           ok = weft_edit_move_time (self->session, self->drag_op, self->drag_orig_start + dt, whole, &error);
+          if (g_getenv ("WEFT_DEBUG_TIMING"))
+            g_printerr ("move_time %.1f ms\n", (g_get_monotonic_time () - t0) / 1000.0);
           self->drag_time_moved = TRUE;
         }
     }
@@ -1074,6 +1083,8 @@ drag_update_cb (GtkGestureDrag *gesture, double ox, double oy, WeftTimelineView 
           self->drag_gesture_open = TRUE;
           select_event (self, self->drag_op.rank_index, self->drag_op.event, FALSE);
         }
+      if (self->motion_time == 0)
+        self->motion_time = g_get_monotonic_time ();
       drag_edit_update (self, ox, oy, &r);
     }
   else if (self->drag_mode == DRAG_PAN)
@@ -1249,7 +1260,10 @@ weft_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       self->body_w = (int) body.size.width;
       self->body_h = (int) body.size.height;
       self->body_scale = scale;
+      gint64 t0 = g_get_monotonic_time ();
       self->body_texture = render_body_texture (self, self->body_w, self->body_h, scale);
+      if (g_getenv ("WEFT_DEBUG_TIMING"))
+        g_printerr ("paint body %.1f ms\n", (g_get_monotonic_time () - t0) / 1000.0);
       self->body_valid = TRUE;
     }
   graphene_rect_init (&rect, body.origin.x, body.origin.y, self->body_w, self->body_h);
@@ -1309,6 +1323,42 @@ weft_timeline_view_size_allocate (GtkWidget *widget, int width, int height, int 
   invalidate_body (self);
 }
 
+static void
+after_paint_cb (GdkFrameClock *clock, WeftTimelineView *self)
+{
+  gint64 t;
+
+  if (self->motion_time == 0)
+    return;
+  t = g_get_monotonic_time () - self->motion_time;
+  self->motion_time = 0;
+  if (self->latencies->len < 100000)
+    g_array_append_val (self->latencies, t);
+}
+
+static void
+weft_timeline_view_realize (GtkWidget *widget)
+{
+  WeftTimelineView *self = WEFT_TIMELINE_VIEW (widget);
+
+  GTK_WIDGET_CLASS (weft_timeline_view_parent_class)->realize (widget);
+  self->frame_clock = g_object_ref (gtk_widget_get_frame_clock (widget));
+  self->after_paint_id = g_signal_connect (self->frame_clock, "after-paint", G_CALLBACK (after_paint_cb), self);
+}
+
+static void
+weft_timeline_view_unrealize (GtkWidget *widget)
+{
+  WeftTimelineView *self = WEFT_TIMELINE_VIEW (widget);
+
+  if (self->frame_clock != NULL)
+    {
+      g_clear_signal_handler (&self->after_paint_id, self->frame_clock);
+      g_clear_object (&self->frame_clock);
+    }
+  GTK_WIDGET_CLASS (weft_timeline_view_parent_class)->unrealize (widget);
+}
+
 /* ---- lifecycle ---------------------------------------------------------------------------- */
 
 static void
@@ -1336,6 +1386,7 @@ weft_timeline_view_finalize (GObject *object)
     g_signal_handlers_disconnect_by_data (self->vadj, self);
   g_clear_object (&self->vadj);
   g_clear_object (&self->hadj);
+  g_clear_pointer (&self->latencies, g_array_unref);
   G_OBJECT_CLASS (weft_timeline_view_parent_class)->finalize (object);
 }
 
@@ -1433,6 +1484,8 @@ weft_timeline_view_class_init (WeftTimelineViewClass *klass)
   widget_class->measure = weft_timeline_view_measure;
   widget_class->size_allocate = weft_timeline_view_size_allocate;
   widget_class->query_tooltip = query_tooltip;
+  widget_class->realize = weft_timeline_view_realize;
+  widget_class->unrealize = weft_timeline_view_unrealize;
 
   signals[SIGNAL_EDIT_ERROR] = g_signal_new ("edit-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                              NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
@@ -1508,6 +1561,7 @@ weft_timeline_view_init (WeftTimelineView *self)
   self->view.sel_rank = self->view.hover_rank = WEFT_NONE;
   self->view.sel_event = self->view.hover_event = WEFT_NONE;
   self->match_pos = -1;
+  self->latencies = g_array_new (FALSE, FALSE, sizeof (gint64));
 
   gtk_widget_set_focusable (widget, TRUE);
   gtk_widget_set_focus_on_click (widget, TRUE);
@@ -1927,6 +1981,13 @@ weft_timeline_view_get_selection_rect (WeftTimelineView *self, graphene_rect_t *
     return FALSE;
   graphene_rect_init (rect, body.origin.x + x0, body.origin.y + y, MAX (1.0, x1 - x0), WEFT_RENDER_LANE_ROW);
   return TRUE;
+}
+
+const GArray *
+weft_timeline_view_get_drag_latencies (WeftTimelineView *self)
+{
+  g_return_val_if_fail (WEFT_IS_TIMELINE_VIEW (self), NULL);
+  return self->latencies;
 }
 
 guint

@@ -102,6 +102,10 @@ void          weft_timeline_view_get_body_rect     (WeftTimelineView *self,
 gboolean      weft_timeline_view_get_selection_rect (WeftTimelineView *self,
                                                      graphene_rect_t  *rect);
 
+/* Latencies (gint64 us) from each pointer motion of an edit drag to the end
+ * of the frame that shows its result (solver + redraw), for the benchmark. */
+const GArray *weft_timeline_view_get_drag_latencies (WeftTimelineView *self);
+
 /* Frames drawn so far (for tests and the startup benchmark). */
 guint         weft_timeline_view_get_frames        (WeftTimelineView *self);
 

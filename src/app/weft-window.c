@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <glib/gstdio.h>
 #include <json-c/json.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "weft/weft.h"
@@ -194,6 +195,7 @@ struct _WeftWindow
 
   /* editing */
   guint      refresh_idle;
+  gboolean   refresh_stale;  /* a drag skipped the breakdown / critical path */
   guint      autosave_timer;
   char      *save_file;      /* Ctrl+S target: one file ... */
   char      *save_dir;       /* ... or a folder of rank<R>_trace<ext> */
@@ -279,6 +281,13 @@ static void
 add_int64 (json_object *obj, const char *key, gint64 v)
 {
   json_object_object_add (obj, key, json_object_new_int64 (v));
+}
+
+static int
+cmp_int64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : (x > y ? 1 : 0);
 }
 
 /* A rectangle of the timeline view in X window coordinates (what
@@ -368,6 +377,20 @@ write_state (WeftWindow *self)
   json_object_object_add (root, "dark", json_object_new_boolean (is_dark (self)));
   json_object_object_add (root, "screenshots", json_object_new_int ((int) self->n_screenshots));
   add_int64 (root, "frames", weft_timeline_view_get_frames (view));
+  {
+    const GArray *lat = weft_timeline_view_get_drag_latencies (view);
+    if (lat != NULL && lat->len > 0)
+      {
+        g_autofree gint64 *v = g_memdup2 (lat->data, lat->len * sizeof (gint64));
+        json_object *l = json_object_new_object ();
+        qsort (v, lat->len, sizeof (gint64), cmp_int64);
+        json_object_object_add (l, "n", json_object_new_int ((int) lat->len));
+        json_object_object_add (l, "median_ms", json_object_new_double (v[lat->len / 2] / 1000.0));
+        json_object_object_add (l, "p90_ms", json_object_new_double (v[(lat->len * 9) / 10] / 1000.0));
+        json_object_object_add (l, "max_ms", json_object_new_double (v[lat->len - 1] / 1000.0));
+        json_object_object_add (root, "drag_latency", l);
+      }
+  }
   add_int64 (root, "first_frame_ms", self->first_frame_us / 1000);
   add_int64 (root, "load_ms", self->load_us / 1000);
   add_int64 (root, "solve_ms", self->solve_us / 1000);
@@ -755,12 +778,25 @@ refresh_idle_cb (gpointer data)
   guint rank_index;
   guint32 event;
 
+  gint64 t0 = g_get_monotonic_time (), t1, t2, t3;
+  gboolean dragging = weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view));
+
   self->refresh_idle = 0;
   if (self->solver == NULL)
     return G_SOURCE_REMOVE;
   weft_metrics_bar_refresh (WEFT_METRICS_BAR (self->metrics));
-  weft_rank_breakdown_refresh (WEFT_RANK_BREAKDOWN (self->breakdown));
-  update_critical_path (self);
+  t1 = g_get_monotonic_time ();
+  /* While dragging: the chips only (throttled); the rest when it ends. */
+  self->refresh_stale = dragging;
+  if (!dragging)
+    weft_rank_breakdown_refresh (WEFT_RANK_BREAKDOWN (self->breakdown));
+  t2 = g_get_monotonic_time ();
+  if (!dragging)
+    update_critical_path (self);
+  t3 = g_get_monotonic_time ();
+  if (g_getenv ("WEFT_DEBUG_TIMING"))
+    g_printerr ("refresh: chips %.1f ms, breakdown %.1f ms, critical path %.1f ms\n", (t1 - t0) / 1000.0,
+                (t2 - t1) / 1000.0, (t3 - t2) / 1000.0);
   if (!weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)) &&
       weft_timeline_view_get_selection (WEFT_TIMELINE_VIEW (self->view), &rank_index, &event))
     weft_inspector_show_event (WEFT_INSPECTOR (self->inspector), rank_index, event);
@@ -774,7 +810,12 @@ session_changed_cb (WeftEditSession *session, gpointer user_data)
   WeftWindow *self = user_data;
 
   weft_timeline_view_model_changed (WEFT_TIMELINE_VIEW (self->view));
-  if (self->refresh_idle == 0)
+  if (self->refresh_idle != 0)
+    return;
+  if (weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)))
+    /* the solver is busy with every pointer motion: chips ~6 times a second */
+    self->refresh_idle = g_timeout_add_full (G_PRIORITY_DEFAULT_IDLE, 160, refresh_idle_cb, self, NULL);
+  else
     self->refresh_idle = g_idle_add_full (G_PRIORITY_HIGH_IDLE + 30, refresh_idle_cb, self, NULL);
 }
 
@@ -1552,6 +1593,12 @@ selection_changed_cb (WeftTimelineView *view, WeftWindow *self)
 
   if (self->trace == NULL)
     return;
+  if (self->refresh_stale && !weft_timeline_view_is_dragging (view))
+    {
+      /* a drag just ended: bring everything up to date now */
+      g_clear_handle_id (&self->refresh_idle, g_source_remove);
+      refresh_idle_cb (self);
+    }
   if (weft_timeline_view_get_selection (view, &rank_index, &event))
     weft_inspector_show_event (WEFT_INSPECTOR (self->inspector), rank_index, event);
   else if (weft_timeline_view_get_range (view, &range))
