@@ -82,13 +82,26 @@ critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
   guint guard = 0;
   gint64 window_begin = G_MAXINT64;
 
-  for (guint32 v = 0; v < self->n_nodes; v++)
-    if (op_in (self, &self->nodes[v], rank, step))
-      {
-        window_begin = MIN (window_begin, self->nodes[v].start);
-        if (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end)
-          last = v;
-      }
+  /* over the streams of the ranks concerned only (the node array is large) */
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      GPtrArray *lanes = self->ranks[r].lanes;
+      if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
+        continue;
+      for (guint li = 0; li < lanes->len; li++)
+        {
+          GArray *o = g_ptr_array_index (lanes, li);
+          for (guint j = 0; o != NULL && j < o->len; j++)
+            {
+              guint32 v = g_array_index (o, guint32, j);
+              if (!op_in (self, &self->nodes[v], rank, step))
+                continue;
+              window_begin = MIN (window_begin, self->nodes[v].start);
+              if (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end)
+                last = v;
+            }
+        }
+    }
   if (last == WEFT_NONE)
     return segs;
 
