@@ -521,6 +521,14 @@ tp_facts (gboolean sp)
 
           g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", i);
           g_assert_true (cpu_span (rank, name, &blk));
+          /* on the critical path: the compute stream waits, nothing overlaps */
+          for (guint k = 0; k < rank->collectives->len; k++)
+            {
+              WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
+              WeftEvent *kev = weft_rank_event (rank, c->event);
+              if (c->group_size == 4)
+                g_assert_cmpint (compute_overlap (rank, kev->ts, weft_event_end (kev), -1, -1), ==, 0);
+            }
           if (!sp)
             {
               g_assert_cmpuint (count_collectives (rank, blk, "allreduce"), ==, 2);
@@ -576,6 +584,27 @@ ep_facts (gboolean overlap)
           g_assert_cmpuint (count_collectives (rank, blk, "all_to_allv"), ==, overlap ? 4 : 2);
           g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_GPU_MEMCPY, "Memcpy DtoH"), ==, 1);
           g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_CUDA_RUNTIME, "cudaStreamSynchronize"), ==, 1);
+          /* the CPU really waited: the sync returns after the count all-to-all ended */
+          {
+            gint64 sync_end = -1, count_end = -1;
+            for (guint e = 0; e < rank->events->len; e++)
+              {
+                WeftEvent *ev = weft_rank_event (rank, e);
+                if (ev->ph == WEFT_PH_X && ev->category == WEFT_CAT_CUDA_RUNTIME && weft_time_span_contains (blk, ev->ts)
+                    && g_str_equal (ev_name (rank, ev), "cudaStreamSynchronize"))
+                  sync_end = weft_event_end (ev);
+              }
+            for (guint k = 0; k < rank->collectives->len; k++)
+              {
+                WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
+                WeftEvent *kev = weft_rank_event (rank, c->event);
+                if (c->coll_name != 0 && g_str_equal (weft_rank_string (rank, c->coll_name), "all_to_all")
+                    && weft_time_span_contains (blk, weft_rank_event (rank, kev->link)->ts))
+                  count_end = weft_event_end (kev);
+              }
+            g_assert_cmpint (count_end, >, 0);
+            g_assert_cmpint (sync_end, >, count_end);
+          }
         }
     }
 }
@@ -613,6 +642,15 @@ test_cp_ring (void)
           g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", i);
           g_assert_true (cpu_span (rank, name, &blk));
           g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_KERNEL, "ncclDevKernel_SendRecv"), ==, cp - 1);
+          /* each ring step overlaps attention on the chunk in hand */
+          for (guint k = 0; k < rank->collectives->len; k++)
+            {
+              WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
+              WeftEvent *kev = weft_rank_event (rank, c->event);
+              if (g_str_has_prefix (ev_name (rank, kev), "ncclDevKernel_SendRecv")
+                  && weft_time_span_contains (blk, weft_rank_event (rank, kev->link)->ts))
+                g_assert_cmpint (compute_overlap (rank, kev->ts, weft_event_end (kev), -1, -1), >, 0);
+            }
           g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d.backward", i);
           g_assert_true (cpu_span (rank, name, &blk));
           g_assert_cmpuint (count_named_in_span (rank, blk, WEFT_CAT_KERNEL, "ncclDevKernel_SendRecv"), ==, cp - 1);
