@@ -1150,8 +1150,6 @@ moe (Ctx *c, const Dims *D, gboolean backward)
   if (ep && !backward)
     {
       CollSpec s;
-      int members[64];
-      int n = group_members (c, DIM_EP, 0, members);
 
       /* (1) token counts per expert */
       spec_init (c, &s, DIM_EP, ST_EP, WEFT_COLL_ALL_TO_ALL, (gint64) E, 8, "Long");
@@ -1163,15 +1161,12 @@ moe (Ctx *c, const Dims *D, gboolean backward)
       scope_begin (c, "cpu_op", "aten::_local_scalar_dense", NULL);
       for (int r = 0; r < c->world; r++)
         {
-          RankState *st = &c->rs[r];
           guint32 g = launch_gpu (c, r, ST_COMPUTE, "Memcpy DtoH (Device -> Pinned)", 2500, TRUE,
                                   "\"bytes\": 256, \"memory bandwidth (GB/s)\": 0.1");
           runtime_call (c, r, "cudaStreamSynchronize", 131, 3000, g);
-          (void) st;
         }
       scope_end (c);
       scope_end (c);
-      (void) n;
     }
   for (int ch = 0; ch < chunks; ch++)
     {
