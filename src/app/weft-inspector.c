@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "weft/weft-edit.h"
 #include "weft-app-util.h"
 #include "weft-inspector.h"
 
@@ -24,11 +25,22 @@ struct _WeftInspector
 
   WeftTrace  *trace;     /* borrowed */
   WeftSolver *solver;    /* borrowed, may be NULL */
+  WeftEditSession *session; /* borrowed, may be NULL: read-only */
+  guint       cur_rank;  /* the event shown, for the edit controls */
+  guint32     cur_event;
   gint64      origin;
   char       *title;
 };
 
 G_DEFINE_FINAL_TYPE (WeftInspector, weft_inspector, GTK_TYPE_WIDGET)
+
+enum
+{
+  SIGNAL_EDIT_ERROR,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 /* ---- building blocks -------------------------------------------------------- */
 
@@ -328,6 +340,145 @@ show_args (WeftInspector *self, WeftRank *rank, const WeftEvent *ev)
   json_object_put (args);
 }
 
+/* ---- edit controls ------------------------------------------------------------ */
+
+/* "12.5" (µs), "12.5us", "12.5 µs", "1.2ms", "800ns", "0.5s" -> ns; FALSE if unreadable. */
+static gboolean
+parse_duration (const char *text, gint64 *ns)
+{
+  char *end = NULL;
+  double v;
+  double unit = 1e3;
+
+  while (g_ascii_isspace (*text))
+    text++;
+  v = g_ascii_strtod (text, &end);
+  if (end == text || v < 0 || v > 1e12)
+    return FALSE;
+  while (g_ascii_isspace (*end))
+    end++;
+  if (*end == '\0' || g_str_has_prefix (end, "us") || g_str_has_prefix (end, "µs"))
+    unit = 1e3;
+  else if (g_str_has_prefix (end, "ns"))
+    unit = 1;
+  else if (g_str_has_prefix (end, "ms"))
+    unit = 1e6;
+  else if (g_str_has_prefix (end, "s"))
+    unit = 1e9;
+  else
+    return FALSE;
+  *ns = (gint64) (v * unit + 0.5);
+  return TRUE;
+}
+
+static void
+duration_activate_cb (GtkEntry *entry, WeftInspector *self)
+{
+  WeftOpRef op = { self->cur_rank, self->cur_event };
+  g_autoptr (GError) error = NULL;
+  gint64 ns;
+
+  if (self->session == NULL)
+    return;
+  if (!parse_duration (gtk_editable_get_text (GTK_EDITABLE (entry)), &ns))
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+      return;
+    }
+  gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
+  if (!weft_edit_set_duration (self->session, op, ns, &error))
+    g_signal_emit (self, signals[SIGNAL_EDIT_ERROR], 0, "Could not set the duration", error->message);
+}
+
+static void
+stream_activate_cb (GtkEntry *entry, WeftInspector *self)
+{
+  WeftOpRef op = { self->cur_rank, self->cur_event };
+  g_autoptr (GError) error = NULL;
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
+  char *end = NULL;
+  gint64 stream = g_ascii_strtoll (text, &end, 10);
+
+  if (self->session == NULL)
+    return;
+  if (end == text || *end != '\0' || stream < 0)
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+      return;
+    }
+  gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
+  if (!weft_edit_move_to_stream (self->session, op, stream, -1, TRUE, &error))
+    g_signal_emit (self, signals[SIGNAL_EDIT_ERROR], 0, "The op cannot move to that stream", error->message);
+}
+
+static void
+scale_clicked_cb (GtkButton *button, WeftInspector *self)
+{
+  WeftOpRef op = { self->cur_rank, self->cur_event };
+  double factor = *(const double *) g_object_get_data (G_OBJECT (button), "factor");
+  g_autoptr (GError) error = NULL;
+
+  if (self->session != NULL && !weft_edit_scale_duration (self->session, op, factor, &error))
+    g_signal_emit (self, signals[SIGNAL_EDIT_ERROR], 0, "Could not scale the duration", error->message);
+}
+
+/* Duration entry, stream entry and scale buttons for a GPU op. */
+static void
+add_edit_controls (WeftInspector *self, guint rank_index, guint32 event, gint64 dur)
+{
+  static const double factors[] = { 0.5, 0.8, 1.25, 2.0 };
+  static const char *const labels[] = { "×0.5", "×0.8", "×1.25", "×2" };
+  GtkWidget *grid, *entry, *stream, *box;
+  WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+  guint32 lane = weft_solver_op_lane (self->solver, rank_index, event);
+  g_autofree char *dur_text = g_strdup_printf ("%.3f", dur / 1e3);
+  g_autofree char *stream_text = NULL;
+
+  self->cur_rank = rank_index;
+  self->cur_event = event;
+  add_heading (self, "Edit", FALSE);
+  grid = add_grid (self);
+
+  entry = gtk_entry_new ();
+  gtk_editable_set_text (GTK_EDITABLE (entry), dur_text);
+  gtk_editable_set_width_chars (GTK_EDITABLE (entry), 12);
+  gtk_widget_set_tooltip_text (entry, "Duration in µs (or with a unit: ns, us, ms, s); Enter applies. "
+                                      "For a collective: its transfer time on every rank.");
+  g_signal_connect (entry, "activate", G_CALLBACK (duration_activate_cb), self);
+  gtk_grid_attach (GTK_GRID (grid), gtk_label_new ("Duration (µs)"), 0, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), entry, 1, 0, 1, 1);
+
+  box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (box, "linked");
+  for (guint i = 0; i < G_N_ELEMENTS (factors); i++)
+    {
+      GtkWidget *b = gtk_button_new_with_label (labels[i]);
+      g_object_set_data (G_OBJECT (b), "factor", (gpointer) &factors[i]);
+      gtk_widget_set_tooltip_text (b, "Scale this op's duration");
+      g_signal_connect (b, "clicked", G_CALLBACK (scale_clicked_cb), self);
+      gtk_box_append (GTK_BOX (box), b);
+    }
+  gtk_grid_attach (GTK_GRID (grid), gtk_label_new ("Scale"), 0, 1, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), box, 1, 1, 1, 1);
+
+  stream = gtk_entry_new ();
+  if (lane != WEFT_NONE)
+    stream_text = g_strdup_printf ("%" G_GINT64_FORMAT, weft_rank_lane (rank, lane)->tid);
+  gtk_editable_set_text (GTK_EDITABLE (stream), stream_text != NULL ? stream_text : "");
+  gtk_editable_set_width_chars (GTK_EDITABLE (stream), 12);
+  gtk_widget_set_tooltip_text (stream, "Move to the stream with this id on the same GPU (created when missing); "
+                                       "a collective moves on every rank. Enter applies.");
+  g_signal_connect (stream, "activate", G_CALLBACK (stream_activate_cb), self);
+  gtk_grid_attach (GTK_GRID (grid), gtk_label_new ("Stream"), 0, 2, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), stream, 1, 2, 1, 1);
+  for (GtkWidget *c = gtk_widget_get_first_child (grid); c != NULL; c = gtk_widget_get_next_sibling (c))
+    if (GTK_IS_LABEL (c))
+      {
+        gtk_label_set_xalign (GTK_LABEL (c), 0);
+        gtk_widget_add_css_class (c, "dim-label");
+      }
+}
+
 /* ---- public ------------------------------------------------------------------ */
 
 void
@@ -411,6 +562,9 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
       g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT, ev->correlation);
       grid_row (grid, row++, "Correlation", s);
     }
+
+  if (self->session != NULL && self->solver != NULL && weft_solver_is_node (self->solver, rank_index, event))
+    add_edit_controls (self, rank_index, event, end - start);
 
   if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
     show_collective (self, rank_index, &g_array_index (rank->collectives, WeftCollective, ev->coll));
@@ -583,6 +737,13 @@ weft_inspector_set_trace (WeftInspector *self, WeftTrace *trace, WeftSolver *sol
     reset (self, "");
 }
 
+void
+weft_inspector_set_session (WeftInspector *self, WeftEditSession *session)
+{
+  g_return_if_fail (WEFT_IS_INSPECTOR (self));
+  self->session = session;
+}
+
 const char *
 weft_inspector_get_title (WeftInspector *self)
 {
@@ -599,6 +760,7 @@ weft_inspector_dispose (GObject *object)
   g_clear_pointer (&self->title, g_free);
   self->trace = NULL;
   self->solver = NULL;
+  self->session = NULL;
   G_OBJECT_CLASS (weft_inspector_parent_class)->dispose (object);
 }
 
@@ -609,6 +771,8 @@ weft_inspector_class_init (WeftInspectorClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = weft_inspector_dispose;
+  signals[SIGNAL_EDIT_ERROR] = g_signal_new ("edit-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                             NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "weft-inspector");
 }

@@ -5,6 +5,7 @@
 #include <gtk/gtk.h>
 
 #include "weft/weft.h"
+#include "weft/weft-edit.h"
 #include "weft/weft-render.h"
 #include "weft/weft-solver.h"
 
@@ -20,6 +21,10 @@ void        weft_inspector_set_trace  (WeftInspector *self,
                                        WeftTrace     *trace,
                                        WeftSolver    *solver,
                                        gint64         origin);
+/* The edit session the edit controls (duration, stream, scale) act on;
+ * NULL: read-only. Errors are emitted as "edit-error" (what, message). */
+void        weft_inspector_set_session (WeftInspector   *self,
+                                        WeftEditSession *session);
 void        weft_inspector_show_event (WeftInspector *self,
                                        guint          rank_index,
                                        guint32        event);

@@ -262,6 +262,7 @@ update_actions (WeftWindow *self)
   ENABLE ("redo", self->session != NULL && !loading && weft_edit_session_can_redo (self->session));
   ENABLE ("save", self->session != NULL && !loading);
   ENABLE ("save-as", self->session != NULL && !loading);
+  ENABLE ("scale", self->session != NULL && !loading);
   ENABLE ("toggle-inspector", has_trace);
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
 #undef ENABLE
@@ -851,6 +852,7 @@ clear_document (WeftWindow *self)
   g_clear_pointer (&self->save_dir, g_free);
   g_clear_pointer (&self->save_ext, g_free);
   weft_timeline_view_set_session (WEFT_TIMELINE_VIEW (self->view), NULL);
+  weft_inspector_set_session (WEFT_INSPECTOR (self->inspector), NULL);
   weft_timeline_view_set_times (WEFT_TIMELINE_VIEW (self->view), NULL, NULL);
   weft_timeline_view_set_trace (WEFT_TIMELINE_VIEW (self->view), NULL);
   weft_inspector_set_trace (WEFT_INSPECTOR (self->inspector), NULL, NULL, 0);
@@ -899,6 +901,7 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
       self->autosave_timer = g_timeout_add_seconds (WEFT_RECOVERY_INTERVAL_S, autosave_cb, self);
     }
   weft_timeline_view_set_session (view, session);
+  weft_inspector_set_session (WEFT_INSPECTOR (self->inspector), session);
 
   weft_timeline_view_set_dark (view, is_dark (self));
   weft_timeline_view_set_trace (view, trace);
@@ -1504,9 +1507,110 @@ offer_recovery (WeftWindow *self)
 }
 
 static void
-edit_error_cb (WeftTimelineView *view, const char *what, const char *message, WeftWindow *self)
+edit_error_cb (gpointer source, const char *what, const char *message, WeftWindow *self)
 {
   show_error (self, what, message);
+}
+
+/* Menu > Scale Durations…: "all GEMMs x0.8", "all all-gathers x0.5". */
+typedef struct
+{
+  const char     *label;
+  WeftKernelClass kclass;   /* WEFT_KCLASS_NONE: a collective type */
+  WeftCollType    coll;
+} ScaleTarget;
+
+static const ScaleTarget scale_targets[] = {
+  { "GEMM kernels", WEFT_KCLASS_GEMM, WEFT_COLL_NONE },
+  { "Attention kernels", WEFT_KCLASS_ATTENTION, WEFT_COLL_NONE },
+  { "Normalisation kernels", WEFT_KCLASS_NORM, WEFT_COLL_NONE },
+  { "Elementwise kernels", WEFT_KCLASS_ELEMENTWISE, WEFT_COLL_NONE },
+  { "Reduction kernels", WEFT_KCLASS_REDUCTION, WEFT_COLL_NONE },
+  { "Optimizer kernels", WEFT_KCLASS_OPTIMIZER, WEFT_COLL_NONE },
+  { "Copies (memcpy / memset)", WEFT_KCLASS_COPY, WEFT_COLL_NONE },
+  { "Other kernels", WEFT_KCLASS_OTHER, WEFT_COLL_NONE },
+  { "All collectives (transfer time)", WEFT_KCLASS_COMM, WEFT_COLL_NONE },
+  { "All-reduces", WEFT_KCLASS_NONE, WEFT_COLL_ALL_REDUCE },
+  { "All-gathers", WEFT_KCLASS_NONE, WEFT_COLL_ALL_GATHER },
+  { "Reduce-scatters", WEFT_KCLASS_NONE, WEFT_COLL_REDUCE_SCATTER },
+  { "All-to-alls", WEFT_KCLASS_NONE, WEFT_COLL_ALL_TO_ALL },
+  { "Send / recv", WEFT_KCLASS_NONE, WEFT_COLL_SEND_RECV },
+  { "Broadcasts", WEFT_KCLASS_NONE, WEFT_COLL_BROADCAST },
+};
+
+static void
+scale_response_cb (GtkDialog *dialog, int response, WeftWindow *self)
+{
+  GtkDropDown *what = g_object_get_data (G_OBJECT (dialog), "what");
+  GtkSpinButton *factor = g_object_get_data (G_OBJECT (dialog), "factor");
+
+  if (response == GTK_RESPONSE_OK && self->session != NULL)
+    {
+      guint i = gtk_drop_down_get_selected (what);
+      double f = gtk_spin_button_get_value (factor);
+      g_autoptr (GError) error = NULL;
+      guint n = 0;
+      gboolean ok = FALSE;
+
+      if (i < G_N_ELEMENTS (scale_targets))
+        {
+          const ScaleTarget *t = &scale_targets[i];
+          if (t->kclass != WEFT_KCLASS_NONE)
+            ok = weft_edit_scale_class (self->session, t->kclass, f, &n, &error);
+          else
+            ok = weft_edit_scale_collective (self->session, t->coll, f, &n, &error);
+          if (!ok)
+            show_error (self, "Could not scale the durations", error->message);
+          else if (n == 0)
+            show_error (self, "Nothing was scaled", "The trace has no such operations.");
+        }
+    }
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
+static void
+scale_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (user_data);
+  GtkWidget *dialog, *grid, *what, *factor;
+  g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
+
+  if (self->session == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (scale_targets); i++)
+    gtk_string_list_append (list, scale_targets[i].label);
+  dialog = gtk_dialog_new_with_buttons ("Scale Durations", GTK_WINDOW (self),
+                                        GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT | GTK_DIALOG_USE_HEADER_BAR,
+                                        "_Cancel", GTK_RESPONSE_CANCEL, "_Scale", GTK_RESPONSE_OK, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (dialog), GTK_RESPONSE_OK);
+  grid = gtk_grid_new ();
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 8);
+  gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
+  gtk_widget_set_margin_start (grid, 18);
+  gtk_widget_set_margin_end (grid, 18);
+  gtk_widget_set_margin_top (grid, 18);
+  gtk_widget_set_margin_bottom (grid, 18);
+  what = gtk_drop_down_new (G_LIST_MODEL (g_object_ref (list)), NULL);
+  factor = gtk_spin_button_new_with_range (0.01, 100, 0.05);
+  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (factor), 2);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (factor), 0.8);
+  gtk_grid_attach (GTK_GRID (grid), gtk_label_new ("Every"), 0, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), what, 1, 0, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), gtk_label_new ("Duration ×"), 0, 1, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), factor, 1, 1, 1, 1);
+  {
+    GtkWidget *note = gtk_label_new ("0.8 = 20% faster. Collectives scale their transfer time on every rank; "
+                                     "everything that depends on them is re-timed. One undo entry.");
+    gtk_label_set_wrap (GTK_LABEL (note), TRUE);
+    gtk_label_set_max_width_chars (GTK_LABEL (note), 40);
+    gtk_widget_add_css_class (note, "dim-label");
+    gtk_grid_attach (GTK_GRID (grid), note, 0, 2, 2, 1);
+  }
+  gtk_box_append (GTK_BOX (gtk_dialog_get_content_area (GTK_DIALOG (dialog))), grid);
+  g_object_set_data (G_OBJECT (dialog), "what", what);
+  g_object_set_data (G_OBJECT (dialog), "factor", factor);
+  g_signal_connect (dialog, "response", G_CALLBACK (scale_response_cb), self);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static const char shortcuts_ui[] =
@@ -1538,6 +1642,16 @@ static const char shortcuts_ui[] =
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Clear the selection</property><property name='accelerator'>Escape</property></object></child>"
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Search by name (substring or regex)</property><property name='accelerator'>&lt;Control&gt;f slash</property></object></child>"
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Next / previous match</property><property name='accelerator'>F3 &lt;Shift&gt;F3</property></object></child>"
+  "</object></child>"
+  "<child><object class='GtkShortcutsGroup'><property name='title'>Editing</property>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Undo</property><property name='accelerator'>&lt;Control&gt;z</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Redo</property><property name='accelerator'>&lt;Control&gt;&lt;Shift&gt;z &lt;Control&gt;y</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Delete the selected op</property><property name='accelerator'>Delete</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Duplicate the selected op</property><property name='accelerator'>&lt;Control&gt;d</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Move one rank of a collective (while dragging)</property><property name='accelerator'>&lt;Shift&gt;</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Cancel a drag</property><property name='accelerator'>Escape</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Save</property><property name='accelerator'>&lt;Control&gt;s</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Save as</property><property name='accelerator'>&lt;Control&gt;&lt;Shift&gt;s</property></object></child>"
   "</object></child>"
   "<child><object class='GtkShortcutsGroup'><property name='title'>View</property>"
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Collapse / expand all ranks</property><property name='accelerator'>bracketleft bracketright</property></object></child>"
@@ -1858,6 +1972,7 @@ build_trace_page (WeftWindow *self)
   g_signal_connect (self->view, "edit-error", G_CALLBACK (edit_error_cb), self);
 
   self->inspector = weft_inspector_new ();
+  g_signal_connect (self->inspector, "edit-error", G_CALLBACK (edit_error_cb), self);
   gtk_widget_set_vexpand (self->inspector, TRUE);
   self->breakdown = weft_rank_breakdown_new ();
   gtk_widget_add_css_class (breakdown_title, "heading");
@@ -1897,6 +2012,7 @@ build_main_menu (void)
   GMenu *menu = g_menu_new ();
   GMenu *files = g_menu_new ();
   GMenu *export = g_menu_new ();
+  GMenu *edit = g_menu_new ();
   GMenu *view = g_menu_new ();
   GMenu *app = g_menu_new ();
 
@@ -1904,6 +2020,7 @@ build_main_menu (void)
   g_menu_append (files, "Open Folder…", "win.open-folder");
   g_menu_append (files, "Reload", "win.reload");
   g_menu_append (files, "Save As…", "win.save-as");
+  g_menu_append (edit, "Scale Durations…", "win.scale");
   g_menu_append (export, "Export View as PNG…", "win.export::png");
   g_menu_append (export, "Export View as SVG…", "win.export::svg");
   g_menu_append (export, "Export View as PDF…", "win.export::pdf");
@@ -1913,11 +2030,13 @@ build_main_menu (void)
   g_menu_append (app, "About Weft", "app.about");
   g_menu_append (app, "Quit", "app.quit");
   g_menu_append_section (menu, NULL, G_MENU_MODEL (files));
+  g_menu_append_section (menu, NULL, G_MENU_MODEL (edit));
   g_menu_append_section (menu, NULL, G_MENU_MODEL (export));
   g_menu_append_section (menu, NULL, G_MENU_MODEL (view));
   g_menu_append_section (menu, NULL, G_MENU_MODEL (app));
   g_object_unref (files);
   g_object_unref (export);
+  g_object_unref (edit);
   g_object_unref (view);
   g_object_unref (app);
   return G_MENU_MODEL (menu);
@@ -2017,6 +2136,7 @@ weft_window_init (WeftWindow *self)
     { "redo", undo_activated, NULL, NULL, NULL },
     { "save", save_activated, NULL, NULL, NULL },
     { "save-as", save_activated, NULL, NULL, NULL },
+    { "scale", scale_activated, NULL, NULL, NULL },
   };
   GtkWidget *open_box, *open, *menu_button;
   GtkDropTarget *drop;
