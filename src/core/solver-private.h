@@ -32,35 +32,38 @@ typedef struct
 
 typedef struct
 {
+  /* hot: read by every evaluation, the metrics sweep and the critical path
+   * (first cache line) */
   guint8  kind;        /* NodeKind */
   guint8  flags;
   guint8  release_kind;/* WeftDepKind of the constant release */
   guint8  bind_kind;   /* binding edge of the last solve */
   guint   rank;        /* rank index */
-  guint32 event;       /* OP / SYNC: event index; INST: instance index */
   guint32 lane;        /* OP: model lane; SYNC: CPU lane */
   guint32 lane_pos;    /* OP: position in the solver's stream order */
   guint32 inst;        /* OP member: INST node, else WEFT_NONE */
   guint32 bind_pred;   /* node, WEFT_NONE */
-  guint32 launch;      /* OP: launching CPU event, WEFT_NONE */
   int     step;        /* OP: ProfilerStep number, WEFT_SOLVER_ALL_STEPS if none */
-  gint64  obs_start;   /* observed (common timeline): OP start, SYNC call start */
-  gint64  obs_end;     /* OP end, SYNC call end */
+  gint64  start;
+  gint64  end;
   gint64  dur;         /* OP: own duration; INST: transfer time */
-  gint64  release;     /* constant release, G_MININT64 none */
-  gint64  launch_time; /* OP: CPU launch start (observed) for critical-path heads */
   gint64  w_stream;    /* OP: gap after its stream predecessor */
+  gint64  release;     /* constant release, G_MININT64 none */
   gint64  min_start;   /* user, G_MININT64 none */
   InEdge *in;
   guint   n_in, cap_in;
   guint32 *out;        /* nodes holding an InEdge from this one */
   guint   n_out, cap_out;
-  guint32 *members;    /* INST: member OP nodes */
-  guint   n_members;
+  /* cold */
+  guint32 event;       /* OP / SYNC: event index; INST: instance index */
+  guint32 launch;      /* OP: launching CPU event, WEFT_NONE */
   guint32 removed_lane;/* OP: where remove_op took it from */
   guint32 removed_pos;
-  gint64  start;
-  gint64  end;
+  guint   n_members;
+  guint32 *members;    /* INST: member OP nodes */
+  gint64  obs_start;   /* observed (common timeline): OP start, SYNC call start */
+  gint64  obs_end;     /* OP end, SYNC call end */
+  gint64  launch_time; /* OP: CPU launch start (observed) for critical-path heads */
 } Node;
 
 typedef struct
