@@ -686,6 +686,26 @@ check_reorder_all_ranks (WeftEditSession *s)
   g_assert_cmpint (start_of (s, 1, N_RS), ==, US (105));
 }
 
+/* 20: one rank's member moved behind another op of another stream, then
+ * undone: the wait on that op the stream change leaves must go too */
+static gboolean
+do_move_stream_behind (WeftEditSession *s, GError **error)
+{
+  return weft_edit_move_to_stream (s, find_op (s, 1, N_AR), 20, US (500), FALSE, error);
+}
+
+static void
+check_move_stream_behind (WeftEditSession *s)
+{
+  g_assert_cmpint (stream_of (s, 1, N_AR), ==, 20);
+  g_assert_cmpint (start_of (s, 1, N_AR), ==, US (420));   /* after the all-gather */
+  g_assert_cmpint (end_of (s, 0, N_AR), ==, US (470));
+  g_assert_cmpint (start_of (s, 1, N_E1), ==, US (105));
+  g_assert_cmpint (start_of (s, 0, N_E1), ==, US (470));
+  for (int r = 0; r < 2; r++)
+    g_assert_cmpint (end_of (s, r, N_RS), ==, US (640));
+}
+
 static const Row rows[] = {
   { "set-duration", do_set_duration, 0, check_set_duration },
   { "scale-class-gemm", do_scale_class, 0, check_scale_class },
@@ -706,6 +726,7 @@ static const Row rows[] = {
   { "move-selection", do_move_selection, 0, check_move_selection },
   { "script-regex", do_script_regex, 0, check_script_regex },
   { "reorder-collective-all-ranks", do_reorder_all_ranks, 0, check_reorder_all_ranks },
+  { "move-stream-behind-one-rank", do_move_stream_behind, 0, check_move_stream_behind },
 };
 
 static guint n_changed_calls;
@@ -860,9 +881,13 @@ test_drag_gesture (void)
   g_assert_cmpint (start_of (s, 0, N_AR), ==, US (160));
   g_assert_cmpint (stream_of (s, 1, N_AR), ==, 20);
   {
-    /* the log has the final positions only: 2 min starts + 2 stream moves */
+    /* the log has the final positions only: 2 min starts + the stream
+     * moves of both ranks as one entry (they are checked together) */
     g_autoptr (json_object) log = weft_edit_session_log (s);
-    g_assert_cmpuint (json_object_array_length (log), ==, 4);
+    json_object *moves;
+    g_assert_cmpuint (json_object_array_length (log), ==, 3);
+    g_assert_true (json_object_object_get_ex (json_object_array_get_idx (log, 2), "moves", &moves));
+    g_assert_cmpuint (json_object_array_length (moves), ==, 2);
   }
   g_assert_true (weft_edit_session_undo (s, NULL));
   now = snapshot (s);
@@ -1211,7 +1236,7 @@ test_save_reload (void)
     g_assert_nonnull (root);
     g_assert_true (json_object_object_get_ex (root, "weft", &weft));
     g_assert_true (json_object_object_get_ex (weft, "edits", &edits));
-    g_assert_cmpuint (json_object_array_length (edits), ==, 2 + 1); /* 2 stream moves, 1 duration */
+    g_assert_cmpuint (json_object_array_length (edits), ==, 1 + 1); /* the stream moves (together), 1 duration */
     g_assert_cmpstr (json_object_get_string (json_object_object_get (json_object_array_get_idx (edits, 0), "op")), ==,
                      "move_to_position");
   }
@@ -1417,7 +1442,13 @@ test_real_dlrm (void)
   if (!weft_edit_session_apply_json (s, op, &error))
     g_error ("%s", error->message);
   log = weft_edit_session_log (s);
-  g_assert_cmpuint (json_object_array_length (log), ==, 3 * 8);   /* 3 all-reduces on 8 ranks */
+  {
+    /* 3 all-reduces on 8 ranks, moved (and logged) together */
+    json_object *moves;
+    g_assert_cmpuint (json_object_array_length (log), ==, 1);
+    g_assert_true (json_object_object_get_ex (json_object_array_get_idx (log, 0), "moves", &moves));
+    g_assert_cmpuint (json_object_array_length (moves), ==, 3 * 8);
+  }
   g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 1);
   done = snapshot (s);
   g_assert_cmpuint (done->len, ==, loaded->len);
@@ -1490,7 +1521,7 @@ test_max_depth_log (void)
   done = snapshot (s);
   {
     g_autoptr (json_object) log = weft_edit_session_log (s);
-    g_assert_cmpuint (json_object_array_length (log), ==, 1 + 2 + 1);
+    g_assert_cmpuint (json_object_array_length (log), ==, 1 + 1 + 1); /* duration, moves (2 ranks), all-gather */
     g_assert_cmpstr (json_object_get_string (json_object_object_get (json_object_array_get_idx (log, 0), "op")), ==,
                      "set_duration");
   }

@@ -28,11 +28,26 @@ typedef struct
   guint   new_pos;
 } Item;
 
+/* A cross-stream / explicit wait of a moved op (POSITION): the solver adds
+ * a wait on the producer an op leaves behind when it changes stream, and
+ * drops such waits when it arrives on their stream; moving an op back is
+ * therefore not an exact inverse. The waits before and after the move are
+ * kept and put back exactly on undo and redo. */
+typedef struct
+{
+  guint   item;
+  guint   rank_index;   /* the other op */
+  guint32 event;
+  gint64  gap;
+} DepRec;
+
 typedef struct
 {
   WeftEditTag  tag;
   GArray      *items;   /* Item */
   json_object *log;     /* INSERT / MOVE_RANK: array of log entries, one per item (MOVE_RANK: one) */
+  GArray      *deps_before; /* POSITION: DepRec of every item before the move */
+  GArray      *deps_after;  /* POSITION: DepRec after it */
 } Action;
 
 struct _WeftEditSession
@@ -75,6 +90,10 @@ action_free (Action *a)
   g_array_free (a->items, TRUE);
   if (a->log != NULL)
     json_object_put (a->log);
+  if (a->deps_before != NULL)
+    g_array_free (a->deps_before, TRUE);
+  if (a->deps_after != NULL)
+    g_array_free (a->deps_after, TRUE);
   g_free (a);
 }
 
@@ -122,10 +141,86 @@ item_apply (WeftEditSession *self, Action *a, guint i, gboolean undo, GError **e
  * position). Positions are sequential: each one is in its lane's order
  * after the moves before it. */
 static gboolean
+is_wait_kind (WeftDepKind kind)
+{
+  return kind == WEFT_DEP_CROSS_STREAM || kind == WEFT_DEP_EXPLICIT;
+}
+
+/* The cross-stream / explicit waits of every item's op on other ops. */
+static GArray *
+record_deps (WeftEditSession *self, Action *a)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (DepRec));
+  WeftSolverDep buf[32];
+
+  for (guint i = 0; i < a->items->len; i++)
+    {
+      const Item *it = &g_array_index (a->items, Item, i);
+      guint n = weft_solver_preds (self->solver, it->rank_index, it->event, buf, G_N_ELEMENTS (buf));
+      WeftSolverDep *deps = buf;
+      g_autofree WeftSolverDep *big = NULL;
+
+      if (n > G_N_ELEMENTS (buf))
+        {
+          big = g_new (WeftSolverDep, n);
+          n = weft_solver_preds (self->solver, it->rank_index, it->event, big, n);
+          deps = big;
+        }
+      for (guint k = 0; k < n; k++)
+        if (is_wait_kind (deps[k].kind) && weft_solver_is_node (self->solver, deps[k].rank_index, deps[k].event))
+          {
+            DepRec d = { i, deps[k].rank_index, deps[k].event, deps[k].gap };
+            g_array_append_val (out, d);
+          }
+    }
+  return out;
+}
+
+/* Makes the waits of every item's op what target says (after the moves). */
+static void
+restore_deps (WeftEditSession *self, Action *a, GArray *target)
+{
+  g_autoptr (GArray) now = record_deps (self, a);
+
+  for (guint i = 0; i < now->len; i++)
+    {
+      const DepRec *c = &g_array_index (now, DepRec, i);
+      const Item *it = &g_array_index (a->items, Item, c->item);
+      gboolean keep = FALSE;
+      for (guint j = 0; j < target->len && !keep; j++)
+        {
+          const DepRec *t = &g_array_index (target, DepRec, j);
+          keep = t->item == c->item && t->rank_index == c->rank_index && t->event == c->event && t->gap == c->gap;
+        }
+      if (!keep)
+        weft_solver_remove_dependency (self->solver, c->rank_index, c->event, it->rank_index, it->event);
+    }
+  for (guint j = 0; j < target->len; j++)
+    {
+      const DepRec *t = &g_array_index (target, DepRec, j);
+      const Item *it = &g_array_index (a->items, Item, t->item);
+      gboolean have = FALSE;
+      for (guint i = 0; i < now->len && !have; i++)
+        {
+          const DepRec *c = &g_array_index (now, DepRec, i);
+          have = t->item == c->item && t->rank_index == c->rank_index && t->event == c->event && t->gap == c->gap;
+        }
+      if (!have)
+        {
+          g_autoptr (GError) e = NULL;
+          if (!weft_solver_add_dependency (self->solver, t->rank_index, t->event, it->rank_index, it->event, t->gap, &e))
+            g_warning ("edit: rolling back a wait of a moved op: %s", e->message);
+        }
+    }
+}
+
+static gboolean
 position_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
 {
   guint n = a->items->len;
   g_autofree WeftSolverMove *moves = g_new0 (WeftSolverMove, MAX (n, 1));
+  GArray *target = undo ? a->deps_before : a->deps_after;
+  gboolean ok;
 
   for (guint k = 0; k < n; k++)
     {
@@ -135,7 +230,12 @@ position_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
       moves[k].lane = undo ? it->old_lane : it->new_lane;
       moves[k].position = undo ? it->old_pos : it->new_pos;
     }
-  return weft_solver_move_many (self->solver, moves, n, error);
+  weft_solver_begin_batch (self->solver);
+  ok = weft_solver_move_many (self->solver, moves, n, error);
+  if (ok && target != NULL)
+    restore_deps (self, a, target);
+  weft_solver_end_batch (self->solver);
+  return ok;
 }
 
 /* All items forward (in order) or backward (reverse order); all or nothing. */
@@ -231,6 +331,12 @@ history_merge (gpointer user_data, guint tag, gpointer prev, gpointer next)
       x->new_v = y->new_v;
       x->new_lane = y->new_lane;
       x->new_pos = y->new_pos;
+    }
+  if (tag == WEFT_EDIT_POSITION)
+    {
+      if (p->deps_after != NULL)
+        g_array_free (p->deps_after, TRUE);
+      p->deps_after = g_steal_pointer (&n->deps_after);
     }
   return TRUE;
 }
@@ -861,7 +967,15 @@ move_refs_to_lanes (WeftEditSession *self, GArray *refs, const guint32 *lanes, c
       action_free (a);
       return TRUE;
     }
-  return run_and_commit (self, a, error);
+  a->deps_before = record_deps (self, a);
+  if (!action_apply (self, a, FALSE, error))
+    {
+      action_free (a);
+      return FALSE;
+    }
+  a->deps_after = record_deps (self, a);
+  commit (self, a);
+  return TRUE;
 }
 
 static gboolean
@@ -1911,6 +2025,23 @@ action_log (WeftEditSession *self, Action *a, json_object *out)
         json_object_array_add (out, json_object_get (json_object_array_get_idx (a->log, i)));
       return;
     }
+  if (a->tag == WEFT_EDIT_POSITION && a->items->len > 1)
+    {
+      /* moves checked together must be replayed together: one entry */
+      json_object *moves = json_object_new_array ();
+      json_object *o = json_object_new_object ();
+      for (guint i = 0; i < a->items->len; i++)
+        {
+          json_object *one;
+          item_log (self, a->tag, &g_array_index (a->items, Item, i), moves);
+          one = json_object_array_get_idx (moves, i);
+          json_object_object_del (one, "op");
+        }
+      json_object_object_add (o, "op", json_object_new_string ("move_to_position"));
+      json_object_object_add (o, "moves", moves);
+      json_object_array_add (out, o);
+      return;
+    }
   for (guint i = 0; i < a->items->len; i++)
     item_log (self, a->tag, &g_array_index (a->items, Item, i), out);
 }
@@ -2672,9 +2803,62 @@ script_move_stream (WeftEditSession *self, json_object *op, GError **error)
   return move_refs_to_lanes (self, refs, lanes, times, NULL, error);
 }
 
+/* {"op": "move_to_position", "moves": [{rank, event, name, device, stream,
+ * position}, ...]}: several moves checked for cycles together (the log's
+ * form of a collective moved on every rank at once). */
+static gboolean
+script_move_many (WeftEditSession *self, json_object *moves, GError **error)
+{
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autofree guint32 *lanes = NULL;
+  g_autofree guint *positions = NULL;
+  size_t n;
+
+  if (!json_object_is_type (moves, json_type_array) || (n = json_object_array_length (moves)) == 0 || n > 1u << 24)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"moves\" must be a non-empty list");
+      return FALSE;
+    }
+  lanes = g_new (guint32, n);
+  positions = g_new (guint, n);
+  for (size_t i = 0; i < n; i++)
+    {
+      json_object *m = json_object_array_get_idx (moves, i);
+      WeftOpRef ref;
+      gint64 position, stream, device = -1;
+      if (!json_object_is_type (m, json_type_object))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"moves\" entries must be objects");
+          return FALSE;
+        }
+      if (!explicit_ref (self, m, "rank", "event", &ref, error) || !check_op (self, ref, error))
+        return FALSE;
+      if (!json_get_int (m, "position", &position) || position < 0 || position > G_MAXINT ||
+          !json_get_int (m, "stream", &stream))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "a move needs integer \"stream\" and \"position\" >= 0");
+          return FALSE;
+        }
+      if (json_object_object_get_ex (m, "device", NULL) && !json_get_int (m, "device", &device))
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
+          return FALSE;
+        }
+      lanes[i] = stream_lane (self, ref.rank_index, device >= 0 ? (int) MIN (device, G_MAXINT) : -1, stream);
+      positions[i] = (guint) position;
+      g_array_append_val (refs, ref);
+    }
+  return move_refs_to_lanes (self, refs, lanes, NULL, positions, error);
+}
+
 static gboolean
 script_move_to_position (WeftEditSession *self, json_object *op, gboolean reorder, GError **error)
 {
+  json_object *moves;
+
+  if (!reorder && json_object_object_get_ex (op, "moves", &moves))
+    return script_move_many (self, moves, error);
+
   g_autoptr (GArray) refs = NULL;
   gint64 position, stream, device = -1;
   guint32 lane;

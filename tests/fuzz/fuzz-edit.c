@@ -1,0 +1,220 @@
+/* fuzz-edit.c: libFuzzer target for edit scripts (weft-cli edit, the edit
+ * log replayed from a recovery file).
+ *
+ * Each input is parsed as JSON and applied as a script to a fresh edit
+ * session on a small 2-rank trace (the one tests/test-edit.c describes).
+ * Whatever the script, three invariants must hold:
+ *   1. applying never crashes, leaks, overflows or hangs, and a refused op
+ *      is rolled back cleanly (a "rolling back" warning is a bug);
+ *   2. the edit log of what was applied replays on another fresh session
+ *      to exactly the same schedule (every op's start, end, stream and
+ *      position);
+ *   3. undoing every entry gives back exactly the schedule as loaded.
+ * Build and run (clang):
+ *   CC=clang cmake -S . -B build-fuzz -DWEFT_FUZZ=ON -DWEFT_BUILD_APP=OFF
+ *   make -C build-fuzz fuzz-edit
+ *   build-fuzz/tests/fuzz/fuzz-edit -max_total_time=120 -max_len=2048 tests/fuzz/seeds-edit */
+#include "config.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/weft-edit.h"
+#include "weft/weft-load.h"
+
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+
+static char *rank_text[2];
+
+static void
+log_handler (const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer user_data)
+{
+  (void) domain;
+  (void) user_data;
+  if (message != NULL && strstr (message, "rolling back") != NULL)
+    {
+      fprintf (stderr, "fuzz-edit: a rollback failed: %s\n", message);
+      abort ();
+    }
+  if (level & (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_ERROR))
+    {
+      fprintf (stderr, "fuzz-edit: %s\n", message ? message : "");
+      abort ();
+    }
+}
+
+static void
+add_kernel (GString *s, const char *name, int stream, double ts, double dur, const char *extra)
+{
+  g_string_append_printf (s,
+                          ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, "
+                          "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"stream\": %d%s%s}}",
+                          name, stream, ts, dur, stream, extra ? ", " : "", extra ? extra : "");
+}
+
+static char *
+make_rank (int rank)
+{
+  GString *s = g_string_new (NULL);
+  const char *pg = "\"dtype\": \"BFloat16\", \"Group size\": 2, \"Process Group Name\": \"0\", "
+                   "\"Process Group Description\": \"default_pg\", \"Process Group Ranks\": \"[0, 1]\"";
+  g_autofree char *ar = g_strdup_printf ("\"Collective name\": \"allreduce\", \"In msg nelems\": 16777216, "
+                                         "\"Out msg nelems\": 16777216, %s, \"Seq\": 1", pg);
+  g_autofree char *rs = g_strdup_printf ("\"Collective name\": \"reduce_scatter_tensor_coalesced\", "
+                                         "\"In msg nelems\": 8388608, \"Out msg nelems\": 8388608, %s, \"Seq\": 2", pg);
+  g_autofree char *ag = g_strdup_printf ("\"Collective name\": \"_allgather_base\", \"In msg nelems\": 8388608, "
+                                         "\"Out msg nelems\": 8388608, %s, \"Seq\": 3", pg);
+
+  g_string_append_printf (s, "{\"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": 2}, "
+                             "\"baseTimeNanoseconds\": 1767225600000000000, \"traceEvents\": [\n"
+                             "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 0, \"tid\": 7, \"args\": {\"name\": \"stream 7 \"}}",
+                          rank);
+  add_kernel (s, "sm90_xmma_gemm_bf16bf16_bf16f32_a", 7, 10.0, rank == 0 ? 100.0 : 95.0, NULL);
+  add_kernel (s, "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 7, rank == 0 ? 110.0 : 105.0, rank == 0 ? 50.0 : 55.0, ar);
+  add_kernel (s, "void at::native::vectorized_elementwise_kernel<4>", 7, 160.0, 100.0, NULL);
+  add_kernel (s, "sm90_xmma_gemm_bf16bf16_bf16f32_b", 7, 260.0, 50.0, NULL);
+  add_kernel (s, "ncclDevKernel_ReduceScatter_Sum_bf16_RING_LL", 7, 310.0, 20.0, rs);
+  add_kernel (s, "ncclDevKernel_AllGather_RING_LL", 20, 400.0, 20.0, ag);
+  g_string_append (s, "\n]}\n");
+  return g_string_free (s, FALSE);
+}
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  (void) argc;
+  (void) argv;
+  g_log_set_default_handler (log_handler, NULL);
+  g_setenv ("XDG_CACHE_HOME", "/nonexistent-weft-fuzz", TRUE);
+  for (int r = 0; r < 2; r++)
+    rank_text[r] = make_rank (r);
+  return 0;
+}
+
+static WeftEditSession *
+new_session (void)
+{
+  WeftTrace *trace = weft_trace_new ();
+  WeftEditSession *s;
+  GError *error = NULL;
+
+  for (int r = 0; r < 2; r++)
+    {
+      char name[32];
+      WeftRank *rank;
+      g_snprintf (name, sizeof name, "rank%d_trace.json", r);
+      rank = weft_rank_load_buffer (name, rank_text[r], strlen (rank_text[r]), NULL, &error);
+      if (rank == NULL)
+        {
+          fprintf (stderr, "fuzz-edit: the built-in trace does not load: %s\n", error->message);
+          abort ();
+        }
+      weft_trace_add_rank (trace, rank);
+    }
+  weft_trace_index (trace);
+  s = weft_edit_session_new (trace, NULL, &error);
+  if (s == NULL)
+    {
+      fprintf (stderr, "fuzz-edit: no session: %s\n", error->message);
+      abort ();
+    }
+  return s;
+}
+
+/* start, end, stream, position of every live op */
+static GArray *
+snapshot (WeftEditSession *s)
+{
+  WeftTrace *trace = weft_edit_session_get_trace (s);
+  WeftSolver *solver = weft_edit_session_get_solver (s);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (guint32 e = 0; e < rank->events->len; e++)
+        {
+          gint64 v[6];
+          if (!weft_solver_is_node (solver, r, e))
+            continue;
+          v[0] = ((gint64) r << 32) | e;
+          v[1] = weft_solver_start (solver, r, e);
+          v[2] = weft_solver_end (solver, r, e);
+          v[3] = weft_rank_lane (rank, weft_solver_op_lane (solver, r, e))->tid;
+          v[4] = weft_rank_lane (rank, weft_solver_op_lane (solver, r, e))->pid;
+          v[5] = weft_solver_op_position (solver, r, e);
+          g_array_append_vals (out, v, 6);
+        }
+    }
+  return out;
+}
+
+static void
+expect_same (GArray *a, GArray *b, const char *what)
+{
+  if (a->len != b->len || (a->len > 0 && memcmp (a->data, b->data, a->len * sizeof (gint64)) != 0))
+    {
+      fprintf (stderr, "fuzz-edit: %s: the schedule differs\n", what);
+      abort ();
+    }
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  json_tokener *tok;
+  json_object *script;
+  WeftEditSession *s, *s2;
+  GArray *loaded, *done, *replayed, *undone;
+  json_object *log;
+  GError *error = NULL;
+
+  if (size > 1 << 16)
+    return 0;
+  tok = json_tokener_new_ex (32);
+  script = json_tokener_parse_ex (tok, (const char *) data, (int) size);
+  json_tokener_free (tok);
+  if (script == NULL)
+    return 0;
+
+  s = new_session ();
+  loaded = snapshot (s);
+  weft_edit_session_apply_script (s, script, "fuzz", NULL, &error);
+  g_clear_error (&error);
+  json_object_put (script);
+  done = snapshot (s);
+
+  /* 2: the log replays to the same schedule */
+  log = weft_edit_session_log (s);
+  s2 = new_session ();
+  if (!weft_edit_session_apply_script (s2, log, "log", NULL, &error))
+    {
+      fprintf (stderr, "fuzz-edit: the edit log does not replay: %s\n%s\n", error->message,
+               json_object_to_json_string (log));
+      abort ();
+    }
+  replayed = snapshot (s2);
+  expect_same (done, replayed, "replayed log");
+  json_object_put (log);
+
+  /* 3: undo everything */
+  while (weft_edit_session_can_undo (s))
+    if (!weft_edit_session_undo (s, &error))
+      {
+        fprintf (stderr, "fuzz-edit: undo failed: %s\n", error->message);
+        abort ();
+      }
+  undone = snapshot (s);
+  expect_same (loaded, undone, "after undoing everything");
+
+  g_array_free (loaded, TRUE);
+  g_array_free (done, TRUE);
+  g_array_free (replayed, TRUE);
+  g_array_free (undone, TRUE);
+  weft_edit_session_free (s);
+  weft_edit_session_free (s2);
+  return 0;
+}
