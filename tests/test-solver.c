@@ -456,6 +456,43 @@ test_sync_shifts_cpu (void)
   g_assert_cmpint (weft_rank_event (rank, launch2)->ts + weft_trace_rank_offset (trace, rank), ==, l2 - 50 * US);
 }
 
+/* Two syncs on the thread: K1, sync (5..111), K2 launched at 115 (125..135),
+ * sync (120..136) waiting for K2, K3 launched at 140 (150..200). When K1
+ * is 50 us shorter, both syncs return 50 us earlier and so does K3: the
+ * second sync's CPU floor moves with the first (it is not pinned at its
+ * observed call time). */
+static const GenOp sync2_ops[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },
+  { 7, ELEM, 125, 10, 115, FALSE, 0 },
+  { 7, GEMM, 150, 50, 140, FALSE, 0 },
+};
+static const char sync2_extra[] =
+  "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 100, \"tid\": 100, "
+  "\"ts\": 5.000, \"dur\": 106.000, \"args\": {\"cbid\": 131, \"correlation\": 3000}},\n"
+  "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 100, \"tid\": 100, "
+  "\"ts\": 120.000, \"dur\": 16.000, \"args\": {\"cbid\": 131, \"correlation\": 3001}}";
+
+static void
+test_two_syncs_shift (void)
+{
+  const GenOp *ops[] = { sync2_ops };
+  guint n[] = { 3 };
+  const char *extra[] = { sync2_extra };
+  g_autoptr (WeftTrace) trace = gen_trace_extra ("sync2", 1, ops, n, extra);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 k1 = find_named (trace, 0, GEMM, 0), k3 = find_named (trace, 0, GEMM, 1);
+  gint64 k3_start = weft_solver_start (solver, 0, k3);
+  WeftSolverStats st;
+
+  weft_solver_stats (solver, &st);
+  g_assert_cmpuint (st.n_syncs, ==, 2);
+  g_assert_true (weft_solver_set_duration (solver, 0, k1, 50 * US, &error));
+  g_assert_cmpint (weft_solver_start (solver, 0, k3), ==, k3_start - 50 * US);
+  g_assert_true (weft_solver_set_duration (solver, 0, k1, 130 * US, &error));
+  g_assert_cmpint (weft_solver_start (solver, 0, k3), ==, k3_start + 30 * US);
+}
+
 static void
 test_insert_remove_restore (void)
 {
@@ -1218,6 +1255,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/move-allreduce-to-own-stream", test_move_allreduce_to_own_stream);
   g_test_add_func ("/solver/reversed-collectives-refused", test_reversed_collectives_refused);
   g_test_add_func ("/solver/sync-shifts-cpu", test_sync_shifts_cpu);
+  g_test_add_func ("/solver/two-syncs-shift", test_two_syncs_shift);
   g_test_add_func ("/solver/insert-remove-restore", test_insert_remove_restore);
   g_test_add_func ("/solver/scale-and-min-start", test_scale_and_min_start);
   g_test_add_func ("/solver/insert-collective", test_insert_collective);

@@ -974,8 +974,8 @@ calibrate_node (WeftSolver *self, guint32 v)
 
   if (n->release_kind == WEFT_DEP_LAUNCH && n->kind == NODE_OP && n->launch_time != G_MININT64)
     c[nc++] = (Cand) { n->launch_time, rs->typ_launch, -1 };
-  else if (n->release_kind == WEFT_DEP_LAUNCH && n->kind == NODE_SYNC)
-    c[nc++] = (Cand) { n->obs_start, 0, -1 };
+  else if (n->release_kind == WEFT_DEP_LAUNCH && n->kind == NODE_SYNC && n->release != G_MININT64)
+    c[nc++] = (Cand) { n->obs_start, 0, -1 }; /* the thread's first sync: its CPU floor is fixed */
   if (n->kind == NODE_OP)
     {
       guint32 p = _weft_solver_stream_prev (self, v);
