@@ -1418,6 +1418,22 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.cat_of_id = g_byte_array_new ();
   S.scratch = g_string_new (NULL);
 
+  /* Reserve the event records from the file size (about one event per
+   * 256 bytes of JSON, compressed files ~8x smaller): growing by doubling
+   * would copy the array and briefly hold both copies. Reserved but
+   * unused capacity is never touched, so it costs address space, not
+   * memory. */
+  if (rank->events->len == 0 && weft_reader_raw_size (reader) > 0)
+    {
+      guint64 json_guess = weft_reader_raw_size (reader);
+      guint64 n;
+      if (weft_reader_get_format (reader) != WEFT_READER_PLAIN)
+        json_guess *= 8;
+      n = MIN (json_guess / 256 + 16, (guint64) 1 << 22); /* at most 370 MB of address space */
+      g_array_set_size (rank->events, (guint) n);
+      g_array_set_size (rank->events, 0);
+    }
+
   ok = scan_root (&S);
 
   if (result != NULL)
