@@ -106,6 +106,42 @@ first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint6
         }
       return lo;
     }
+  /* Solved times asked for directly (a drag): guess the index from the
+   * packed observed times under the local shift (edits move runs of ops by
+   * the same amount), and check the guess with two lookups; search only
+   * when it is wrong. */
+  if (dr->ts != NULL && lo < n)
+    {
+      gint64 b0, e0, b, e;
+      gint64 tf;
+      guint g, glo = lo, ghi = n;
+      weft_rank_times_get (rt, idx[lo], &b0, &e0);
+      if (b0 >= t)
+        return lo;
+      tf = t - (b0 - dr->ts[lo]);
+      while (glo < ghi)
+        {
+          guint mid = glo + (ghi - glo) / 2;
+          if (dr->ts[mid] < tf)
+            glo = mid + 1;
+          else
+            ghi = mid;
+        }
+      g = glo;
+      if (g > lo)
+        {
+          weft_rank_times_get (rt, idx[g - 1], &b, &e);
+          if (b < t)
+            {
+              if (g >= n)
+                return g;
+              weft_rank_times_get (rt, idx[g], &b, &e);
+              if (b >= t)
+                return g;
+              lo = g; /* the answer is further on */
+            }
+        }
+    }
   while (lo < n)
     {
       guint probe = lo + step - 1;
