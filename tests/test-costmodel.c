@@ -189,6 +189,23 @@ test_fit_composed (void)
       g_assert_cmpfloat (f->mean_rel_error, <, 0.03);
     }
   g_assert_true (seen_ag);
+
+  /* the only all-reduce is the 4-byte grad-norm one: its latency is
+   * measurable, its bandwidth is not; a large all-reduce estimated from
+   * that fit must stay close to the fabric default, not explode */
+  {
+    g_autoptr (WeftCostModel) dflt = weft_cost_model_new (&p.hw);
+    int node0[8] = { 0, 1, 2, 3, 4, 5, 6, 7 };
+    const WeftCostFit *fit = NULL;
+    gint64 big = G_GINT64_CONSTANT (1) << 30;
+    gint64 t = weft_cost_model_estimate (cm, WEFT_COLL_ALL_REDUCE, big, node0, 8, &fit);
+    gint64 d = weft_cost_model_estimate (dflt, WEFT_COLL_ALL_REDUCE, big, node0, 8, NULL);
+
+    g_assert_cmpuint (fit->n_samples, ==, 1);
+    g_assert_cmpfloat (fit->bus_bw, ==, p.hw.nvlink_bus_bw);
+    g_assert_cmpint (t, >, d / 2);
+    g_assert_cmpint (t, <, d * 2);
+  }
 }
 
 int

@@ -385,6 +385,9 @@ fit_line (const WeftCostModel *self, GArray *samples, GArray *sel, WeftFabric fa
       xmax = MAX (xmax, x);
     }
   den = sw * sxx - sx * sx;
+  b = 0;
+  a = 0;
+  /* Bandwidth is only measurable from samples of different sizes */
   if (sel->len >= 2 && xmax > xmin * 1.05 && den > 0)
     {
       b = (sw * sxt - sx * st) / den;
@@ -395,23 +398,20 @@ fit_line (const WeftCostModel *self, GArray *samples, GArray *sel, WeftFabric fa
           b = sxx > 0 ? sxt / sxx : 0;
         }
     }
-  else
+  /* Otherwise, or when the slope says nothing (not positive, a bandwidth
+   * outside 1/200..20x the fabric's default, or a transfer term under 10 %
+   * of the latency even for the largest sample: noise), keep the fabric's
+   * default busBW and fit the latency alone: weighted mean of t - x/busBW. */
+  if (b <= 0 || 1.0 / b > 20.0 * self->defaults[fabric].bus_bw || 1.0 / b < self->defaults[fabric].bus_bw / 200.0
+      || b * xmax < 0.1 * a)
     {
-      /* one size: keep the default alpha (capped by half the smallest time) */
-      double tmin = G_MAXDOUBLE;
-      for (guint i = 0; i < sel->len; i++)
-        tmin = MIN (tmin, (double) g_array_index (samples, WeftCostSample, g_array_index (sel, guint, i)).observed_ns);
-      a = MIN ((double) self->defaults[fabric].alpha_ns, tmin * 0.5);
-      b = sx > 0 ? (st - sw * a) / sx : 0;
-    }
-  if (b <= 0)
-    {
-      /* time does not grow with size: all latency */
-      a = sw > 0 ? st / sw : 0;
-      b = 0;
+      b = 1.0 / self->defaults[fabric].bus_bw;
+      a = sw > 0 ? (st - b * sx) / sw : 0;
+      if (a < 0)
+        a = 0;
     }
   fit->alpha_ns = (gint64) llround (a);
-  fit->bus_bw = b > 0 ? 1.0 / b : G_MAXDOUBLE;
+  fit->bus_bw = 1.0 / b;
   fit->n_samples = sel->len;
 
   {
