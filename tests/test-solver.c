@@ -1185,17 +1185,49 @@ replay_one (const char *relative)
         }
       g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
       g_assert_cmpfloat (ABS ((double) (m.step_time - (hi - lo))), <=, 0.005 * (double) (hi - lo));
-      /* per ProfilerStep */
+      /* per ProfilerStep: the observed span of the ops of the step (an op
+       * belongs to ProfilerStep#N when its launch starts inside the step's
+       * annotation on its rank; an op without a launch, when it starts after
+       * the latest step start before it), read from the model here */
       {
         g_autoptr (GArray) steps = weft_solver_steps (solver);
         for (guint k = 0; k < steps->len; k++)
           {
             int step = g_array_index (steps, int, k);
-            WeftMetrics base;
-            if (!weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &m))
-              continue;
-            g_assert_true (weft_solver_baseline_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &base));
-            g_assert_cmpint (m.step_time, ==, base.step_time);
+            gint64 slo = G_MAXINT64, shi = G_MININT64;
+            for (guint r = 0; r < trace->ranks->len; r++)
+              {
+                WeftRank *rank = weft_trace_rank (trace, r);
+                gint64 off = weft_trace_rank_offset (trace, rank);
+                for (guint i = 0; i < rank->events->len; i++)
+                  {
+                    WeftEvent *ev = weft_rank_event (rank, i);
+                    gint64 t;
+                    int in_step = G_MININT;
+                    if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->ph != WEFT_PH_X)
+                      continue;
+                    t = ev->link != WEFT_NONE ? weft_rank_event (rank, ev->link)->ts : ev->ts;
+                    for (guint q = 0; q < rank->steps->len; q++)
+                      {
+                        const WeftStep *st = &g_array_index (rank->steps, WeftStep, q);
+                        if (st->begin <= t && (t < st->end || ev->link == WEFT_NONE))
+                          in_step = st->number; /* steps sorted by begin: the last one wins */
+                      }
+                    if (in_step != step)
+                      continue;
+                    slo = MIN (slo, ev->ts + off);
+                    shi = MAX (shi, weft_event_end (ev) + off);
+                  }
+              }
+            if (slo > shi)
+              {
+                g_assert_false (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &m));
+                continue;
+              }
+            g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &m));
+            g_assert_cmpfloat (ABS ((double) (m.step_time - (shi - slo))), <=, 0.005 * (double) (shi - slo));
+            g_test_message ("%s: ProfilerStep#%d: step time %.1f us (observed %.1f us)", relative, step,
+                            m.step_time / 1e3, (shi - slo) / 1e3);
           }
       }
     }
