@@ -48,7 +48,12 @@ static void
 reset (WeftInspector *self, const char *title)
 {
   GtkWidget *child;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
 
+  /* Do not leave the focus on a widget that goes away (the edit entries). */
+  if (focus != NULL && gtk_widget_is_ancestor (focus, self->box))
+    gtk_root_set_focus (root, NULL);
   while ((child = gtk_widget_get_first_child (self->box)) != NULL)
     gtk_box_remove (GTK_BOX (self->box), child);
   g_free (self->title);
@@ -789,6 +794,9 @@ weft_inspector_init (WeftInspector *self)
   gtk_widget_set_margin_top (self->box, 12);
   gtk_widget_set_margin_bottom (self->box, 12);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scrolled), self->box);
+  if (GTK_IS_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (self->scrolled))))
+    gtk_viewport_set_scroll_to_focus (GTK_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (self->scrolled))),
+                                      FALSE);
   gtk_widget_set_size_request (GTK_WIDGET (self), 280, -1);
 }
 
