@@ -444,11 +444,24 @@ paint_steps (Paint *p, WeftRank *rank, gint64 offset, double y0, double y1)
 }
 
 static void
+flush_glyphs (cairo_t *cr, cairo_scaled_font_t *font, GArray *glyphs)
+{
+  if (font != NULL && glyphs->len > 0)
+    {
+      cairo_set_scaled_font (cr, font);
+      cairo_show_glyphs (cr, (const cairo_glyph_t *) (void *) glyphs->data, (int) glyphs->len);
+    }
+  g_array_set_size (glyphs, 0);
+}
+
+/* Labels in two passes (dark text, light text); glyphs of one font are
+ * gathered and shown with a single cairo_show_glyphs per pass. */
+static void
 paint_labels (Paint *p)
 {
   cairo_t *cr = p->cr;
   WeftRgba dark_text = { 0.08, 0.08, 0.1, 1 }, light_text = { 1, 1, 1, 1 };
-  cairo_glyph_t buf[256];
+  GArray *glyphs = g_array_sized_new (FALSE, FALSE, sizeof (cairo_glyph_t), 1024);
 
   for (int pass = 0; pass < 2; pass++)
     {
@@ -467,21 +480,19 @@ paint_labels (Paint *p)
               /* the glyphs that fit, shifted to the box */
               double avail = l->w - 4.0;
               int n = 0;
-              while (n < g->n && n < (int) G_N_ELEMENTS (buf) && g->right[n] <= avail)
+              if (g->font != current)
                 {
-                  buf[n].index = g->glyphs[n].index;
-                  buf[n].x = g->glyphs[n].x + l->x + 2.0;
-                  buf[n].y = g->glyphs[n].y + l->y + 1.5;
+                  flush_glyphs (cr, current, glyphs);
+                  current = g->font;
+                }
+              while (n < g->n && g->right[n] <= avail)
+                {
+                  cairo_glyph_t cg = { g->glyphs[n].index, g->glyphs[n].x + l->x + 2.0, g->glyphs[n].y + l->y + 1.5 };
+                  g_array_append_val (glyphs, cg);
                   n++;
                 }
               if (n == 0)
                 continue;
-              if (g->font != current)
-                {
-                  cairo_set_scaled_font (cr, g->font);
-                  current = g->font;
-                }
-              cairo_show_glyphs (cr, buf, n);
             }
           else
             {
@@ -495,11 +506,12 @@ paint_labels (Paint *p)
               cairo_move_to (cr, l->x + 2.0, l->y + 1.5);
               pango_cairo_show_layout (cr, pl);
               cairo_restore (cr);
-              current = NULL;
             }
           p->stats.labels++;
         }
+      flush_glyphs (cr, current, glyphs);
     }
+  g_array_free (glyphs, TRUE);
 }
 
 gboolean
