@@ -88,8 +88,8 @@ typedef struct
 void   weft_view_init (WeftView *view, WeftTrace *trace);
 /* Sets span to the whole trace (plus a small margin). */
 void   weft_view_fit_all (WeftView *view, WeftTrace *trace);
-/* Zooms by factor (< 1 zooms in) keeping the time under x fixed; never
- * narrower than 1 us total... it clamps to [100 ns, 1000 s]. */
+/* Zooms by factor (< 1 zooms in) keeping the time under x fixed; the
+ * visible duration is clamped to [100 ns, 1000 s]. */
 void   weft_view_zoom (WeftView *view, double factor, double x);
 /* Pans by dx px (positive: later times). */
 void   weft_view_pan (WeftView *view, double dx);
@@ -110,7 +110,10 @@ static inline gint64
 weft_render_x_to_time (const WeftView *view, double x)
 {
   gint64 d = view->span.end - view->span.begin;
-  return view->span.begin + (view->width > 0 ? (gint64) (x * (double) d / view->width) : 0);
+  double dt = view->width > 0 ? x * (double) d / view->width : 0.0;
+  /* far outside the view: clamped, never an out-of-range conversion */
+  dt = dt < -4e18 ? -4e18 : dt > 4e18 ? 4e18 : dt;
+  return view->span.begin + (gint64) dt;
 }
 
 /* ---- solved times (optional) ---------------------------------------------------- */

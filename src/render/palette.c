@@ -291,7 +291,7 @@ weft_view_zoom (WeftView *view, double factor, double x)
 {
   gint64 t = weft_render_x_to_time (view, x);
   double d = (double) (view->span.end - view->span.begin) * factor;
-  double frac = view->width > 0 ? x / view->width : 0.5;
+  double frac = view->width > 0 ? CLAMP (x / view->width, 0.0, 1.0) : 0.5;
 
   d = CLAMP (d, 100.0, 1e12);
   view->span.begin = t - (gint64) (d * frac);
