@@ -94,6 +94,7 @@ expect_rc 2 "$W" render "$S" --out "$T/x.png" --ranks 40-41     # not in the tra
 grep -q "ranks" "$T/err" || fail "no-rank message does not mention ranks: $(cat "$T/err")"
 expect_rc 2 "$W" render "$S" --out "$T/x.png" --width 10
 expect_rc 2 "$W" render "$S" --out "$T/x.png" --height 5
+expect_rc 2 "$W" render "$S" --out "$T/x.png" --width 32000 --height 32000   # 1 Gpx
 expect_rc 2 "$W" render "$T/does-not-exist" --out "$T/x.png"
 printf '{"traceEvents": [' > "$T/bad.json"
 expect_rc 2 "$W" render "$T/bad.json" --out "$T/x.png"

@@ -160,6 +160,16 @@ weft_render_to_file (WeftTrace *trace, const WeftRenderFileOptions *options, con
       total_h = body_h + WEFT_RENDER_RULER_HEIGHT + LEGEND_HEIGHT;
     }
   view.height = body_h;
+  if (fmt == FMT_PNG && total_w * total_h > 100e6)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "%s: a %.0fx%.0f picture is over 100 megapixels; use a smaller --width / --height, fewer "
+                   "--ranks, or SVG/PDF",
+                   path, total_w, total_h);
+      weft_layout_free (layout);
+      weft_view_clear (&view);
+      return FALSE;
+    }
 
   switch (fmt)
     {
