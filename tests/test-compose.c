@@ -248,6 +248,27 @@ check_loader (const WeftComposeParams *p, guint expect_instances)
               prev = weft_event_end (ev);
             }
         }
+      /* CPU slices nest properly (Perfetto drops partial overlaps) */
+      for (guint li = 0; li < rank->lanes->len; li++)
+        {
+          WeftLane *l = weft_rank_lane (rank, li);
+          gint64 stack[128];
+          guint depth = 0;
+          if (l->kind != WEFT_LANE_CPU)
+            continue;
+          for (guint j = 0; j < l->events->len; j++)
+            {
+              WeftEvent *ev = weft_rank_event (rank, g_array_index (l->events, guint32, j));
+              if (ev->ph != WEFT_PH_X)
+                continue;
+              while (depth > 0 && ev->ts >= stack[depth - 1])
+                depth--;
+              if (depth > 0)
+                g_assert_cmpint (weft_event_end (ev), <=, stack[depth - 1]);
+              g_assert_cmpuint (depth, <, G_N_ELEMENTS (stack));
+              stack[depth++] = weft_event_end (ev);
+            }
+        }
       /* every collective found from its args and matched */
       for (guint i = 0; i < rank->collectives->len; i++)
         {
