@@ -112,7 +112,7 @@ gboolean  weft_compose_params_set_hardware (WeftComposeParams *params,
 gboolean  weft_compose_parse_strategies (const char *text,
                                          guint      *strategies,
                                          GError    **error);
-/* "fsdp+tp" style name of the flags (static buffer-free: caller frees). */
+/* "fsdp+tp" style name of the flags; the caller frees it. */
 char     *weft_compose_strategies_to_string (guint strategies);
 
 /* Checks the parameters (degrees, divisibility, <= 64 ranks, ...). */
