@@ -795,12 +795,12 @@ outline_event (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLa
 static void
 arrow (cairo_t *cr, double x0, double y0, double x1, double y1)
 {
-  double a = atan2 (y1 - y0, x1 - x0);
+  /* an S-curve that ends vertically, so the head points straight at the op */
   double my = (y0 + y1) / 2;
+  double a = y1 >= y0 ? G_PI / 2 : -G_PI / 2;
   cairo_move_to (cr, x0, y0);
   cairo_curve_to (cr, x0, my, x1, my, x1, y1);
   cairo_stroke (cr);
-  a = y1 >= y0 ? G_PI / 2 : -G_PI / 2;
   cairo_move_to (cr, x1, y1);
   cairo_line_to (cr, x1 - 6 * cos (a - 0.45), y1 - 6 * sin (a - 0.45));
   cairo_line_to (cr, x1 - 6 * cos (a + 0.45), y1 - 6 * sin (a + 0.45));
