@@ -124,6 +124,7 @@ enum
 enum
 {
   SIGNAL_EDIT_ERROR,         /* an edit was refused: (what, message) */
+  SIGNAL_PALETTE_DROP,       /* a palette item dropped on a GPU lane: (payload, rank_index, lane, time) */
   SIGNAL_VIEW_CHANGED,       /* visible range or vertical scroll */
   SIGNAL_SELECTION_CHANGED,  /* selected event or range */
   SIGNAL_LAYOUT_CHANGED,     /* groups collapsed / expanded */
@@ -895,6 +896,36 @@ action_delete (GtkWidget *widget, const char *name, GVariant *param)
   selection_changed (self);
 }
 
+/* A palette item (a string payload) dropped on the body: on a GPU lane it
+ * becomes an insert at the time under the pointer. */
+static gboolean
+drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, WeftTimelineView *self)
+{
+  const char *payload;
+  graphene_rect_t r;
+  int row_idx;
+  const WeftLayoutRow *row;
+
+  if (!G_VALUE_HOLDS_STRING (value) || self->layout == NULL || self->session == NULL || !in_body (self, x, y))
+    return FALSE;
+  payload = g_value_get_string (value);
+  if (payload == NULL || !g_str_has_prefix (payload, "weft-palette:"))
+    return FALSE;
+  body_rect (self, &r);
+  sync_view_size (self);
+  row_idx = gpu_row_at (self, y - r.origin.y);
+  if (row_idx < 0)
+    {
+      GError e = { WEFT_ERROR, WEFT_ERROR_INVALID, (char *) "Drop it on a GPU stream lane." };
+      edit_error (self, "Nothing was inserted", &e);
+      return FALSE;
+    }
+  row = weft_layout_get_row (self->layout, row_idx);
+  g_signal_emit (self, signals[SIGNAL_PALETTE_DROP], 0, payload, row->rank_index, row->lane,
+                 weft_render_x_to_time (&self->view, x - r.origin.x));
+  return TRUE;
+}
+
 /* ---- input ------------------------------------------------------------------------------- */
 
 static void
@@ -1489,6 +1520,9 @@ weft_timeline_view_class_init (WeftTimelineViewClass *klass)
 
   signals[SIGNAL_EDIT_ERROR] = g_signal_new ("edit-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                              NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_PALETTE_DROP] = g_signal_new ("palette-drop", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
+                                               NULL, NULL, G_TYPE_NONE, 4, G_TYPE_STRING, G_TYPE_UINT, G_TYPE_UINT,
+                                               G_TYPE_INT64);
   signals[SIGNAL_VIEW_CHANGED] = g_signal_new ("view-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                                NULL, NULL, G_TYPE_NONE, 0);
   signals[SIGNAL_SELECTION_CHANGED] = g_signal_new ("selection-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
@@ -1581,6 +1615,11 @@ weft_timeline_view_init (WeftTimelineView *self)
   g_signal_connect (scroll, "scroll", G_CALLBACK (scroll_cb), self);
   gtk_widget_add_controller (widget, scroll);
 
+  {
+    GtkDropTarget *drop = gtk_drop_target_new (G_TYPE_STRING, GDK_ACTION_COPY);
+    g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
+    gtk_widget_add_controller (widget, GTK_EVENT_CONTROLLER (drop));
+  }
   drag = gtk_gesture_drag_new ();
   self->drag_gesture = drag;
   self->drag_target_row = -1;

@@ -29,6 +29,7 @@
 #include "weft-app-util.h"
 #include "weft-inspector.h"
 #include "weft-metrics-bar.h"
+#include "weft-palette.h"
 #include "weft-rank-breakdown.h"
 #include "weft-timeline-view.h"
 #include "weft-window.h"
@@ -161,6 +162,8 @@ struct _WeftWindow
   GtkWidget *view;
   GtkWidget *side;
   GtkWidget *inspector;
+  GtkWidget *palette;
+  GtkWidget *side_stack;
   GtkWidget *breakdown;
 
   /* document: the edit session owns the trace and the solver; without
@@ -853,6 +856,7 @@ clear_document (WeftWindow *self)
   g_clear_pointer (&self->save_ext, g_free);
   weft_timeline_view_set_session (WEFT_TIMELINE_VIEW (self->view), NULL);
   weft_inspector_set_session (WEFT_INSPECTOR (self->inspector), NULL);
+  weft_palette_set_session (WEFT_PALETTE (self->palette), NULL);
   weft_timeline_view_set_times (WEFT_TIMELINE_VIEW (self->view), NULL, NULL);
   weft_timeline_view_set_trace (WEFT_TIMELINE_VIEW (self->view), NULL);
   weft_inspector_set_trace (WEFT_INSPECTOR (self->inspector), NULL, NULL, 0);
@@ -902,6 +906,7 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
     }
   weft_timeline_view_set_session (view, session);
   weft_inspector_set_session (WEFT_INSPECTOR (self->inspector), session);
+  weft_palette_set_session (WEFT_PALETTE (self->palette), session);
 
   weft_timeline_view_set_dark (view, is_dark (self));
   weft_timeline_view_set_trace (view, trace);
@@ -1613,6 +1618,43 @@ scale_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+static void
+palette_drop_cb (WeftTimelineView *view, const char *payload, guint rank_index, guint lane, gint64 at,
+                 WeftWindow *self)
+{
+  const WeftPaletteKernel *k = weft_palette_lookup_kernel (WEFT_PALETTE (self->palette), payload);
+  const WeftPaletteCollective *c = weft_palette_lookup_collective (WEFT_PALETTE (self->palette), payload);
+  WeftOpRef op = { WEFT_NONE, WEFT_NONE };
+  g_autoptr (GError) error = NULL;
+  gboolean ok = FALSE;
+
+  if (self->session == NULL)
+    return;
+  if (k != NULL)
+    ok = weft_edit_insert_kernel (self->session, rank_index, lane, at, k, k->median_dur, &op, &error);
+  else if (c != NULL)
+    {
+      WeftEditCollSpec spec = { 0 };
+      WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+      spec.type = c->type;
+      spec.bytes = c->median_bytes > 0 ? c->median_bytes : 1 << 20;
+      spec.ranks = c->ranks;
+      spec.n_ranks = c->n_ranks;
+      spec.stream = weft_rank_lane (rank, lane)->tid;
+      spec.at_time = at;
+      spec.pg_name = c->pg_name;
+      spec.dtype = c->dtype;
+      spec.transfer_ns = -1;
+      ok = weft_edit_insert_collective (self->session, &spec, &op, &error);
+    }
+  else
+    return;
+  if (!ok)
+    show_error (self, "Could not insert it there", error->message);
+  else if (op.event != WEFT_NONE)
+    weft_timeline_view_select (view, op.rank_index, op.event);
+}
+
 static const char shortcuts_ui[] =
   "<interface>"
   "<object class='GtkShortcutsWindow' id='shortcuts'><property name='modal'>1</property>"
@@ -1970,6 +2012,7 @@ build_trace_page (WeftWindow *self)
   g_signal_connect (self->view, "search-requested", G_CALLBACK (search_requested_cb), self);
   g_signal_connect (self->view, "first-frame", G_CALLBACK (first_frame_cb), self);
   g_signal_connect (self->view, "edit-error", G_CALLBACK (edit_error_cb), self);
+  g_signal_connect (self->view, "palette-drop", G_CALLBACK (palette_drop_cb), self);
 
   self->inspector = weft_inspector_new ();
   g_signal_connect (self->inspector, "edit-error", G_CALLBACK (edit_error_cb), self);
@@ -1984,9 +2027,22 @@ build_trace_page (WeftWindow *self)
   gtk_widget_set_margin_top (breakdown_box, 8);
   gtk_widget_set_margin_bottom (breakdown_box, 10);
 
-  self->side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  gtk_widget_add_css_class (self->side, "weft-side");
-  gtk_box_append (GTK_BOX (self->side), self->inspector);
+  self->palette = weft_palette_new ();
+  gtk_widget_set_vexpand (self->palette, TRUE);
+  self->side_stack = gtk_stack_new ();
+  gtk_stack_add_titled (GTK_STACK (self->side_stack), self->inspector, "inspector", "Inspector");
+  gtk_stack_add_titled (GTK_STACK (self->side_stack), self->palette, "palette", "Palette");
+  gtk_widget_set_vexpand (self->side_stack, TRUE);
+  {
+    GtkWidget *switcher = gtk_stack_switcher_new ();
+    gtk_stack_switcher_set_stack (GTK_STACK_SWITCHER (switcher), GTK_STACK (self->side_stack));
+    gtk_widget_set_halign (switcher, GTK_ALIGN_CENTER);
+    gtk_widget_set_margin_top (switcher, 6);
+    self->side = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+    gtk_widget_add_css_class (self->side, "weft-side");
+    gtk_box_append (GTK_BOX (self->side), switcher);
+  }
+  gtk_box_append (GTK_BOX (self->side), self->side_stack);
   gtk_box_append (GTK_BOX (self->side), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL));
   gtk_box_append (GTK_BOX (self->side), breakdown_box);
 

@@ -1,0 +1,29 @@
+/* weft-palette.h: the kernels of the loaded profile (by class, with their
+ * measured durations) and its collectives (type, size, group, stream,
+ * cost-model time), to drag onto a lane of the timeline. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "weft/weft-edit.h"
+
+G_BEGIN_DECLS
+
+#define WEFT_TYPE_PALETTE (weft_palette_get_type ())
+G_DECLARE_FINAL_TYPE (WeftPalette, weft_palette, WEFT, PALETTE, GtkWidget)
+
+/* Drag payload (a string): "weft-palette:kernel:<i>" or "weft-palette:collective:<i>". */
+#define WEFT_PALETTE_DND_PREFIX "weft-palette:"
+
+GtkWidget *weft_palette_new         (void);
+/* Borrowed; NULL empties it. */
+void       weft_palette_set_session (WeftPalette     *self,
+                                     WeftEditSession *session);
+/* The items behind a drag payload; NULL when it is not one of this palette's. */
+const WeftPaletteKernel     *weft_palette_lookup_kernel     (WeftPalette *self,
+                                                             const char  *payload);
+const WeftPaletteCollective *weft_palette_lookup_collective (WeftPalette *self,
+                                                             const char  *payload);
+guint      weft_palette_get_n_items (WeftPalette *self);
+
+G_END_DECLS
