@@ -1515,8 +1515,9 @@ emit_step (Ctx *c, int step_no)
         }
       if (u == n_units - 1)
         {
+          /* logits gradients are local (loss parallel); the input
+           * gradient of the column-parallel output is reduced below */
           scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
-          tp_comm (c, &D, 1);
           gemm (c, GEMM_DGRAD, D.T, D.h, D.V / D.tp);
           gemm (c, GEMM_WGRAD, D.T, D.h, D.V / D.tp);
           scope_end (c);
