@@ -9,7 +9,8 @@
  *   2. the edit log of what was applied replays on another fresh session
  *      to exactly the same schedule (every op's start, end, stream and
  *      position);
- *   3. undoing every entry gives back exactly the schedule as loaded.
+ *   3. undoing every entry gives back exactly the schedule as loaded, and
+ *      redoing them all the edited one.
  * Build and run (clang):
  *   CC=clang cmake -S . -B build-fuzz -DWEFT_FUZZ=ON -DWEFT_BUILD_APP=OFF
  *   make -C build-fuzz fuzz-edit
@@ -209,6 +210,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       }
   undone = snapshot (s);
   expect_same (loaded, undone, "after undoing everything");
+
+  /* 4: and redoing everything gives the edited schedule again */
+  while (weft_edit_session_can_redo (s))
+    if (!weft_edit_session_redo (s, &error))
+      {
+        fprintf (stderr, "fuzz-edit: redo failed: %s\n", error->message);
+        abort ();
+      }
+  g_array_free (undone, TRUE);
+  undone = snapshot (s);
+  expect_same (done, undone, "after redoing everything");
 
   g_array_free (loaded, TRUE);
   g_array_free (done, TRUE);
