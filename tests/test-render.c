@@ -1202,6 +1202,78 @@ test_dlrm (void)
   painted_clear (&p);
 }
 
+
+/* Random views of a real trace: painting never fails, and every hit is an
+ * event whose span covers the point (within the +-2 px slack) on the row
+ * under the point. */
+static void
+test_random_views (void)
+{
+  g_autofree char *dir = weft_test_require_trace (DLRM_DIR);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+  WeftView view;
+  g_autoptr (WeftLayout) layout = NULL;
+  cairo_surface_t *s;
+  cairo_t *cr;
+  WeftTimeSpan all;
+  guint hits = 0;
+
+  if (dir == NULL)
+    return;
+  trace = weft_trace_load (dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  weft_view_init (&view, trace);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    weft_view_set_rank_flags (&view, r, (guint8) (r % 3 == 1 ? WEFT_RANK_VIEW_CPU_EXPANDED : r % 3 == 2 ? WEFT_RANK_VIEW_COLLAPSED : 0));
+  layout = weft_layout_new (trace, &view);
+  all = weft_trace_time_span (trace);
+  s = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 400, 300);
+  cr = cairo_create (s);
+  view.width = 400;
+  view.height = 300;
+  for (guint iter = 0; iter < 150; iter++)
+    {
+      gint64 d = MAX ((gint64) g_test_rand_double_range (100, (double) (all.end - all.begin)), 100);
+      WeftRenderStats stats;
+      view.span.begin = all.begin + (gint64) (g_test_rand_double_range (-0.1, 1.0) * (double) (all.end - all.begin));
+      view.span.end = view.span.begin + d;
+      view.scroll_y = g_test_rand_double_range (0, MAX (weft_layout_get_height (layout) - 100, 1));
+      weft_render_paint (cr, trace, &view, layout, NULL, NULL, &stats);
+      g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+      for (guint k = 0; k < 20; k++)
+        {
+          double x = g_test_rand_double_range (0, 400), y = g_test_rand_double_range (0, 300);
+          WeftHit hit;
+          if (weft_render_hit_test (trace, &view, layout, NULL, x, y, &hit))
+            {
+              WeftTimeSpan sp = weft_render_event_span (trace, NULL, hit.rank_index, hit.event);
+              double x0 = weft_render_time_to_x (&view, sp.begin), x1 = weft_render_time_to_x (&view, sp.end);
+              const WeftLayoutRow *row = weft_layout_get_row (layout, (guint) hit.row);
+              const WeftEvent *ev = weft_rank_event (weft_trace_rank (trace, hit.rank_index), hit.event);
+              g_assert_cmpfloat (x, >=, x0 - 3.0);
+              g_assert_cmpfloat (x, <=, MAX (x1, x0 + 1.0) + 3.0);
+              g_assert_cmpfloat (y + view.scroll_y, >=, row->y);
+              g_assert_cmpfloat (y + view.scroll_y, <, row->y + row->height);
+              g_assert_cmpuint (row->rank_index, ==, hit.rank_index);
+              if (row->kind == WEFT_ROW_LANE)
+                {
+                  g_assert_cmpuint (ev->lane, ==, row->lane);
+                  g_assert_cmpuint (weft_layout_event_depth (layout, hit.rank_index, hit.event), ==, hit.depth);
+                }
+              else
+                g_assert_cmpint (row->kind, ==, WEFT_ROW_CPU_SUMMARY);
+              hits++;
+            }
+        }
+    }
+  /* the views are not all empty */
+  g_assert_cmpuint (hits, >, 10);
+  cairo_destroy (cr);
+  cairo_surface_destroy (s);
+  weft_view_clear (&view);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1219,5 +1291,6 @@ main (int argc, char **argv)
   g_test_add_func ("/render/files", test_files);
   g_test_add_func ("/render/degenerate", test_degenerate);
   g_test_add_func ("/render/dlrm", test_dlrm);
+  g_test_add_func ("/render/random-views", test_random_views);
   return g_test_run ();
 }
