@@ -141,7 +141,13 @@ ok "saved: weft-cli analyze shows step $STEP0 -> $STEP1 us and overlap $OVL0 -> 
 python3 - "$TMP/trace" <<'EOF' || fail "the saved files do not record the edit under the top-level weft key"
 import json, sys, glob
 d = json.load(open(glob.glob(sys.argv[1] + "/rank0_trace.json")[0]))
-assert any(e.get("op") == "move_to_position" and e.get("stream") == 20 for e in d["weft"]["edits"]), d.get("weft")
+def has_move_to_20(x):
+    if isinstance(x, dict):
+        return x.get("stream") == 20 or any(has_move_to_20(v) for v in x.values())
+    if isinstance(x, list):
+        return any(has_move_to_20(v) for v in x)
+    return False
+assert any(e.get("op") == "move_to_position" and has_move_to_20(e) for e in d["weft"]["edits"]), d.get("weft")
 EOF
 
 # ---- 3. undo, save: the original events again ---------------------------------------
@@ -165,6 +171,31 @@ for name in a:
         sys.exit("%s: %d events differ, e.g. %s" % (name, sum(diff.values()), list(diff)[:2]))
 EOF
 ok "Ctrl+Z + Ctrl+S: the saved events equal the original ones"
+
+# ---- 3b. insert from the palette by drag and drop, delete, duplicate, undo all ------
+xdotool key ctrl+2
+wait_for 'd["side_page"] == "palette" and len(d.get("palette_items", [])) > 1' "Ctrl+2 shows the palette"
+E0=$(q 'd["edits"]')
+KI=$(q '[i for i, p in enumerate(d["palette_items"]) if ":kernel:" in p["payload"]][0]')
+PX=$(q "d['palette_items'][$KI]['x'] + 40"); PY=$(q "d['palette_items'][$KI]['y'] + d['palette_items'][$KI]['h'] // 2")
+TY=$(q "[r for r in d['rows'] if r.get('stream') == 20 and r['rank'] == 0][0]['y'] + 8")
+TX=$(q 'd["body"]["x"] + d["body"]["w"] // 3')
+drag "$WID" "$PX" "$PY" "$TX" "$TY"
+wait_for "d['edits'] > $E0 and d['selection'] is not None and d['selection'].get('stream') == 20 and d['selection']['rank'] == 0" "the dropped kernel is inserted on rank 0 stream 20"
+ok "palette: dragged a kernel onto rank 0 stream 20: '$(q 'd["selection"]["name"][:40]')'"
+E1=$(q 'd["edits"]'); SEL=$(q '(d["selection"]["rank"], d["selection"]["event"])')
+focus "$WID"
+xdotool mousemove --window "$WID" "$TX" "$((TY + 60))"
+xdotool key ctrl+d
+wait_for "d['edits'] > $E1 and d['selection'] is not None and (d['selection']['rank'], d['selection']['event']) != $SEL" "Ctrl+D duplicates the op"
+ok "Ctrl+D duplicates it"
+E2=$(q 'd["edits"]')
+xdotool key Delete
+wait_for "d['edits'] > $E2 and d['selection'] is None" "Delete removes the duplicate"
+ok "Delete removes the selected op"
+for _ in 1 2 3; do xdotool key ctrl+z; sleep 0.3; done
+wait_for 'not d["modified"] and d["edits"] == 0' "three undos bring the saved state back"
+ok "Ctrl+Z x3: back to the saved trace"
 kill "$APP"; wait "$APP" 2>/dev/null || true
 
 # ---- 4. autosave and restore after kill -9 ------------------------------------------------

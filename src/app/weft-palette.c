@@ -209,6 +209,22 @@ weft_palette_lookup_collective (WeftPalette *self, const char *payload)
   return g_ptr_array_index (self->collectives, i);
 }
 
+GtkWidget *
+weft_palette_get_item (WeftPalette *self, guint n)
+{
+  g_return_val_if_fail (WEFT_IS_PALETTE (self), NULL);
+  for (GtkWidget *c = gtk_widget_get_first_child (self->box); c != NULL; c = gtk_widget_get_next_sibling (c))
+    if (g_object_get_data (G_OBJECT (c), "payload") != NULL && n-- == 0)
+      return c;
+  return NULL;
+}
+
+const char *
+weft_palette_item_payload (GtkWidget *item)
+{
+  return g_object_get_data (G_OBJECT (item), "payload");
+}
+
 guint
 weft_palette_get_n_items (WeftPalette *self)
 {

@@ -25,5 +25,9 @@ const WeftPaletteKernel     *weft_palette_lookup_kernel     (WeftPalette *self,
 const WeftPaletteCollective *weft_palette_lookup_collective (WeftPalette *self,
                                                              const char  *payload);
 guint      weft_palette_get_n_items (WeftPalette *self);
+/* The n-th item row (for tests: where to start a drag), NULL past the end. */
+GtkWidget *weft_palette_get_item    (WeftPalette *self,
+                                     guint        n);
+const char *weft_palette_item_payload (GtkWidget *item);
 
 G_END_DECLS

@@ -408,6 +408,31 @@ write_state (WeftWindow *self)
       if (weft_timeline_view_get_selection_rect (view, &r))
         json_object_object_add (root, "selection_box", rect_to_json (self, &r));
       json_object_object_add (root, "rows", rows_to_json (self, &r));
+      json_object_object_add (root, "side_page",
+                              json_object_new_string (gtk_stack_get_visible_child_name (GTK_STACK (self->side_stack))));
+      if (gtk_widget_get_mapped (self->palette))
+        {
+          json_object *items = json_object_new_array ();
+          for (guint i = 0; i < 4; i++)
+            {
+              GtkWidget *item = weft_palette_get_item (WEFT_PALETTE (self->palette), i);
+              graphene_rect_t b;
+              json_object *o;
+              double sx = 0, sy = 0;
+              if (item == NULL || !gtk_widget_get_mapped (item) || gtk_widget_get_width (item) <= 0 ||
+                  !gtk_widget_compute_bounds (item, GTK_WIDGET (self), &b))
+                continue;
+              gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+              o = json_object_new_object ();
+              json_object_object_add (o, "payload", json_object_new_string (weft_palette_item_payload (item)));
+              json_object_object_add (o, "x", json_object_new_int ((int) (b.origin.x + sx)));
+              json_object_object_add (o, "y", json_object_new_int ((int) (b.origin.y + sy)));
+              json_object_object_add (o, "w", json_object_new_int ((int) b.size.width));
+              json_object_object_add (o, "h", json_object_new_int ((int) b.size.height));
+              json_object_array_add (items, o);
+            }
+          json_object_object_add (root, "palette_items", items);
+        }
     }
   json_object_object_add (root, "height", json_object_new_int (gtk_widget_get_height (self->view)));
 
@@ -1618,6 +1643,28 @@ scale_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+static gboolean
+late_state_cb (gpointer data)
+{
+  schedule_state (WEFT_WINDOW (data));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+side_page_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (user_data);
+  const char *page = g_variant_get_string (param, NULL);
+
+  if (strcmp (page, "inspector") == 0 || strcmp (page, "palette") == 0)
+    {
+      gtk_widget_set_visible (self->side, TRUE);
+      gtk_stack_set_visible_child_name (GTK_STACK (self->side_stack), page);
+      /* again once the page is laid out (the palette rows' positions) */
+      g_timeout_add_full (G_PRIORITY_LOW, 200, late_state_cb, g_object_ref (self), g_object_unref);
+    }
+}
+
 static void
 palette_drop_cb (WeftTimelineView *view, const char *payload, guint rank_index, guint lane, gint64 at,
                  WeftWindow *self)
@@ -1702,6 +1749,7 @@ static const char shortcuts_ui[] =
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Overlap band</property><property name='accelerator'>b</property></object></child>"
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Launch flows and collective links</property><property name='accelerator'>l</property></object></child>"
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Inspector</property><property name='accelerator'>&lt;Control&gt;i</property></object></child>"
+  "<child><object class='GtkShortcutsShortcut'><property name='title'>Show the inspector / the palette</property><property name='accelerator'>&lt;Control&gt;1 &lt;Control&gt;2</property></object></child>"
   "<child><object class='GtkShortcutsShortcut'><property name='title'>Keyboard shortcuts</property><property name='accelerator'>&lt;Control&gt;question</property></object></child>"
   "</object></child>"
   "</object></child></object></interface>";
@@ -2193,6 +2241,7 @@ weft_window_init (WeftWindow *self)
     { "save", save_activated, NULL, NULL, NULL },
     { "save-as", save_activated, NULL, NULL, NULL },
     { "scale", scale_activated, NULL, NULL, NULL },
+    { "side-page", side_page_activated, "s", NULL, NULL },
   };
   GtkWidget *open_box, *open, *menu_button;
   GtkDropTarget *drop;
