@@ -588,6 +588,14 @@ test_insert_collective (void)
   g_assert_cmpuint (info.n_members, ==, 2);
   g_assert_cmpint (weft_solver_end (solver, 0, evs[0]), ==, weft_solver_end (solver, 1, evs[1]));
   g_assert_cmpint (step_time (solver), ==, before + 3 * US + 50 * US);
+  {
+    /* the inserted collective is not part of the trace as loaded */
+    WeftMetrics base;
+    g_assert_true (weft_solver_baseline_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &base));
+    g_assert_cmpint (base.step_time, ==, before);
+    g_assert_cmpint (base.comm, ==, 100 * US);
+    g_assert_cmpint (step_time (solver), ==, before + 3 * US + 50 * US);
+  }
   /* deleting one member deletes the collective on every rank */
   g_assert_true (weft_solver_remove_op (solver, 1, evs[1], &error));
   g_assert_false (weft_solver_is_node (solver, 0, evs[0]));
@@ -630,8 +638,11 @@ test_random_edits_consistent (void)
   g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) b = g_array_new (FALSE, FALSE, sizeof (gint64));
   guint n_refused = 0, n_moved = 0;
+  WeftMetrics loaded[3];
 
   g_assert_true (_weft_solver_check (solver));
+  for (guint r = 0; r < 3; r++)
+    g_assert_true (weft_solver_metrics (solver, r == 2 ? WEFT_SOLVER_ALL_RANKS : r, WEFT_SOLVER_ALL_STEPS, &loaded[r]));
   for (guint step = 0; step < 400; step++)
     {
       guint r = (guint) g_test_rand_int_range (0, 2);
@@ -670,6 +681,19 @@ test_random_edits_consistent (void)
             }
           else
             n_moved++;
+        }
+      if (step % 37 == 0)
+        {
+          /* the baseline (computed on demand by swapping the loaded schedule
+           * in and out) is the schedule as loaded, and leaves this one intact */
+          guint which = step % 3;
+          WeftMetrics base;
+          snapshot (trace, solver, a);
+          g_assert_true (weft_solver_baseline_metrics (solver, which == 2 ? WEFT_SOLVER_ALL_RANKS : which,
+                                                       WEFT_SOLVER_ALL_STEPS, &base));
+          g_assert_cmpmem (&base, sizeof base, &loaded[which], sizeof loaded[which]);
+          snapshot (trace, solver, b);
+          g_assert_cmpmem (a->data, a->len * sizeof (gint64), b->data, b->len * sizeof (gint64));
         }
       g_assert_true (_weft_solver_check (solver));
       snapshot (trace, solver, a);

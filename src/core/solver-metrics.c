@@ -538,51 +538,136 @@ weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *
   return e.ok;
 }
 
+static void
+lane_copy_free (gpointer data)
+{
+  if (data != NULL)
+    g_array_unref (data);
+}
+
+/* Keeps the schedule as loaded (after the first solve) for the baseline. */
 void
 _weft_solver_compute_baseline (WeftSolver *self)
 {
-  GArray *steps = weft_solver_steps (self);
-  self->baseline = g_array_new (FALSE, FALSE, sizeof (MetricsEntry));
-  for (int si = -1; si < (int) steps->len; si++)
+  Snapshot *sn = &self->snap;
+  guint n = self->n_nodes;
+  sn->n_nodes = n;
+  sn->start = g_new (gint64, MAX (1, n));
+  sn->end = g_new (gint64, MAX (1, n));
+  sn->bind_pred = g_new (guint32, MAX (1, n));
+  sn->bind_kind = g_new (guint8, MAX (1, n));
+  sn->flags = g_new (guint8, MAX (1, n));
+  for (guint32 v = 0; v < n; v++)
     {
-      int step = si < 0 ? WEFT_SOLVER_ALL_STEPS : g_array_index (steps, int, si);
-      for (guint r = 0; r <= self->n_ranks; r++)
+      const Node *nd = &self->nodes[v];
+      sn->start[v] = nd->start;
+      sn->end[v] = nd->end;
+      sn->bind_pred[v] = nd->bind_pred;
+      sn->bind_kind[v] = nd->bind_kind;
+      sn->flags[v] = nd->flags;
+    }
+  sn->lanes = g_new0 (GPtrArray *, MAX (1, self->n_ranks));
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      GPtrArray *src = self->ranks[r].lanes;
+      sn->lanes[r] = g_ptr_array_new_with_free_func (lane_copy_free);
+      for (guint li = 0; li < src->len; li++)
         {
-          MetricsEntry e;
-          e.rank = r == self->n_ranks ? WEFT_SOLVER_ALL_RANKS : r;
-          e.step = step;
-          e.ok = compute_metrics (self, e.rank, step, &e.m);
-          g_array_append_val (self->baseline, e);
+          GArray *o = g_ptr_array_index (src, li);
+          GArray *c = NULL;
+          if (o != NULL)
+            {
+              c = g_array_sized_new (FALSE, FALSE, sizeof (guint32), o->len);
+              g_array_append_vals (c, o->data, o->len);
+            }
+          g_ptr_array_add (sn->lanes[r], c);
         }
     }
-  self->steps = steps;
+  self->steps = weft_solver_steps (self);
+  self->baseline = g_array_new (FALSE, FALSE, sizeof (MetricsEntry));
+}
+
+/* Exchanges the current schedule with the snapshot (twice = identity).
+ * Nodes created since are hidden (deleted) while the snapshot is in. */
+static void
+snapshot_swap (WeftSolver *self, gboolean in)
+{
+  Snapshot *sn = &self->snap;
+  for (guint32 v = 0; v < sn->n_nodes; v++)
+    {
+      Node *nd = &self->nodes[v];
+      gint64 t;
+      guint32 p;
+      guint8 k;
+      t = nd->start, nd->start = sn->start[v], sn->start[v] = t;
+      t = nd->end, nd->end = sn->end[v], sn->end[v] = t;
+      p = nd->bind_pred, nd->bind_pred = sn->bind_pred[v], sn->bind_pred[v] = p;
+      k = nd->bind_kind, nd->bind_kind = sn->bind_kind[v], sn->bind_kind[v] = k;
+      k = nd->flags, nd->flags = sn->flags[v], sn->flags[v] = k;
+    }
+  for (guint32 v = sn->n_nodes; v < self->n_nodes; v++)
+    {
+      Node *nd = &self->nodes[v];
+      if (in)
+        {
+          if (!(nd->flags & NODE_DELETED))
+            nd->flags |= NODE_DELETED | NODE_HIDDEN;
+        }
+      else if (nd->flags & NODE_HIDDEN)
+        nd->flags &= ~(NODE_DELETED | NODE_HIDDEN);
+    }
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      GPtrArray *t = self->ranks[r].lanes;
+      self->ranks[r].lanes = sn->lanes[r];
+      sn->lanes[r] = t;
+    }
 }
 
 void
 _weft_solver_metrics_free (WeftSolver *self)
 {
+  Snapshot *sn = &self->snap;
   if (self->baseline)
     g_array_free (self->baseline, TRUE);
   if (self->steps)
     g_array_free (self->steps, TRUE);
   if (self->metrics_cache)
     g_array_free (self->metrics_cache, TRUE);
+  g_free (sn->start);
+  g_free (sn->end);
+  g_free (sn->bind_pred);
+  g_free (sn->bind_kind);
+  g_free (sn->flags);
+  for (guint r = 0; sn->lanes != NULL && r < self->n_ranks; r++)
+    g_ptr_array_free (sn->lanes[r], TRUE);
+  g_free (sn->lanes);
 }
 
 gboolean
 weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
 {
+  MetricsEntry e;
   g_return_val_if_fail (out != NULL, FALSE);
+  if (rank_index != WEFT_SOLVER_ALL_RANKS && rank_index >= self->n_ranks)
+    return FALSE;
   for (guint i = 0; self->baseline && i < self->baseline->len; i++)
     {
-      const MetricsEntry *e = &g_array_index (self->baseline, MetricsEntry, i);
-      if (e->rank == rank_index && e->step == step)
+      const MetricsEntry *c = &g_array_index (self->baseline, MetricsEntry, i);
+      if (c->rank == rank_index && c->step == step)
         {
-          *out = e->m;
-          return e->ok;
+          *out = c->m;
+          return c->ok;
         }
     }
-  return FALSE;
+  e.rank = rank_index;
+  e.step = step;
+  snapshot_swap (self, TRUE);
+  e.ok = compute_metrics (self, rank_index, step, &e.m);
+  snapshot_swap (self, FALSE);
+  g_array_append_val (self->baseline, e);
+  *out = e.m;
+  return e.ok;
 }
 
 /* ---- collective instances ------------------------------------------------------ */

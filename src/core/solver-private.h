@@ -20,6 +20,7 @@ enum
   NODE_IN_HEAP = 1 << 1,
   NODE_CRIT    = 1 << 2,
   NODE_COMM    = 1 << 3,  /* communication op */
+  NODE_HIDDEN  = 1 << 4,  /* created after the baseline, hidden while it is swapped in */
 };
 
 typedef struct
@@ -88,6 +89,19 @@ typedef struct
   WeftMetrics m;
 } MetricsEntry;
 
+/* The schedule as loaded, for baseline metrics computed on demand: swapped
+ * into the nodes and lane orders for the computation, then back. */
+typedef struct
+{
+  guint      n_nodes;
+  gint64    *start;
+  gint64    *end;
+  guint32   *bind_pred;
+  guint8    *bind_kind;
+  guint8    *flags;
+  GPtrArray **lanes;   /* per rank: copy of the lane orders */
+} Snapshot;
+
 typedef struct
 {
   GArray     *ev_node;    /* guint32 per event: node or WEFT_NONE */
@@ -118,7 +132,8 @@ struct _WeftSolver
   guint64    crit_generation;   /* generation the NODE_CRIT marks belong to (0: none) */
   gint64    *latest;            /* per node, latest start (lazy) */
   guint      n_latest;
-  GArray    *baseline;          /* MetricsEntry */
+  GArray    *baseline;          /* MetricsEntry, computed on demand */
+  Snapshot   snap;
   GArray    *steps;             /* int, sorted */
   guint      n_edits_applied;
   WeftSolverStats stats;
