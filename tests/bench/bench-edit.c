@@ -135,7 +135,7 @@ drag_case (WeftEditSession *s, const char *label, WeftOpRef op, guint motions)
   g_autoptr (GArray) t_frame = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) t_stream = g_array_new (FALSE, FALSE, sizeof (gint64));
   gint64 start0 = weft_solver_start (solver, op.rank_index, op.event);
-  gint64 t0, t1, t2, t_undo, t_redo;
+  gint64 t0, t1, t2, t_undo, t_redo, t_sundo, t_sredo;
   WeftMetrics m;
 
   /* a drag in time: 10 us to 500 us later than where it was, a new
@@ -173,11 +173,17 @@ drag_case (WeftEditSession *s, const char *label, WeftOpRef op, guint motions)
       g_array_append_val (t_stream, (gint64) { t1 - t0 });
     }
   weft_edit_session_end_gesture (s);
+  t0 = now_ns ();
+  weft_edit_session_undo (s, NULL);
+  t_sundo = now_ns () - t0;
+  t0 = now_ns ();
+  weft_edit_session_redo (s, NULL);
+  t_sredo = now_ns () - t0;
   weft_edit_session_undo (s, NULL);
 
-  printf ("| %s | %.3f ms (p90 %.3f) | %.3f ms (p90 %.3f) | %.3f ms (p90 %.3f) | %.2f ms | %.2f ms |\n", label,
-          pct_ms (t_move, 0.5), pct_ms (t_move, 0.9), pct_ms (t_frame, 0.5), pct_ms (t_frame, 0.9),
-          pct_ms (t_stream, 0.5), pct_ms (t_stream, 0.9), t_undo / 1e6, t_redo / 1e6);
+  printf ("| %s | %.3f ms (p90 %.3f) | %.3f ms (p90 %.3f) | %.2f / %.2f ms | %.3f ms (p90 %.3f) | %.2f / %.2f ms |\n",
+          label, pct_ms (t_move, 0.5), pct_ms (t_move, 0.9), pct_ms (t_frame, 0.5), pct_ms (t_frame, 0.9),
+          t_undo / 1e6, t_redo / 1e6, pct_ms (t_stream, 0.5), pct_ms (t_stream, 0.9), t_sundo / 1e6, t_sredo / 1e6);
   fflush (stdout);
 }
 
@@ -234,7 +240,7 @@ main (int argc, char **argv)
   n_coll = weft_trace_rank (trace, 0)->collectives->len;
   printf ("generated 8 ranks x %d kernels: %u GPU ops, %u all-reduce instances; load %.0f ms, session (solver) %.0f ms\n\n",
           ops_per_rank, n_ops, trace->instances->len, t_load / 1e6, t_session / 1e6);
-  printf ("| dragged all-reduce (all 8 ranks) | move (edit + re-solve) | move + metrics (per frame) | move to stream | undo gesture | redo gesture |\n");
+  printf ("| dragged op | move in time (edit + re-solve) | move + metrics (per motion) | undo / redo the drag | move to stream | undo / redo the stream drag |\n");
   printf ("|---|---|---|---|---|---|\n");
   drag_case (s, "middle of the step", nth_collective (s, n_coll / 2), (guint) motions);
   drag_case (s, "near the end", nth_collective (s, n_coll - 2), (guint) motions);
