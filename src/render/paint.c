@@ -70,42 +70,48 @@ first_end_after (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t)
   return lo;
 }
 
+/* First i in [lo, n) with ts[i] >= t over a packed sorted array:
+ * galloping from lo (the answer is usually near), then binary search. */
+static guint
+gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
+{
+  guint hi = n, step = 1;
+  while (lo < n)
+    {
+      guint probe = lo + step - 1;
+      if (probe >= n)
+        break;
+      if (ts[probe] >= t)
+        {
+          hi = probe;
+          break;
+        }
+      lo = probe + 1;
+      step *= 2;
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (ts[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* First i in [lo, n) whose start >= t: galloping from lo (the target is
- * usually near), then binary search; over the packed ts cache when the
- * observed times are drawn. */
+ * usually near), then binary search; over the packed times when there are. */
 static guint
 first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t)
 {
   const guint32 *idx = dr->idx;
   guint n = dr->n, hi = dr->n, step = 1;
 
-  if (dr->sstart != NULL || (dr->ts != NULL && rt->times == NULL))
-    {
-      const gint64 *ts = dr->sstart != NULL ? dr->sstart : dr->ts;
-      gint64 tf = dr->sstart != NULL ? t : t - rt->offset;
-      while (lo < n)
-        {
-          guint probe = lo + step - 1;
-          if (probe >= n)
-            break;
-          if (ts[probe] >= tf)
-            {
-              hi = probe;
-              break;
-            }
-          lo = probe + 1;
-          step *= 2;
-        }
-      while (lo < hi)
-        {
-          guint mid = lo + (hi - lo) / 2;
-          if (ts[mid] < tf)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
-      return lo;
-    }
+  if (dr->sstart != NULL)
+    return gallop_ts (dr->sstart, lo, n, t);
+  if (dr->ts != NULL && rt->times == NULL)
+    return gallop_ts (dr->ts, lo, n, t - rt->offset);
   /* Solved times asked for directly (a drag): guess the index from the
    * packed observed times under the local shift (edits move runs of ops by
    * the same amount), and check the guess with two lookups; search only
@@ -119,15 +125,7 @@ first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint6
       if (b0 >= t)
         return lo;
       tf = t - (b0 - dr->ts[lo]);
-      while (glo < ghi)
-        {
-          guint mid = glo + (ghi - glo) / 2;
-          if (dr->ts[mid] < tf)
-            glo = mid + 1;
-          else
-            ghi = mid;
-        }
-      g = glo;
+      g = gallop_ts (dr->ts, glo, ghi, tf);
       if (g > lo)
         {
           weft_rank_times_get (rt, idx[g - 1], &b, &e);
