@@ -1277,6 +1277,12 @@ cpu_orig_cmp (gconstpointer a, gconstpointer b)
   return (x > y) - (x < y);
 }
 
+typedef struct
+{
+  gint64  ts;
+  guint32 lane;
+} RecordRec;
+
 static void
 lane_order_free (gpointer data)
 {
@@ -1294,6 +1300,7 @@ build_rank (WeftSolver *self, guint r)
   GArray *gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *specs = g_array_new (FALSE, FALSE, sizeof (SyncSpec));
   gboolean has_wait_sync = FALSE, has_cpu_sync = FALSE;
+  GHashTable *records;
   guint first_node = self->n_nodes;
 
   rs->offset = weft_trace_rank_offset (self->trace, rank);
@@ -1434,6 +1441,30 @@ build_rank (WeftSolver *self, guint r)
         }
     }
 
+  /* cudaEventRecord calls by (thread, External id), sorted by time */
+  records = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) g_array_unref);
+  {
+    guint32 record_name = weft_strings_lookup (rank->strings, "cudaEventRecord", -1);
+    for (guint i = 0; record_name != WEFT_NONE && i < rank->events->len; i++)
+      {
+        WeftEvent *ev = weft_rank_event (rank, i);
+        GArray *recs;
+        RecordRec rr;
+        if (ev->name != record_name || ev->category != WEFT_CAT_CUDA_RUNTIME || ev->external_id < 0 ||
+            ev->lane == WEFT_NONE || ev->ph != WEFT_PH_X)
+          continue;
+        recs = g_hash_table_lookup (records, &ev->external_id);
+        if (recs == NULL)
+          {
+            recs = g_array_new (FALSE, FALSE, sizeof (RecordRec));
+            g_hash_table_insert (records, &ev->external_id, recs); /* key lives in the event */
+          }
+        rr.ts = ev->ts;
+        rr.lane = ev->lane;
+        g_array_append_val (recs, rr);
+      }
+  }
+
   /* cross-stream waits and GPU-to-CPU syncs */
   for (guint i = 0; i < rank->events->len; i++)
     {
@@ -1526,17 +1557,16 @@ build_rank (WeftSolver *self, guint r)
           if (ev->external_id >= 0)
             {
               /* the latest cudaEventRecord on this thread with the same External id */
-              for (guint k = i, steps = 0; k > 0 && steps < 4096; k--, steps++)
+              GArray *recs = g_hash_table_lookup (records, &ev->external_id);
+              gint64 best = G_MININT64;
+              for (guint k = 0; recs != NULL && k < recs->len; k++)
                 {
-                  WeftEvent *e2 = weft_rank_event (rank, k - 1);
-                  if (e2->lane == ev->lane && e2->external_id == ev->external_id && e2->ts <= ev->ts &&
-                      e2->category == WEFT_CAT_CUDA_RUNTIME &&
-                      strcmp (weft_rank_string (rank, e2->name), "cudaEventRecord") == 0)
-                    {
-                      before = e2->ts + rs->offset;
-                      break;
-                    }
+                  const RecordRec *rr = &g_array_index (recs, RecordRec, k);
+                  if (rr->lane == ev->lane && rr->ts <= ev->ts && rr->ts > best)
+                    best = rr->ts;
                 }
+              if (best != G_MININT64)
+                before = best + rs->offset;
             }
           /* a collective waits for the compute that produced its input,
            * never for another collective (that one is its own stream's) */
@@ -1728,6 +1758,7 @@ build_rank (WeftSolver *self, guint r)
   g_hash_table_destroy (sc.launches);
   g_hash_table_destroy (sc.runtime_by_corr);
   g_hash_table_destroy (sc.stream_lane);
+  g_hash_table_destroy (records);
 }
 
 static void
