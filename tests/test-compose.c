@@ -1188,6 +1188,61 @@ test_params_json_bad (void)
     }
 }
 
+/* Measured durations per op shape: a step composed with another profile's
+ * kernel times takes that profile's GEMM and attention durations. */
+static void
+test_kernel_times (void)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) a = NULL;
+  g_autoptr (WeftTrace) b = NULL;
+  g_autoptr (WeftTrace) c = NULL;
+  g_autoptr (WeftKernelTimes) kt = NULL;
+  guint n_shapes = 0, n_gemm = 0, n_other = 0;
+  WeftRank *ra, *rb, *rc;
+
+  params (&p, "fsdp", 2, 1, 1, 1, 2);
+  p.jitter = 0;
+  p.eff.gemm = 0.4;
+  p.eff.attention = 0.2;
+  a = compose_trace (&p);
+  kt = weft_kernel_times_new_from_trace (a, &n_shapes);
+  g_test_message ("%u op shapes measured", n_shapes);
+  g_assert_cmpuint (n_shapes, >=, 8);
+
+  params (&p, "fsdp", 2, 1, 1, 1, 2);
+  p.jitter = 0;
+  p.kernel_times = kt;
+  b = compose_trace (&p);
+  p.kernel_times = NULL;
+  c = compose_trace (&p);
+  ra = weft_trace_rank (a, 0);
+  rb = weft_trace_rank (b, 0);
+  rc = weft_trace_rank (c, 0);
+  g_assert_cmpuint (ra->events->len, ==, rb->events->len);
+  for (guint i = 0; i < ra->events->len; i++)
+    {
+      WeftEvent *ea = weft_rank_event (ra, i), *eb = weft_rank_event (rb, i), *ec = weft_rank_event (rc, i);
+      if (ea->category != WEFT_CAT_KERNEL || ea->ph != WEFT_PH_X)
+        continue;
+      g_assert_cmpstr (weft_rank_string (ra, ea->name), ==, weft_rank_string (rb, eb->name));
+      if (ea->kclass == WEFT_KCLASS_GEMM || strstr (weft_rank_string (ra, ea->name), "flash_fwd") != NULL)
+        {
+          /* measured: as in the profile; without: the (faster) defaults */
+          g_assert_cmpint (eb->dur, ==, ea->dur);
+          g_assert_cmpint (ec->dur, <, ea->dur);
+          n_gemm++;
+        }
+      else if (ea->kclass != WEFT_KCLASS_COMM)
+        {
+          g_assert_cmpint (eb->dur, ==, ec->dur);
+          n_other++;
+        }
+    }
+  g_assert_cmpuint (n_gemm, >, 20);
+  g_assert_cmpuint (n_other, >, 20);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1210,6 +1265,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compose/invalid", test_invalid);
   g_test_add_func ("/compose/calibrate/roundtrip", test_calibrate_roundtrip);
   g_test_add_func ("/compose/calibrate/real", test_calibrate_real);
+  g_test_add_func ("/compose/calibrate/kernel-times", test_kernel_times);
   g_test_add_func ("/compose/64-ranks", test_64_ranks);
   g_test_add_func ("/compose/params-roundtrip", test_params_roundtrip);
   g_test_add_func ("/compose/samples-fresh", test_samples_fresh);

@@ -91,6 +91,11 @@ typedef struct
 
   /* Collective times; NULL: defaults of hw (borrowed; must outlive the call). */
   const WeftCostModel *cost_model;
+
+  /* Measured kernel durations per op shape (weft_kernel_times_new_from_trace);
+   * a GEMM or attention whose shape is in it takes the measured median
+   * duration instead of the roofline estimate. NULL: none. Borrowed. */
+  const struct _WeftKernelTimes *kernel_times;
 } WeftComposeParams;
 
 /* Defaults: llama3-8b with 4 layers, h100, FSDP on 8 ranks. */
@@ -127,6 +132,21 @@ int       weft_compose_world_size (const WeftComposeParams *params);
 gboolean  weft_compose_calibrate (WeftComposeParams *params,
                                   WeftTrace         *profile,
                                   GError           **error);
+
+/* Kernel durations measured in a real profile, per launching op and shape:
+ * every kernel whose launching cpu_op (same External id) has "Input Dims";
+ * the kernels of one op instance are summed; the median over instances of
+ * the same (op name, Input Dims) is kept. n_shapes (nullable) receives the
+ * number of shapes. */
+typedef struct _WeftKernelTimes WeftKernelTimes;
+
+WeftKernelTimes *weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes);
+void             weft_kernel_times_free (WeftKernelTimes *self);
+/* Median duration (ns) of op with those input shapes (dims[i] has
+ * n_dims[i] entries), -1 when the profile has none. */
+gint64           weft_kernel_times_lookup (const WeftKernelTimes *self, const char *op, const gint64 *const *dims,
+                                           const int *n_dims, int n_inputs);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftKernelTimes, weft_kernel_times_free)
 
 /* The composed step as per-rank Kineto JSON texts: a GPtrArray of GBytes,
  * index = rank. */

@@ -73,6 +73,7 @@ weft_cmd_compose (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("--out DIR");
   g_autoptr (GError) error = NULL;
   g_autoptr (WeftCostModel) cm = NULL;
+  g_autoptr (WeftKernelTimes) kt = NULL;
   WeftComposeParams p;
   g_autofree char *ext = NULL;
   gint64 t0;
@@ -186,11 +187,15 @@ weft_cmd_compose (int argc, char **argv)
       g_autoptr (WeftTrace) prof = weft_trace_load (calibrate, NULL, NULL, &error);
       if (prof == NULL)
         return weft_cli_fail ("compose: %s", error->message);
+      guint n_shapes = 0;
       if (!weft_compose_calibrate (&p, prof, &error))
         return weft_cli_fail ("compose: --calibrate %s: %s", calibrate, error->message);
+      kt = weft_kernel_times_new_from_trace (prof, &n_shapes);
+      p.kernel_times = kt;
       if (!quiet)
-        printf ("calibrated on %u kernels: gemm %.3f, attention %.3f, memory %.3f of peak\n", p.eff.calibrated_kernels,
-                p.eff.gemm, p.eff.attention, p.eff.memory);
+        printf ("calibrated on %u kernels: gemm %.3f, attention %.3f, memory %.3f of peak; "
+                "%u op shapes with measured durations\n",
+                p.eff.calibrated_kernels, p.eff.gemm, p.eff.attention, p.eff.memory, n_shapes);
     }
   if (fit_comm != NULL)
     {

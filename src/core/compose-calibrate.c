@@ -187,3 +187,161 @@ weft_compose_calibrate (WeftComposeParams *params, WeftTrace *profile, GError **
   params->eff.calibrated_kernels = acc.n;
   return TRUE;
 }
+
+/* ---- measured durations per op shape ------------------------------------------------ */
+
+struct _WeftKernelTimes
+{
+  GHashTable *medians;   /* "op|d0,d1;d0,d1" -> gint64* ns */
+};
+
+static void
+key_append_dims (GString *key, const gint64 *const *dims, const int *n_dims, int n_inputs)
+{
+  for (int i = 0; i < n_inputs; i++)
+    {
+      if (i > 0)
+        g_string_append_c (key, ';');
+      for (int k = 0; k < n_dims[i]; k++)
+        g_string_append_printf (key, k ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT, dims[i][k]);
+    }
+}
+
+static char *
+key_from_args (const char *op, json_object *dims)
+{
+  GString *key = g_string_new (op);
+  int n = (int) json_object_array_length (dims);
+
+  g_string_append_c (key, '|');
+  for (int i = 0; i < n && i < 16; i++)
+    {
+      json_object *d = json_object_array_get_idx (dims, i);
+      int m;
+      if (i > 0)
+        g_string_append_c (key, ';');
+      if (d == NULL || !json_object_is_type (d, json_type_array))
+        continue;
+      m = (int) json_object_array_length (d);
+      for (int k = 0; k < m && k < 8; k++)
+        g_string_append_printf (key, k ? ",%" G_GINT64_FORMAT : "%" G_GINT64_FORMAT,
+                                json_object_get_int64 (json_object_array_get_idx (d, k)));
+    }
+  return g_string_free (key, FALSE);
+}
+
+static int
+cmp_int64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+WeftKernelTimes *
+weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes)
+{
+  WeftKernelTimes *self = g_new0 (WeftKernelTimes, 1);
+  g_autoptr (GHashTable) samples = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_array_unref);
+  GHashTableIter it;
+  gpointer k, v;
+
+  self->medians = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  for (guint ri = 0; profile != NULL && ri < profile->ranks->len; ri++)
+    {
+      WeftRank *rank = weft_trace_rank (profile, ri);
+      g_autoptr (GHashTable) ops = g_hash_table_new (g_int64_hash, g_int64_equal);
+      g_autoptr (GHashTable) sums = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
+      GArray *ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), rank->events->len);
+
+      g_array_set_size (ids, rank->events->len);
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, i);
+          g_array_index (ids, gint64, i) = ev->external_id;
+          if (ev->category == WEFT_CAT_CPU_OP && ev->ph == WEFT_PH_X && ev->external_id >= 0)
+            g_hash_table_insert (ops, &g_array_index (ids, gint64, i), GUINT_TO_POINTER (i + 1));
+        }
+      /* per launching op: the sum of its kernels */
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, i);
+          gpointer opi;
+          gint64 *sum;
+          if (ev->category != WEFT_CAT_KERNEL || ev->ph != WEFT_PH_X || ev->external_id < 0
+              || ev->kclass == WEFT_KCLASS_COMM || (ev->flags & WEFT_EVENT_DELETED) || ev->dur <= 0)
+            continue;
+          opi = g_hash_table_lookup (ops, &ev->external_id);
+          if (opi == NULL)
+            continue;
+          sum = g_hash_table_lookup (sums, opi);
+          if (sum == NULL)
+            {
+              sum = g_new0 (gint64, 1);
+              g_hash_table_insert (sums, opi, sum);
+            }
+          *sum += ev->dur;
+        }
+      g_hash_table_iter_init (&it, sums);
+      while (g_hash_table_iter_next (&it, &k, &v))
+        {
+          WeftEvent *op = weft_rank_event (rank, GPOINTER_TO_UINT (k) - 1);
+          json_object *args = weft_event_parse_args (rank, op);
+          json_object *dims;
+          if (args != NULL && json_object_object_get_ex (args, "Input Dims", &dims)
+              && json_object_is_type (dims, json_type_array))
+            {
+              char *key = key_from_args (weft_rank_string (rank, op->name), dims);
+              GArray *arr = g_hash_table_lookup (samples, key);
+              if (arr == NULL)
+                {
+                  arr = g_array_new (FALSE, FALSE, sizeof (gint64));
+                  g_hash_table_insert (samples, key, arr);
+                }
+              else
+                g_free (key);
+              g_array_append_val (arr, *(gint64 *) v);
+            }
+          if (args != NULL)
+            json_object_put (args);
+        }
+      g_array_unref (ids);
+    }
+  g_hash_table_iter_init (&it, samples);
+  while (g_hash_table_iter_next (&it, &k, &v))
+    {
+      GArray *arr = v;
+      gint64 *med = g_new (gint64, 1);
+      g_array_sort (arr, cmp_int64);
+      *med = g_array_index (arr, gint64, arr->len / 2);
+      g_hash_table_insert (self->medians, g_strdup (k), med);
+    }
+  if (n_shapes != NULL)
+    *n_shapes = g_hash_table_size (self->medians);
+  return self;
+}
+
+void
+weft_kernel_times_free (WeftKernelTimes *self)
+{
+  if (self == NULL)
+    return;
+  g_hash_table_unref (self->medians);
+  g_free (self);
+}
+
+gint64
+weft_kernel_times_lookup (const WeftKernelTimes *self, const char *op, const gint64 *const *dims, const int *n_dims,
+                          int n_inputs)
+{
+  GString *key;
+  gint64 *v;
+
+  if (self == NULL)
+    return -1;
+  key = g_string_new (op);
+  g_string_append_c (key, '|');
+  key_append_dims (key, dims, n_dims, n_inputs);
+  v = g_hash_table_lookup (self->medians, key->str);
+  g_string_free (key, TRUE);
+  return v != NULL ? *v : -1;
+}

@@ -471,9 +471,8 @@ stats_args (const char *grid, const char *block, int regs, int smem, int occ)
 /* One compute kernel on the compute stream of every rank, inside a cpu_op
  * named op (NULL: launched from the current scope). */
 static void
-kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, double bytes, const char *stats)
+kernel_with_base (Ctx *c, const char *op, const char *name, gint64 base, const char *stats)
 {
-  gint64 base = kernel_ns (c, kc, flops, bytes);
   const char *args = g_string_chunk_insert_const (c->strs, stats);
 
   if (op != NULL)
@@ -482,6 +481,12 @@ kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, doubl
     launch_gpu (c, r, ST_COMPUTE, name, (gint64) (base * jit (c, r, c->p.jitter)), FALSE, args);
   if (op != NULL)
     scope_end (c);
+}
+
+static void
+kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, double bytes, const char *stats)
+{
+  kernel_with_base (c, op, name, kernel_ns (c, kc, flops, bytes), stats);
 }
 
 #define GEMM_STATS stats_args ("[132, 1, 1]", "[384, 1, 1]", 168, 213504, 19)
@@ -502,7 +507,17 @@ gemm (Ctx *c, const char *name, double M, double K, double Nn)
               "]], \"Input type\": [\"c10::BFloat16\", \"c10::BFloat16\"]",
               m, k, k, n);
   scope_begin (c, "cpu_op", "aten::mm", g_string_chunk_insert_const (c->strs, args));
-  kernel (c, NULL, name, K_GEMM, 2.0 * m * k * n, 2.0 * (m * k + k * n + m * n), GEMM_STATS);
+  {
+    gint64 a[2] = { m, k }, b[2] = { k, n };
+    const gint64 *dims[2] = { a, b };
+    int nd[2] = { 2, 2 };
+    gint64 measured = weft_kernel_times_lookup (c->p.kernel_times, "aten::mm", dims, nd, 2);
+
+    if (measured >= 0)
+      kernel_with_base (c, NULL, name, MIN (measured, G_GINT64_CONSTANT (1000000000000)), GEMM_STATS);
+    else
+      kernel (c, NULL, name, K_GEMM, 2.0 * m * k * n, 2.0 * (m * k + k * n + m * n), GEMM_STATS);
+  }
   scope_end (c);
 }
 
@@ -962,7 +977,17 @@ flash_fwd (Ctx *c, const Dims *D, double Tk, double flops, double bytes)
               "\"c10::BFloat16\", \"c10::BFloat16\"]",
               B, S, H, d, B, Sk, Hk, d, B, Sk, Hk, d);
   scope_begin (c, "cpu_op", "aten::_flash_attention_forward", g_string_chunk_insert_const (c->strs, args));
-  kernel (c, NULL, K_FLASH_FWD, K_ATTN_FWD, flops, bytes, FLASH_STATS);
+  {
+    gint64 q[4] = { B, S, H, d }, kv[4] = { B, Sk, Hk, d };
+    const gint64 *dims[3] = { q, kv, kv };
+    int nd[3] = { 4, 4, 4 };
+    gint64 measured = weft_kernel_times_lookup (c->p.kernel_times, "aten::_flash_attention_forward", dims, nd, 3);
+
+    if (measured >= 0)
+      kernel_with_base (c, NULL, K_FLASH_FWD, MIN (measured, G_GINT64_CONSTANT (1000000000000)), FLASH_STATS);
+    else
+      kernel (c, NULL, K_FLASH_FWD, K_ATTN_FWD, flops, bytes, FLASH_STATS);
+  }
   scope_end (c);
 }
 
@@ -1033,8 +1058,8 @@ attention_backward (Ctx *c, const Dims *D)
   int cp = c->p.cp;
 
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
-  gemm (c, GEMM_DGRAD, T, qd, h);
-  gemm (c, GEMM_WGRAD, T, qd, h);
+  gemm (c, GEMM_DGRAD, T, h, qd);   /* wo: dX = dY W^T */
+  gemm (c, GEMM_WGRAD, qd, T, h);   /* dW = X^T dY */
   scope_end (c);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0", NULL);
   if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
@@ -1092,7 +1117,7 @@ attention_backward (Ctx *c, const Dims *D)
     {
       double od = i == 0 ? qd : kvd;
       gemm (c, GEMM_DGRAD, T, od, h);
-      gemm (c, GEMM_WGRAD, T, od, h);
+      gemm (c, GEMM_WGRAD, h, T, od);
     }
   scope_end (c);
 }
@@ -1105,7 +1130,7 @@ mlp_forward (Ctx *c, const Dims *D)
   gemm (c, GEMM_FWD, T, h, f);
   gemm (c, GEMM_FWD, T, h, f);
   kernel (c, "aten::silu", K_SILU, K_MEM, 0, 2 * 3 * T * f, EW_STATS);
-  gemm (c, GEMM_FWD, T, h, f);
+  gemm (c, GEMM_FWD, T, f, h);   /* w2 */
 }
 
 static void
@@ -1114,15 +1139,15 @@ mlp_backward (Ctx *c, const Dims *D)
   double T = D->T, h = D->h, f = D->f / D->tp;
 
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
-  gemm (c, GEMM_DGRAD, T, h, f);
-  gemm (c, GEMM_WGRAD, T, h, f);
+  gemm (c, GEMM_DGRAD, T, h, f);   /* w2 */
+  gemm (c, GEMM_WGRAD, f, T, h);
   scope_end (c);
   kernel (c, "aten::silu_backward", K_SILU_BWD, K_MEM, 0, 2 * 5 * T * f, EW_STATS);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
   for (int i = 0; i < 2; i++)
     {
-      gemm (c, GEMM_DGRAD, T, h, f);
-      gemm (c, GEMM_WGRAD, T, h, f);
+      gemm (c, GEMM_DGRAD, T, f, h);   /* w1, w3 */
+      gemm (c, GEMM_WGRAD, h, T, f);
     }
   scope_end (c);
 }
@@ -1518,8 +1543,8 @@ emit_step (Ctx *c, int step_no)
           /* logits gradients are local (loss parallel); the input
            * gradient of the column-parallel output is reduced below */
           scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
-          gemm (c, GEMM_DGRAD, D.T, D.h, D.V / D.tp);
-          gemm (c, GEMM_WGRAD, D.T, D.h, D.V / D.tp);
+          gemm (c, GEMM_DGRAD, D.T, D.V / D.tp, D.h);
+          gemm (c, GEMM_WGRAD, D.h, D.T, D.V / D.tp);
           scope_end (c);
           tp_comm (c, &D, 0);
           ddp_grad (c, &ddp, D.h * D.V / D.tp);
