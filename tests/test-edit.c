@@ -1356,7 +1356,7 @@ test_recovery (void)
   }
   weft_edit_session_free (s);
 
-  /* a recovery file older than the trace is not offered */
+  /* a recovery file for a trace touched since is not offered */
   {
     g_autofree char *rank0 = g_build_filename (dir, "rank0_trace.json", NULL);
     struct utimbuf tb;
@@ -1393,6 +1393,45 @@ test_recovery (void)
     g_assert_true (weft_edit_session_save (s5, out, NULL, &error));
     g_assert_no_error (error);
     g_assert_false (g_file_test (expect, G_FILE_TEST_EXISTS));
+  }
+
+  /* a recovery file for another version of the trace files is not offered */
+  {
+    g_autoptr (WeftEditSession) s6 = open_session (dir);
+    g_autofree char *rank1 = g_build_filename (dir, "rank1_trace.json", NULL);
+    g_autofree char *text1 = read_text (rank1);
+    g_assert_true (weft_edit_set_duration (s6, find_op (s6, 0, N_G1), 1000, NULL));
+    g_assert_true (weft_edit_session_write_recovery (s6, &error));
+    g_assert_no_error (error);
+    g_assert_nonnull (weft_recovery_find (dir));
+    {
+      g_autofree char *longer = g_strconcat (text1, " ", NULL);
+      g_assert_true (g_file_set_contents (rank1, longer, -1, NULL));
+    }
+    g_assert_null (weft_recovery_find (dir));
+    /* and the session, whose log belongs to the files as they were, writes none */
+    g_assert_true (weft_edit_set_duration (s6, find_op (s6, 0, N_G1), 2000, NULL));
+    weft_recovery_discard (dir);
+    g_assert_true (weft_edit_session_autosave (s6, &error));
+    g_assert_false (g_file_test (expect, G_FILE_TEST_EXISTS));
+  }
+
+  /* saved over the trace it was loaded from: no recovery file after that */
+  {
+    g_autofree char *dir2 = write_trace ("recover-inplace");
+    g_autofree char *expect2 = weft_recovery_path (dir2, FALSE);
+    g_autoptr (WeftEditSession) s7 = open_session (dir2);
+    g_assert_true (weft_edit_set_duration (s7, find_op (s7, 0, N_G1), 1000, NULL));
+    g_assert_true (weft_edit_session_autosave (s7, &error));
+    g_assert_true (g_file_test (expect2, G_FILE_TEST_EXISTS));
+    g_usleep (2000); /* a later modification time for the saved files */
+    g_assert_true (weft_edit_session_save (s7, dir2, ".json", &error));
+    g_assert_no_error (error);
+    g_assert_false (g_file_test (expect2, G_FILE_TEST_EXISTS));
+    g_assert_true (weft_edit_set_duration (s7, find_op (s7, 0, N_G2), 1000, NULL));
+    g_assert_true (weft_edit_session_autosave (s7, &error));
+    g_assert_false (g_file_test (expect2, G_FILE_TEST_EXISTS));
+    g_assert_null (weft_recovery_find (dir2));
   }
 
   /* the cache location: $XDG_CACHE_HOME/weft/<sha1>.weft-recovery.json */

@@ -273,13 +273,16 @@ gboolean weft_edit_session_save (WeftEditSession *self, const char *out, const c
 char    *weft_recovery_path (const char *trace_path, gboolean in_cache);
 /* Writes the session's edit history (undo and redo entries) atomically to
  * its recovery file (temp file + rename). When nothing is in effect and
- * nothing can be redone, removes the file instead. */
+ * nothing can be redone, removes the file instead. Writes nothing once the
+ * trace files changed since the session loaded them (saved over in place,
+ * or changed by another program): the edit log would not fit them. */
 gboolean weft_edit_session_write_recovery (WeftEditSession *self, GError **error);
 /* Writes the recovery file when the edits changed since the last write;
  * TRUE when nothing had to be written. */
 gboolean weft_edit_session_autosave (WeftEditSession *self, GError **error);
-/* A recovery file for trace_path that is not older than any trace file
- * (and names that trace), or NULL (free with g_free). */
+/* A recovery file for trace_path written for the trace files as they are
+ * now (their paths, sizes and modification times are recorded in it), or
+ * NULL (free with g_free). */
 char    *weft_recovery_find (const char *trace_path);
 /* Replays a recovery file into a freshly loaded session (which must have no
  * edits yet): every entry becomes an undo entry again, and redo entries

@@ -16,6 +16,10 @@
 #include "weft/weft-edit.h"
 #include "weft/weft-save.h"
 
+/* recovery.c */
+json_object *weft_recovery_stamp (const char *trace_path);
+gboolean     weft_recovery_stamp_matches (json_object *stamp);
+
 typedef struct
 {
   guint   rank_index;
@@ -60,6 +64,8 @@ struct _WeftEditSession
   json_object        *previous_weft;   /* the loaded "weft" key, NULL if none */
   json_object        *base_log;        /* log entries of actions that fell off the history (max depth) */
   GHashTable         *gesture_base;    /* op key -> its start when the open gesture first moved it */
+  json_object        *file_stamp;      /* the trace files as loaded (recovery.c) */
+  gboolean            recovery_stale;  /* the trace files changed since: no recovery file */
   guint               gesture_depth;
   gint64              origin;          /* beginning of the schedule as loaded (script "_us" times) */
   guint64             serial;
@@ -422,6 +428,8 @@ weft_edit_session_new (WeftTrace *trace, const char *source_path, GError **error
   self->source_path = g_strdup (source_path);
   self->previous_weft = find_previous_weft (trace);
   self->origin = weft_trace_time_span (trace).begin;
+  if (source_path != NULL)
+    self->file_stamp = weft_recovery_stamp (source_path);
   return self;
 }
 
@@ -440,6 +448,8 @@ weft_edit_session_free (WeftEditSession *self)
   if (self->base_log != NULL)
     json_object_put (self->base_log);
   g_clear_pointer (&self->gesture_base, g_hash_table_destroy);
+  if (self->file_stamp != NULL)
+    json_object_put (self->file_stamp);
   g_free (self->source_path);
   g_free (self);
 }
@@ -2140,7 +2150,13 @@ weft_edit_session_save (WeftEditSession *self, const char *out, const char *ext,
     return FALSE;
   weft_history_set_modified (self->history, FALSE);
   if (self->source_path != NULL)
-    weft_recovery_discard (self->source_path);
+    {
+      weft_recovery_discard (self->source_path);
+      /* saved over the trace it was loaded from: the edit log is relative to
+       * files that are gone, so no recovery file can be written from now on */
+      if (self->file_stamp != NULL && !weft_recovery_stamp_matches (self->file_stamp))
+        self->recovery_stale = TRUE;
+    }
   self->autosaved_serial = self->serial;
   return TRUE;
 }
@@ -2148,6 +2164,20 @@ weft_edit_session_save (WeftEditSession *self, const char *out, const char *ext,
 /* Used by recovery.c and the script runner. */
 gint64 weft_edit_session_origin (WeftEditSession *self);
 guint64 *weft_edit_session_autosaved_serial (WeftEditSession *self);
+json_object *weft_edit_session_file_stamp (WeftEditSession *self);
+gboolean *weft_edit_session_recovery_stale (WeftEditSession *self);
+
+json_object *
+weft_edit_session_file_stamp (WeftEditSession *self)
+{
+  return self->file_stamp;
+}
+
+gboolean *
+weft_edit_session_recovery_stale (WeftEditSession *self)
+{
+  return &self->recovery_stale;
+}
 
 gint64
 weft_edit_session_origin (WeftEditSession *self)

@@ -21,6 +21,11 @@
 /* from edit.c */
 gboolean weft_edit_session_apply_group (WeftEditSession *self, json_object *ops, GError **error);
 guint64 *weft_edit_session_autosaved_serial (WeftEditSession *self);
+json_object *weft_edit_session_file_stamp (WeftEditSession *self);
+gboolean *weft_edit_session_recovery_stale (WeftEditSession *self);
+/* used by edit.c */
+json_object *weft_recovery_stamp (const char *trace_path);
+gboolean     weft_recovery_stamp_matches (json_object *stamp);
 
 #define RECOVERY_SUFFIX ".weft-recovery.json"
 
@@ -78,6 +83,16 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "the session has no trace path: no recovery file");
       return FALSE;
     }
+  if (!*weft_edit_session_recovery_stale (self) && weft_edit_session_file_stamp (self) != NULL &&
+      !weft_recovery_stamp_matches (weft_edit_session_file_stamp (self)))
+    *weft_edit_session_recovery_stale (self) = TRUE;
+  if (*weft_edit_session_recovery_stale (self))
+    {
+      /* the trace files changed since the session loaded them (saved over,
+       * or edited elsewhere): an edit log for them would not fit */
+      *weft_edit_session_autosaved_serial (self) = weft_edit_session_get_serial (self);
+      return TRUE;
+    }
   entries = weft_edit_session_log_entries (self, FALSE);
   redo = weft_edit_session_log_entries (self, TRUE);
   if (json_object_array_length (entries) == 0 && json_object_array_length (redo) == 0)
@@ -103,6 +118,8 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
   json_object_object_add (root, "weft_recovery", json_object_new_int (1));
   json_object_object_add (root, "trace", json_object_new_string (abs));
   json_object_object_add (root, "written_at", json_object_new_int64 (g_get_real_time () / G_USEC_PER_SEC));
+  if (weft_edit_session_file_stamp (self) != NULL)
+    json_object_object_add (root, "files", json_object_get (weft_edit_session_file_stamp (self)));
   json_object_object_add (root, "entries", entries);
   json_object_object_add (root, "redo", redo);
   text = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PLAIN);
@@ -151,6 +168,54 @@ trace_mtime_usec (const char *trace_path)
           newest = MAX (newest, mtime_usec (g_ptr_array_index (files, i)));
     }
   return newest;
+}
+
+static gint64
+file_size (const char *path)
+{
+  GStatBuf st;
+  return g_stat (path, &st) == 0 ? (gint64) st.st_size : -1;
+}
+
+/* The trace files (a file, or every trace file of a folder) with their size
+ * and modification time: which version of the trace an edit log belongs to. */
+json_object *
+weft_recovery_stamp (const char *trace_path)
+{
+  json_object *arr = json_object_new_array ();
+  g_autoptr (GPtrArray) files = weft_find_trace_files (trace_path, NULL);
+
+  if (files != NULL)
+    for (guint i = 0; i < files->len; i++)
+      {
+        const char *f = g_ptr_array_index (files, i);
+        json_object *o = json_object_new_object ();
+        g_autofree char *abs = absolute_trace_path (f);
+        json_object_object_add (o, "path", json_object_new_string (abs));
+        json_object_object_add (o, "size", json_object_new_int64 (file_size (f)));
+        json_object_object_add (o, "mtime_us", json_object_new_int64 (mtime_usec (f)));
+        json_object_array_add (arr, o);
+      }
+  return arr;
+}
+
+/* TRUE when every stamped file is still there with the same size and time. */
+gboolean
+weft_recovery_stamp_matches (json_object *stamp)
+{
+  if (stamp == NULL || !json_object_is_type (stamp, json_type_array) || json_object_array_length (stamp) == 0)
+    return FALSE;
+  for (size_t i = 0; i < json_object_array_length (stamp); i++)
+    {
+      json_object *o = json_object_array_get_idx (stamp, i), *p, *sz, *mt;
+      if (!json_object_object_get_ex (o, "path", &p) || !json_object_object_get_ex (o, "size", &sz) ||
+          !json_object_object_get_ex (o, "mtime_us", &mt))
+        return FALSE;
+      if (file_size (json_object_get_string (p)) != json_object_get_int64 (sz) ||
+          mtime_usec (json_object_get_string (p)) != json_object_get_int64 (mt))
+        return FALSE;
+    }
+  return TRUE;
 }
 
 static json_object *
@@ -202,14 +267,19 @@ weft_recovery_find (const char *trace_path)
       json_object *root, *t;
       gboolean match;
 
-      /* not older than the trace (file systems stamp times with a coarse
-       * clock: a trace written and edited within a few ms ties) */
-      if (mtime_usec (path) < 0 || mtime_usec (path) < trace_mtime)
+      if (mtime_usec (path) < 0)
         continue;
       root = read_recovery (path, NULL);
       if (root == NULL)
         continue;
       match = json_object_object_get_ex (root, "trace", &t) && g_strcmp0 (json_object_get_string (t), abs) == 0;
+      if (match && json_object_object_get_ex (root, "files", &t))
+        /* written for this very version of the trace files (size and time) */
+        match = weft_recovery_stamp_matches (t);
+      else if (match)
+        /* no stamp: not older than the trace (file systems stamp times with a
+         * coarse clock: a trace written and edited within a few ms ties) */
+        match = mtime_usec (path) >= trace_mtime;
       json_object_put (root);
       if (match)
         return g_steal_pointer (&path);
