@@ -238,6 +238,12 @@ weft_cmd_analyze (int argc, char **argv)
 
       json_object_object_add (doc, "path", json_object_new_string (argv[1]));
       json_object_object_add (doc, "step", step == WEFT_SOLVER_ALL_STEPS ? NULL : json_object_new_int (step));
+      {
+        json_object *sa = json_object_new_array ();
+        for (guint i = 0; i < steps->len; i++)
+          json_object_array_add (sa, json_object_new_int (g_array_index (steps, int, i)));
+        json_object_object_add (doc, "steps", sa);
+      }
       json_object_object_add (defs, "overlap_pct", json_object_new_string (OVERLAP_DEF));
       json_object_object_add (defs, "times", json_object_new_string ("microseconds; per-rank GPU time within the step, "
                                                                       "whole trace: mean over ranks"));
@@ -333,9 +339,17 @@ weft_cmd_analyze (int argc, char **argv)
   else
     {
       if (step == WEFT_SOLVER_ALL_STEPS)
-        printf ("%s: %u rank(s), whole trace\n", argv[1], trace->ranks->len);
+        printf ("%s: %u rank(s), whole trace", argv[1], trace->ranks->len);
       else
-        printf ("%s: %u rank(s), ProfilerStep#%d\n", argv[1], trace->ranks->len, step);
+        printf ("%s: %u rank(s), ProfilerStep#%d", argv[1], trace->ranks->len, step);
+      if (steps->len > 0)
+        {
+          printf (" (steps:");
+          for (guint i = 0; i < steps->len; i++)
+            printf (" %d", g_array_index (steps, int, i));
+          printf ("; --step N for one)");
+        }
+      printf ("\n");
       {
         WeftSolverStats st;
         weft_solver_stats (solver, &st);
