@@ -72,18 +72,19 @@ is_member_node (WeftSolver *self, const Node *n)
 }
 
 /* Walks binding predecessors back from the op with the latest end among the
- * ops of (rank, step); marks the nodes when mark. */
+ * ops of (rank, step) (given as hint_last / hint_begin when the caller has
+ * them, else WEFT_NONE); marks the nodes when mark. */
 static GArray *
-critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
+critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, guint32 hint_last, gint64 hint_begin)
 {
   GArray *segs = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
-  guint32 last = WEFT_NONE;
+  guint32 last = hint_last;
   guint32 cur;
   guint guard = 0;
-  gint64 window_begin = G_MAXINT64;
+  gint64 window_begin = hint_begin;
 
   /* over the streams of the ranks concerned only (the node array is large) */
-  for (guint r = 0; r < self->n_ranks; r++)
+  for (guint r = 0; r < self->n_ranks && hint_last == WEFT_NONE; r++)
     {
       GPtrArray *lanes = self->ranks[r].lanes;
       if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
@@ -210,6 +211,12 @@ critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
     g_array_free (segs, TRUE);
     return out;
   }
+}
+
+static GArray *
+critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
+{
+  return critical_segments_from (self, rank, step, mark, WEFT_NONE, G_MAXINT64);
 }
 
 GArray *
@@ -418,6 +425,7 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
   gint64 sum_compute = 0, sum_comm = 0, sum_ov = 0, sum_union = 0;
   guint n_ranks = 0;
   gint64 begin = G_MAXINT64, end = G_MININT64;
+  guint32 last = WEFT_NONE;
 
   memset (m, 0, sizeof *m);
   m->step = step;
@@ -447,6 +455,8 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
               g_array_append_val (iv, x);
               rb = MIN (rb, n->start);
               re = MAX (re, n->end);
+              if (last == WEFT_NONE || n->end > self->nodes[last].end)
+                last = g_array_index (o, guint32, j);
             }
           if (iv->len == run_start)
             continue;
@@ -487,7 +497,7 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
   m->overlap_pct = sum_comm > 0 ? 100.0 * (double) sum_ov / (double) sum_comm : 0.0;
 
   {
-    GArray *segs = critical_segments (self, rank, step, FALSE);
+    GArray *segs = critical_segments_from (self, rank, step, FALSE, last, begin);
     for (guint i = 0; i < segs->len; i++)
       {
         const WeftCpSegment *s = &g_array_index (segs, WeftCpSegment, i);
