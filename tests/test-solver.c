@@ -759,6 +759,32 @@ test_odd_input (void)
   weft_solver_apply_to_model (solver);
 }
 
+/* Without clock alignment, rank 1's all-reduce (200..210 us) starts after
+ * rank 0's (120..130 us) has ended: a mismatched instance. Its transfer
+ * time is clamped to 0 (counted in the stats) and both end at rank 1's
+ * arrival. */
+static void
+test_late_member (void)
+{
+  const GenOp *ops[] = { odd0, odd1 };
+  guint n[] = { G_N_ELEMENTS (odd0), G_N_ELEMENTS (odd1) };
+  g_autoptr (WeftTrace) trace = gen_trace ("late-member", 2, ops, n);
+  g_autoptr (WeftSolver) solver = NULL;
+  WeftSolverStats st;
+  WeftSolverInstanceInfo info;
+  guint32 ar0 = find_named (trace, 0, AR, 0), ar1 = find_named (trace, 1, AR, 0);
+
+  trace->apply_clock_offsets = FALSE;
+  solver = solver_for (trace);
+  weft_solver_stats (solver, &st);
+  g_assert_cmpuint (st.n_instances_late, ==, 1);
+  g_assert_true (weft_solver_instance_info (solver, 0, &info, NULL, 0));
+  g_assert_cmpint (info.transfer, ==, 0);
+  g_assert_cmpuint (info.last_rank_index, ==, 1);
+  g_assert_cmpint (weft_solver_end (solver, 0, ar0), ==, weft_solver_start (solver, 1, ar1));
+  g_assert_cmpint (weft_solver_end (solver, 1, ar1), ==, weft_solver_start (solver, 1, ar1));
+}
+
 /* ---- DLRM: 8 ranks ------------------------------------------------------------ */
 
 static void
@@ -1317,5 +1343,6 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/insert-collective", test_insert_collective);
   g_test_add_func ("/solver/random-edits-consistent", test_random_edits_consistent);
   g_test_add_func ("/solver/odd-input", test_odd_input);
+  g_test_add_func ("/solver/late-member", test_late_member);
   return g_test_run ();
 }
