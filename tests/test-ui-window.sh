@@ -202,6 +202,17 @@ wait_for "d['selection'] is not None and (d['selection']['rank'], d['selection']
 [ "$(q 'd["inspector"] == d["selection"]["name"]')" = 1 ] || fail "the inspector does not show the clicked event"
 ok "a click at ($SX,$SY) selects rank $(q 'd["selection"]["rank"]') '$(q 'd["selection"]["name"][:40]')'"
 
+# keys reach the timeline wherever the focus is (here: moved off it with Tab)
+xdotool key Tab Tab
+sleep 0.3
+xdotool key ctrl+shift+F12   # any state write: the focus is reported
+sleep 0.5
+[ "$(q 'd["focus"]')" != "WeftTimelineView" ] || fail "Tab did not move the focus off the timeline"
+S3=$(span)
+xdotool key w
+wait_for "d['visible']['end'] - d['visible']['begin'] < $S3" "W zooms with the focus on $(q 'd["focus"]')"
+ok "W zooms with the focus on a $(q 'd["focus"]')"
+
 # Ctrl+Shift+F12 writes another screenshot
 N=$(q 'd["screenshots"]')
 xdotool key ctrl+shift+F12

@@ -379,6 +379,10 @@ write_state (WeftWindow *self)
                           self->last_error != NULL ? json_object_new_string (self->last_error) : NULL);
   json_object_object_add (root, "error_dialog_open", json_object_new_boolean (self->error_dialog != NULL));
   json_object_object_add (root, "dark", json_object_new_boolean (is_dark (self)));
+  {
+    GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+    json_object_object_add (root, "focus", json_object_new_string (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : ""));
+  }
   json_object_object_add (root, "screenshots", json_object_new_int ((int) self->n_screenshots));
   add_int64 (root, "frames", weft_timeline_view_get_frames (view));
   {
@@ -1916,6 +1920,23 @@ dark_changed_cb (GObject *app, GParamSpec *pspec, WeftWindow *self)
   schedule_state (self);
 }
 
+/* Keys nobody else took (the focus is on a button, the palette, the
+ * inspector...) go to the timeline, so W/A/S/D, F, 0, Delete... work as in
+ * Perfetto wherever the focus is. Entries keep their keys: they take them
+ * first. */
+static gboolean
+window_key_cb (GtkEventControllerKey *controller, guint keyval, guint keycode, GdkModifierType state,
+               WeftWindow *self)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  if (self->trace == NULL || g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (self->stack)), "trace") != 0)
+    return FALSE;
+  if (focus != NULL && (focus == self->view || gtk_widget_is_ancestor (focus, self->view)))
+    return FALSE;
+  return gtk_event_controller_key_forward (GTK_EVENT_CONTROLLER_KEY (controller), self->view);
+}
+
 static gboolean
 drop_cb (GtkDropTarget *target, const GValue *value, double x, double y, WeftWindow *self)
 {
@@ -2322,6 +2343,11 @@ weft_window_init (WeftWindow *self)
                                                           gtk_named_action_new ("win.reload")));
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (shortcuts));
 
+  {
+    GtkEventController *keys = gtk_event_controller_key_new ();
+    g_signal_connect (keys, "key-pressed", G_CALLBACK (window_key_cb), self);
+    gtk_widget_add_controller (GTK_WIDGET (self), keys);
+  }
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (drop));
