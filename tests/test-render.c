@@ -587,6 +587,93 @@ test_solved_times_cached (void)
   painted_clear (&p);
 }
 
+
+/* With a small refresh budget, the caches fill over several paints and
+ * every paint in between is still right. */
+static void
+test_refresh_budget (void)
+{
+  Painted p = { 0 };
+  WeftRank *rank;
+  g_autofree gint64 *start = NULL;
+  g_autofree gint64 *end = NULL;
+  const gint64 *starts[2], *ends[2];
+  WeftRenderTimes times;
+  cairo_surface_t *want;
+  const gint64 shift = 5000000;
+
+  p.trace = gen_trace (2, 2000);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 600;
+  p.view.span.end += shift + 100000;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  weft_layout_set_refresh_budget (p.layout, 500);
+  rank = weft_trace_rank (p.trace, 0);
+  /* rank 0's tiny kernels 5 ms later, rank 1 as observed */
+  start = g_new (gint64, rank->events->len);
+  end = g_new (gint64, rank->events->len);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftTimeSpan sp = weft_render_event_span (p.trace, NULL, 0, i);
+      gboolean tiny = g_str_has_prefix (weft_rank_string (rank, weft_rank_event (rank, i)->name), "vectorized");
+      start[i] = sp.begin + (tiny ? shift : 0);
+      end[i] = sp.end + (tiny ? shift : 0);
+    }
+  starts[0] = start;
+  ends[0] = end;
+  starts[1] = ends[1] = NULL;
+  times = (WeftRenderTimes) { NULL, NULL, 2, starts, ends, 0 };
+  /* the reference: asked for directly, with the band of these times */
+  {
+    g_autoptr (GArray) b0 = weft_render_overlap_band (p.trace, &times, 0);
+    g_autoptr (GArray) b1 = weft_render_overlap_band (p.trace, &times, 1);
+    GArray *bands[2] = { b0, b1 };
+    WeftRenderOverlay overlay = { NULL, 0, bands, 2 };
+    paint_view (&p, &times, &overlay);
+    want = cairo_surface_reference (p.surface);
+  }
+  times.generation = 3;
+  for (int k = 0; k < 6; k++)
+    {
+      int dx0, dx1, dy0, dy1;
+      guint n;
+      paint_view (&p, &times, NULL);
+      n = diff_pixels (want, p.surface, &dx0, &dx1, &dy0, &dy1);
+      /* rows always match; only the header bands may lag (the last band
+       * computed, else the observed one) until their turn comes */
+      if (n > 0)
+        {
+          for (guint i = 0; i < weft_layout_get_n_rows (p.layout); i++)
+            {
+              const WeftLayoutRow *row = weft_layout_get_row (p.layout, i);
+              if (row->kind != WEFT_ROW_RANK_HEADER)
+                {
+                  int fx0, fx1, fy0, fy1;
+                  cairo_surface_t *a = cairo_image_surface_create_for_data (
+                    cairo_image_surface_get_data (want) + (gsize) row->y * cairo_image_surface_get_stride (want),
+                    CAIRO_FORMAT_RGB24, (int) p.view.width, (int) row->height, cairo_image_surface_get_stride (want));
+                  cairo_surface_t *b = cairo_image_surface_create_for_data (
+                    cairo_image_surface_get_data (p.surface) + (gsize) row->y * cairo_image_surface_get_stride (p.surface),
+                    CAIRO_FORMAT_RGB24, (int) p.view.width, (int) row->height,
+                    cairo_image_surface_get_stride (p.surface));
+                  g_assert_cmpuint (diff_pixels (a, b, &fx0, &fx1, &fy0, &fy1), ==, 0);
+                  cairo_surface_destroy (a);
+                  cairo_surface_destroy (b);
+                }
+            }
+          g_assert_cmpint (k, <, 5);
+        }
+    }
+  /* in the end everything is cached and the picture is the reference */
+  {
+    int dx0, dx1, dy0, dy1;
+    g_assert_cmpuint (diff_pixels (want, p.surface, &dx0, &dx1, &dy0, &dy1), ==, 0);
+  }
+  cairo_surface_destroy (want);
+  painted_clear (&p);
+}
+
 static void
 test_solved_times (void)
 {
@@ -1283,6 +1370,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/paint/solved-times", test_solved_times);
   g_test_add_func ("/render/paint/overlays", test_overlays);
   g_test_add_func ("/render/paint/solved-times-cached", test_solved_times_cached);
+  g_test_add_func ("/render/paint/refresh-budget", test_refresh_budget);
   g_test_add_func ("/render/overlap-band", test_overlap_band);
   g_test_add_func ("/render/lod", test_lod);
   g_test_add_func ("/render/layout/parallel", test_layout_parallel);

@@ -246,6 +246,11 @@ int                  weft_layout_row_at_y (const WeftLayout *layout, double y);
 /* Row of (rank_index, lane), or -1 (hidden / collapsed: the row that shows it,
  * the CPU summary or the rank header, is returned instead when there is one). */
 int                  weft_layout_find_lane (const WeftLayout *layout, guint rank_index, guint32 lane);
+/* How many events' solved times (WeftRenderTimes with a generation) one
+ * paint may read into the layout's caches (at least one row per paint);
+ * rows beyond it are drawn uncached and read in later paints, so no frame
+ * pays for re-reading a whole big trace at once. 0 = the default (262144). */
+void                 weft_layout_set_refresh_budget (WeftLayout *layout, guint64 events_per_frame);
 /* Depth sub-row (0-based) of an event on its lane's row. */
 guint                weft_layout_event_depth (const WeftLayout *layout, guint rank_index, guint32 event);
 

@@ -246,13 +246,15 @@ WeftDepthRow
 weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth, const WeftRankTimes *rt)
 {
   WeftDepthRow r = weft_layout_depth_row (layout, rt->rank_index, lane, depth);
+  WeftLayout *self;
   WeftLaneDepths *ld;
   gconstpointer owner;
 
   if (r.ts == NULL || rt->times == NULL || rt->times->generation == 0)
     return r;
   /* a cache: the layout is logically const */
-  ld = &((WeftLayout *) layout)->ranks[rt->rank_index].lanes[lane];
+  self = (WeftLayout *) layout;
+  ld = &self->ranks[rt->rank_index].lanes[lane];
   owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
   if (ld->sgen[depth] == rt->times->generation && ld->sowner[depth] == owner && ld->sstart[depth] != NULL)
     {
@@ -269,6 +271,11 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
       ld->sseen[depth] = rt->times->generation;
       return r;
     }
+  /* spread the re-reading of big traces over frames */
+  if (self->refreshed && r.n > self->refresh_left)
+    return r;
+  self->refresh_left -= MIN (r.n, self->refresh_left);
+  self->refreshed = TRUE;
   if (ld->sstart[depth] == NULL)
     {
       ld->sstart[depth] = g_new (gint64, r.n);
@@ -301,8 +308,12 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
   owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
   if (rl->sband != NULL && rl->sband_gen == rt->times->generation && rl->sband_owner == owner)
     return rl->sband;
-  if (rl->sband_seen == rt->times->generation)
+  if (rl->sband_seen == rt->times->generation &&
+      (!layout->refreshed || rl->n_events <= layout->refresh_left))
     {
+      WeftLayout *self = (WeftLayout *) layout;
+      self->refresh_left -= MIN (rl->n_events, self->refresh_left);
+      self->refreshed = TRUE;
       if (rl->sband != NULL)
         g_array_free (rl->sband, TRUE);
       rl->sband = weft_render_overlap_band (layout->trace, rt->times, rt->rank_index);
@@ -312,6 +323,21 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
     }
   rl->sband_seen = rt->times->generation;
   return rl->sband != NULL && rl->sband_owner == owner ? rl->sband : rl->band;
+}
+
+void
+weft_layout_begin_frame (const WeftLayout *layout)
+{
+  WeftLayout *self = (WeftLayout *) layout; /* caches: logically const */
+  self->refresh_left = self->refresh_budget != 0 ? self->refresh_budget : WEFT_LAYOUT_REFRESH_BUDGET;
+  self->refreshed = FALSE;
+}
+
+void
+weft_layout_set_refresh_budget (WeftLayout *layout, guint64 events_per_frame)
+{
+  g_return_if_fail (layout != NULL);
+  layout->refresh_budget = events_per_frame;
 }
 
 /* ---- layout ---------------------------------------------------------------------------- */

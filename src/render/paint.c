@@ -638,6 +638,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   p.scale = view->width / (double) (p.t1 - p.t0);
 
   cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+  weft_layout_begin_frame (layout);
   first = weft_layout_row_at_y (layout, MAX (view->scroll_y, 0.0));
   if (first < 0)
     first = view->scroll_y < 0 ? 0 : (int) layout->rows->len;

@@ -152,7 +152,18 @@ struct _WeftLayout
   GHashTable     *glyphs;      /* same key -> WeftLabelGlyphs */
   PangoContext   *pango;
   GPtrArray      *row_labels;  /* PangoLayout per row (lane headers), NULL until painted */
+  /* solved-times caches filled in this frame: at most about
+   * WEFT_LAYOUT_REFRESH_BUDGET events per frame (at least one row), the
+   * rest are drawn uncached and filled in later frames */
+  guint64         refresh_left;
+  gboolean        refreshed;
+  guint64         refresh_budget;  /* 0: WEFT_LAYOUT_REFRESH_BUDGET */
 };
+
+#define WEFT_LAYOUT_REFRESH_BUDGET 262144
+
+/* Called at the start of each body paint. */
+void weft_layout_begin_frame (const WeftLayout *layout);
 
 /* The overlap band to draw for a rank under these times: the observed one,
  * or (times with a generation) the band of the solved times, computed on the
