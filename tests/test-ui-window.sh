@@ -252,6 +252,17 @@ wait_for 'd["loaded"] and d["n_groups"] == 1 and d["frames"] > 0' "the good file
 ok "then Ctrl+O opens $(basename "$GOOD"): 1 rank group"
 kill "$APP"; wait "$APP" 2>/dev/null || true
 
+# ---- 3b. cancelling a load --------------------------------------------------------
+WEFT_TEST_LOAD_DELAY_MS=20000 launch "$TMP/state-cancel.json" "$DLRM"
+wait_for 'd["page"] == "loading" and d["loading"]' "the loading page with its progress bar"
+CWID=$(window_id "Loading dlrm_kineto — Weft")
+focus "$CWID"
+xdotool key ctrl+period
+wait_for 'not d["loading"] and d["page"] == "empty" and not d["loaded"]' "Ctrl+. cancels the load"
+[ "$(q 'd["n_errors"]')" = 0 ] || fail "cancelling showed an error: $(q 'd["last_error"]')"
+ok "Ctrl+. cancels a load: back on the empty page, no error"
+kill "$APP"; wait "$APP" 2>/dev/null || true
+
 # ---- 4. empty start with recent files ----------------------------------------------
 launch "$TMP/state-empty.json"
 wait_for 'd["page"] == "empty" and d["recent"] >= 1' "the empty page lists the recent trace"

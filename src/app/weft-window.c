@@ -98,6 +98,13 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
 
   options.progress = load_progress;
   options.progress_data = job;
+  if (g_getenv ("WEFT_TEST_LOAD_DELAY_MS") != NULL)
+    {
+      /* tests: a slow disk, so that Cancel can be pressed in time */
+      gint64 until = g_get_monotonic_time () + g_ascii_strtoll (g_getenv ("WEFT_TEST_LOAD_DELAY_MS"), NULL, 10) * 1000;
+      while (g_get_monotonic_time () < until && !g_cancellable_is_cancelled (cancellable))
+        g_usleep (10000);
+    }
   job->t_begin = g_get_monotonic_time ();
   if (job->n_paths == 1)
     trace = weft_trace_load (job->paths[0], &options, cancellable, &error);
