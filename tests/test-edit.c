@@ -1403,7 +1403,10 @@ test_recovery (void)
     g_assert_true (weft_edit_set_duration (s6, find_op (s6, 0, N_G1), 1000, NULL));
     g_assert_true (weft_edit_session_write_recovery (s6, &error));
     g_assert_no_error (error);
-    g_assert_nonnull (weft_recovery_find (dir));
+    {
+      g_autofree char *found6 = weft_recovery_find (dir);
+      g_assert_nonnull (found6);
+    }
     {
       g_autofree char *longer = g_strconcat (text1, " ", NULL);
       g_assert_true (g_file_set_contents (rank1, longer, -1, NULL));
