@@ -1091,7 +1091,7 @@ test_random_configs (void)
   static const int degs[] = { 1, 2, 4 };
   guint composed = 0, refused = 0;
 
-  for (int i = 0; i < 40 && composed < 16; i++)
+  for (int i = 0; i < 60 && composed < 16; i++)
     {
       WeftComposeParams p;
       g_autoptr (GError) error = NULL;
@@ -1106,6 +1106,7 @@ test_random_configs (void)
       p.tp = degs[g_rand_int_range (rng, 0, 3)];
       p.cp = degs[g_rand_int_range (rng, 0, 2)];
       p.ep = degs[g_rand_int_range (rng, 0, 3)];
+      p.dp_replicate = degs[g_rand_int_range (rng, 0, 2)];
       if (p.tp > 1)
         p.strategies |= WEFT_STRATEGY_TP;
       if (p.cp > 1)
@@ -1243,6 +1244,49 @@ test_kernel_times (void)
   g_assert_cmpuint (n_other, >, 20);
 }
 
+/* HSDP: FSDP shards inside a replica, then the reduced shard is
+ * all-reduced across replicas, after its reduce-scatter. */
+static void
+test_hsdp (void)
+{
+  WeftComposeParams p;
+  g_autoptr (WeftTrace) trace = NULL;
+
+  params (&p, "fsdp", 8, 1, 1, 1, 2);
+  p.dp_replicate = 2;
+  /* 2 shard groups of 4 x (6 all-gathers, 4 reduce-scatters, grad-norm
+   * all-reduce) + 4 replica pairs x 4 all-reduces */
+  check_loader (&p, 2 * 11 + 4 * 4);
+  trace = compose_trace (&p);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      GArray *rs_end = g_array_new (FALSE, FALSE, sizeof (gint64));
+      guint n_ar = 0;
+
+      for (guint k = 0; k < rank->collectives->len; k++)
+        {
+          WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
+          WeftEvent *ev = weft_rank_event (rank, c->event);
+          if (c->type == WEFT_COLL_REDUCE_SCATTER)
+            {
+              gint64 e = weft_event_end (ev);
+              g_assert_cmpint (c->group_size, ==, 4);
+              g_array_append_val (rs_end, e);
+            }
+          else if (c->type == WEFT_COLL_ALL_REDUCE && c->group_size == 2)
+            {
+              g_assert_cmpuint (n_ar, <, rs_end->len);
+              g_assert_cmpint (ev->ts, >=, g_array_index (rs_end, gint64, n_ar));
+              g_assert_cmpint (c->pg_ranks[1] - c->pg_ranks[0], ==, 4);
+              n_ar++;
+            }
+        }
+      g_assert_cmpuint (n_ar, ==, rs_end->len);
+      g_array_unref (rs_end);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1253,6 +1297,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compose/fsdp/prefetch", test_fsdp_prefetch);
   g_test_add_func ("/compose/fsdp/no-prefetch", test_fsdp_no_prefetch);
   g_test_add_func ("/compose/fsdp/no-reshard", test_fsdp_no_reshard);
+  g_test_add_func ("/compose/fsdp/hsdp", test_hsdp);
   g_test_add_func ("/compose/tp", test_tp);
   g_test_add_func ("/compose/tp-sp", test_tp_sp);
   g_test_add_func ("/compose/ep", test_ep);

@@ -74,6 +74,7 @@ typedef struct
   int        tp;
   int        cp;
   int        ep;
+  int        dp_replicate;   /* HSDP: FSDP shards over dp / dp_replicate, all-reduce across replicas (1: plain FSDP) */
 
   /* options */
   gboolean   sequence_parallel;   /* TP with SP */

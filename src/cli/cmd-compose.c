@@ -21,7 +21,7 @@ weft_cmd_compose (int argc, char **argv)
   g_autofree char *cp_mode = NULL;
   g_autofree char *fit_comm = NULL;
   g_autofree char *written = NULL;
-  int dp = 0, tp = 0, cp = 0, ep = 0;
+  int dp = 0, tp = 0, cp = 0, ep = 0, hsdp = 0;
   int layers = 0, seq = 0, mbs = 0, steps = 0, seed = -1;
   int hidden = 0, ffn = 0, heads = 0, kv_heads = 0, vocab = 0, experts = -1, top_k = 0, moe_ffn = 0;
   double bucket_mb = 0, jitter = -1;
@@ -34,6 +34,7 @@ weft_cmd_compose (int argc, char **argv)
     { "tp", 0, 0, G_OPTION_ARG_INT, &tp, "Tensor-parallel degree", "N" },
     { "cp", 0, 0, G_OPTION_ARG_INT, &cp, "Context-parallel degree", "N" },
     { "ep", 0, 0, G_OPTION_ARG_INT, &ep, "Expert-parallel degree (divides dp x cp)", "N" },
+    { "hsdp", 0, 0, G_OPTION_ARG_INT, &hsdp, "FSDP replicas (HSDP): shard over dp / N, all-reduce across the N", "N" },
     { "preset", 'p', 0, G_OPTION_ARG_STRING, &preset, "Model: llama3-8b (default), llama3-70b, moe-small", "NAME" },
     { "hw", 0, 0, G_OPTION_ARG_STRING, &hw, "Hardware: h100 (default), h200", "NAME" },
     { "layers", 0, 0, G_OPTION_ARG_INT, &layers, "Transformer blocks (default 4)", "N" },
@@ -122,7 +123,8 @@ weft_cmd_compose (int argc, char **argv)
   p.tp = tp > 0 ? tp : 1;
   p.cp = cp > 0 ? cp : 1;
   p.ep = ep > 0 ? ep : 1;
-  if (tp < 0 || cp < 0 || ep < 0)
+  p.dp_replicate = hsdp > 0 ? hsdp : 1;
+  if (tp < 0 || cp < 0 || ep < 0 || hsdp < 0)
     return weft_cli_fail ("compose: degrees must be >= 1");
   if (layers != 0)
     p.model.layers = layers;

@@ -47,6 +47,7 @@ weft_compose_params_init (WeftComposeParams *params)
   params->tp = 1;
   params->cp = 1;
   params->ep = 1;
+  params->dp_replicate = 1;
   params->fsdp_prefetch = TRUE;
   params->reshard_after_forward = TRUE;
   params->ddp_bucket_mb = 25.0;
@@ -200,6 +201,14 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
     INVALID ("strategy ep needs --ep >= 2");
   if ((p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) && p->dp < 2 && p->cp < 2)
     INVALID ("ddp/fsdp need --dp >= 2");
+  if (p->dp_replicate < 1 || p->dp_replicate > p->dp || p->dp % p->dp_replicate != 0)
+    INVALID ("dp replicate %d must divide dp %d", p->dp_replicate, p->dp);
+  if (p->dp_replicate > 1 && !(p->strategies & WEFT_STRATEGY_FSDP))
+    INVALID ("dp replicate (HSDP) needs fsdp");
+  if (p->dp_replicate > 1 && p->ep > 1)
+    INVALID ("HSDP with ep is not modelled");
+  if (p->dp_replicate > 1 && p->dp / p->dp_replicate * p->cp < 2)
+    INVALID ("HSDP needs at least 2 shards per replicate (dp / replicate x cp)");
   if (p->ep > 1 && (p->dp * p->cp) % p->ep != 0)
     INVALID ("ep %d must divide dp x cp = %d", p->ep, p->dp * p->cp);
   if (p->ep > 1 && p->tp > 1)
@@ -293,6 +302,7 @@ weft_compose_params_to_json (const WeftComposeParams *p)
   json_object_object_add (o, "tp", json_object_new_int (p->tp));
   json_object_object_add (o, "cp", json_object_new_int (p->cp));
   json_object_object_add (o, "ep", json_object_new_int (p->ep));
+  json_object_object_add (o, "dp_replicate", json_object_new_int (p->dp_replicate));
   json_object_object_add (o, "sequence_parallel", json_object_new_boolean (p->sequence_parallel));
   json_object_object_add (o, "fsdp_prefetch", json_object_new_boolean (p->fsdp_prefetch));
   json_object_object_add (o, "reshard_after_forward", json_object_new_boolean (p->reshard_after_forward));
@@ -364,6 +374,7 @@ weft_compose_params_from_json (WeftComposeParams *p, json_object *json, GError *
   get_int (json, "tp", &p->tp);
   get_int (json, "cp", &p->cp);
   get_int (json, "ep", &p->ep);
+  get_int (json, "dp_replicate", &p->dp_replicate);
   get_bool (json, "sequence_parallel", &p->sequence_parallel);
   get_bool (json, "fsdp_prefetch", &p->fsdp_prefetch);
   get_bool (json, "reshard_after_forward", &p->reshard_after_forward);

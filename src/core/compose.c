@@ -31,10 +31,11 @@ enum
   ST_TP,
   ST_EP,
   ST_CP,
+  ST_HSDP,      /* FSDP's all-reduce across replicas (HSDP) */
   N_STREAMS
 };
 
-static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25 };
+static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25, 27 };
 
 /* ---- process-group dimensions ----------------------------------------------------- */
 
@@ -46,6 +47,7 @@ enum
   DIM_CP,
   DIM_EP,
   DIM_DPEP,     /* expert FSDP: dp x cp / ep */
+  DIM_REPL,     /* HSDP replicas: same shard position */
   N_DIMS
 };
 
@@ -207,9 +209,19 @@ group_members (Ctx *c, int dim, int rank, int *out)
         out[n++] = r;
       break;
     case DIM_DP:
-      for (int r = 0; r < c->world; r++)
-        if (r % c->p.tp == t)
-          out[n++] = r;
+      {
+        int shards = c->p.dp / c->p.dp_replicate;
+        for (int r = 0; r < c->world; r++)
+          if (r % c->p.tp == t && (r / (c->p.tp * c->p.cp)) / shards == d / shards)
+            out[n++] = r;
+      }
+      break;
+    case DIM_REPL:
+      {
+        int shards = c->p.dp / c->p.dp_replicate;
+        for (int i = 0; i < c->p.dp_replicate; i++)
+          out[n++] = ((i * shards + d % shards) * c->p.cp + k) * c->p.tp + t;
+      }
       break;
     case DIM_TP:
       for (int i = 0; i < c->p.tp; i++)
@@ -1319,6 +1331,17 @@ fsdp_reduce_scatter (Ctx *c, const Unit *u)
       s.producer = ST_RS;
       collective (c, &s);
     }
+  if (c->dim_on[DIM_REPL])
+    {
+      /* HSDP: the reduced shard is all-reduced across replicas on FSDP's
+       * all-reduce stream, after the reduce-scatter */
+      event_record (c, ST_RS);
+      stream_wait (c, ST_HSDP);
+      n = group_members (c, DIM_DP, 0, members);
+      spec_init (c, &s, DIM_REPL, ST_HSDP, WEFT_COLL_ALL_REDUCE, round_to (u->dense, n) / n, 2, "BFloat16");
+      s.producer = ST_HSDP;
+      collective (c, &s);
+    }
   scope_end (c);
 }
 
@@ -1573,6 +1596,11 @@ emit_step (Ctx *c, int step_no)
       scope_begin (c, "user_annotation", "FSDP::root_post_backward", NULL);
       event_record (c, ST_RS);
       stream_wait (c, ST_COMPUTE);
+      if (c->dim_on[DIM_REPL])
+        {
+          event_record (c, ST_HSDP);
+          stream_wait (c, ST_COMPUTE);
+        }
       scope_end (c);
     }
   if (has (c, WEFT_STRATEGY_DDP))
@@ -1962,7 +1990,8 @@ ctx_free (Ctx *c)
 static void
 ctx_init (Ctx *c, const WeftComposeParams *params)
 {
-  static const char *descs[N_DIMS] = { "default_pg", "mesh_dp", "mesh_tp", "mesh_cp", "mesh_ep", "mesh_dp_mod_ep" };
+  static const char *descs[N_DIMS] = { "default_pg", "mesh_dp", "mesh_tp", "mesh_cp", "mesh_ep", "mesh_dp_mod_ep",
+                                       "mesh_dp_replicate" };
   int next_pg = 0;
 
   memset (c, 0, sizeof *c);
@@ -1987,6 +2016,7 @@ ctx_init (Ctx *c, const WeftComposeParams *params)
   c->dim_on[DIM_EP] = (params->strategies & WEFT_STRATEGY_EP) && params->ep > 1;
   c->dim_on[DIM_DPEP] = c->dim_on[DIM_EP] && (params->strategies & WEFT_STRATEGY_FSDP)
                         && params->dp * params->cp / params->ep > 1;
+  c->dim_on[DIM_REPL] = (params->strategies & WEFT_STRATEGY_FSDP) && params->dp_replicate > 1;
   for (int d = 0; d < N_DIMS; d++)
     {
       c->pg_desc[d] = descs[d];
@@ -1995,6 +2025,8 @@ ctx_init (Ctx *c, const WeftComposeParams *params)
     }
   if (params->cp > 1 && c->dim_on[DIM_DP])
     c->pg_desc[DIM_DP] = "mesh_dp_cp";
+  if (c->dim_on[DIM_REPL])
+    c->pg_desc[DIM_DP] = params->cp > 1 ? "mesh_dp_shard_cp" : "mesh_dp_shard";
   c->rs = g_new0 (RankState, c->world);
   for (int r = 0; r < c->world; r++)
     {
