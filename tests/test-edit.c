@@ -812,6 +812,34 @@ test_operation (gconstpointer data)
 
 /* ---- refused cycle ------------------------------------------------------------------ */
 
+/* The model's structure: every lane's event list and every event's lane,
+ * flags, ts and dur, as text. */
+static char *
+model_dump (WeftEditSession *s)
+{
+  WeftTrace *trace = weft_edit_session_get_trace (s);
+  GString *out = g_string_new (NULL);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (guint l = 0; l < rank->lanes->len; l++)
+        {
+          WeftLane *lane = weft_rank_lane (rank, l);
+          g_string_append_printf (out, "r%u l%u:", r, l);
+          for (guint i = 0; i < lane->events->len; i++)
+            g_string_append_printf (out, " %u", g_array_index (lane->events, guint32, i));
+          g_string_append_c (out, '\n');
+        }
+      for (guint32 e = 0; e < rank->events->len; e++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, e);
+          g_string_append_printf (out, "r%u e%u lane %u flags %u ts %" G_GINT64_FORMAT " dur %" G_GINT64_FORMAT "\n", r, e,
+                                  ev->lane, ev->flags, ev->ts, ev->dur);
+        }
+    }
+  return g_string_free (out, FALSE);
+}
+
 static void
 test_cycle_refused (void)
 {
@@ -825,6 +853,7 @@ test_cycle_refused (void)
   guint32 lane_before = weft_rank_event (weft_trace_rank (trace, rs0.rank_index), rs0.event)->lane;
   guint n_events = weft_trace_rank (trace, 0)->events->len;
   guint64 serial = weft_edit_session_get_serial (s);
+  g_autofree char *model_before = model_dump (s);
 
   /* rank 0 issues the reduce-scatter before the all-reduce, rank 1 after
    * it: each waits for the other (an NCCL deadlock) */
@@ -839,6 +868,10 @@ test_cycle_refused (void)
   g_assert_cmpuint (weft_edit_session_get_serial (s), ==, serial);
   g_assert_cmpuint (weft_rank_event (weft_trace_rank (trace, rs0.rank_index), rs0.event)->lane, ==, lane_before);
   g_assert_cmpuint (weft_trace_rank (trace, 0)->events->len, ==, n_events);
+  {
+    g_autofree char *model_after = model_dump (s);
+    g_assert_cmpstr (model_after, ==, model_before);
+  }
 
   /* the same through a script, and through a move to a stream position */
   g_clear_error (&error);
@@ -852,6 +885,21 @@ test_cycle_refused (void)
   after = snapshot (s);
   assert_same_snapshot (loaded, after, "after a refused script edit");
   g_assert_false (weft_edit_session_can_undo (s));
+  {
+    g_autofree char *model_after = model_dump (s);
+    g_assert_cmpstr (model_after, ==, model_before);
+  }
+
+  /* the same reorder asked as a move to a time on its stream (what a drag
+   * does): refused too, nothing changes */
+  g_clear_error (&error);
+  g_assert_false (weft_edit_move_to_lane (s, rs0, weft_rank_event (weft_trace_rank (trace, rs0.rank_index), find_op (s, 0, N_G1).event)->lane,
+                                          US (50), FALSE, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
+  {
+    g_autofree char *model_after = model_dump (s);
+    g_assert_cmpstr (model_after, ==, model_before);
+  }
 
   /* a good edit still works afterwards, and the refused one left no trace in the history */
   g_assert_true (weft_edit_set_duration (s, find_op (s, 0, N_G1), 90000, NULL));
