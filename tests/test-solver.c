@@ -637,7 +637,8 @@ test_random_edits_consistent (void)
   g_autoptr (WeftSolver) solver = solver_for (trace);
   g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) b = g_array_new (FALSE, FALSE, sizeof (gint64));
-  guint n_refused = 0, n_moved = 0;
+  guint n_refused = 0, n_moved = 0, n_inserted = 0, n_restored = 0;
+  g_autoptr (GArray) removed = g_array_new (FALSE, FALSE, sizeof (guint64));
   WeftMetrics loaded[3];
 
   g_assert_true (_weft_solver_check (solver));
@@ -650,7 +651,7 @@ test_random_edits_consistent (void)
       g_autoptr (GArray) live_ops = g_array_new (FALSE, FALSE, sizeof (guint32));
       guint32 ev, lane;
       g_autoptr (GError) error = NULL;
-      int what = g_test_rand_int_range (0, 4);
+      int what = g_test_rand_int_range (0, 8);
       for (guint32 i = 0; i < rank->events->len; i++)
         if (weft_solver_is_node (solver, r, i))
           g_array_append_val (live_ops, i);
@@ -663,6 +664,61 @@ test_random_edits_consistent (void)
                                                                      : weft_solver_start (solver, r, ev) +
                                                                          g_test_rand_int_range (-20, 40) * US,
                                                   &error));
+      else if (what == 4)
+        {
+          WeftSolverOpSpec spec = { "inserted", WEFT_CAT_KERNEL, WEFT_KCLASS_GEMM, 12 * US, WEFT_NONE };
+          lane = weft_solver_ensure_stream (solver, r, 0, g_test_rand_bit () ? 7 : 8);
+          g_assert_cmpuint (weft_solver_insert_op (solver, r, lane, weft_solver_start (solver, r, ev), &spec, &error), !=,
+                            WEFT_NONE);
+          n_inserted++;
+        }
+      else if (what == 5)
+        {
+          guint64 key = ((guint64) r << 32) | ev;
+          g_assert_true (weft_solver_remove_op (solver, r, ev, &error));
+          g_array_append_val (removed, key);
+        }
+      else if (what == 6 && removed->len > 0)
+        {
+          guint k = (guint) g_test_rand_int_range (0, (gint32) removed->len);
+          guint64 key = g_array_index (removed, guint64, k);
+          g_array_remove_index (removed, k);
+          if (!weft_solver_is_node (solver, (guint) (key >> 32), (guint32) key))
+            {
+              snapshot (trace, solver, a);
+              if (!weft_solver_restore_op (solver, (guint) (key >> 32), (guint32) key, &error))
+                {
+                  /* putting it back would close a cycle: refused, nothing changed */
+                  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
+                  snapshot (trace, solver, b);
+                  g_assert_cmpmem (a->data, a->len * sizeof (gint64), b->data, b->len * sizeof (gint64));
+                  n_refused++;
+                }
+              else
+                n_restored++;
+            }
+        }
+      else if (what == 7)
+        {
+          WeftSolverCollSpec cs = { WEFT_COLL_ALL_REDUCE, NULL, 1 << 20, NULL, NULL, NULL, 15 * US };
+          WeftSolverPlace places[2];
+          for (guint q = 0; q < 2; q++)
+            {
+              places[q].rank_index = q;
+              places[q].lane = weft_solver_ensure_stream (solver, q, 0, g_test_rand_bit () ? 7 : 8);
+              places[q].at_time = weft_solver_span (solver).begin + g_test_rand_int_range (0, 250) * US;
+            }
+          snapshot (trace, solver, a);
+          if (weft_solver_insert_collective (solver, &cs, places, 2, NULL, &error) == WEFT_NONE)
+            {
+              g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
+              snapshot (trace, solver, b);
+              g_assert_cmpmem (a->data, a->len * sizeof (gint64), b->data, b->len * sizeof (gint64));
+              n_refused++;
+            }
+          else
+            n_inserted++;
+        }
       else
         {
           guint32 lanes[2];
@@ -701,7 +757,8 @@ test_random_edits_consistent (void)
       snapshot (trace, solver, b);
       g_assert_cmpmem (a->data, a->len * sizeof (gint64), b->data, b->len * sizeof (gint64));
     }
-  g_test_message ("random edits: %u moves accepted, %u refused as cycles", n_moved, n_refused);
+  g_test_message ("random edits: %u moves, %u inserts, %u restores accepted, %u refused as cycles", n_moved,
+                  n_inserted, n_restored, n_refused);
   g_assert_cmpuint (n_moved, >, 0);
   g_assert_cmpuint (n_refused, >, 0);
 }

@@ -122,7 +122,8 @@ struct _WeftSolver
   GArray    *inst_node;   /* guint32 per trace instance: INST node or WEFT_NONE */
   guint32   *order;       /* topological order of live nodes */
   guint      n_order;
-  guint32   *pos;         /* per node: position in order */
+  guint32   *pos;         /* per node: position in order (G_MAXUINT32: not in it) */
+  guint      cap_order;   /* allocated entries of order and pos */
   guint32   *heap;
   guint      n_heap, cap_heap;
   int        batch;

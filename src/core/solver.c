@@ -390,8 +390,75 @@ compute_topo (WeftSolver *self, GArray *cycle)
   self->order = k.queue;
   self->n_order = k.tail;
   self->pos = pos;
+  self->cap_order = MAX (n, 1);
   g_free (k.indeg);
   return TRUE;
+}
+
+/* ---- local changes of the order (insert, remove) ------------------------------ */
+
+static void
+order_reserve (WeftSolver *self)
+{
+  if (self->cap_order < self->n_nodes + 1)
+    {
+      guint old = self->cap_order;
+      self->cap_order = MAX (self->n_nodes + 1, self->cap_order * 2);
+      self->order = g_renew (guint32, self->order, self->cap_order);
+      self->pos = g_renew (guint32, self->pos, self->cap_order);
+      for (guint i = old; i < self->cap_order; i++)
+        self->pos[i] = G_MAXUINT32;
+    }
+}
+
+static void
+order_insert_at (WeftSolver *self, guint32 v, guint q)
+{
+  order_reserve (self);
+  if (q > self->n_order)
+    q = self->n_order;
+  memmove (&self->order[q + 1], &self->order[q], (self->n_order - q) * sizeof (guint32));
+  self->order[q] = v;
+  self->n_order++;
+  for (guint i = q; i < self->n_order; i++)
+    self->pos[self->order[i]] = i;
+}
+
+static void
+order_remove (WeftSolver *self, guint32 v)
+{
+  guint q = self->pos[v];
+  if (q >= self->n_order || self->order[q] != v)
+    return;
+  memmove (&self->order[q], &self->order[q + 1], (self->n_order - q - 1) * sizeof (guint32));
+  self->n_order--;
+  for (guint i = q; i < self->n_order; i++)
+    self->pos[self->order[i]] = i;
+  self->pos[v] = G_MAXUINT32;
+}
+
+static void
+max_pred_pos_cb (WeftSolver *self, guint32 p, gpointer data)
+{
+  guint *q = data;
+  if (self->pos[p] != G_MAXUINT32 && self->pos[p] + 1 > *q)
+    *q = self->pos[p] + 1;
+}
+
+/* Puts a node that is not in the order right after its last predecessor. */
+static void
+order_place (WeftSolver *self, guint32 v)
+{
+  guint q = 0;
+  order_reserve (self);
+  foreach_topo_pred (self, v, max_pred_pos_cb, &q);
+  order_insert_at (self, v, q);
+}
+
+static void
+collect_succ_cb (WeftSolver *self, guint32 s, gpointer data)
+{
+  g_array_append_val ((GArray *) data, s);
 }
 
 /* ---- incremental topological order (Pearce & Kelly) ------------------------------ */
@@ -677,6 +744,34 @@ set_cycle_error (WeftSolver *self, GArray *cycle, GError **error)
     }
   g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_CYCLE, s->str);
   g_string_free (s, TRUE);
+}
+
+/* Adds nodes that are live but not in the order (new or restored; a
+ * member before its instance), then repairs what follows them. FALSE with
+ * the cycle in error: the nodes are out of the order again. */
+static gboolean
+order_add_nodes (WeftSolver *self, const guint32 *nodes, guint n, GError **error)
+{
+  g_autoptr (GArray) succ = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) cycle = g_array_new (FALSE, FALSE, sizeof (guint32));
+  gboolean ok;
+  for (guint i = 0; i < n; i++)
+    order_place (self, nodes[i]);
+  for (guint i = 0; i < n; i++)
+    {
+      g_array_append_val (succ, nodes[i]);
+      foreach_topo_succ (self, nodes[i], collect_succ_cb, succ);
+    }
+  ok = pk_repair (self, (const guint32 *) (void *) succ->data, succ->len, cycle);
+  if (!ok)
+    {
+      set_cycle_error (self, cycle, error);
+      for (guint i = n; i > 0; i--)
+        order_remove (self, nodes[i - 1]);
+    }
+  else
+    self->generation++;
+  return ok;
 }
 
 /* ---- evaluation ------------------------------------------------------------- */
@@ -2502,46 +2597,6 @@ heap_rekey (WeftSolver *self)
   g_free (nodes);
 }
 
-/* After a structural change: new topological order or FALSE with the cycle. */
-static gboolean
-retopo (WeftSolver *self, GError **error)
-{
-  g_autoptr (GArray) cycle = g_array_new (FALSE, FALSE, sizeof (guint32));
-  guint32 *heap_nodes = NULL;
-  guint n_heap = self->n_heap;
-  gboolean ok;
-
-  /* the heap is ordered by the old positions: rebuild it after */
-  if (n_heap > 0)
-    {
-      heap_nodes = g_memdup2 (self->heap, n_heap * sizeof (guint32));
-      for (guint i = 0; i < n_heap; i++)
-        self->nodes[heap_nodes[i]].flags &= ~NODE_IN_HEAP;
-      self->n_heap = 0;
-    }
-  ok = compute_topo (self, cycle);
-  if (!ok)
-    set_cycle_error (self, cycle, error);
-  else
-    self->generation++; /* the structure changed: caches keyed by generation are stale */
-  if (heap_nodes != NULL)
-    {
-      if (ok)
-        for (guint i = 0; i < n_heap; i++)
-          heap_push (self, heap_nodes[i]);
-      else
-        {
-          /* positions unchanged: restore the heap as it was */
-          memcpy (self->heap, heap_nodes, n_heap * sizeof (guint32));
-          self->n_heap = n_heap;
-          for (guint i = 0; i < n_heap; i++)
-            self->nodes[heap_nodes[i]].flags |= NODE_IN_HEAP;
-        }
-      g_free (heap_nodes);
-    }
-  return ok;
-}
-
 typedef struct
 {
   guint32 v;
@@ -2830,7 +2885,7 @@ weft_solver_insert_op (WeftSolver *self, guint rank_index, guint32 lane, gint64 
   ev = model_new_event (self, rank_index, lane, at_time, spec);
   v = new_op_node (self, rank_index, lane, at_time, ev, step_near (self, rank_index, lane, position));
   lane_attach (self, v, lane, position);
-  if (!retopo (self, error))
+  if (!order_add_nodes (self, &v, 1, error))
     {
       /* cannot happen: a new op only splits a stream edge */
       lane_detach (self, v);
@@ -2838,6 +2893,7 @@ weft_solver_insert_op (WeftSolver *self, guint rank_index, guint32 lane, gint64 
       weft_rank_event (rank, ev)->flags |= WEFT_EVENT_DELETED;
       return WEFT_NONE;
     }
+  heap_rekey (self);
   model_lane_insert (rank, lane, ev);
   dirty_around (self, v);
   maybe_solve (self);
@@ -2949,7 +3005,17 @@ weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
   g_array_append_val (trace->instances, inst);
   g_array_append_val (self->inst_node, iv);
 
-  ok = retopo (self, error);
+  {
+    /* the members, then their instance */
+    guint32 *added = g_new (guint32, self->n_nodes - n_nodes0);
+    guint k = 0;
+    for (guint32 v = n_nodes0; v < self->n_nodes; v++)
+      if (self->nodes[v].kind == NODE_OP)
+        added[k++] = v;
+    added[k++] = iv;
+    ok = order_add_nodes (self, added, k, error);
+    g_free (added);
+  }
   if (!ok)
     {
       /* roll everything back: nodes, model events, collectives, instance */
@@ -2977,9 +3043,10 @@ weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
       g_free (ev_len0);
       g_free (coll_len0);
       g_free (rank_numbers);
-      /* positions of the remaining nodes are still valid */
+      /* the order is as it was */
       return WEFT_NONE;
     }
+  heap_rekey (self);
   for (guint i = 0; i < n_places; i++)
     {
       WeftRank *rank = weft_trace_rank (trace, places[i].rank_index);
@@ -3027,12 +3094,21 @@ weft_solver_remove_op (WeftSolver *self, guint rank_index, guint32 event, GError
       Node *in = &self->nodes[iv];
       for (guint i = 0; i < in->n_members; i++)
         if (live (self, in->members[i]))
-          remove_one (self, in->members[i]);
+          {
+            remove_one (self, in->members[i]);
+            order_remove (self, in->members[i]);
+          }
       self->nodes[iv].flags |= NODE_DELETED;
+      order_remove (self, iv);
     }
   else
-    remove_one (self, v);
-  retopo (self, NULL); /* removing cannot create a cycle */
+    {
+      remove_one (self, v);
+      order_remove (self, v);
+    }
+  /* removing cannot create a cycle: the order stays valid */
+  heap_rekey (self);
+  self->generation++;
   maybe_solve (self);
   return TRUE;
 }
@@ -3071,34 +3147,43 @@ weft_solver_restore_op (WeftSolver *self, guint rank_index, guint32 event, GErro
       return FALSE;
     }
   iv = self->nodes[v].inst;
-  if (iv != WEFT_NONE)
-    {
-      Node *in = &self->nodes[iv];
-      in->flags &= ~NODE_DELETED;
-      /* restore in reverse order of removal positions is not needed: one per lane */
-      for (guint i = 0; i < in->n_members; i++)
-        if (self->nodes[in->members[i]].flags & NODE_DELETED)
-          restore_one (self, self->nodes[iv].members[i]);
-      heap_push (self, iv);
-    }
-  else
-    restore_one (self, v);
-  if (!retopo (self, error))
-    {
-      /* put it back out */
-      if (iv != WEFT_NONE)
-        {
-          Node *in = &self->nodes[iv];
-          for (guint i = 0; i < in->n_members; i++)
-            if (live (self, in->members[i]))
-              remove_one (self, self->nodes[iv].members[i]);
-          self->nodes[iv].flags |= NODE_DELETED;
-        }
-      else
-        remove_one (self, v);
-      retopo (self, NULL);
-      return FALSE;
-    }
+  {
+    g_autoptr (GArray) added = g_array_new (FALSE, FALSE, sizeof (guint32));
+    if (iv != WEFT_NONE)
+      {
+        Node *in = &self->nodes[iv];
+        in->flags &= ~NODE_DELETED;
+        for (guint i = 0; i < in->n_members; i++)
+          if (self->nodes[in->members[i]].flags & NODE_DELETED)
+            {
+              guint32 m = self->nodes[iv].members[i];
+              restore_one (self, m);
+              g_array_append_val (added, m);
+            }
+        g_array_append_val (added, iv);
+        heap_push (self, iv);
+      }
+    else
+      {
+        restore_one (self, v);
+        g_array_append_val (added, v);
+      }
+    if (!order_add_nodes (self, (const guint32 *) (void *) added->data, added->len, error))
+      {
+        /* put it back out */
+        for (guint i = 0; i < added->len; i++)
+          {
+            guint32 a = g_array_index (added, guint32, i);
+            if (self->nodes[a].kind == NODE_INST)
+              self->nodes[a].flags |= NODE_DELETED;
+            else
+              remove_one (self, a);
+          }
+        heap_rekey (self);
+        return FALSE;
+      }
+  }
+  heap_rekey (self);
   maybe_solve (self);
   return TRUE;
 }
@@ -3149,7 +3234,8 @@ weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_e
       }
   if (removed)
     {
-      retopo (self, NULL);
+      /* fewer dependencies: the order stays valid */
+      self->generation++;
       heap_push (self, t);
       maybe_solve (self);
     }
