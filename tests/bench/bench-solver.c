@@ -14,8 +14,9 @@
  * topological order), and incremental re-solves as a drag makes them: a
  * random op's duration + 1 us (weft_solver_set_duration, which re-solves what
  * depends on it) then back; and a random op's minimum start pushed 5 us
- * later; and a structural edit (an op swapped with its stream successor:
- * cycle check and new topological order, then the re-solve). Medians over --repeat runs (default 201); metrics (interval sweep +
+ * later; structural edits: an op swapped with its stream successor (cycle
+ * check and local repair of the topological order, then the re-solve) and a
+ * 10 us kernel inserted before a random op (then deleted, not timed). Medians over --repeat runs (default 201); metrics (interval sweep +
  * critical path) median of 5. Figures in docs/benchmarks.md (## Solver). */
 #include "config.h"
 
@@ -68,6 +69,7 @@ bench_trace (const char *label, WeftTrace *trace, guint repeat)
   GArray *t_dur = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *t_min = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *t_move = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *t_ins = g_array_new (FALSE, FALSE, sizeof (gint64));
   GRand *rand = g_rand_new_with_seed (42);
   gint64 t0, t1, t_build, t_metrics;
   WeftMetrics m;
@@ -137,6 +139,22 @@ bench_trace (const char *label, WeftTrace *trace, guint repeat)
       g_array_append_val (t_move, (gint64) { t1 - t0 });
       weft_solver_move_to_position (solver, r, ev, lane, pos, NULL);
     }
+  /* insert a 10 us kernel before a random op, then delete it again */
+  for (guint k = 0; k < MAX (5u, repeat / 10); k++)
+    {
+      guint64 key = g_array_index (ops, guint64, g_rand_int_range (rand, 0, (gint32) ops->len));
+      guint r = (guint) (key >> 32);
+      guint32 ev = (guint32) key;
+      WeftSolverOpSpec spec = { "bench_kernel", WEFT_CAT_KERNEL, WEFT_KCLASS_OTHER, 10000, WEFT_NONE };
+      guint32 ins;
+      t0 = now_ns ();
+      ins = weft_solver_insert_op (solver, r, weft_solver_op_lane (solver, r, ev), weft_solver_start (solver, r, ev) - 1,
+                                   &spec, NULL);
+      t1 = now_ns ();
+      g_array_append_val (t_ins, (gint64) { t1 - t0 });
+      if (ins != WEFT_NONE)
+        weft_solver_remove_op (solver, r, ins, NULL);
+    }
   {
     GArray *t_m = g_array_new (FALSE, FALSE, sizeof (gint64));
     guint64 key0 = g_array_index (ops, guint64, 0);
@@ -155,9 +173,9 @@ bench_trace (const char *label, WeftTrace *trace, guint repeat)
     g_array_free (t_m, TRUE);
   }
 
-  printf ("| %s | %u | %" G_GUINT64_FORMAT " | %u | %.1f ms | %.2f ms (best %.2f) | %.1f us (p90 %.1f) | %.1f us (p90 %.1f) | %.2f ms | %.1f ms |\n",
+  printf ("| %s | %u | %" G_GUINT64_FORMAT " | %u | %.1f ms | %.2f ms (best %.2f) | %.1f us (p90 %.1f) | %.1f us (p90 %.1f) | %.2f ms | %.2f ms | %.1f ms |\n",
           label, trace->ranks->len, n_events, ops->len, t_build / 1e6, median_ms (t_full), pct_ms (t_full, 0.0), median_ms (t_dur) * 1e3,
-          pct_ms (t_dur, 0.9) * 1e3, median_ms (t_min) * 1e3, pct_ms (t_min, 0.9) * 1e3, median_ms (t_move), t_metrics / 1e6);
+          pct_ms (t_dur, 0.9) * 1e3, median_ms (t_min) * 1e3, pct_ms (t_min, 0.9) * 1e3, median_ms (t_move), median_ms (t_ins), t_metrics / 1e6);
   fflush (stdout);
   weft_solver_free (solver);
   g_array_free (ops, TRUE);
@@ -165,6 +183,7 @@ bench_trace (const char *label, WeftTrace *trace, guint repeat)
   g_array_free (t_dur, TRUE);
   g_array_free (t_min, TRUE);
   g_array_free (t_move, TRUE);
+  g_array_free (t_ins, TRUE);
   g_rand_free (rand);
 }
 
@@ -255,7 +274,7 @@ main (int argc, char **argv)
       return 2;
     }
   printf ("| input | ranks | events | GPU ops | build | full solve | incremental: duration (median) | incremental: "
-          "min start (median) | reorder (median) | metrics |\n|---|---|---|---|---|---|---|---|---|---|\n");
+          "min start (median) | reorder (median) | insert (median) | metrics |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
 
   df = weft_test_trace_path ("HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
   if (df != NULL)
