@@ -100,8 +100,10 @@ for r in range(2):
     if not weft or not weft.get('edits'):
         print('rank %d: no "weft" edits key' % r); ok = False
     else:
-        ops = {e['op'] for e in weft['edits']}
-        if ops != {'move_to_position', 'set_duration'}:
+        # the all-reduces moved together (one "moves" entry), the GEMMs scaled as a class
+        ops = [e['op'] for e in weft['edits']]
+        if ops != ['move_to_position', 'scale'] or len(weft['edits'][0].get('moves', [])) != len(ar_out) * 2 \
+           or weft['edits'][1].get('class') != 'gemm' or weft['edits'][1].get('factor') != 0.5:
             print('rank %d: weft edits ops %s' % (r, sorted(ops))); ok = False
 sys.exit(0 if ok else 1)
 EOF
@@ -116,7 +118,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 b, a = d['before']['step_time_ns'], d['after']['step_time_ns']
 print('step', b, '->', a)
-sys.exit(0 if a < b and d['applied'] == 2 and len(d['edits']) > 2 else 1)
+sys.exit(0 if a < b and d['applied'] == 2 and len(d['edits']) == 2 else 1)
 EOF
   ls "$T/out2"/rank0_trace.json.zst >/dev/null 2>&1 || fail "--format json.zst: no rank0_trace.json.zst"
 fi

@@ -320,6 +320,8 @@ history_merge (gpointer user_data, guint tag, gpointer prev, gpointer next)
 
   if (tag != WEFT_EDIT_MIN_START && tag != WEFT_EDIT_DURATION && tag != WEFT_EDIT_POSITION)
     return FALSE;
+  if (p->log != NULL || n->log != NULL)
+    return FALSE; /* logged by description (a whole-class scale) */
   if (!items_same_ops (p, n))
     return FALSE;
   if (tag == WEFT_EDIT_POSITION)
@@ -1115,18 +1117,24 @@ weft_edit_scale_duration (WeftEditSession *self, WeftOpRef op, double factor, GE
 }
 
 /* One DURATION action over refs: each duration x factor, or = dur when
- * dur >= 0; one item per collective instance (its transfer time). */
+ * dur >= 0; one item per collective instance (its transfer time). log (taken,
+ * nullable): the action's edit-log entry instead of one set_duration per
+ * op (a whole-class scale replays from its own description). n_items: the
+ * durations changed. */
 static gboolean
-retime_refs (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double factor, gint64 dur, GError **error)
+retime_refs (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double factor, gint64 dur,
+             json_object *log, guint *n_items, GError **error)
 {
   Action *a;
   g_autoptr (GHashTable) instances = g_hash_table_new (NULL, NULL);
 
-  if (dur < 0 && !check_factor (factor, error))
-    return FALSE;
+  if (n_items)
+    *n_items = 0;
+  if ((dur < 0 && !check_factor (factor, error)))
+    goto fail;
   for (guint i = 0; i < n_ops; i++)
     if (!check_op (self, ops[i], error) || (dur >= 0 && !check_dur (self, ops[i], dur, error)))
-      return FALSE;
+      goto fail;
   a = action_new (WEFT_EDIT_DURATION);
   for (guint i = 0; i < n_ops; i++)
     {
@@ -1143,13 +1151,35 @@ retime_refs (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double fa
                                   : scale_ns (weft_solver_duration (self->solver, ops[i].rank_index, ops[i].event),
                                               factor));
     }
+  if (n_items)
+    *n_items = a->items->len;
+  if (log != NULL)
+    {
+      a->log = json_object_new_array ();
+      json_object_array_add (a->log, log);
+    }
   return run_and_commit (self, a, error);
+
+fail:
+  if (log != NULL)
+    json_object_put (log);
+  return FALSE;
 }
 
 gboolean
 weft_edit_scale_ops (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double factor, GError **error)
 {
-  return retime_refs (self, ops, n_ops, factor, -1, error);
+  return retime_refs (self, ops, n_ops, factor, -1, NULL, NULL, error);
+}
+
+static json_object *
+scale_log (const char *key, const char *value, double factor)
+{
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, "op", json_object_new_string ("scale"));
+  json_object_object_add (o, key, json_object_new_string (value));
+  json_object_object_add (o, "factor", json_object_new_double (factor));
+  return o;
 }
 
 gboolean
@@ -1157,11 +1187,7 @@ weft_edit_scale_collective (WeftEditSession *self, WeftCollType type, double fac
                             GError **error)
 {
   g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
-  guint before;
-  gboolean ok;
 
-  if (n_changed)
-    *n_changed = 0;
   for (guint r = 0; r < self->trace->ranks->len; r++)
     {
       WeftRank *rank = weft_trace_rank (self->trace, r);
@@ -1176,14 +1202,9 @@ weft_edit_scale_collective (WeftEditSession *self, WeftCollType type, double fac
           g_array_append_val (refs, ref);
         }
     }
-  before = weft_history_get_undo_depth (self->history);
-  ok = weft_edit_scale_ops (self, (const WeftOpRef *) (void *) refs->data, refs->len, factor, error);
-  if (ok && n_changed && weft_history_get_undo_depth (self->history) != before)
-    {
-      /* count what the action changed */
-      *n_changed = refs->len;
-    }
-  return ok;
+  return retime_refs (self, (const WeftOpRef *) (void *) refs->data, refs->len, factor, -1,
+                      scale_log ("collective", type == WEFT_COLL_NONE ? "any" : weft_coll_type_to_string (type), factor),
+                      n_changed, error);
 }
 
 gboolean
@@ -1191,12 +1212,16 @@ weft_edit_scale_class (WeftEditSession *self, WeftKernelClass kclass, double fac
                        GError **error)
 {
   g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
-  gboolean ok;
 
   if (kclass == WEFT_KCLASS_COMM)
     return weft_edit_scale_collective (self, WEFT_COLL_NONE, factor, n_changed, error);
-  if (n_changed)
-    *n_changed = 0;
+  if (kclass == WEFT_KCLASS_NONE || kclass >= WEFT_KCLASS_N_CLASSES)
+    {
+      if (n_changed)
+        *n_changed = 0;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "scale: no kernel class");
+      return FALSE;
+    }
   for (guint r = 0; r < self->trace->ranks->len; r++)
     {
       WeftRank *rank = weft_trace_rank (self->trace, r);
@@ -1212,10 +1237,8 @@ weft_edit_scale_class (WeftEditSession *self, WeftKernelClass kclass, double fac
           g_array_append_val (refs, ref);
         }
     }
-  ok = weft_edit_scale_ops (self, (const WeftOpRef *) (void *) refs->data, refs->len, factor, error);
-  if (ok && n_changed)
-    *n_changed = refs->len;
-  return ok;
+  return retime_refs (self, (const WeftOpRef *) (void *) refs->data, refs->len, factor, -1,
+                      scale_log ("class", weft_kernel_class_to_string (kclass), factor), n_changed, error);
 }
 
 /* ---- delete ------------------------------------------------------------------------------- */
@@ -2687,7 +2710,7 @@ script_scale (WeftEditSession *self, json_object *op, GError **error)
   refs = resolve_targets (self, op, error);
   if (refs == NULL)
     return FALSE;
-  return retime_refs (self, (WeftOpRef *) (void *) refs->data, refs->len, factor, -1, error);
+  return retime_refs (self, (WeftOpRef *) (void *) refs->data, refs->len, factor, -1, NULL, NULL, error);
 }
 
 static gboolean
@@ -2707,7 +2730,7 @@ script_set_duration (WeftEditSession *self, json_object *op, GError **error)
   refs = resolve_targets (self, op, error);
   if (refs == NULL)
     return FALSE;
-  return retime_refs (self, (WeftOpRef *) (void *) refs->data, refs->len, 1.0, dur, error);
+  return retime_refs (self, (WeftOpRef *) (void *) refs->data, refs->len, 1.0, dur, NULL, NULL, error);
 }
 
 static gboolean
