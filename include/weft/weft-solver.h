@@ -63,8 +63,9 @@ WeftTrace  *weft_solver_get_trace (WeftSolver *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftSolver, weft_solver_free)
 
 /* Re-solves every node in topological order (what an edit does
- * incrementally); for benchmarks and after changing the model's clock offsets
- * is NOT enough: build a new solver then. */
+ * incrementally), e.g. for benchmarks. After changing the model's clock
+ * offsets (trace->apply_clock_offsets) this is not enough: build a new
+ * solver. */
 void        weft_solver_solve_all (WeftSolver *self);
 
 /* What the graph was built from (docs/solver.md, "Traces that break the model"). */
