@@ -53,6 +53,7 @@ typedef struct
   gint64          t_begin;
   gint64          t_loaded;
   gint64          t_solved;
+  gboolean        align_clocks;
 } LoadJob;
 
 static LoadJob *
@@ -116,6 +117,8 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
       return;
     }
   job->t_loaded = g_get_monotonic_time ();
+  /* the solver works on the common timeline: decide before it is built */
+  trace->apply_clock_offsets = job->align_clocks && trace->offsets_estimated;
   g_mutex_lock (&job->lock);
   job->indexing = TRUE;
   g_mutex_unlock (&job->lock);
@@ -211,6 +214,7 @@ struct _WeftWindow
   char      *save_dir;       /* ... or a folder of rank<R>_trace<ext> */
   char      *save_ext;
   gboolean   closing;        /* the user confirmed closing with unsaved edits */
+  gboolean   no_clock_alignment; /* View > Align Rank Clocks off */
   GtkWidget *undo_button;
   GtkWidget *redo_button;
   GtkWidget *save_button;
@@ -273,6 +277,7 @@ update_actions (WeftWindow *self)
   ENABLE ("save", self->session != NULL && !loading);
   ENABLE ("save-as", self->session != NULL && !loading);
   ENABLE ("scale", self->session != NULL && !loading);
+  ENABLE ("align-clocks", has_trace && !loading);
   ENABLE ("toggle-inspector", has_trace);
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
 #undef ENABLE
@@ -1060,6 +1065,7 @@ start_load (WeftWindow *self, char **paths, guint n_paths, const char *display_n
   for (guint i = 0; i < n_paths; i++)
     job->paths[i] = g_strdup (paths[i]);
   job->n_paths = n_paths;
+  job->align_clocks = !self->no_clock_alignment;
   self->job = job;
 
   g_free (self->display_name);
@@ -1661,6 +1667,30 @@ late_state_cb (gpointer data)
   return G_SOURCE_REMOVE;
 }
 
+/* View > Align Rank Clocks: the estimated per-rank clock offsets on or off.
+ * The solver works on the common timeline, so the trace is read again. */
+static void
+align_clocks_changed (GSimpleAction *action, GVariant *value, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (user_data);
+  gboolean on = g_variant_get_boolean (value);
+
+  if (self->session != NULL && weft_edit_session_is_modified (self->session))
+    {
+      show_error (self, "Save or undo the edits first",
+                  "Turning the clock alignment on or off reads the trace again; unsaved edits would be lost.");
+      return;
+    }
+  g_simple_action_set_state (action, value);
+  self->no_clock_alignment = !on;
+  if (self->paths != NULL && !is_loading (self))
+    {
+      g_auto (GStrv) paths = g_strdupv (self->paths);
+      g_autofree char *name = g_strdup (self->display_name);
+      start_load (self, paths, g_strv_length (paths), name);
+    }
+}
+
 static void
 side_page_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
@@ -2158,6 +2188,7 @@ build_main_menu (void)
   g_menu_append (export, "Export View as PDF…", "win.export::pdf");
   g_menu_append (view, "Inspector", "win.toggle-inspector");
   g_menu_append (view, "Dark Style", "app.dark");
+  g_menu_append (view, "Align Rank Clocks", "win.align-clocks");
   g_menu_append (app, "Keyboard Shortcuts", "win.show-shortcuts");
   g_menu_append (app, "About Weft", "app.about");
   g_menu_append (app, "Quit", "app.quit");
@@ -2270,6 +2301,7 @@ weft_window_init (WeftWindow *self)
     { "save-as", save_activated, NULL, NULL, NULL },
     { "scale", scale_activated, NULL, NULL, NULL },
     { "side-page", side_page_activated, "s", NULL, NULL },
+    { "align-clocks", NULL, NULL, "true", align_clocks_changed },
   };
   GtkWidget *open_box, *open, *menu_button;
   GtkDropTarget *drop;
