@@ -81,31 +81,26 @@ enum
   C_HEX = 8,
 };
 
-static guint8 cclass[256];
-
-static void
-init_classes (void)
-{
-  static gsize done = 0;
-
-  if (g_once_init_enter (&done))
-    {
-      for (int c = 0; c < 256; c++)
-        {
-          guint8 k = 0;
-          if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\')
-            k |= C_STR;
-          if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-            k |= C_WS;
-          if (c >= '0' && c <= '9')
-            k |= C_DIGIT | C_HEX;
-          if ((c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))
-            k |= C_HEX;
-          cclass[c] = k;
-        }
-      g_once_init_leave (&done, 1);
-    }
-}
+/* C_STR | C_WS | C_DIGIT | C_HEX of each byte (generated; a constant, so
+ * worker threads share it without initialisation). */
+static const guint8 cclass[256] = {
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  2,  2,  0,  0,  2,  0,  0,  /* 0x00 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0x10 */
+   3,  1,  0,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x20 */
+  13, 13, 13, 13, 13, 13, 13, 13, 13, 13,  1,  1,  1,  1,  1,  1,  /* 0x30 */
+   1,  9,  9,  9,  9,  9,  9,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x40 */
+   1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  0,  1,  1,  1,  /* 0x50 */
+   1,  9,  9,  9,  9,  9,  9,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x60 */
+   1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x70 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0x80 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0x90 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xa0 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xb0 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xc0 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xd0 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xe0 */
+   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xf0 */
+};
 
 #define IS_STR(c) (cclass[(guchar) (c)] & C_STR)
 #define IS_WS(c) (cclass[(guchar) (c)] & C_WS)
@@ -1379,7 +1374,7 @@ scan_root (Scan *S)
         {
           if (S->base + S->len == 0)
             g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte 0: empty file", S->name);
-          else if (state == ROOT_START)
+          else if (state == ROOT_START && S->pos >= S->len)
             g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %" G_GUINT64_FORMAT
                          ": no JSON in the file (only whitespace)", S->name, S->base + S->len);
           else
@@ -1402,7 +1397,6 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   Scan S;
   gboolean ok;
 
-  init_classes ();
   memset (&S, 0, sizeof S);
   S.options = options ? options : &defaults;
   S.rank = rank;
