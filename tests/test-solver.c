@@ -1345,10 +1345,10 @@ replay_one (const char *relative)
     g_test_message ("%s: %u ranks, %u GPU ops replayed (worst start error %" G_GINT64_FORMAT
                     " ns); stream overlap: %u ops; rendezvous end skew > 1 us: %u ops; graph: %u syncs, %u "
                     "instances, %u cross-stream edges, %u inferred edges contradicted, %u cycle edges dropped, %u "
-                    "instances dissolved, %u with a late member",
+                    "instances dissolved, %u with a late member, %u unexplained starts",
                     relative, trace->ranks->len, n_ops, worst, n_overlap, n_skew, st.n_syncs, st.n_instances,
                     st.n_cross_stream, st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved,
-                    st.n_instances_late);
+                    st.n_instances_late, st.n_unexplained);
   }
 }
 

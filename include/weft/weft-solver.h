@@ -82,6 +82,7 @@ typedef struct
   guint n_instances_dissolved; /* instances in a cycle: their kernels solved as plain ops */
   guint n_instances_late;      /* a member arrived after the observed end: transfer clamped to 0 */
   guint n_stream_overlaps;     /* ops starting before their stream predecessor ends (negative gap kept) */
+  guint n_unexplained;         /* ops starting > 50 us after every constraint (usual gaps): released at their observed time */
 } WeftSolverStats;
 
 void        weft_solver_stats (WeftSolver *self, WeftSolverStats *out);

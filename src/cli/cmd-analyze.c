@@ -264,6 +264,7 @@ weft_cmd_analyze (int argc, char **argv)
         json_object_object_add (g, "instances_dissolved", json_object_new_int ((int) st.n_instances_dissolved));
         json_object_object_add (g, "instances_late_member", json_object_new_int ((int) st.n_instances_late));
         json_object_object_add (g, "stream_overlaps", json_object_new_int ((int) st.n_stream_overlaps));
+        json_object_object_add (g, "unexplained_starts", json_object_new_int ((int) st.n_unexplained));
         json_object_object_add (doc, "graph", g);
       }
       for (guint r = 0; r < trace->ranks->len; r++)
@@ -355,10 +356,12 @@ weft_cmd_analyze (int argc, char **argv)
         weft_solver_stats (solver, &st);
         printf ("graph: %u GPU ops (%u launched), %u CPU syncs, %u collective instances, %u cross-stream edges",
                 st.n_ops, st.n_launch, st.n_syncs, st.n_instances, st.n_cross_stream);
-        if (st.n_inferred_dropped || st.n_build_cycle_edges || st.n_instances_dissolved || st.n_stream_overlaps)
+        if (st.n_inferred_dropped || st.n_build_cycle_edges || st.n_instances_dissolved || st.n_stream_overlaps ||
+            st.n_unexplained)
           printf ("; model breaks: %u inferred edges contradicted by the trace, %u dropped for cycles, %u instances "
-                  "dissolved, %u ops overlapping on a stream",
-                  st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved, st.n_stream_overlaps);
+                  "dissolved, %u ops overlapping on a stream, %u ops starting > 50 us after anything explains",
+                  st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved, st.n_stream_overlaps,
+                  st.n_unexplained);
         printf ("\n");
       }
       printf ("%s; times in us, per rank GPU time within the step, 'all' = mean over ranks\n\n", OVERLAP_DEF);

@@ -10,6 +10,7 @@
 #include "solver-private.h"
 
 #define TOL_NS 1000 /* 1 us: slack for inferred edges against observed times */
+#define UNEXPLAINED_NS 50000 /* 50 us: an op starting this much later than any constraint explains */
 
 const char *
 weft_dep_kind_to_string (WeftDepKind kind)
@@ -1103,6 +1104,11 @@ calibrate_node (WeftSolver *self, guint32 v)
           best_t = t;
         }
     }
+  /* Nothing explains the observed start (every constraint with its usual
+   * gap leaves it far later): it waited for something the trace does not
+   * show. Release it at its observed time rather than stretching one edge. */
+  if (n->kind == NODE_OP && nc > 0 && obs - best_t > UNEXPLAINED_NS)
+    best = -1;
   for (guint i = 0; i < nc; i++)
     {
       gint64 exact = obs - c[i].s;
@@ -1114,10 +1120,12 @@ calibrate_node (WeftSolver *self, guint32 v)
       else
         n->in[c[i].which].w = w;
     }
-  if (nc == 0)
+  if (nc == 0 || best < 0)
     {
       n->release = obs;
       n->release_kind = WEFT_DEP_NONE;
+      if (nc > 0)
+        self->stats.n_unexplained++;
     }
   if (c != stack_c)
     g_free (c);
