@@ -165,6 +165,12 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
           }
         if (p->kind == NODE_SYNC || b->kind == NODE_SYNC)
           k = WEFT_CP_LAUNCH;
+        /* an op whose launch is not in the trace, held after its stream
+         * predecessor for longer than the rank's usual gap: an unseen CPU
+         * launch released it */
+        if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_STREAM && b->launch == WEFT_NONE &&
+            b->start - p->end > self->ranks[b->rank].typ_gap + 1000)
+          k = WEFT_CP_LAUNCH;
         seg_add (segs, b, k, b->bind_kind, p->end, b->kind == NODE_SYNC ? b->end : b->start);
         cur = b->bind_pred;
         (void) bv;
