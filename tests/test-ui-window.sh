@@ -268,5 +268,21 @@ launch "$TMP/state-empty.json"
 wait_for 'd["page"] == "empty" and d["recent"] >= 1' "the empty page lists the recent trace"
 [ "$(q 'd["title"]')" = "Weft" ] || fail "title of the empty window: $(q 'd["title"]')"
 ok "no path: empty page, $(q 'd["recent"]') recent trace(s)"
+
+# New from Template (Ctrl+Shift+N): the composer's default (FSDP, 8 ranks), Create opens it
+EWID=$(window_id "^Weft$")
+focus "$EWID"
+xdotool key ctrl+shift+n
+TWID=$(window_id "New from Template")
+for _ in $(seq 1 40); do
+  focus "$TWID" 2>/dev/null || true
+  xdotool key alt+r 2>/dev/null || true   # Create is enabled once the preview is composed
+  sleep 0.5
+  [ "$(q 'd["loaded"]')" = 1 ] && break
+  kill -0 "$APP" 2>/dev/null || fail "weft exited"
+done
+wait_for 'd["loaded"] and d["n_groups"] == 8 and d["frames"] > 0' "the composed 8-rank FSDP step opens"
+case "$(q 'd["title"]')" in fsdp-*) ;; *) fail "title of the composed trace: $(q 'd["title"]')" ;; esac
+ok "New from Template: '$(q 'd["title"]')' with 8 rank groups"
 kill "$APP"; wait "$APP" 2>/dev/null || true
 echo "all UI checks passed"

@@ -31,6 +31,7 @@
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
 #include "weft-rank-breakdown.h"
+#include "weft-template-dialog.h"
 #include "weft-timeline-view.h"
 #include "weft-window.h"
 
@@ -1660,6 +1661,30 @@ scale_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
+static void
+template_created_cb (WeftTemplateDialog *dialog, const char *folder, WeftWindow *self)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (folder);
+  WeftWindow *target = self;
+
+  if (!weft_window_is_empty (self))
+    {
+      target = weft_window_new (WEFT_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
+      gtk_window_present (GTK_WINDOW (target));
+    }
+  weft_window_open (target, file);
+}
+
+static void
+new_from_template_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (user_data);
+  GtkWidget *dialog = weft_template_dialog_new (GTK_WINDOW (self));
+
+  g_signal_connect_object (dialog, "created", G_CALLBACK (template_created_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
 static gboolean
 late_state_cb (gpointer data)
 {
@@ -2025,6 +2050,11 @@ build_empty_page (WeftWindow *self)
   gtk_actionable_set_action_name (GTK_ACTIONABLE (folder), "win.open-folder");
   gtk_box_append (GTK_BOX (buttons), open);
   gtk_box_append (GTK_BOX (buttons), folder);
+  {
+    GtkWidget *tmpl = gtk_button_new_with_mnemonic ("New from _Template…");
+    gtk_actionable_set_action_name (GTK_ACTIONABLE (tmpl), "win.new-from-template");
+    gtk_box_append (GTK_BOX (buttons), tmpl);
+  }
 
   self->recent_title = gtk_label_new ("Recent");
   gtk_widget_add_css_class (self->recent_title, "heading");
@@ -2179,6 +2209,7 @@ build_main_menu (void)
   GMenu *app = g_menu_new ();
 
   g_menu_append (files, "New Window", "app.new-window");
+  g_menu_append (files, "New from Template…", "win.new-from-template");
   g_menu_append (files, "Open Folder…", "win.open-folder");
   g_menu_append (files, "Reload", "win.reload");
   g_menu_append (files, "Save As…", "win.save-as");
@@ -2302,6 +2333,7 @@ weft_window_init (WeftWindow *self)
     { "scale", scale_activated, NULL, NULL, NULL },
     { "side-page", side_page_activated, "s", NULL, NULL },
     { "align-clocks", NULL, NULL, "true", align_clocks_changed },
+    { "new-from-template", new_from_template_activated, NULL, NULL, NULL },
   };
   GtkWidget *open_box, *open, *menu_button;
   GtkDropTarget *drop;
