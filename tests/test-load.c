@@ -413,6 +413,47 @@ test_cancel (void)
   g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CANCELLED);
 }
 
+static void
+cancel_from_progress (guint64 done, guint64 total, gpointer data)
+{
+  (void) done;
+  (void) total;
+  g_cancellable_cancel (G_CANCELLABLE (data));
+}
+
+/* Cancelled while a file is being read: between two chunks of one file,
+ * and between files. */
+static void
+test_cancel_midway (void)
+{
+  g_autofree char *file = weft_test_require_trace ("HolisticTraceAnalysis/critical_path/alexnet/"
+                                                   "benchmark_result_2869224_1695835535_trace.json.gz");
+  g_autofree char *dir = weft_test_require_trace ("param/et_replay/tests/inputs/dlrm_kineto");
+
+  if (file == NULL || dir == NULL)
+    return;
+  for (guint threads = 1; threads <= 2; threads++)
+    {
+      const char *paths[] = { file, dir };
+      for (guint k = 0; k < G_N_ELEMENTS (paths); k++)
+        {
+          g_autoptr (GCancellable) cancel = g_cancellable_new ();
+          g_autoptr (GError) error = NULL;
+          WeftLoadOptions options = { 0 };
+          WeftTrace *trace;
+          options.n_threads = threads;
+          options.progress = cancel_from_progress;
+          options.progress_data = cancel;
+          weft_json_scan_set_chunk_size (4096); /* many chunks in one file */
+          trace = weft_trace_load (paths[k], &options, cancel, &error);
+          weft_json_scan_set_chunk_size (0);
+          g_assert_null (trace);
+          g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CANCELLED);
+          g_assert_true (strstr (error->message, "cancelled") != NULL);
+        }
+    }
+}
+
 /* ---- small files written here ----------------------------------------------------- */
 
 static WeftRank *
@@ -740,6 +781,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/parallel-same-as-serial", test_parallel_same_as_serial);
   g_test_add_func ("/load/progress", test_progress);
   g_test_add_func ("/load/cancel", test_cancel);
+  g_test_add_func ("/load/cancel-midway", test_cancel_midway);
   g_test_add_func ("/load/all-shared-traces", test_all_shared_traces);
   return g_test_run ();
 }
