@@ -144,7 +144,7 @@ weft_rank_breakdown_measure (GtkWidget *widget, GtkOrientation orientation, int 
   if (orientation == GTK_ORIENTATION_HORIZONTAL)
     *minimum = *natural = 200;
   else
-    *minimum = *natural = n > 0 ? (int) ceil (LEGEND_H + MIN (n, 64) * ROW_H) : 0;
+    *minimum = *natural = n > 0 ? (int) ceil (LEGEND_H + MIN (n, 1024) * ROW_H) : 0;
 }
 
 void

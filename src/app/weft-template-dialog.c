@@ -1,33 +1,123 @@
 /* weft-template-dialog.c: New from Template.
  *
- * The parameters of the composer (strategies, degrees, model preset,
- * layers, hardware, SP / prefetch options). Every change (debounced) composes
- * the step in a GTask thread (weft_compose_trace), solves it and shows step
- * time, overlap and exposed communication as a preview; a newer change
- * cancels the older preview. Create writes the per-rank traces under
- * $XDG_CACHE_HOME/weft/templates/<name>-<time>/ and emits "created" with
- * the folder, which the window opens. */
+ * Left: the composer's parameters (weft-compose.h): strategies (DDP, FSDP,
+ * TP, SP, EP, CP), degrees (dp, tp, ep, cp, HSDP replicas), model preset,
+ * layers, sequence, micro-batch, hardware, options (FSDP prefetch and
+ * reshard-after-forward, DDP bucket size, EP two-chunk overlap, CP mode).
+ * A degree is used only when its strategy is ticked (else 1).
+ *
+ * Every change is validated at once (weft_compose_params_validate(); the
+ * message is shown inline under the form and Create is disabled), then,
+ * debounced, composed in a GTask thread: weft_compose_trace() (the real
+ * loader), an edit session (which builds and solves the dependency graph),
+ * the whole-step metrics and a render layout. One compose runs at a time;
+ * changes made meanwhile are composed when it ends (only the latest).
+ *
+ * Right: the preview: metric chips (step time, overlap %, exposed
+ * communication, communication, ranks) and a small timeline painted with
+ * weft-render into a GtkDrawingArea (rank 0 with its lanes, the other ranks
+ * collapsed to their overlap band).
+ *
+ * Create hands the previewed session (trace + solver, nothing recomposed)
+ * to the "created" handler; when the preview is not up to date yet it waits
+ * for it.
+ *
+ * For tests: with WEFT_TEST_STATE=FILE the dialog writes FILE.template.json
+ * after every state change; with WEFT_TEST_SCREENSHOT=X.png it writes
+ * X-template.png after each new preview is drawn and on Ctrl+Shift+F12. */
 #include "config.h"
 
+#include <errno.h>
+#include <glib/gstdio.h>
+#include <json-c/json.h>
 #include <string.h>
 
 #include "weft/weft-compose.h"
+#include "weft/weft-edit.h"
+#include "weft/weft-render.h"
 #include "weft/weft-solver.h"
 #include "weft-app-util.h"
+#include "weft-application.h"
 #include "weft-template-dialog.h"
+
+#define DEBOUNCE_MS   120
+#define HEADER_WIDTH  150.0
+
+enum
+{
+  S_DDP = 0,
+  S_FSDP,
+  S_TP,
+  S_SP,
+  S_EP,
+  S_CP,
+  N_STRATEGIES
+};
+
+enum
+{
+  CHIP_STEP = 0,
+  CHIP_OVERLAP,
+  CHIP_EXPOSED,
+  CHIP_COMM,
+  CHIP_RANKS,
+  N_CHIPS
+};
+
+/* A composed, solved step and what the preview paints. */
+typedef struct
+{
+  WeftComposeParams params;
+  guint             serial;
+  WeftEditSession  *session;
+  WeftView          view;
+  WeftLayout       *layout;
+  WeftMetrics       m;
+  gboolean          have_metrics;
+  int               world;
+  gint64            compose_us;
+  gint64            solve_us;
+  char             *name;
+} Preview;
+
+typedef struct
+{
+  WeftComposeParams params;
+  guint             serial;
+} Request;
 
 struct _WeftTemplateDialog
 {
   GtkWindow parent_instance;
 
-  GtkWidget *strategy[5];
-  GtkWidget *dp, *tp, *cp, *ep, *layers;
-  GtkWidget *preset, *hw;
-  GtkWidget *sp, *prefetch;
-  GtkWidget *preview;
+  GtkWidget *strategy[N_STRATEGIES];
+  GtkWidget *dp, *tp, *ep, *cp, *hsdp;
+  GtkWidget *preset, *hw, *layers, *seq, *mbs;
+  GtkWidget *prefetch, *reshard, *bucket, *ep_overlap, *cp_mode;
+  GtkWidget *error_label;
+  GtkWidget *chips[N_CHIPS];
+  GtkWidget *timing;
+  GtkWidget *area;
   GtkWidget *create;
-  guint      debounce;
-  GCancellable *cancellable;
+  GtkWidget *spinner;
+
+  gboolean  updating;       /* setting widgets from code: no change events */
+  gboolean  valid;
+  char     *error;
+  guint     serial;         /* of the parameters now in the form */
+  guint     debounce;
+  gboolean  running;        /* a compose is in its thread */
+  gboolean  create_pending; /* Create pressed: create when the preview is up to date */
+  gboolean  disposed;
+  Preview  *current;        /* the preview shown */
+  guint     n_previews;
+  guint64   frames;
+
+  char     *state_path;
+  char     *screenshot_path;
+  guint     state_idle;
+  gboolean  shot_pending;
+  guint     n_screenshots;
 };
 
 G_DEFINE_FINAL_TYPE (WeftTemplateDialog, weft_template_dialog, GTK_TYPE_WINDOW)
@@ -40,191 +130,639 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static const char *const strategy_names[5] = { "DDP", "FSDP", "TP", "EP", "CP" };
-static const char *const hw_names[] = { "h100", "h200", NULL };
+static const char *const strategy_labels[N_STRATEGIES] = { "DD_P", "_FSDP", "_TP", "_SP", "_EP", "C_P" };
+static const char *const strategy_tips[N_STRATEGIES] = {
+  "DDP: bucketed all-reduce of the gradients, overlapping backward",
+  "FSDP2: per-block all-gather of the parameters (own stream, prefetched), reduce-scatter of the gradients",
+  "Tensor parallel: all-reduces after the row-parallel GEMMs, on the critical path",
+  "Sequence parallel (with TP): all-gather + reduce-scatter instead of the all-reduces",
+  "Expert parallel (MoE): count, dispatch and combine all-to-alls and a device-to-host sync per MoE layer",
+  "Context parallel: the sequence split over cp ranks, K/V all-gathered or passed around a ring",
+};
+static const char *const cp_modes[] = { "all-gather", "ring", NULL };
+
+static void schedule_state (WeftTemplateDialog *self);
+static void start_compose (WeftTemplateDialog *self);
+
+static void
+preview_free (gpointer data)
+{
+  Preview *p = data;
+
+  if (p == NULL)
+    return;
+  g_clear_pointer (&p->layout, weft_layout_free);
+  weft_view_clear (&p->view);
+  g_clear_pointer (&p->session, weft_edit_session_free);
+  g_free (p->name);
+  g_free (p);
+}
+
+/* ---- parameters ---------------------------------------------------------------- */
 
 static gboolean
-collect_params (WeftTemplateDialog *self, WeftComposeParams *params, GError **error)
+active (GtkWidget *check)
+{
+  return gtk_check_button_get_active (GTK_CHECK_BUTTON (check));
+}
+
+static int
+spin_value (GtkWidget *spin)
+{
+  return gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (spin));
+}
+
+/* The form as composer parameters; FALSE with the reason when they are not
+ * valid (weft_compose_params_validate). */
+static gboolean
+collect_params (WeftTemplateDialog *self, WeftComposeParams *p, GError **error)
 {
   const char *const *presets = weft_compose_preset_names ();
+  const char *const *hws = weft_hardware_preset_names ();
   guint preset = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->preset));
   guint hw = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->hw));
+  gboolean dp_used = active (self->strategy[S_DDP]) || active (self->strategy[S_FSDP]);
 
-  weft_compose_params_init (params);
-  if (preset != GTK_INVALID_LIST_POSITION && presets[preset] != NULL &&
-      !weft_compose_params_set_preset (params, presets[preset], error))
+  weft_compose_params_init (p);
+  if (preset != GTK_INVALID_LIST_POSITION && preset < g_strv_length ((char **) presets) &&
+      !weft_compose_params_set_preset (p, presets[preset], error))
     return FALSE;
-  if (hw < G_N_ELEMENTS (hw_names) - 1 && !weft_compose_params_set_hardware (params, hw_names[hw], error))
+  if (hw != GTK_INVALID_LIST_POSITION && hw < g_strv_length ((char **) hws) &&
+      !weft_compose_params_set_hardware (p, hws[hw], error))
     return FALSE;
-  params->strategies = 0;
-  for (int i = 0; i < 5; i++)
-    if (gtk_check_button_get_active (GTK_CHECK_BUTTON (self->strategy[i])))
-      params->strategies |= 1u << i;
-  if (params->strategies == 0)
+  p->strategies = 0;
+  if (active (self->strategy[S_DDP]))
+    p->strategies |= WEFT_STRATEGY_DDP;
+  if (active (self->strategy[S_FSDP]))
+    p->strategies |= WEFT_STRATEGY_FSDP;
+  if (active (self->strategy[S_TP]))
+    p->strategies |= WEFT_STRATEGY_TP;
+  if (active (self->strategy[S_EP]))
+    p->strategies |= WEFT_STRATEGY_EP;
+  if (active (self->strategy[S_CP]))
+    p->strategies |= WEFT_STRATEGY_CP;
+  p->dp = dp_used ? spin_value (self->dp) : 1;
+  p->tp = active (self->strategy[S_TP]) ? spin_value (self->tp) : 1;
+  p->ep = active (self->strategy[S_EP]) ? spin_value (self->ep) : 1;
+  p->cp = active (self->strategy[S_CP]) ? spin_value (self->cp) : 1;
+  p->dp_replicate = active (self->strategy[S_FSDP]) ? spin_value (self->hsdp) : 1;
+  p->sequence_parallel = active (self->strategy[S_TP]) && active (self->strategy[S_SP]);
+  p->model.layers = spin_value (self->layers);
+  p->model.seq = spin_value (self->seq);
+  p->model.mbs = spin_value (self->mbs);
+  p->fsdp_prefetch = active (self->prefetch);
+  p->reshard_after_forward = active (self->reshard);
+  p->ddp_bucket_mb = gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->bucket));
+  p->ep_overlap = active (self->ep_overlap);
+  p->cp_mode = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->cp_mode)) == 1 ? WEFT_CP_RING : WEFT_CP_ALL_GATHER;
+  return weft_compose_params_validate (p, error);
+}
+
+static char *
+params_name (const WeftComposeParams *p)
+{
+  g_autofree char *s = weft_compose_strategies_to_string (p->strategies);
+  return g_strdup_printf ("%s-%s-%dranks (new)", s, p->model.name, weft_compose_world_size (p));
+}
+
+/* Only the widgets that matter for the ticked strategies are sensitive. */
+static void
+update_sensitivity (WeftTemplateDialog *self)
+{
+  gboolean ddp = active (self->strategy[S_DDP]);
+  gboolean fsdp = active (self->strategy[S_FSDP]);
+  gboolean tp = active (self->strategy[S_TP]);
+  gboolean ep = active (self->strategy[S_EP]);
+  gboolean cp = active (self->strategy[S_CP]);
+
+  gtk_widget_set_sensitive (self->dp, ddp || fsdp);
+  gtk_widget_set_sensitive (self->tp, tp);
+  gtk_widget_set_sensitive (self->strategy[S_SP], tp);
+  gtk_widget_set_sensitive (self->ep, ep);
+  gtk_widget_set_sensitive (self->cp, cp);
+  gtk_widget_set_sensitive (self->hsdp, fsdp);
+  gtk_widget_set_sensitive (self->prefetch, fsdp);
+  gtk_widget_set_sensitive (self->reshard, fsdp);
+  gtk_widget_set_sensitive (self->bucket, ddp);
+  gtk_widget_set_sensitive (self->ep_overlap, ep);
+  gtk_widget_set_sensitive (self->cp_mode, cp);
+}
+
+static void
+update_create (WeftTemplateDialog *self)
+{
+  gtk_widget_set_sensitive (self->create, self->valid && !self->create_pending);
+  gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), self->running || self->debounce != 0);
+}
+
+/* ---- test state and screenshot ------------------------------------------------------ */
+
+static gboolean
+save_screenshot (WeftTemplateDialog *self, const char *path, GError **error)
+{
+  g_autoptr (GdkPaintable) paintable = NULL;
+  g_autoptr (GskRenderNode) node = NULL;
+  g_autoptr (GdkTexture) texture = NULL;
+  g_autofree char *tmp = NULL;
+  GtkSnapshot *snapshot;
+  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
+  int w = gtk_widget_get_width (GTK_WIDGET (self));
+  int h = gtk_widget_get_height (GTK_WIDGET (self));
+
+  if (renderer == NULL || w <= 0 || h <= 0)
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "Choose at least one strategy");
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "The dialog is not shown yet");
       return FALSE;
     }
-  params->dp = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->dp));
-  params->tp = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->tp));
-  params->cp = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->cp));
-  params->ep = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->ep));
-  params->model.layers = gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (self->layers));
-  params->sequence_parallel = gtk_check_button_get_active (GTK_CHECK_BUTTON (self->sp));
-  params->fsdp_prefetch = gtk_check_button_get_active (GTK_CHECK_BUTTON (self->prefetch));
-  return weft_compose_params_validate (params, error);
-}
-
-/* ---- preview --------------------------------------------------------------------- */
-
-typedef struct
-{
-  WeftComposeParams params;
-  WeftMetrics       m;
-  int               world;
-  gint64            compose_us;
-} PreviewJob;
-
-static void
-preview_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
-{
-  PreviewJob *job = data;
-  GError *error = NULL;
-  gint64 t0 = g_get_monotonic_time ();
-  g_autoptr (WeftTrace) trace = weft_compose_trace (&job->params, &error);
-  g_autoptr (WeftSolver) solver = NULL;
-
-  if (trace == NULL)
+  paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
+  snapshot = gtk_snapshot_new ();
+  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
+  node = gtk_snapshot_free_to_node (snapshot);
+  if (node == NULL)
     {
-      g_task_return_error (task, error);
-      return;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "Nothing to draw");
+      return FALSE;
     }
-  if (g_task_return_error_if_cancelled (task))
-    return;
-  solver = weft_solver_new (trace, &error);
-  if (solver == NULL)
+  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
+  tmp = g_strdup_printf ("%s.tmp.png", path);
+  if (!gdk_texture_save_to_png (texture, tmp))
     {
-      g_task_return_error (task, error);
-      return;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot write the PNG", path);
+      return FALSE;
     }
-  if (!weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &job->m))
+  if (g_rename (tmp, path) != 0)
     {
-      g_task_return_new_error (task, WEFT_ERROR, WEFT_ERROR_INVALID, "The composed step has no GPU work");
-      return;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: %s", path, g_strerror (errno));
+      return FALSE;
     }
-  job->world = weft_compose_world_size (&job->params);
-  job->compose_us = g_get_monotonic_time () - t0;
-  g_task_return_boolean (task, TRUE);
+  return TRUE;
 }
 
 static void
-preview_done (GObject *source, GAsyncResult *result, gpointer user_data)
+take_screenshot (WeftTemplateDialog *self)
 {
-  PreviewJob *job = g_task_get_task_data (G_TASK (result));
   g_autoptr (GError) error = NULL;
-  WeftTemplateDialog *self;
-  g_autofree char *text = NULL;
 
-  if (!g_task_propagate_boolean (G_TASK (result), &error))
+  if (self->screenshot_path == NULL)
+    return;
+  if (save_screenshot (self, self->screenshot_path, &error))
+    self->n_screenshots++;
+  else
+    g_warning ("WEFT_TEST_SCREENSHOT (template): %s", error->message);
+  schedule_state (self);
+}
+
+static void
+add_int64 (json_object *o, const char *key, gint64 v)
+{
+  json_object_object_add (o, key, json_object_new_int64 (v));
+}
+
+static void
+write_state (WeftTemplateDialog *self, gboolean open)
+{
+  json_object *root = json_object_new_object ();
+  g_autoptr (GError) error = NULL;
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+
+  json_object_object_add (root, "open", json_object_new_boolean (open));
+  json_object_object_add (root, "valid", json_object_new_boolean (self->valid));
+  json_object_object_add (root, "error", self->error != NULL ? json_object_new_string (self->error) : NULL);
+  json_object_object_add (root, "error_shown", json_object_new_boolean (gtk_widget_get_visible (self->error_label)));
+  json_object_object_add (root, "busy", json_object_new_boolean (self->running || self->debounce != 0));
+  json_object_object_add (root, "create_sensitive", json_object_new_boolean (gtk_widget_get_sensitive (self->create)));
+  json_object_object_add (root, "focus", json_object_new_string (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : ""));
+  add_int64 (root, "serial", self->serial);
+  add_int64 (root, "previews", self->n_previews);
+  add_int64 (root, "frames", (gint64) self->frames);
+  add_int64 (root, "screenshots", self->n_screenshots);
+  add_int64 (root, "dp", spin_value (self->dp));
+  if (self->current != NULL)
     {
-      if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        return;
-      self = WEFT_TEMPLATE_DIALOG (source);
-      text = g_strdup_printf ("Cannot compose: %s", error->message);
-      gtk_label_set_text (GTK_LABEL (self->preview), text);
-      gtk_widget_set_sensitive (self->create, FALSE);
-      return;
+      Preview *p = self->current;
+      json_object *o = json_object_new_object ();
+      add_int64 (o, "serial", p->serial);
+      json_object_object_add (o, "up_to_date", json_object_new_boolean (p->serial == self->serial));
+      json_object_object_add (o, "name", json_object_new_string (p->name));
+      add_int64 (o, "world", p->world);
+      add_int64 (o, "n_ranks", weft_edit_session_get_trace (p->session)->ranks->len);
+      add_int64 (o, "rows", weft_layout_get_n_rows (p->layout));
+      add_int64 (o, "compose_ms", p->compose_us / 1000);
+      add_int64 (o, "solve_ms", p->solve_us / 1000);
+      if (p->have_metrics)
+        {
+          add_int64 (o, "step_time", p->m.step_time);
+          json_object_object_add (o, "overlap_pct", json_object_new_double (p->m.overlap_pct));
+          add_int64 (o, "exposed_comm", p->m.exposed_comm);
+          add_int64 (o, "comm", p->m.comm);
+        }
+      json_object_object_add (root, "preview", o);
     }
-  self = WEFT_TEMPLATE_DIALOG (source);
-  {
-    g_autofree char *step = weft_format_duration (job->m.step_time);
-    g_autofree char *exposed = weft_format_duration (job->m.exposed_comm);
-    g_autofree char *cp = weft_format_duration (job->m.cp_length);
-    text = g_strdup_printf ("%d ranks · step %s · overlap %.1f%% · exposed communication %s · critical path %s\n"
-                            "(composed and solved in %.0f ms)",
-                            job->world, step, job->m.overlap_pct, exposed, cp, job->compose_us / 1000.0);
-  }
-  gtk_label_set_text (GTK_LABEL (self->preview), text);
-  gtk_widget_set_sensitive (self->create, TRUE);
+  if (!g_file_set_contents (self->state_path, json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY), -1,
+                            &error))
+    g_warning ("WEFT_TEST_STATE (template): %s", error->message);
+  json_object_put (root);
 }
 
 static gboolean
-preview_cb (gpointer data)
+state_idle_cb (gpointer data)
 {
   WeftTemplateDialog *self = data;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GTask) task = NULL;
-  PreviewJob *job = g_new0 (PreviewJob, 1);
 
-  self->debounce = 0;
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
-  if (!collect_params (self, &job->params, &error))
-    {
-      g_autofree char *text = g_strdup_printf ("Cannot compose: %s", error->message);
-      gtk_label_set_text (GTK_LABEL (self->preview), text);
-      gtk_widget_set_sensitive (self->create, FALSE);
-      g_free (job);
-      return G_SOURCE_REMOVE;
-    }
-  gtk_label_set_text (GTK_LABEL (self->preview), "Composing…");
-  self->cancellable = g_cancellable_new ();
-  task = g_task_new (self, self->cancellable, preview_done, NULL);
-  g_task_set_task_data (task, job, g_free);
-  g_task_run_in_thread (task, preview_thread);
+  self->state_idle = 0;
+  write_state (self, TRUE);
   return G_SOURCE_REMOVE;
 }
 
 static void
-changed_cb (WeftTemplateDialog *self)
+schedule_state (WeftTemplateDialog *self)
 {
-  g_clear_handle_id (&self->debounce, g_source_remove);
-  self->debounce = g_timeout_add (250, preview_cb, self);
+  if (self->state_path == NULL || self->state_idle != 0 || self->disposed)
+    return;
+  self->state_idle = g_idle_add_full (G_PRIORITY_LOW, state_idle_cb, self, NULL);
 }
 
-/* ---- create ------------------------------------------------------------------------ */
+/* ---- preview ------------------------------------------------------------------------- */
+
+static void
+set_chip (WeftTemplateDialog *self, int chip, const char *name, const char *value)
+{
+  g_autofree char *markup = g_markup_printf_escaped ("<span alpha='70%%'>%s</span> <b>%s</b>", name, value);
+  gtk_label_set_markup (GTK_LABEL (self->chips[chip]), markup);
+}
+
+static void
+show_metrics (WeftTemplateDialog *self)
+{
+  Preview *p = self->current;
+
+  if (p == NULL || !p->have_metrics)
+    {
+      for (int i = 0; i < N_CHIPS; i++)
+        gtk_label_set_text (GTK_LABEL (self->chips[i]), "");
+      gtk_label_set_text (GTK_LABEL (self->timing), p == NULL ? "Composing…" : "The composed step has no GPU work");
+      return;
+    }
+  {
+    g_autofree char *step = weft_format_duration (p->m.step_time);
+    g_autofree char *overlap = g_strdup_printf ("%.1f %%", p->m.overlap_pct);
+    g_autofree char *exposed = weft_format_duration (p->m.exposed_comm);
+    g_autofree char *comm = weft_format_duration (p->m.comm);
+    g_autofree char *ranks = g_strdup_printf ("%d", p->world);
+    g_autofree char *timing = g_strdup_printf ("%s: composed in %.0f ms, solved in %.0f ms. Rank 0 with its "
+                                               "lanes; the other ranks as their overlap band (green: compute "
+                                               "beside communication, red: exposed communication).",
+                                               p->name, p->compose_us / 1000.0, p->solve_us / 1000.0);
+    set_chip (self, CHIP_STEP, "Step", step);
+    set_chip (self, CHIP_OVERLAP, "Overlap", overlap);
+    set_chip (self, CHIP_EXPOSED, "Exposed comm", exposed);
+    set_chip (self, CHIP_COMM, "Comm", comm);
+    set_chip (self, CHIP_RANKS, "Ranks", ranks);
+    gtk_label_set_text (GTK_LABEL (self->timing), timing);
+  }
+}
+
+static void
+set_error_text (WeftTemplateDialog *self, const char *message)
+{
+  g_autofree char *markup = g_markup_printf_escaped ("<span foreground='#c01c28'>⚠ Cannot compose: %s</span>", message);
+  gtk_label_set_markup (GTK_LABEL (self->error_label), markup);
+}
+
+static gboolean
+is_dark (WeftTemplateDialog *self)
+{
+  GtkWindow *parent = gtk_window_get_transient_for (GTK_WINDOW (self));
+  GtkApplication *app = parent != NULL ? gtk_window_get_application (parent) : NULL;
+
+  return app != NULL && WEFT_IS_APPLICATION (app) && weft_application_get_dark (WEFT_APPLICATION (app));
+}
+
+static gboolean
+screenshot_idle_cb (gpointer data)
+{
+  WeftTemplateDialog *self = data;
+
+  if (!self->disposed)
+    take_screenshot (self);
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+draw_preview (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer user_data)
+{
+  WeftTemplateDialog *self = user_data;
+  Preview *p = self->current;
+  gboolean dark = is_dark (self);
+  WeftRgba bg = weft_render_background_color (dark);
+  WeftTrace *trace;
+  WeftView view;
+
+  cairo_set_source_rgb (cr, bg.r, bg.g, bg.b);
+  cairo_paint (cr);
+  if (p == NULL || width <= HEADER_WIDTH + 10)
+    return;
+  trace = weft_edit_session_get_trace (p->session);
+  view = p->view;
+  view.dark = dark;
+  view.width = width - HEADER_WIDTH;
+  view.height = MAX (1, height - WEFT_RENDER_RULER_HEIGHT);
+  view.scroll_y = 0;
+  weft_view_fit_all (&view, trace);
+
+  cairo_save (cr);
+  cairo_translate (cr, HEADER_WIDTH, 0);
+  weft_render_paint_ruler (cr, trace, &view);
+  cairo_translate (cr, 0, WEFT_RENDER_RULER_HEIGHT);
+  cairo_rectangle (cr, 0, 0, view.width, view.height);
+  cairo_clip (cr);
+  weft_render_paint (cr, trace, &view, p->layout, NULL, NULL, NULL);
+  cairo_restore (cr);
+
+  cairo_save (cr);
+  cairo_translate (cr, 0, WEFT_RENDER_RULER_HEIGHT);
+  cairo_rectangle (cr, 0, 0, HEADER_WIDTH, view.height);
+  cairo_clip (cr);
+  weft_render_paint_lane_headers (cr, trace, &view, p->layout, HEADER_WIDTH);
+  cairo_restore (cr);
+
+  self->frames++;
+  if (self->shot_pending && self->screenshot_path != NULL)
+    {
+      self->shot_pending = FALSE;
+      /* after this frame is on screen */
+      g_timeout_add_full (G_PRIORITY_LOW, 100, screenshot_idle_cb, g_object_ref (self), NULL);
+    }
+  schedule_state (self);
+}
+
+static void
+compose_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *cancellable)
+{
+  Request *req = task_data;
+  GError *error = NULL;
+  Preview *p = g_new0 (Preview, 1);
+  WeftTrace *trace;
+  gint64 t0 = g_get_monotonic_time (), t1;
+
+  p->params = req->params;
+  p->serial = req->serial;
+  p->name = params_name (&p->params);
+  p->world = weft_compose_world_size (&p->params);
+  trace = weft_compose_trace (&p->params, &error);
+  if (trace == NULL)
+    {
+      preview_free (p);
+      g_task_return_error (task, error);
+      return;
+    }
+  t1 = g_get_monotonic_time ();
+  p->session = weft_edit_session_new (trace, NULL, &error);
+  if (p->session == NULL)
+    {
+      weft_trace_free (trace);
+      preview_free (p);
+      g_task_return_error (task, error);
+      return;
+    }
+  p->have_metrics = weft_solver_metrics (weft_edit_session_get_solver (p->session), WEFT_SOLVER_ALL_RANKS,
+                                         WEFT_SOLVER_ALL_STEPS, &p->m);
+  p->compose_us = t1 - t0;
+  p->solve_us = g_get_monotonic_time () - t1;
+  /* rank 0 with its lanes, the others collapsed to their overlap band */
+  weft_view_init (&p->view, trace);
+  for (guint i = 1; i < trace->ranks->len; i++)
+    weft_view_set_rank_flags (&p->view, i, WEFT_RANK_VIEW_COLLAPSED);
+  p->layout = weft_layout_new (trace, &p->view);
+  g_task_return_pointer (task, p, preview_free);
+}
+
+static void do_create (WeftTemplateDialog *self);
+
+static void
+compose_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  WeftTemplateDialog *self = WEFT_TEMPLATE_DIALOG (source);
+  g_autoptr (GError) error = NULL;
+  Preview *p = g_task_propagate_pointer (G_TASK (result), &error);
+
+  self->running = FALSE;
+  if (self->disposed)
+    {
+      preview_free (p);
+      return;
+    }
+  if (p == NULL)
+    {
+      /* the parameters validated but the composer refused them */
+      g_free (self->error);
+      self->error = g_strdup (error->message);
+      set_error_text (self, error->message);
+      gtk_widget_set_visible (self->error_label, TRUE);
+      self->create_pending = FALSE;
+    }
+  else
+    {
+      preview_free (self->current);
+      self->current = p;
+      self->n_previews++;
+      self->shot_pending = TRUE;
+      show_metrics (self);
+      gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (self->area),
+                                           (int) (WEFT_RENDER_RULER_HEIGHT + weft_layout_get_height (p->layout) + 2));
+      gtk_widget_queue_draw (self->area);
+    }
+  if (self->serial != (p != NULL ? p->serial : 0) && self->valid && self->debounce == 0)
+    start_compose (self); /* the form changed meanwhile */
+  else if (p != NULL && self->create_pending && p->serial == self->serial)
+    do_create (self);
+  update_create (self);
+  schedule_state (self);
+}
+
+static void
+start_compose (WeftTemplateDialog *self)
+{
+  g_autoptr (GTask) task = NULL;
+  g_autoptr (GError) error = NULL;
+  Request *req;
+
+  if (self->running)
+    return; /* compose_done_cb starts the next one */
+  if (self->current != NULL && self->current->serial == self->serial)
+    return;
+  req = g_new0 (Request, 1);
+  if (!collect_params (self, &req->params, &error))
+    {
+      g_free (req);
+      return;
+    }
+  req->serial = self->serial;
+  self->running = TRUE;
+  task = g_task_new (self, NULL, compose_done_cb, NULL);
+  g_task_set_task_data (task, req, g_free);
+  g_task_set_source_tag (task, start_compose);
+  g_task_run_in_thread (task, compose_thread);
+}
+
+static gboolean
+debounce_cb (gpointer data)
+{
+  WeftTemplateDialog *self = data;
+
+  self->debounce = 0;
+  start_compose (self);
+  update_create (self);
+  schedule_state (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* Any change of the form: validate now, compose a little later. */
+static void
+changed_cb (WeftTemplateDialog *self)
+{
+  WeftComposeParams params;
+  g_autoptr (GError) error = NULL;
+
+  if (self->updating || self->disposed)
+    return;
+  update_sensitivity (self);
+  self->serial++;
+  self->valid = collect_params (self, &params, &error);
+  g_clear_pointer (&self->error, g_free);
+  if (!self->valid)
+    {
+      self->error = g_strdup (error->message);
+      set_error_text (self, error->message);
+      self->create_pending = FALSE;
+    }
+  gtk_widget_set_visible (self->error_label, !self->valid);
+  g_clear_handle_id (&self->debounce, g_source_remove);
+  if (self->valid)
+    self->debounce = g_timeout_add (DEBOUNCE_MS, debounce_cb, self);
+  update_create (self);
+  schedule_state (self);
+}
+
+/* The preset sets the sequence and micro-batch fields to its own. */
+static void
+preset_changed_cb (WeftTemplateDialog *self)
+{
+  const char *const *presets = weft_compose_preset_names ();
+  guint i = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->preset));
+  WeftComposeParams p;
+
+  weft_compose_params_init (&p);
+  if (i != GTK_INVALID_LIST_POSITION && i < g_strv_length ((char **) presets) &&
+      weft_compose_params_set_preset (&p, presets[i], NULL))
+    {
+      self->updating = TRUE;
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->seq), p.model.seq);
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->mbs), p.model.mbs);
+      self->updating = FALSE;
+    }
+  changed_cb (self);
+}
+
+/* ---- create --------------------------------------------------------------------------- */
+
+static void
+do_create (WeftTemplateDialog *self)
+{
+  Preview *p = g_steal_pointer (&self->current);
+  WeftEditSession *session;
+  g_autofree char *name = NULL;
+
+  self->create_pending = FALSE;
+  g_clear_pointer (&p->layout, weft_layout_free);
+  weft_view_clear (&p->view);
+  session = g_steal_pointer (&p->session);
+  name = g_strdup (p->name);
+  preview_free (p);
+  gtk_widget_queue_draw (self->area);
+  if (g_signal_has_handler_pending (self, signals[SIGNAL_CREATED], 0, FALSE))
+    g_signal_emit (self, signals[SIGNAL_CREATED], 0, session, name);
+  else
+    weft_edit_session_free (session);
+  gtk_window_destroy (GTK_WINDOW (self));
+}
 
 static void
 create_clicked_cb (GtkButton *button, WeftTemplateDialog *self)
 {
-  WeftComposeParams params;
-  g_autoptr (GError) error = NULL;
-  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
-  g_autofree char *stamp = g_date_time_format (now, "%Y%m%d-%H%M%S");
-  g_autofree char *strategies = NULL;
-  g_autofree char *name = NULL;
-  g_autofree char *dir = NULL;
-  g_autofree char *written = NULL;
-
-  if (!collect_params (self, &params, &error))
+  if (!self->valid)
+    return;
+  if (self->current != NULL && self->current->serial == self->serial && self->debounce == 0)
     {
-      gtk_label_set_text (GTK_LABEL (self->preview), error->message);
+      do_create (self);
       return;
     }
-  strategies = weft_compose_strategies_to_string (params.strategies);
-  name = g_strdup_printf ("%s-%s-%dranks-%s", strategies, params.model.name, weft_compose_world_size (&params), stamp);
-  dir = g_build_filename (g_get_user_cache_dir (), "weft", "templates", name, NULL);
-  if (!weft_compose_write (&params, dir, ".json.gz", &written, &error))
-    {
-      g_autofree char *text = g_strdup_printf ("Could not write the trace: %s", error->message);
-      gtk_label_set_text (GTK_LABEL (self->preview), text);
-      return;
-    }
-  /* the root of the torchtitan layout: the window names the trace after it */
-  g_signal_emit (self, signals[SIGNAL_CREATED], 0, dir);
-  gtk_window_destroy (GTK_WINDOW (self));
+  /* the preview of these parameters is on its way */
+  self->create_pending = TRUE;
+  g_clear_handle_id (&self->debounce, g_source_remove);
+  start_compose (self);
+  update_create (self);
+  schedule_state (self);
 }
 
-/* ---- construction -------------------------------------------------------------------- */
+static void
+screenshot_activated (GtkWidget *widget, const char *action_name, GVariant *param)
+{
+  take_screenshot (WEFT_TEMPLATE_DIALOG (widget));
+}
+
+/* ---- construction ----------------------------------------------------------------------- */
 
 static GtkWidget *
-spin (WeftTemplateDialog *self, int min, int max, int value)
+new_spin (WeftTemplateDialog *self, double min, double max, double step, double value)
 {
-  GtkWidget *s = gtk_spin_button_new_with_range (min, max, 1);
+  GtkWidget *s = gtk_spin_button_new_with_range (min, max, step);
+
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (s), value);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (s), TRUE);
   g_signal_connect_swapped (s, "value-changed", G_CALLBACK (changed_cb), self);
   return s;
+}
+
+static GtkWidget *
+new_check (WeftTemplateDialog *self, const char *mnemonic, const char *tip, gboolean on)
+{
+  GtkWidget *c = gtk_check_button_new_with_mnemonic (mnemonic);
+
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (c), on);
+  if (tip != NULL)
+    gtk_widget_set_tooltip_text (c, tip);
+  g_signal_connect_swapped (c, "toggled", G_CALLBACK (changed_cb), self);
+  return c;
+}
+
+static void
+attach_row (GtkWidget *grid, int *row, const char *mnemonic, GtkWidget *widget, const char *tip)
+{
+  GtkWidget *l = gtk_label_new_with_mnemonic (mnemonic);
+
+  gtk_label_set_xalign (GTK_LABEL (l), 1);
+  gtk_label_set_mnemonic_widget (GTK_LABEL (l), widget);
+  if (tip != NULL)
+    gtk_widget_set_tooltip_text (widget, tip);
+  gtk_widget_set_halign (widget, GTK_ALIGN_START);
+  gtk_grid_attach (GTK_GRID (grid), l, 0, *row, 1, 1);
+  gtk_grid_attach (GTK_GRID (grid), widget, 1, *row, 1, 1);
+  (*row)++;
+}
+
+static void
+attach_heading (GtkWidget *grid, int *row, const char *text)
+{
+  GtkWidget *l = gtk_label_new (text);
+
+  gtk_label_set_xalign (GTK_LABEL (l), 0);
+  gtk_widget_add_css_class (l, "heading");
+  if (*row > 0)
+    gtk_widget_set_margin_top (l, 8);
+  gtk_grid_attach (GTK_GRID (grid), l, 0, *row, 2, 1);
+  (*row)++;
 }
 
 static void
@@ -232,21 +770,40 @@ weft_template_dialog_dispose (GObject *object)
 {
   WeftTemplateDialog *self = WEFT_TEMPLATE_DIALOG (object);
 
+  if (!self->disposed && self->state_path != NULL)
+    write_state (self, FALSE);
+  self->disposed = TRUE;
   g_clear_handle_id (&self->debounce, g_source_remove);
-  if (self->cancellable != NULL)
-    g_cancellable_cancel (self->cancellable);
-  g_clear_object (&self->cancellable);
+  g_clear_handle_id (&self->state_idle, g_source_remove);
+  g_clear_pointer (&self->current, preview_free);
   G_OBJECT_CLASS (weft_template_dialog_parent_class)->dispose (object);
+}
+
+static void
+weft_template_dialog_finalize (GObject *object)
+{
+  WeftTemplateDialog *self = WEFT_TEMPLATE_DIALOG (object);
+
+  g_free (self->error);
+  g_free (self->state_path);
+  g_free (self->screenshot_path);
+  G_OBJECT_CLASS (weft_template_dialog_parent_class)->finalize (object);
 }
 
 static void
 weft_template_dialog_class_init (WeftTemplateDialogClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = weft_template_dialog_dispose;
+  object_class->finalize = weft_template_dialog_finalize;
   signals[SIGNAL_CREATED] = g_signal_new ("created", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                          G_TYPE_NONE, 1, G_TYPE_STRING);
+                                          G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_STRING);
+  gtk_widget_class_install_action (widget_class, "template.screenshot", NULL, screenshot_activated);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F12, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
+                                       "template.screenshot", NULL);
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
 static void
@@ -254,86 +811,157 @@ weft_template_dialog_init (WeftTemplateDialog *self)
 {
   GtkWidget *header = gtk_header_bar_new ();
   GtkWidget *cancel = gtk_button_new_with_mnemonic ("_Cancel");
+  GtkWidget *paned = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  GtkWidget *form = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  GtkWidget *form_scroller = gtk_scrolled_window_new ();
   GtkWidget *grid = gtk_grid_new ();
-  GtkWidget *strategies = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
-  GtkWidget *options = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *strategies = gtk_grid_new ();
+  GtkWidget *right = gtk_box_new (GTK_ORIENTATION_VERTICAL, 8);
+  GtkWidget *chips = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *area_scroller = gtk_scrolled_window_new ();
+  GtkWidget *title = gtk_label_new ("Preview");
+  const char *env;
   int row = 0;
 
+  env = g_getenv ("WEFT_TEST_STATE");
+  if (env != NULL && *env != '\0')
+    self->state_path = g_strconcat (env, ".template.json", NULL);
+  env = g_getenv ("WEFT_TEST_SCREENSHOT");
+  if (env != NULL && *env != '\0')
+    {
+      g_autofree char *base = g_str_has_suffix (env, ".png") ? g_strndup (env, strlen (env) - 4) : g_strdup (env);
+      self->screenshot_path = g_strconcat (base, "-template.png", NULL);
+    }
+
   gtk_window_set_title (GTK_WINDOW (self), "New from Template");
-  gtk_window_set_modal (GTK_WINDOW (self), TRUE);
-  gtk_window_set_default_size (GTK_WINDOW (self), 560, -1);
+  gtk_window_set_default_size (GTK_WINDOW (self), 1180, 720);
+
+  /* header bar */
   self->create = gtk_button_new_with_mnemonic ("C_reate");
   gtk_widget_add_css_class (self->create, "suggested-action");
-  gtk_widget_set_sensitive (self->create, FALSE);
+  gtk_widget_set_tooltip_text (self->create, "Open the composed step as a new, unsaved trace");
   g_signal_connect (self->create, "clicked", G_CALLBACK (create_clicked_cb), self);
   g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (gtk_window_destroy), self);
+  self->spinner = gtk_spinner_new ();
+  gtk_widget_set_tooltip_text (self->spinner, "Composing the preview");
   gtk_header_bar_set_show_title_buttons (GTK_HEADER_BAR (header), FALSE);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (header), cancel);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->create);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->spinner);
   gtk_window_set_titlebar (GTK_WINDOW (self), header);
 
-  for (int i = 0; i < 5; i++)
+  /* the form */
+  for (int i = 0; i < N_STRATEGIES; i++)
     {
-      self->strategy[i] = gtk_check_button_new_with_label (strategy_names[i]);
-      g_signal_connect_swapped (self->strategy[i], "toggled", G_CALLBACK (changed_cb), self);
-      gtk_box_append (GTK_BOX (strategies), self->strategy[i]);
+      self->strategy[i] = new_check (self, strategy_labels[i], strategy_tips[i], i == S_FSDP);
+      gtk_grid_attach (GTK_GRID (strategies), self->strategy[i], i % 3, i / 3, 1, 1);
     }
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[1]), TRUE); /* FSDP */
+  gtk_grid_set_column_spacing (GTK_GRID (strategies), 10);
 
+  self->dp = new_spin (self, 1, 64, 1, 8);
+  self->tp = new_spin (self, 1, 64, 1, 2);
+  self->ep = new_spin (self, 1, 64, 1, 4);
+  self->cp = new_spin (self, 1, 64, 1, 2);
+  self->hsdp = new_spin (self, 1, 64, 1, 1);
   self->preset = gtk_drop_down_new_from_strings (weft_compose_preset_names ());
-  g_signal_connect_swapped (self->preset, "notify::selected", G_CALLBACK (changed_cb), self);
-  self->hw = gtk_drop_down_new_from_strings (hw_names);
+  g_signal_connect_swapped (self->preset, "notify::selected", G_CALLBACK (preset_changed_cb), self);
+  self->hw = gtk_drop_down_new_from_strings (weft_hardware_preset_names ());
   g_signal_connect_swapped (self->hw, "notify::selected", G_CALLBACK (changed_cb), self);
-  self->dp = spin (self, 1, 64, 8);
-  self->tp = spin (self, 1, 64, 1);
-  self->cp = spin (self, 1, 64, 1);
-  self->ep = spin (self, 1, 64, 1);
-  self->layers = spin (self, 1, 128, 4);
-  self->sp = gtk_check_button_new_with_label ("Sequence parallel (TP)");
-  self->prefetch = gtk_check_button_new_with_label ("FSDP prefetch");
-  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->prefetch), TRUE);
-  g_signal_connect_swapped (self->sp, "toggled", G_CALLBACK (changed_cb), self);
-  g_signal_connect_swapped (self->prefetch, "toggled", G_CALLBACK (changed_cb), self);
-  gtk_box_append (GTK_BOX (options), self->sp);
-  gtk_box_append (GTK_BOX (options), self->prefetch);
+  self->layers = new_spin (self, 1, 128, 1, 4);
+  self->seq = new_spin (self, 256, 1 << 20, 1024, 8192);
+  self->mbs = new_spin (self, 1, 64, 1, 1);
+  self->prefetch = new_check (self, "FSDP _prefetch", "All-gather block i+1 while block i computes", TRUE);
+  self->reshard = new_check (self, "FSDP _reshard after forward",
+                             "Free the parameters after forward: all-gather them again in backward", TRUE);
+  self->bucket = new_spin (self, 1, 1024, 1, 25);
+  self->ep_overlap = new_check (self, "EP two-chunk _overlap",
+                                "Dispatch / combine of one chunk overlap the expert GEMMs of the other", FALSE);
+  self->cp_mode = gtk_drop_down_new_from_strings (cp_modes);
+  g_signal_connect_swapped (self->cp_mode, "notify::selected", G_CALLBACK (changed_cb), self);
 
-  self->preview = gtk_label_new ("");
-  gtk_label_set_wrap (GTK_LABEL (self->preview), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (self->preview), 0);
-  gtk_label_set_selectable (GTK_LABEL (self->preview), TRUE);
-  gtk_widget_add_css_class (self->preview, "weft-template-preview");
-
-  gtk_grid_set_row_spacing (GTK_GRID (grid), 8);
+  gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
   gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
-  gtk_widget_set_margin_start (grid, 18);
-  gtk_widget_set_margin_end (grid, 18);
-  gtk_widget_set_margin_top (grid, 18);
-  gtk_widget_set_margin_bottom (grid, 18);
-#define ROW(label, widget)                                                  \
-  do                                                                        \
-    {                                                                       \
-      GtkWidget *l = gtk_label_new (label);                                 \
-      gtk_label_set_xalign (GTK_LABEL (l), 1);                              \
-      gtk_widget_add_css_class (l, "dim-label");                            \
-      gtk_grid_attach (GTK_GRID (grid), l, 0, row, 1, 1);                   \
-      gtk_grid_attach (GTK_GRID (grid), (widget), 1, row, 1, 1);            \
-      row++;                                                                \
-    }                                                                       \
-  while (0)
-  ROW ("Strategies", strategies);
-  ROW ("Data parallel", self->dp);
-  ROW ("Tensor parallel", self->tp);
-  ROW ("Context parallel", self->cp);
-  ROW ("Expert parallel", self->ep);
-  ROW ("Model", self->preset);
-  ROW ("Layers", self->layers);
-  ROW ("Hardware", self->hw);
-  ROW ("Options", options);
-#undef ROW
-  gtk_grid_attach (GTK_GRID (grid), gtk_separator_new (GTK_ORIENTATION_HORIZONTAL), 0, row++, 2, 1);
-  gtk_grid_attach (GTK_GRID (grid), self->preview, 0, row++, 2, 1);
-  gtk_window_set_child (GTK_WINDOW (self), grid);
+  attach_heading (grid, &row, "Strategies");
+  gtk_grid_attach (GTK_GRID (grid), strategies, 0, row++, 2, 1);
+  attach_heading (grid, &row, "Degrees");
+  attach_row (grid, &row, "_Data parallel (dp)", self->dp, "DDP replicas or FSDP shards");
+  attach_row (grid, &row, "Tensor parallel (tp)", self->tp, "Ranks of a TP group (inside a node)");
+  attach_row (grid, &row, "Expert parallel (ep)", self->ep, "Ranks the experts are spread over (divides dp x cp)");
+  attach_row (grid, &row, "Context parallel (cp)", self->cp, "Ranks the sequence is split over");
+  attach_row (grid, &row, "HSDP replicas", self->hsdp, "FSDP shards inside a replica, all-reduce across replicas");
+  attach_heading (grid, &row, "Model and hardware");
+  attach_row (grid, &row, "Pr_eset", self->preset, "Model shape (docs/composer.md)");
+  attach_row (grid, &row, "_Layers", self->layers, "Transformer blocks composed (the structure repeats)");
+  attach_row (grid, &row, "Se_quence", self->seq, "Global sequence length (split over cp)");
+  attach_row (grid, &row, "_Micro-batch", self->mbs, "Micro-batch size per rank");
+  attach_row (grid, &row, "_Hardware", self->hw, "GPU and interconnect figures (docs/composer.md)");
+  attach_heading (grid, &row, "Options");
+  gtk_grid_attach (GTK_GRID (grid), self->prefetch, 0, row++, 2, 1);
+  gtk_grid_attach (GTK_GRID (grid), self->reshard, 0, row++, 2, 1);
+  gtk_grid_attach (GTK_GRID (grid), self->ep_overlap, 0, row++, 2, 1);
+  attach_row (grid, &row, "DDP _bucket (MB)", self->bucket, "DDP gradient bucket cap (the first bucket is 1 MB)");
+  attach_row (grid, &row, "CP m_ode", self->cp_mode, "One K/V all-gather per attention, or cp-1 ring steps");
+
+  self->error_label = gtk_label_new ("");
+  gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->error_label), 0);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->error_label), 40);
+  gtk_widget_set_visible (self->error_label, FALSE);
+
+  gtk_box_append (GTK_BOX (form), grid);
+  gtk_box_append (GTK_BOX (form), self->error_label);
+  gtk_widget_set_margin_start (form, 18);
+  gtk_widget_set_margin_end (form, 18);
+  gtk_widget_set_margin_top (form, 12);
+  gtk_widget_set_margin_bottom (form, 12);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (form_scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (form_scroller), TRUE);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (form_scroller), form);
+
+  /* the preview */
+  gtk_label_set_xalign (GTK_LABEL (title), 0);
+  gtk_widget_add_css_class (title, "heading");
+  for (int i = 0; i < N_CHIPS; i++)
+    {
+      self->chips[i] = gtk_label_new ("");
+      gtk_widget_add_css_class (self->chips[i], "weft-chip");
+      gtk_box_append (GTK_BOX (chips), self->chips[i]);
+    }
+  gtk_widget_set_tooltip_text (self->chips[CHIP_OVERLAP],
+                               "Overlap %: communication time with compute beside it / all communication time "
+                               "(HTA's definition), mean over ranks");
+  gtk_widget_set_tooltip_text (self->chips[CHIP_EXPOSED],
+                               "Exposed communication: time only communication runs on the GPU, mean over ranks");
+  gtk_widget_set_tooltip_text (self->chips[CHIP_STEP], "Step time: first GPU op start to last GPU op end, all ranks");
+  self->timing = gtk_label_new ("Composing…");
+  gtk_label_set_wrap (GTK_LABEL (self->timing), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->timing), 0);
+  gtk_widget_add_css_class (self->timing, "dim-label");
+  gtk_widget_add_css_class (self->timing, "caption");
+  self->area = gtk_drawing_area_new ();
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (self->area), draw_preview, self, NULL);
+  gtk_widget_set_hexpand (self->area, TRUE);
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (area_scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (area_scroller), self->area);
+  gtk_widget_set_vexpand (area_scroller, TRUE);
+  gtk_widget_set_hexpand (area_scroller, TRUE);
+  gtk_box_append (GTK_BOX (right), title);
+  gtk_box_append (GTK_BOX (right), chips);
+  gtk_box_append (GTK_BOX (right), self->timing);
+  gtk_box_append (GTK_BOX (right), area_scroller);
+  gtk_widget_set_margin_start (right, 12);
+  gtk_widget_set_margin_end (right, 12);
+  gtk_widget_set_margin_top (right, 12);
+  gtk_widget_set_margin_bottom (right, 12);
+
+  gtk_box_append (GTK_BOX (paned), form_scroller);
+  gtk_box_append (GTK_BOX (paned), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
+  gtk_box_append (GTK_BOX (paned), right);
+  gtk_window_set_child (GTK_WINDOW (self), paned);
+
+  update_sensitivity (self);
   changed_cb (self);
+  gtk_widget_grab_focus (self->dp);
 }
 
 GtkWidget *
@@ -342,7 +970,10 @@ weft_template_dialog_new (GtkWindow *parent)
   GtkWidget *self = g_object_new (WEFT_TYPE_TEMPLATE_DIALOG, NULL);
 
   if (parent != NULL)
-    gtk_window_set_transient_for (GTK_WINDOW (self), parent);
+    {
+      gtk_window_set_transient_for (GTK_WINDOW (self), parent);
+      gtk_window_set_modal (GTK_WINDOW (self), TRUE);
+    }
   gtk_window_set_destroy_with_parent (GTK_WINDOW (self), TRUE);
   return self;
 }

@@ -1137,6 +1137,20 @@ weft_window_is_empty (WeftWindow *self)
   return self->trace == NULL && !is_loading (self);
 }
 
+void
+weft_window_open_session (WeftWindow *self, WeftEditSession *session, const char *display_name)
+{
+  g_return_if_fail (WEFT_IS_WINDOW (self));
+  g_return_if_fail (session != NULL);
+  if (is_loading (self))
+    g_cancellable_cancel (self->cancellable);
+  end_loading (self);
+  g_clear_pointer (&self->page_before_load, g_free);
+  /* no file behind it: Save asks where (infer_save_target) */
+  g_clear_pointer (&self->paths, g_strfreev);
+  set_document (self, session, NULL, NULL, display_name);
+}
+
 /* ---- actions ------------------------------------------------------------------------------- */
 
 static void
@@ -1323,6 +1337,8 @@ infer_save_target (WeftWindow *self)
 
   if (self->save_file != NULL || self->save_dir != NULL)
     return TRUE;
+  if (self->paths == NULL)
+    return FALSE; /* an in-memory trace (New from Template): Save As */
   if (self->trace->ranks->len == 1)
     {
       WeftRank *rank = weft_trace_rank (self->trace, 0);
@@ -1662,9 +1678,8 @@ scale_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 }
 
 static void
-template_created_cb (WeftTemplateDialog *dialog, const char *folder, WeftWindow *self)
+template_created_cb (WeftTemplateDialog *dialog, gpointer session, const char *name, WeftWindow *self)
 {
-  g_autoptr (GFile) file = g_file_new_for_path (folder);
   WeftWindow *target = self;
 
   if (!weft_window_is_empty (self))
@@ -1672,7 +1687,7 @@ template_created_cb (WeftTemplateDialog *dialog, const char *folder, WeftWindow 
       target = weft_window_new (WEFT_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
       gtk_window_present (GTK_WINDOW (target));
     }
-  weft_window_open (target, file);
+  weft_window_open_session (target, session, name);
 }
 
 static void
@@ -2157,7 +2172,15 @@ build_trace_page (WeftWindow *self)
   gtk_widget_add_css_class (breakdown_title, "heading");
   gtk_label_set_xalign (GTK_LABEL (breakdown_title), 0);
   gtk_box_append (GTK_BOX (breakdown_box), breakdown_title);
-  gtk_box_append (GTK_BOX (breakdown_box), self->breakdown);
+  {
+    /* many ranks: the bars scroll, the inspector keeps its room */
+    GtkWidget *bscroll = gtk_scrolled_window_new ();
+    gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (bscroll), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
+    gtk_scrolled_window_set_propagate_natural_height (GTK_SCROLLED_WINDOW (bscroll), TRUE);
+    gtk_scrolled_window_set_max_content_height (GTK_SCROLLED_WINDOW (bscroll), 220);
+    gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (bscroll), self->breakdown);
+    gtk_box_append (GTK_BOX (breakdown_box), bscroll);
+  }
   gtk_widget_set_margin_start (breakdown_box, 12);
   gtk_widget_set_margin_end (breakdown_box, 12);
   gtk_widget_set_margin_top (breakdown_box, 8);

@@ -5,6 +5,7 @@
 #include <gtk/gtk.h>
 
 #include "weft-application.h"
+#include "weft/weft-edit.h"
 
 G_BEGIN_DECLS
 
@@ -19,6 +20,11 @@ void        weft_window_open       (WeftWindow      *self,
 void        weft_window_open_files (WeftWindow      *self,
                                     GFile          **files,
                                     guint            n_files);
+/* Shows an in-memory trace (e.g. New from Template) as a new, unsaved
+ * document: takes the session (trace + solver); Save asks where. */
+void        weft_window_open_session (WeftWindow      *self,
+                                      WeftEditSession *session,
+                                      const char      *display_name);
 /* No trace shown and none loading. */
 gboolean    weft_window_is_empty   (WeftWindow      *self);
 /* Writes a PNG of the whole window as it is on screen. */
