@@ -122,6 +122,45 @@ main (int argc, char **argv)
               sv[ok / 2], wl[ok / 2]);
       fflush (stdout);
     }
+  /* A 64-rank Llama-3-70B-like FSDP+TP step from the composer (issue 6). */
+  {
+    g_autofree char *cli = weft_test_build_path ("weft-cli");
+    g_autofree char *tmp = g_dir_make_tmp ("weft-bench-c64-XXXXXX", NULL);
+    g_autoptr (GError) error = NULL;
+    int status = 0;
+
+    if (cli != NULL && tmp != NULL && g_file_test (cli, G_FILE_TEST_IS_EXECUTABLE))
+      {
+        const char *argv_c[] = { cli, "compose", "-s", "fsdp,tp", "--dp", "8", "--tp", "8", "-p", "llama3-70b",
+                                 "-o", tmp, "-q", NULL };
+        if (g_spawn_sync (NULL, (char **) argv_c, NULL, G_SPAWN_DEFAULT, NULL, NULL, NULL, NULL, &status, &error) &&
+            status == 0)
+          {
+            g_autofree double *ff = g_new0 (double, runs);
+            g_autofree double *ld = g_new0 (double, runs);
+            g_autofree double *sv = g_new0 (double, runs);
+            g_autofree double *wl = g_new0 (double, runs);
+            int ok = 0;
+            for (int i = 0; i < runs; i++)
+              if (run_once (weft, tmp, &ff[ok], &ld[ok], &sv[ok], &wl[ok]))
+                ok++;
+            if (ok > 0)
+              {
+                qsort (ff, ok, sizeof (double), cmp_double);
+                qsort (ld, ok, sizeof (double), cmp_double);
+                qsort (sv, ok, sizeof (double), cmp_double);
+                qsort (wl, ok, sizeof (double), cmp_double);
+                printf ("| composed fsdp+tp llama3-70b, 64 ranks | %.0f ms | %.0f ms | %.0f ms | %.0f ms |\n",
+                        ff[ok / 2], ld[ok / 2], sv[ok / 2], wl[ok / 2]);
+              }
+          }
+        {
+          g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", tmp);
+          if (g_str_has_prefix (tmp, g_get_tmp_dir ()) && strstr (tmp, "weft-bench-c64-") != NULL)
+            (void) system (rm);
+        }
+      }
+  }
   printf ("(median of %d runs each)\n", runs);
   return 0;
 }
