@@ -68,6 +68,12 @@ typedef struct
   guint32       lane_last;
   GByteArray   *cat_of_id;      /* WeftCategory + 1 by interned cat id (0 = unknown yet) */
   GString      *scratch;        /* unescaped strings */
+  struct NameSlot
+  {
+    const char *str;            /* the interned copy (stable) */
+    guint32     len;
+    guint32     id;
+  }            *names;          /* direct-mapped cache in front of the pool */
   gboolean      ts_has_fraction;
 } Scan;
 
@@ -834,12 +840,53 @@ unescape (Scan *S, const StrSpan *span, gsize *len)
   return out->str;
 }
 
+#define NAME_CACHE_SIZE 4096
+
+/* The same names recur all through a trace; a small cache keyed by the
+ * length and three 8-byte samples avoids hashing every byte of a long
+ * kernel name again. A collision only costs a normal intern. */
+static guint32
+intern_cached (Scan *S, const char *text, gsize len)
+{
+  guint64 h = len * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15);
+  struct NameSlot *slot;
+  guint32 id;
+
+  if (len >= 8)
+    {
+      guint64 a, b, c;
+      memcpy (&a, text, 8);
+      memcpy (&b, text + (len >= 16 ? len / 2 - 4 : 0), 8);
+      memcpy (&c, text + len - 8, 8);
+      h ^= a * G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+      h ^= (b + (h >> 29)) * G_GUINT64_CONSTANT (0xc4ceb9fe1a85ec53);
+      h ^= c + (h >> 31);
+    }
+  else
+    for (gsize i = 0; i < len; i++)
+      h = (h ^ (guchar) text[i]) * G_GUINT64_CONSTANT (0x100000001b3);
+  h ^= h >> 33;
+  h *= G_GUINT64_CONSTANT (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  slot = &S->names[h & (NAME_CACHE_SIZE - 1)];
+  if (slot->str != NULL && slot->len == len && memcmp (slot->str, text, len) == 0)
+    return slot->id;
+  id = weft_strings_intern (S->rank->strings, text, (gssize) len);
+  if (len <= G_MAXUINT32)
+    {
+      slot->str = weft_strings_get (S->rank->strings, id);
+      slot->len = (guint32) len;
+      slot->id = id;
+    }
+  return id;
+}
+
 static guint32
 intern_span (Scan *S, const StrSpan *span)
 {
   gsize len = span->len;
   const char *text = span->escaped ? unescape (S, span, &len) : span->start;
-  return weft_strings_intern (S->rank->strings, text, (gssize) len);
+  return intern_cached (S, text, len);
 }
 
 static WeftPhase
@@ -1411,6 +1458,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.lane_last = WEFT_NONE;
   S.cat_of_id = g_byte_array_new ();
   S.scratch = g_string_new (NULL);
+  S.names = g_new0 (struct NameSlot, NAME_CACHE_SIZE);
 
   /* Reserve the event records from the file size (about one event per
    * 256 bytes of JSON, compressed files ~8x smaller): growing by doubling
@@ -1444,5 +1492,6 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   g_free (S.lane_key);
   g_byte_array_free (S.cat_of_id, TRUE);
   g_string_free (S.scratch, TRUE);
+  g_free (S.names);
   return ok;
 }
