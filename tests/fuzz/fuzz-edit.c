@@ -14,7 +14,8 @@
  * Build and run (clang):
  *   CC=clang cmake -S . -B build-fuzz -DWEFT_FUZZ=ON -DWEFT_BUILD_APP=OFF
  *   make -C build-fuzz fuzz-edit
- *   build-fuzz/tests/fuzz/fuzz-edit -max_total_time=120 -max_len=2048 tests/fuzz/seeds-edit */
+ *   build-fuzz/tests/fuzz/fuzz-edit -max_total_time=120 -max_len=2048 tests/fuzz/seeds-edit
+ * WEFT_FUZZ_EDIT_TRACE=PATH uses that trace instead of the built-in one. */
 #include "config.h"
 
 #include <stdint.h>
@@ -98,9 +99,30 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 static WeftEditSession *
 new_session (void)
 {
-  WeftTrace *trace = weft_trace_new ();
+  WeftTrace *trace;
   WeftEditSession *s;
   GError *error = NULL;
+  const char *path = g_getenv ("WEFT_FUZZ_EDIT_TRACE");
+
+  if (path != NULL)
+    {
+      /* another trace (e.g. a `weft-cli sample` folder: launches, syncs,
+       * the ProcessGroupNCCL event pattern) */
+      trace = weft_trace_load (path, NULL, NULL, &error);
+      if (trace == NULL)
+        {
+          fprintf (stderr, "fuzz-edit: %s\n", error->message);
+          abort ();
+        }
+      s = weft_edit_session_new (trace, NULL, &error);
+      if (s == NULL)
+        {
+          fprintf (stderr, "fuzz-edit: no session: %s\n", error->message);
+          abort ();
+        }
+      return s;
+    }
+  trace = weft_trace_new ();
 
   for (int r = 0; r < 2; r++)
     {
