@@ -7,5 +7,7 @@
 #include "weft-save.h"
 #include "weft-classify.h"
 #include "weft-solver.h"
+#include "weft-history.h"
+#include "weft-edit.h"
 
 #define WEFT_VERSION "0.1.0"
