@@ -1,0 +1,1706 @@
+/* compose-apply.c: apply a parallelism strategy to an open (real) profile.
+ *
+ * 1. Blocks (weft_apply_find_blocks): the compute lane is the GPU lane with
+ *    the most non-communication kernel time. Blocks come from, in order:
+ *    (a) layer annotations: CPU spans (python_function / user_annotation /
+ *        cpu_op) whose name, digits replaced by '#', contains "block",
+ *        "layer", "decoder" or "encoder" and a '#' ("nn.Module:
+ *        TransformerBlock_#", "layers.#"); the most frequent such name
+ *        (>= 1 span) gives the forward blocks; the same with "backward"
+ *        in it gives the backward blocks. A block is the compute-lane ops
+ *        whose CPU launch lies inside the span.
+ *    (b) FSDP units: FSDP::pre_forward .. the next FSDP::post_forward
+ *        (backward: FSDP::pre_backward .. FSDP::post_backward*); the units
+ *        whose kernel-name sequence is the most frequent one (>= 2) are the
+ *        blocks (the embedding and output units differ).
+ *    (c) the kernel pattern: the compute lane's kernel-name sequence s;
+ *        for every period p the longest run of s[i] == s[i+p] gives
+ *        k = (run + p) / p repetitions from the run's start; the period
+ *        covering the most ops (k * p, k >= 2, a GEMM or attention kernel
+ *        in the period) wins, the smallest p within 5 % of the best
+ *        coverage is kept (so 2p, 3p... do not win). The search is run
+ *        again on the ops before and after that region: two regions are
+ *        forward (earlier) and backward (later).
+ *    When no backward blocks are found (forward-only profile, or one
+ *    repeated region), every block is taken as forward and phases_known is
+ *    FALSE: strategies that communicate only in backward (DDP) refuse.
+ * 2. Apply: through the edit session, inside one gesture (one undo entry;
+ *    any failure cancels the gesture: nothing changes). The session has no
+ *    "add a dependency" operation, so the waits are built from its moves
+ *    (weft_solver_move_to_lane keeps a wait on the op an op leaves behind):
+ *    - a collective that must wait for a compute op (producer) is inserted
+ *      on the compute lane right after it, then moved (whole instance) to
+ *      its communication stream: it keeps waiting for the producer and
+ *      compute no longer waits for it;
+ *    - compute that must wait for a collective gets an op moved in front of
+ *      it from the collective's stream: FSDP's copy-out kernel
+ *      (split_with_sizes_copy, as FSDP2's all_gather_copy_out) after each
+ *      all-gather, a 0 ns "weft::stream_wait" op where the real program
+ *      only has a cudaStreamWaitEvent (the optimizer waiting for the last
+ *      reduce-scatter / DDP bucket, CP ring);
+ *    - blocking collectives (TP, SP, EP, CP all-gather) go on the compute
+ *      lane itself: the compute stream waits for them (on the critical
+ *      path).
+ *    Every inserted collective gets the group's Process Group name,
+ *    description and ranks and a Seq per group, timed by the cost model. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "weft/weft-apply.h"
+#include "weft/weft-load.h"
+#include "weft/weft-save.h"
+
+/* ---- names ------------------------------------------------------------------------ */
+
+static const char *const strategy_names[WEFT_APPLY_N_STRATEGIES] = {
+  "ddp", "fsdp", "tp", "tp-sp", "ep", "cp-ring", "cp-allgather",
+};
+
+const char *
+weft_apply_strategy_to_string (WeftApplyStrategy strategy)
+{
+  return (guint) strategy < WEFT_APPLY_N_STRATEGIES ? strategy_names[strategy] : "unknown";
+}
+
+gboolean
+weft_apply_strategy_from_string (const char *text, WeftApplyStrategy *out, GError **error)
+{
+  static const struct { const char *name; WeftApplyStrategy s; } aliases[] = {
+    { "fsdp2", WEFT_APPLY_FSDP }, { "zero3", WEFT_APPLY_FSDP }, { "sp", WEFT_APPLY_TP_SP },
+    { "tp+sp", WEFT_APPLY_TP_SP }, { "cp", WEFT_APPLY_CP_ALL_GATHER }, { "cp-all-gather", WEFT_APPLY_CP_ALL_GATHER },
+  };
+  if (text != NULL)
+    {
+      for (guint i = 0; i < WEFT_APPLY_N_STRATEGIES; i++)
+        if (g_ascii_strcasecmp (text, strategy_names[i]) == 0)
+          {
+            *out = (WeftApplyStrategy) i;
+            return TRUE;
+          }
+      for (guint i = 0; i < G_N_ELEMENTS (aliases); i++)
+        if (g_ascii_strcasecmp (text, aliases[i].name) == 0)
+          {
+            *out = aliases[i].s;
+            return TRUE;
+          }
+    }
+  g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+               "unknown strategy '%s' (known: ddp, fsdp, tp, tp-sp, ep, cp-ring, cp-allgather)", text ? text : "");
+  return FALSE;
+}
+
+const char *
+weft_block_source_to_string (WeftBlockSource source)
+{
+  switch (source)
+    {
+    case WEFT_BLOCKS_MODULE: return "module annotations";
+    case WEFT_BLOCKS_FSDP: return "FSDP units";
+    case WEFT_BLOCKS_PATTERN: return "kernel pattern";
+    default: return "none";
+    }
+}
+
+/* ---- blocks ------------------------------------------------------------------------ */
+
+#define PATTERN_MAX_OPS 16384
+#define PATTERN_MAX_PERIOD 4096
+
+void
+weft_blocks_free (WeftBlocks *blocks)
+{
+  if (blocks == NULL)
+    return;
+  if (blocks->blocks != NULL)
+    g_array_free (blocks->blocks, TRUE);
+  g_free (blocks);
+}
+
+typedef struct
+{
+  WeftRank *rank;
+  GArray   *ops;       /* guint32 events of the compute lane (live, not comm), stream (time) order */
+  GArray   *launch;    /* gint64 launch time per op (the op's own start without a launch) */
+} LaneOps;
+
+static guint32
+find_compute_lane (WeftRank *rank)
+{
+  guint32 best = WEFT_NONE;
+  gint64 best_t = 0;
+  for (guint l = 0; l < rank->lanes->len; l++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      gint64 t = 0;
+      if (lane->kind != WEFT_LANE_GPU || lane->role == WEFT_LANE_ROLE_SYNC)
+        continue;
+      for (guint i = 0; i < lane->events->len; i++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, g_array_index (lane->events, guint32, i));
+          if ((ev->flags & WEFT_EVENT_GPU_OP) && !(ev->flags & WEFT_EVENT_DELETED) && ev->kclass != WEFT_KCLASS_COMM)
+            t += ev->dur;
+        }
+      if (t > best_t)
+        {
+          best_t = t;
+          best = l;
+        }
+    }
+  return best;
+}
+
+static void
+lane_ops_init (LaneOps *lo, WeftRank *rank, guint32 lane)
+{
+  WeftLane *l = weft_rank_lane (rank, lane);
+  lo->rank = rank;
+  lo->ops = g_array_new (FALSE, FALSE, sizeof (guint32));
+  lo->launch = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint i = 0; i < l->events->len; i++)
+    {
+      guint32 e = g_array_index (l->events, guint32, i);
+      WeftEvent *ev = weft_rank_event (rank, e);
+      gint64 t;
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || ev->kclass == WEFT_KCLASS_COMM)
+        continue;
+      t = ev->link != WEFT_NONE && ev->link < rank->events->len ? weft_rank_event (rank, ev->link)->ts : ev->ts;
+      g_array_append_val (lo->ops, e);
+      g_array_append_val (lo->launch, t);
+    }
+}
+
+static void
+lane_ops_clear (LaneOps *lo)
+{
+  g_array_free (lo->ops, TRUE);
+  g_array_free (lo->launch, TRUE);
+}
+
+static guint32
+op_at (const LaneOps *lo, guint i)
+{
+  return g_array_index (lo->ops, guint32, i);
+}
+
+/* Ops whose launch lies in [b, e): first and last index; FALSE if none. */
+static gboolean
+ops_in_span (const LaneOps *lo, gint64 b, gint64 e, guint *first, guint *last)
+{
+  gboolean any = FALSE;
+  for (guint i = 0; i < lo->ops->len; i++)
+    {
+      gint64 t = g_array_index (lo->launch, gint64, i);
+      if (t >= b && t < e)
+        {
+          if (!any)
+            *first = i;
+          *last = i;
+          any = TRUE;
+        }
+    }
+  return any;
+}
+
+static void
+add_block (WeftBlocks *bl, const LaneOps *lo, WeftBlockPhase phase, guint first, guint last)
+{
+  WeftBlock b = { 0 };
+  b.phase = phase;
+  b.first = op_at (lo, first);
+  b.last = op_at (lo, last);
+  b.n_ops = last - first + 1;
+  b.begin = weft_rank_event (lo->rank, b.first)->ts;
+  b.end = weft_event_end (weft_rank_event (lo->rank, b.last));
+  g_array_append_val (bl->blocks, b);
+}
+
+static char *
+normalize_name (const char *name)
+{
+  GString *s = g_string_new (NULL);
+  for (const char *p = name; *p; p++)
+    {
+      if (g_ascii_isdigit (*p))
+        {
+          while (g_ascii_isdigit (p[1]))
+            p++;
+          g_string_append_c (s, '#');
+        }
+      else
+        g_string_append_c (s, *p);
+    }
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+contains_ci (const char *hay, const char *needle)
+{
+  g_autofree char *h = g_ascii_strdown (hay, -1);
+  return strstr (h, needle) != NULL;
+}
+
+static gboolean
+is_backward_name (const char *name)
+{
+  return contains_ci (name, "backward") || contains_ci (name, "bwd");
+}
+
+typedef struct
+{
+  char   *key;
+  GArray *spans;   /* guint32 events */
+} SpanGroup;
+
+static void
+span_group_free (gpointer p)
+{
+  SpanGroup *g = p;
+  g_free (g->key);
+  g_array_free (g->spans, TRUE);
+  g_free (g);
+}
+
+static int
+cmp_block (gconstpointer a, gconstpointer b)
+{
+  const WeftBlock *x = a, *y = b;
+  if (x->phase != y->phase)
+    return x->phase < y->phase ? -1 : 1;
+  return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* (a) layer annotations. */
+static gboolean
+blocks_from_modules (WeftBlocks *bl, const LaneOps *lo)
+{
+  WeftRank *rank = lo->rank;
+  g_autoptr (GHashTable) groups = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, span_group_free);
+  SpanGroup *best[2] = { NULL, NULL };
+  GHashTableIter it;
+  gpointer v;
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      const char *name;
+      g_autofree char *key = NULL;
+      SpanGroup *g;
+      if (ev->ph != WEFT_PH_X || ev->dur <= 0 || (ev->flags & WEFT_EVENT_DELETED) ||
+          (ev->category != WEFT_CAT_PYTHON_FUNCTION && ev->category != WEFT_CAT_USER_ANNOTATION &&
+           ev->category != WEFT_CAT_CPU_OP))
+        continue;
+      name = weft_rank_string (rank, ev->name);
+      if (strchr (name, '#') != NULL || g_str_has_prefix (name, "FSDP::") || g_str_has_prefix (name, "ProfilerStep"))
+        continue;
+      key = normalize_name (name);
+      if (strchr (key, '#') == NULL ||
+          !(contains_ci (key, "block") || contains_ci (key, "layer") || contains_ci (key, "decoder") ||
+            contains_ci (key, "encoder")))
+        continue;
+      g = g_hash_table_lookup (groups, key);
+      if (g == NULL)
+        {
+          g = g_new0 (SpanGroup, 1);
+          g->key = g_steal_pointer (&key);
+          g->spans = g_array_new (FALSE, FALSE, sizeof (guint32));
+          g_hash_table_insert (groups, g->key, g);
+        }
+      g_array_append_val (g->spans, i);
+    }
+  g_hash_table_iter_init (&it, groups);
+  while (g_hash_table_iter_next (&it, NULL, &v))
+    {
+      SpanGroup *g = v;
+      int ph = is_backward_name (g->key) ? 1 : 0;
+      guint n = 0, f, l;
+      for (guint k = 0; k < g->spans->len; k++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, g_array_index (g->spans, guint32, k));
+          if (ops_in_span (lo, ev->ts, weft_event_end (ev), &f, &l))
+            n++;
+        }
+      if (n < 1)
+        continue;
+      /* most spans; ties: the shorter key (the outer module), then the name */
+      if (best[ph] == NULL || g->spans->len > best[ph]->spans->len ||
+          (g->spans->len == best[ph]->spans->len &&
+           (strlen (g->key) < strlen (best[ph]->key) ||
+            (strlen (g->key) == strlen (best[ph]->key) && strcmp (g->key, best[ph]->key) < 0))))
+        best[ph] = g;
+    }
+  if (best[0] == NULL)
+    return FALSE;
+  for (int ph = 0; ph < 2; ph++)
+    if (best[ph] != NULL)
+      for (guint k = 0; k < best[ph]->spans->len; k++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, g_array_index (best[ph]->spans, guint32, k));
+          guint f, l;
+          if (ops_in_span (lo, ev->ts, weft_event_end (ev), &f, &l))
+            add_block (bl, lo, ph ? WEFT_BLOCK_BACKWARD : WEFT_BLOCK_FORWARD, f, l);
+        }
+  bl->source = WEFT_BLOCKS_MODULE;
+  return TRUE;
+}
+
+typedef struct
+{
+  guint    first, last;
+  guint    heavy;    /* GEMM + attention kernels */
+  gboolean like;
+  char    *sig;
+} Unit;
+
+/* (b) FSDP units: begin name .. the next end name (prefix) on the same thread. */
+static void
+fsdp_units (const LaneOps *lo, const char *begin_name, const char *end_prefix, GArray *units)
+{
+  WeftRank *rank = lo->rank;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gint64 end = -1;
+      guint f, l;
+      if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED) ||
+          strcmp (weft_rank_string (rank, ev->name), begin_name) != 0)
+        continue;
+      for (guint j = i + 1; j < rank->events->len; j++)
+        {
+          WeftEvent *e2 = weft_rank_event (rank, j);
+          if (e2->ph == WEFT_PH_X && e2->lane == ev->lane && e2->ts >= ev->ts &&
+              g_str_has_prefix (weft_rank_string (rank, e2->name), end_prefix))
+            {
+              end = MAX (end, weft_event_end (e2));
+              /* nested post_backward / post_backward_reduce: take both */
+              if (j + 1 < rank->events->len)
+                {
+                  WeftEvent *e3 = weft_rank_event (rank, j + 1);
+                  if (e3->ph == WEFT_PH_X && e3->lane == ev->lane &&
+                      g_str_has_prefix (weft_rank_string (rank, e3->name), end_prefix))
+                    end = MAX (end, weft_event_end (e3));
+                }
+              break;
+            }
+          if (e2->ph == WEFT_PH_X && e2->lane == ev->lane && strcmp (weft_rank_string (rank, e2->name), begin_name) == 0)
+            break;
+        }
+      if (end > ev->ts && ops_in_span (lo, ev->ts, end, &f, &l))
+        {
+          GString *sig = g_string_new (NULL);
+          Unit u;
+          memset (&u, 0, sizeof u);
+          for (guint k = f; k <= l; k++)
+            {
+              WeftEvent *ke = weft_rank_event (rank, op_at (lo, k));
+              g_string_append_printf (sig, "%u,", ke->name);
+              u.heavy += ke->kclass == WEFT_KCLASS_GEMM || ke->kclass == WEFT_KCLASS_ATTENTION;
+            }
+          u.first = f;
+          u.last = l;
+          u.sig = g_string_free (sig, FALSE);
+          g_array_append_val (units, u);
+        }
+    }
+}
+
+static guint
+units_to_blocks (WeftBlocks *bl, const LaneOps *lo, GArray *units, WeftBlockPhase phase)
+{
+  const char *mode = NULL;
+  guint mode_n = 0, n = 0;
+  for (guint i = 0; i < units->len; i++)
+    {
+      Unit *u = &g_array_index (units, Unit, i);
+      guint c = 0;
+      for (guint j = 0; j < units->len; j++)
+        c += strcmp (u->sig, g_array_index (units, Unit, j).sig) == 0;
+      if (c > mode_n)
+        {
+          mode_n = c;
+          mode = u->sig;
+        }
+    }
+  if (mode_n < 2)
+    return 0;
+  {
+    /* units like the mode: the same number of GEMM / attention kernels and
+     * about as many ops (the first or last block may carry a prefetch
+     * copy more or less) */
+    guint mode_len = 0, mode_heavy = 0;
+    for (guint i = 0; i < units->len; i++)
+      if (g_array_index (units, Unit, i).sig == mode)
+        {
+          mode_len = g_array_index (units, Unit, i).last - g_array_index (units, Unit, i).first + 1;
+          mode_heavy = g_array_index (units, Unit, i).heavy;
+        }
+    for (guint i = 0; i < units->len; i++)
+      {
+        Unit *u = &g_array_index (units, Unit, i);
+        guint len = u->last - u->first + 1;
+        guint tol = MAX (2, mode_len / 10);
+        u->like = strcmp (u->sig, mode) == 0 ||
+                  (u->heavy == mode_heavy && len + tol >= mode_len && len <= mode_len + tol);
+      }
+  }
+  for (guint i = 0; i < units->len; i++)
+    {
+      Unit *u = &g_array_index (units, Unit, i);
+      if (u->like)
+        {
+          add_block (bl, lo, phase, u->first, u->last);
+          n++;
+        }
+    }
+  return n;
+}
+
+static void
+units_free (GArray *units)
+{
+  for (guint i = 0; i < units->len; i++)
+    g_free (g_array_index (units, Unit, i).sig);
+  g_array_free (units, TRUE);
+}
+
+static gboolean
+blocks_from_fsdp (WeftBlocks *bl, const LaneOps *lo)
+{
+  GArray *fw = g_array_new (FALSE, FALSE, sizeof (Unit));
+  GArray *bw = g_array_new (FALSE, FALSE, sizeof (Unit));
+  gboolean ok;
+  fsdp_units (lo, "FSDP::pre_forward", "FSDP::post_forward", fw);
+  fsdp_units (lo, "FSDP::pre_backward", "FSDP::post_backward", bw);
+  ok = units_to_blocks (bl, lo, fw, WEFT_BLOCK_FORWARD) > 0;
+  if (ok)
+    {
+      units_to_blocks (bl, lo, bw, WEFT_BLOCK_BACKWARD);
+      bl->source = WEFT_BLOCKS_FSDP;
+    }
+  else
+    g_array_set_size (bl->blocks, 0);
+  units_free (fw);
+  units_free (bw);
+  return ok;
+}
+
+typedef struct
+{
+  guint start, period, count;
+} Region;
+
+/* (c) the best repeated region of s[lo..hi). */
+static gboolean
+find_period (const guint32 *s, const guint8 *heavy, guint lo, guint hi, Region *out)
+{
+  guint n = hi > lo ? hi - lo : 0;
+  guint max_p = MIN (n / 2, PATTERN_MAX_PERIOD);
+  guint64 best_cov = 0;
+  g_autofree Region *per = NULL;
+  if (n < 4)
+    return FALSE;
+  per = g_new0 (Region, max_p + 1);
+  for (guint p = 2; p <= max_p; p++)
+    {
+      guint run = 0, best_run = 0, best_start = 0;
+      for (guint i = lo; i + p < hi; i++)
+        {
+          if (s[i] == s[i + p])
+            {
+              if (++run > best_run)
+                {
+                  best_run = run;
+                  best_start = i + 1 - run;
+                }
+            }
+          else
+            run = 0;
+        }
+      {
+        guint k = (best_run + p) / p;
+        gboolean has_heavy = FALSE;
+        for (guint i = best_start; i < best_start + p && i < hi; i++)
+          has_heavy |= heavy[i];
+        if (k >= 2 && has_heavy)
+          {
+            per[p].start = best_start;
+            per[p].period = p;
+            per[p].count = k;
+            best_cov = MAX (best_cov, (guint64) k * p);
+          }
+      }
+    }
+  if (best_cov == 0)
+    return FALSE;
+  for (guint p = 2; p <= max_p; p++)
+    if (per[p].count >= 2 && (guint64) per[p].count * p * 100 >= best_cov * 95)
+      {
+        *out = per[p];
+        return TRUE;
+      }
+  return FALSE;
+}
+
+static gboolean
+blocks_from_pattern (WeftBlocks *bl, const LaneOps *lo, guint from, WeftBlockPhase only_phase, gboolean single)
+{
+  guint n = MIN (lo->ops->len, PATTERN_MAX_OPS);
+  g_autofree guint32 *s = g_new0 (guint32, MAX (n, 1));
+  g_autofree guint8 *heavy = g_new0 (guint8, MAX (n, 1));
+  Region a, b;
+  gboolean have_b = FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      WeftEvent *ev = weft_rank_event (lo->rank, op_at (lo, i));
+      s[i] = ev->name;
+      heavy[i] = ev->kclass == WEFT_KCLASS_GEMM || ev->kclass == WEFT_KCLASS_ATTENTION;
+    }
+  if (!find_period (s, heavy, from, n, &a))
+    return FALSE;
+  if (!single)
+    {
+      Region r1, r2;
+      gboolean h1 = find_period (s, heavy, from, a.start, &r1);
+      gboolean h2 = find_period (s, heavy, a.start + a.period * a.count, n, &r2);
+      if (h1 && (!h2 || r1.count * r1.period >= r2.count * r2.period))
+        {
+          b = a;
+          a = r1;
+          have_b = TRUE;
+        }
+      else if (h2)
+        {
+          b = r2;
+          have_b = TRUE;
+        }
+    }
+  for (guint k = 0; k < a.count; k++)
+    add_block (bl, lo, only_phase, a.start + k * a.period, a.start + (k + 1) * a.period - 1);
+  if (have_b)
+    for (guint k = 0; k < b.count; k++)
+      add_block (bl, lo, WEFT_BLOCK_BACKWARD, b.start + k * b.period, b.start + (k + 1) * b.period - 1);
+  if (bl->period == 0)
+    bl->period = a.period;
+  return TRUE;
+}
+
+static guint
+op_index_of (const LaneOps *lo, guint32 ev)
+{
+  for (guint i = 0; i < lo->ops->len; i++)
+    if (op_at (lo, i) == ev)
+      return i;
+  return 0;
+}
+
+WeftBlocks *
+weft_apply_find_blocks (WeftTrace *trace, guint rank_index, GError **error)
+{
+  return weft_apply_find_blocks_by (trace, rank_index, WEFT_BLOCKS_NONE, error);
+}
+
+WeftBlocks *
+weft_apply_find_blocks_by (WeftTrace *trace, guint rank_index, WeftBlockSource method, GError **error)
+{
+  g_autoptr (WeftBlocks) bl = NULL;
+  WeftRank *rank;
+  LaneOps lo;
+  guint32 lane;
+  gboolean found;
+
+  if (trace == NULL || rank_index >= trace->ranks->len)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "find blocks: no rank index %u", rank_index);
+      return NULL;
+    }
+  rank = weft_trace_rank (trace, rank_index);
+  lane = find_compute_lane (rank);
+  if (lane == WEFT_NONE)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: rank %d has no GPU compute stream", rank->path,
+                   rank->rank);
+      return NULL;
+    }
+  bl = g_new0 (WeftBlocks, 1);
+  bl->rank_index = rank_index;
+  bl->lane = lane;
+  bl->blocks = g_array_new (FALSE, TRUE, sizeof (WeftBlock));
+  lane_ops_init (&lo, rank, lane);
+  found = ((method == WEFT_BLOCKS_NONE || method == WEFT_BLOCKS_MODULE) && blocks_from_modules (bl, &lo)) ||
+          ((method == WEFT_BLOCKS_NONE || method == WEFT_BLOCKS_FSDP) && blocks_from_fsdp (bl, &lo)) ||
+          ((method == WEFT_BLOCKS_NONE || method == WEFT_BLOCKS_PATTERN) &&
+           blocks_from_pattern (bl, &lo, 0, WEFT_BLOCK_FORWARD, FALSE));
+  if (found && bl->source == WEFT_BLOCKS_NONE)
+    bl->source = WEFT_BLOCKS_PATTERN;
+  if (found)
+    {
+      guint nb = 0, last_fw = 0;
+      for (guint i = 0; i < bl->blocks->len; i++)
+        {
+          WeftBlock *b = &g_array_index (bl->blocks, WeftBlock, i);
+          if (b->phase == WEFT_BLOCK_BACKWARD)
+            nb++;
+          else
+            last_fw = MAX (last_fw, op_index_of (&lo, b->last));
+        }
+      if (nb == 0 && bl->source != WEFT_BLOCKS_PATTERN)
+        {
+          /* annotations gave the forward only (autograd runs without
+           * module names): look for the repeated backward after it */
+          guint before = bl->blocks->len;
+          if (blocks_from_pattern (bl, &lo, last_fw + 1, WEFT_BLOCK_BACKWARD, TRUE))
+            {
+              guint n_new = bl->blocks->len - before;
+              if (n_new != before)
+                g_array_set_size (bl->blocks, before);
+            }
+        }
+    }
+  lane_ops_clear (&lo);
+  if (!found || bl->blocks->len == 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "%s: rank %d: no blocks found (no layer or FSDP annotations and no repeated kernel sequence on the compute stream)",
+                   rank->path, rank->rank);
+      return NULL;
+    }
+  g_array_sort (bl->blocks, cmp_block);
+  for (guint i = 0; i < bl->blocks->len; i++)
+    {
+      WeftBlock *b = &g_array_index (bl->blocks, WeftBlock, i);
+      if (b->phase == WEFT_BLOCK_FORWARD)
+        b->index = bl->n_forward++;
+      else
+        b->index = bl->n_backward++;
+    }
+  bl->phases_known = bl->n_backward > 0;
+  return g_steal_pointer (&bl);
+}
+
+/* ---- params --------------------------------------------------------------------------- */
+
+/* Llama-3-8B block: wq, wo 4096^2, wk, wv 4096 x 1024, w1, w2, w3 4096 x 14336, 2 norms. */
+#define DEFAULT_PARAMS ((gint64) 4096 * 4096 * 2 + (gint64) 4096 * 1024 * 2 + (gint64) 3 * 4096 * 14336 + 2 * 4096)
+#define DEFAULT_TOKENS 8192
+#define DEFAULT_HIDDEN 4096
+
+void
+weft_apply_params_init (WeftApplyParams *params)
+{
+  memset (params, 0, sizeof *params);
+  params->strategy = WEFT_APPLY_FSDP;
+  params->degree = 8;
+  params->dtype_bytes = 2;
+  params->bucket_mb = 25;
+}
+
+gboolean
+weft_apply_params_validate (const WeftApplyParams *p, GError **error)
+{
+  if (p == NULL || (guint) p->strategy >= WEFT_APPLY_N_STRATEGIES)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "apply: unknown strategy");
+      return FALSE;
+    }
+  if (p->degree < 2 || p->degree > 64)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "apply %s: degree %d is not in [2, 64]",
+                   weft_apply_strategy_to_string (p->strategy), p->degree);
+      return FALSE;
+    }
+  if (p->dtype_bytes < 1 || p->dtype_bytes > 8)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "apply: dtype bytes %d is not in [1, 8]", p->dtype_bytes);
+      return FALSE;
+    }
+  if (p->params_per_block > ((gint64) 1 << 40) || p->tokens > ((gint64) 1 << 30) || p->hidden > ((gint64) 1 << 20))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "apply: sizes out of range (params <= 2^40, tokens <= 2^30, hidden <= 2^20)");
+      return FALSE;
+    }
+  if (p->strategy == WEFT_APPLY_DDP && !(p->bucket_mb > 0 && p->bucket_mb <= 1e5))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "apply ddp: bucket size %g MB is not in (0, 100000]",
+                   p->bucket_mb);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* ---- sizes from Input Dims --------------------------------------------------------------- */
+
+static gboolean
+dims2 (json_object *a, gint64 *r, gint64 *c)
+{
+  if (a == NULL || !json_object_is_type (a, json_type_array) || json_object_array_length (a) != 2)
+    return FALSE;
+  *r = json_object_get_int64 (json_object_array_get_idx (a, 0));
+  *c = json_object_get_int64 (json_object_array_get_idx (a, 1));
+  return *r > 0 && *c > 0;
+}
+
+/* params / tokens / hidden of the first forward block from its GEMMs' launching cpu_ops. */
+static gboolean
+infer_sizes (WeftRank *rank, const WeftBlocks *bl, guint32 lane, gint64 *params, gint64 *tokens, gint64 *hidden)
+{
+  const WeftBlock *b = NULL;
+  WeftLane *l = weft_rank_lane (rank, lane);
+  g_autoptr (GHashTable) ext = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gboolean in = FALSE;
+  gint64 P = 0, T = 0, H = 0;
+
+  for (guint i = 0; i < bl->blocks->len && b == NULL; i++)
+    if (g_array_index (bl->blocks, WeftBlock, i).phase == WEFT_BLOCK_FORWARD)
+      b = &g_array_index (bl->blocks, WeftBlock, i);
+  if (b == NULL)
+    return FALSE;
+  g_array_set_size (keys, l->events->len);
+  for (guint i = 0, k = 0; i < l->events->len; i++)
+    {
+      guint32 e = g_array_index (l->events, guint32, i);
+      WeftEvent *ev = weft_rank_event (rank, e);
+      if (e == b->first)
+        in = TRUE;
+      if (in && ev->kclass == WEFT_KCLASS_GEMM && ev->external_id >= 0)
+        {
+          g_array_index (keys, gint64, k) = ev->external_id;
+          g_hash_table_add (ext, &g_array_index (keys, gint64, k));
+          k++;
+        }
+      if (e == b->last)
+        break;
+    }
+  if (g_hash_table_size (ext) == 0)
+    return FALSE;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      const char *name;
+      json_object *args, *dims;
+      gint64 m = 0, k = 0, k2 = 0, n = 0;
+      gboolean ok = FALSE;
+      if (ev->category != WEFT_CAT_CPU_OP || ev->external_id < 0 || !g_hash_table_contains (ext, &ev->external_id))
+        continue;
+      name = weft_rank_string (rank, ev->name);
+      if (strcmp (name, "aten::mm") != 0 && strcmp (name, "aten::addmm") != 0 && strcmp (name, "aten::linear") != 0)
+        continue;
+      args = weft_event_parse_args (rank, ev);
+      if (args != NULL && json_object_object_get_ex (args, "Input Dims", &dims) &&
+          json_object_is_type (dims, json_type_array))
+        {
+          if (strcmp (name, "aten::mm") == 0)
+            ok = dims2 (json_object_array_get_idx (dims, 0), &m, &k) && dims2 (json_object_array_get_idx (dims, 1), &k2, &n);
+          else if (strcmp (name, "aten::addmm") == 0)
+            ok = dims2 (json_object_array_get_idx (dims, 1), &m, &k) && dims2 (json_object_array_get_idx (dims, 2), &k2, &n);
+          else
+            ok = dims2 (json_object_array_get_idx (dims, 0), &m, &k) && dims2 (json_object_array_get_idx (dims, 1), &n, &k2);
+        }
+      if (args != NULL)
+        json_object_put (args);
+      if (!ok || k != k2)
+        continue;
+      g_hash_table_remove (ext, &ev->external_id);
+      if (T == 0)
+        {
+          T = m;
+          H = k;
+        }
+      P += k * n;
+    }
+  if (P <= 0)
+    return FALSE;
+  *params = P;
+  *tokens = T;
+  *hidden = H;
+  return TRUE;
+}
+
+/* ---- apply ------------------------------------------------------------------------------- */
+
+typedef struct
+{
+  WeftEditSession       *s;
+  WeftSolver            *solver;
+  WeftTrace             *trace;
+  const WeftApplyParams *p;
+  WeftApplyReport       *rep;
+  GPtrArray             *blocks;       /* WeftBlocks* per rank index */
+  guint                  n_ranks;
+  guint                  d;            /* degree */
+  gint64                 compute_stream;
+  GHashTable            *seq;          /* pg name -> next Seq (GINT_TO_POINTER + 1) */
+  const WeftHardware    *hw;
+  gint64                 P, T, H;      /* params per block, tokens, hidden */
+} Ctx;
+
+static WeftBlock *
+blk (Ctx *c, guint r, WeftBlockPhase phase, guint i)
+{
+  WeftBlocks *bl = g_ptr_array_index (c->blocks, r);
+  guint k = phase == WEFT_BLOCK_FORWARD ? i : bl->n_forward + i;
+  return &g_array_index (bl->blocks, WeftBlock, k);
+}
+
+static guint32
+clane (Ctx *c, guint r)
+{
+  return ((WeftBlocks *) g_ptr_array_index (c->blocks, r))->lane;
+}
+
+static guint
+pos_of (Ctx *c, guint r, guint32 ev)
+{
+  return weft_solver_op_position (c->solver, r, ev);
+}
+
+static guint32
+lane_op (Ctx *c, guint r, guint32 lane, guint pos)
+{
+  return weft_solver_lane_op (c->solver, r, lane, pos);
+}
+
+/* Puts op right after `after` (or right before `before`) on its lane. */
+static gboolean
+place_op (Ctx *c, WeftOpRef op, guint32 after, guint32 before, GError **error)
+{
+  guint pm = pos_of (c, op.rank_index, op.event);
+  guint target;
+  if (after != WEFT_NONE)
+    {
+      guint pa = pos_of (c, op.rank_index, after);
+      if (pm == pa + 1)
+        return TRUE;
+      target = pm < pa ? pa : pa + 1;
+    }
+  else
+    {
+      guint pb = pos_of (c, op.rank_index, before);
+      if (pm + 1 == pb)
+        return TRUE;
+      target = pm < pb ? pb - 1 : pb;
+    }
+  return weft_edit_reorder (c->s, op, target, error);
+}
+
+/* Time that makes an insert land right after `after` / before `before` on its lane. */
+static gint64
+time_for (Ctx *c, guint r, guint32 lane, guint32 after, guint32 before)
+{
+  if (after == WEFT_NONE)
+    {
+      guint pb = pos_of (c, r, before);
+      if (pb == 0)
+        return MAX (0, weft_solver_start (c->solver, r, before) - 1);
+      after = lane_op (c, r, lane, pb - 1);
+    }
+  return weft_solver_start (c->solver, r, after) + 1;
+}
+
+static const char *
+pg_desc_of (Ctx *c)
+{
+  switch (c->p->strategy)
+    {
+    case WEFT_APPLY_DDP: case WEFT_APPLY_FSDP: return "mesh_dp";
+    case WEFT_APPLY_TP: case WEFT_APPLY_TP_SP: return "mesh_tp";
+    case WEFT_APPLY_EP: return "mesh_ep";
+    default: return "mesh_cp";
+    }
+}
+
+/* Inserts one collective on every rank of group g, on the compute lane
+ * right after after[i] (or before before[i]) of member i; then, stream >= 0,
+ * moves the instance to that stream (it keeps waiting for its predecessor
+ * on the compute lane). events_out (d entries) receives the members. */
+static gboolean
+ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, const guint32 *after,
+          const guint32 *before, gint64 stream, guint32 *events_out, GError **error)
+{
+  g_autofree int *numbers = g_new0 (int, c->d);
+  g_autofree char *pg = g_strdup_printf ("weft_%s_%u", weft_apply_strategy_to_string (c->p->strategy), g);
+  WeftEditCollSpec spec = { 0 };
+  WeftOpRef first;
+  gint64 at = G_MAXINT64;
+  WeftRank *r0;
+  WeftCollInstance *inst;
+  gint64 seq;
+
+  for (guint i = 0; i < c->d; i++)
+    {
+      guint r = g * c->d + i;
+      guint32 a = after ? after[i] : WEFT_NONE;
+      numbers[i] = weft_trace_rank (c->trace, r)->rank;
+      at = MIN (at, time_for (c, r, clane (c, r), a, before ? before[i] : WEFT_NONE));
+    }
+  spec.type = type;
+  spec.bytes = MAX (bytes, 1);
+  spec.ranks = numbers;
+  spec.n_ranks = c->d;
+  spec.stream = c->compute_stream;
+  spec.at_time = MAX (at, 0);
+  spec.pg_name = pg;
+  spec.dtype = dtype;
+  spec.transfer_ns = c->p->cost_model != NULL
+                       ? weft_cost_model_estimate (c->p->cost_model, type, spec.bytes, numbers, c->d, NULL)
+                       : -1;
+  if (!weft_edit_insert_collective (c->s, &spec, &first, error))
+    return FALSE;
+  r0 = weft_trace_rank (c->trace, first.rank_index);
+  inst = &g_array_index (c->trace->instances, WeftCollInstance,
+                         g_array_index (r0->collectives, WeftCollective, weft_rank_event (r0, first.event)->coll).instance);
+  seq = GPOINTER_TO_SIZE (g_hash_table_lookup (c->seq, pg));
+  g_hash_table_insert (c->seq, g_strdup (pg), GSIZE_TO_POINTER (seq + 1));
+  for (guint m = 0; m < inst->members->len; m++)
+    {
+      WeftInstanceMember *mem = &g_array_index (inst->members, WeftInstanceMember, m);
+      WeftRank *rank = weft_trace_rank (c->trace, mem->rank_index);
+      WeftCollective *coll = &g_array_index (rank->collectives, WeftCollective, mem->coll);
+      guint i = mem->rank_index - g * c->d;
+      WeftOpRef op = { mem->rank_index, coll->event };
+      coll->seq = seq;
+      coll->pg_desc = weft_strings_intern (rank->strings, pg_desc_of (c), -1);
+      if (i >= c->d)
+        continue;
+      events_out[i] = coll->event;
+      if (!place_op (c, op, after ? after[i] : WEFT_NONE, before ? before[i] : WEFT_NONE, error))
+        return FALSE;
+    }
+  c->rep->n_collectives++;
+  if (stream >= 0)
+    return weft_edit_move_to_stream (c->s, first, stream, -1, TRUE, error);
+  return TRUE;
+}
+
+/* On rank r: an op right after coll_ev on its stream, moved in front of
+ * `before` on the compute lane (WEFT_NONE: at the end), so the compute
+ * stream waits for the collective there. */
+static gboolean
+ins_wait (Ctx *c, guint r, guint32 coll_ev, guint32 before, const char *name, WeftKernelClass kclass, gint64 dur,
+          GError **error)
+{
+  WeftPaletteKernel k = { 0 };
+  WeftOpRef op;
+  guint32 lane = weft_solver_op_lane (c->solver, r, coll_ev);
+  guint32 cl = clane (c, r);
+  gint64 at;
+
+  k.kclass = kclass;
+  k.category = WEFT_CAT_KERNEL;
+  k.name = (char *) name;
+  k.median_dur = dur;
+  k.example.rank_index = r;
+  k.example.event = WEFT_NONE;
+  if (!weft_edit_insert_kernel (c->s, r, lane, weft_solver_start (c->solver, r, coll_ev) + 1, &k, dur, &op, error))
+    return FALSE;
+  if (!place_op (c, op, coll_ev, WEFT_NONE, error))
+    return FALSE;
+  if (before != WEFT_NONE)
+    at = MAX (0, weft_solver_start (c->solver, r, before) - 1);
+  else
+    {
+      guint n = weft_solver_lane_n_ops (c->solver, r, cl);
+      at = n > 0 ? weft_solver_end (c->solver, r, lane_op (c, r, cl, n - 1)) + 1 : 0;
+    }
+  if (!weft_edit_move_to_lane (c->s, op, cl, at, FALSE, error))
+    return FALSE;
+  if (before != WEFT_NONE && !place_op (c, op, WEFT_NONE, before, error))
+    return FALSE;
+  c->rep->n_kernels++;
+  return TRUE;
+}
+
+/* ---- anchors within a block (original ops, stream order) --------------------------------- */
+
+typedef struct
+{
+  guint32 first, last;
+  guint32 mid;        /* forward: wo (first GEMM after attention); backward: last GEMM before attention */
+  guint32 attn;       /* first attention op, WEFT_NONE */
+  guint32 after_attn; /* the op after the last attention op of the block, WEFT_NONE */
+  guint32 last_attn;
+  guint32 last_gemm;  /* last GEMM of the block (w2 forward), else the last op */
+  GArray *ops;        /* guint32 events */
+} Anchors;
+
+static void
+anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
+{
+  WeftRank *rank = weft_trace_rank (c->trace, r);
+  guint32 lane = clane (c, r);
+  guint p0 = pos_of (c, r, b->first), p1 = pos_of (c, r, b->last);
+  g_autoptr (GArray) gemms = g_array_new (FALSE, FALSE, sizeof (guint32));
+  guint first_attn_i = G_MAXUINT, last_attn_i = G_MAXUINT;
+
+  memset (a, 0, sizeof *a);
+  a->ops = g_array_new (FALSE, FALSE, sizeof (guint32));
+  a->first = b->first;
+  a->last = b->last;
+  a->attn = a->after_attn = a->last_attn = a->mid = WEFT_NONE;
+  for (guint p = p0; p <= p1; p++)
+    {
+      guint32 e = lane_op (c, r, lane, p);
+      WeftEvent *ev = weft_rank_event (rank, e);
+      if (ev->kclass == WEFT_KCLASS_COMM || (ev->flags & WEFT_EVENT_CREATED))
+        continue;
+      if (ev->kclass == WEFT_KCLASS_ATTENTION)
+        {
+          if (first_attn_i == G_MAXUINT)
+            first_attn_i = a->ops->len;
+          last_attn_i = a->ops->len;
+        }
+      if (ev->kclass == WEFT_KCLASS_GEMM)
+        g_array_append_val (gemms, a->ops->len);
+      g_array_append_val (a->ops, e);
+    }
+  if (first_attn_i != G_MAXUINT)
+    {
+      a->attn = g_array_index (a->ops, guint32, first_attn_i);
+      a->last_attn = g_array_index (a->ops, guint32, last_attn_i);
+      if (last_attn_i + 1 < a->ops->len)
+        a->after_attn = g_array_index (a->ops, guint32, last_attn_i + 1);
+    }
+  /* mid: forward wo = first GEMM after attention; backward: last GEMM before
+   * attention (the MLP's input gradients); else the middle GEMM */
+  for (guint k = 0; k < gemms->len; k++)
+    {
+      guint gi = g_array_index (gemms, guint, k);
+      if (first_attn_i == G_MAXUINT)
+        break;
+      if (b->phase == WEFT_BLOCK_FORWARD && gi > first_attn_i && gi < a->ops->len - 1)
+        {
+          a->mid = g_array_index (a->ops, guint32, gi);
+          break;
+        }
+      if (b->phase == WEFT_BLOCK_BACKWARD && gi < first_attn_i)
+        a->mid = g_array_index (a->ops, guint32, gi);
+    }
+  if (a->mid == WEFT_NONE)
+    {
+      if (gemms->len >= 2)
+        a->mid = g_array_index (a->ops, guint32, g_array_index (gemms, guint, gemms->len / 2 - 1));
+      else
+        a->mid = g_array_index (a->ops, guint32, (a->ops->len - 1) / 2);
+    }
+  a->last_gemm = gemms->len > 0 ? g_array_index (a->ops, guint32, g_array_index (gemms, guint, gemms->len - 1))
+                                 : a->last;
+  if (a->mid == a->last_gemm && a->ops->len >= 2)
+    a->mid = g_array_index (a->ops, guint32, 0);
+}
+
+static void
+anchors_clear (Anchors *a)
+{
+  g_array_free (a->ops, TRUE);
+}
+
+#define FOR_GROUP(c, g, i, r) for (guint i = 0, r = (g) * (c)->d; i < (c)->d; i++, r++)
+
+/* Collects per member of group g an anchor of block (phase, bi). */
+typedef enum { A_FIRST, A_LAST, A_MID, A_LAST_GEMM, A_ATTN, A_LAST_ATTN, A_AFTER_ATTN } AnchorKind;
+
+static gboolean
+anchors_of (Ctx *c, guint g, WeftBlockPhase phase, guint bi, AnchorKind kind, guint32 *out)
+{
+  FOR_GROUP (c, g, i, r)
+    {
+      Anchors a;
+      anchors_init (c, r, blk (c, r, phase, bi), &a);
+      out[i] = kind == A_FIRST ? a.first : kind == A_LAST ? a.last : kind == A_MID ? a.mid : kind == A_LAST_GEMM ? a.last_gemm
+             : kind == A_ATTN ? a.attn : kind == A_LAST_ATTN ? a.last_attn : a.after_attn;
+      anchors_clear (&a);
+      if (out[i] == WEFT_NONE)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static guint
+n_blocks (Ctx *c, WeftBlockPhase phase)
+{
+  WeftBlocks *bl = g_ptr_array_index (c->blocks, 0);
+  return phase == WEFT_BLOCK_FORWARD ? bl->n_forward : bl->n_backward;
+}
+
+/* First optimizer op after the backward on rank r's compute lane, WEFT_NONE. */
+static guint32
+optimizer_op (Ctx *c, guint r)
+{
+  WeftBlocks *bl = g_ptr_array_index (c->blocks, r);
+  WeftRank *rank = weft_trace_rank (c->trace, r);
+  guint32 lane = bl->lane;
+  guint n = weft_solver_lane_n_ops (c->solver, r, lane);
+  guint p = bl->n_backward > 0 ? pos_of (c, r, blk (c, r, WEFT_BLOCK_BACKWARD, bl->n_backward - 1)->last) : 0;
+  for (; p < n; p++)
+    {
+      guint32 e = lane_op (c, r, lane, p);
+      if (weft_rank_event (rank, e)->kclass == WEFT_KCLASS_OPTIMIZER)
+        return e;
+    }
+  return WEFT_NONE;
+}
+
+#define COPY_OUT_KERNEL "void at::native::(anonymous namespace)::split_with_sizes_copy_out_contiguous_no_cast_kernel"
+#define WAIT_OP "weft::stream_wait"
+
+static gint64
+copy_ns (Ctx *c, gint64 bytes)
+{
+  /* read + write at 75 % of HBM, + 1.5 us */
+  double t = 2.0 * (double) bytes / (c->hw->hbm_bytes_per_s * 0.75) * 1e9;
+  return (gint64) MIN (t, 1e12) + 1500;
+}
+
+static gboolean
+apply_fsdp_phase (Ctx *c, guint g, WeftBlockPhase phase, GError **error)
+{
+  guint n = n_blocks (c, phase);
+  g_autofree guint32 *anc = g_new0 (guint32, c->d);
+  g_autofree guint32 *first = g_new0 (guint32, c->d);
+  g_autofree guint32 *last = g_new0 (guint32, c->d);
+  g_autofree guint32 *mem = g_new0 (guint32, c->d);
+  gint64 bytes = c->P * c->p->dtype_bytes;
+  gboolean gather = phase == WEFT_BLOCK_FORWARD || !c->p->no_reshard;
+
+  for (guint i = 0; i < n; i++)
+    {
+      anchors_of (c, g, phase, i, A_FIRST, first);
+      if (gather)
+        {
+          gboolean after = FALSE;
+          if (i > 0 && c->p->no_prefetch)
+            {
+              anchors_of (c, g, phase, i - 1, A_LAST, anc);
+              after = TRUE;
+            }
+          else
+            anchors_of (c, g, phase, i > 0 ? i - 1 : 0, A_FIRST, anc);
+          if (!ins_coll (c, g, WEFT_COLL_ALL_GATHER, bytes, "BFloat16", after ? anc : NULL, after ? NULL : anc, 15,
+                         mem, error))
+            return FALSE;
+          FOR_GROUP (c, g, k, r)
+            if (!ins_wait (c, r, mem[k], first[k], COPY_OUT_KERNEL, WEFT_KCLASS_COPY, copy_ns (c, bytes / c->d * c->d),
+                           error))
+              return FALSE;
+        }
+      if (phase == WEFT_BLOCK_BACKWARD)
+        {
+          anchors_of (c, g, phase, i, A_LAST, last);
+          if (!ins_coll (c, g, WEFT_COLL_REDUCE_SCATTER, bytes, "BFloat16", last, NULL, 17, mem, error))
+            return FALSE;
+          if (i + 1 == n)
+            FOR_GROUP (c, g, k, r)
+              if (!ins_wait (c, r, mem[k], optimizer_op (c, r), WAIT_OP, WEFT_KCLASS_OTHER, 0, error))
+                return FALSE;
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+apply_ddp (Ctx *c, guint g, GError **error)
+{
+  guint n = n_blocks (c, WEFT_BLOCK_BACKWARD);
+  gint64 grad_bytes = c->P * 4;   /* fp32 gradients */
+  gint64 cap = (gint64) (c->p->bucket_mb * 1024 * 1024);
+  g_autofree guint32 *anc = g_new0 (guint32, c->d);
+  g_autofree guint32 *mem = g_new0 (guint32, c->d);
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint nb = (guint) CLAMP ((grad_bytes + cap - 1) / MAX (cap, 1), 1, 8);
+      for (guint k = 0; k < nb; k++)
+        {
+          FOR_GROUP (c, g, m, r)
+            {
+              Anchors a;
+              guint idx;
+              anchors_init (c, r, blk (c, r, WEFT_BLOCK_BACKWARD, i), &a);
+              idx = (guint) (((guint64) (k + 1) * a.ops->len + nb - 1) / nb) - 1;
+              anc[m] = g_array_index (a.ops, guint32, MIN (idx, a.ops->len - 1));
+              anchors_clear (&a);
+            }
+          if (!ins_coll (c, g, WEFT_COLL_ALL_REDUCE, grad_bytes / nb, "Float", anc, NULL, 19, mem, error))
+            return FALSE;
+        }
+    }
+  FOR_GROUP (c, g, k, r)
+    if (!ins_wait (c, r, mem[k], optimizer_op (c, r), WAIT_OP, WEFT_KCLASS_OTHER, 0, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* TP / TP-SP / EP: blocking collectives at the block's anchors. */
+static gboolean
+apply_blocking (Ctx *c, guint g, WeftBlockPhase phase, GError **error)
+{
+  guint n = n_blocks (c, phase);
+  gint64 act = c->T * c->H * c->p->dtype_bytes;
+  g_autofree guint32 *first = g_new0 (guint32, c->d);
+  g_autofree guint32 *mid = g_new0 (guint32, c->d);
+  g_autofree guint32 *last = g_new0 (guint32, c->d);
+  g_autofree guint32 *mem = g_new0 (guint32, c->d);
+  g_autofree guint32 *mem2 = g_new0 (guint32, c->d);
+
+  for (guint i = 0; i < n; i++)
+    {
+      anchors_of (c, g, phase, i, A_FIRST, first);
+      anchors_of (c, g, phase, i, A_MID, mid);
+      anchors_of (c, g, phase, i, A_LAST_GEMM, last);
+      switch (c->p->strategy)
+        {
+        case WEFT_APPLY_TP:
+          if (!ins_coll (c, g, WEFT_COLL_ALL_REDUCE, act, "BFloat16", mid, NULL, -1, mem, error) ||
+              !ins_coll (c, g, WEFT_COLL_ALL_REDUCE, act, "BFloat16", last, NULL, -1, mem, error))
+            return FALSE;
+          break;
+        case WEFT_APPLY_TP_SP:
+          if (!ins_coll (c, g, WEFT_COLL_ALL_GATHER, act, "BFloat16", NULL, first, -1, mem, error) ||
+              !ins_coll (c, g, WEFT_COLL_REDUCE_SCATTER, act, "BFloat16", mid, NULL, -1, mem, error) ||
+              !ins_coll (c, g, WEFT_COLL_ALL_GATHER, act, "BFloat16", mem, NULL, -1, mem2, error) ||
+              !ins_coll (c, g, WEFT_COLL_REDUCE_SCATTER, act, "BFloat16", last, NULL, -1, mem, error))
+            return FALSE;
+          break;
+        case WEFT_APPLY_EP:
+          /* forward: counts + dispatch before the MLP, combine after it;
+           * backward: the mirror (dispatch of the combine's gradients at
+           * the block start, combine after the MLP's input gradients) */
+          if (phase == WEFT_BLOCK_FORWARD)
+            {
+              if (!ins_coll (c, g, WEFT_COLL_ALL_TO_ALL, 64 * c->d, "Long", mid, NULL, -1, mem, error) ||
+                  !ins_coll (c, g, WEFT_COLL_ALL_TO_ALL, act * 2, "BFloat16", mem, NULL, -1, mem2, error) ||
+                  !ins_coll (c, g, WEFT_COLL_ALL_TO_ALL, act * 2, "BFloat16", last, NULL, -1, mem, error))
+                return FALSE;
+            }
+          else if (!ins_coll (c, g, WEFT_COLL_ALL_TO_ALL, act * 2, "BFloat16", NULL, first, -1, mem, error) ||
+                   !ins_coll (c, g, WEFT_COLL_ALL_TO_ALL, act * 2, "BFloat16", mid, NULL, -1, mem, error))
+            return FALSE;
+          break;
+        default:
+          break;
+        }
+    }
+  return TRUE;
+}
+
+/* CP: K/V bytes of the whole sequence (KV dim = hidden / 4, as Llama-3's 8 of 32 heads). */
+static gboolean
+apply_cp (Ctx *c, guint g, WeftBlockPhase phase, GError **error)
+{
+  guint n = n_blocks (c, phase);
+  gint64 kv = 2 * c->T * c->d * (c->H / 4) * c->p->dtype_bytes;
+  g_autofree guint32 *attn = g_new0 (guint32, c->d);
+  g_autofree guint32 *after = g_new0 (guint32, c->d);
+  g_autofree guint32 *mem = g_new0 (guint32, c->d);
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (!anchors_of (c, g, phase, i, A_ATTN, attn))
+        continue;
+      if (c->p->strategy == WEFT_APPLY_CP_ALL_GATHER)
+        {
+          if (phase == WEFT_BLOCK_FORWARD)
+            {
+              if (!ins_coll (c, g, WEFT_COLL_ALL_GATHER, kv, "BFloat16", NULL, attn, -1, mem, error))
+                return FALSE;
+            }
+          else
+            {
+              anchors_of (c, g, phase, i, A_LAST_ATTN, after);
+              if (!ins_coll (c, g, WEFT_COLL_ALL_GATHER, kv, "BFloat16", NULL, attn, -1, mem, error) ||
+                  !ins_coll (c, g, WEFT_COLL_REDUCE_SCATTER, kv, "BFloat16", after, NULL, -1, mem, error))
+                return FALSE;
+            }
+          continue;
+        }
+      /* ring: cp-1 steps on the CP stream next to the attention; the op
+       * after the attention waits for the last step */
+      for (guint k = 0; k + 1 < c->d; k++)
+        if (!ins_coll (c, g, WEFT_COLL_ALL_TO_ALL, (phase == WEFT_BLOCK_FORWARD ? kv : 2 * kv) / c->d, "BFloat16",
+                       NULL, attn, 25, mem, error))
+          return FALSE;
+      if (anchors_of (c, g, phase, i, A_AFTER_ATTN, after))
+        FOR_GROUP (c, g, k, r)
+          if (!ins_wait (c, r, mem[k], after[k], WAIT_OP, WEFT_KCLASS_OTHER, 0, error))
+            return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+strip_collectives (WeftEditSession *s, WeftApplyReport *rep, GError **error)
+{
+  WeftTrace *trace = weft_edit_session_get_trace (s);
+  WeftSolver *solver = weft_edit_session_get_solver (s);
+  g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (guint i = 0; i < rank->collectives->len; i++)
+        {
+          WeftCollective *coll = &g_array_index (rank->collectives, WeftCollective, i);
+          WeftOpRef op = { r, coll->event };
+          if (!weft_solver_is_node (solver, r, coll->event))
+            continue;
+          if (coll->instance != WEFT_NONE)
+            {
+              if (g_hash_table_contains (seen, GUINT_TO_POINTER (coll->instance + 1)))
+                continue;
+              g_hash_table_add (seen, GUINT_TO_POINTER (coll->instance + 1));
+            }
+          g_array_append_val (ops, op);
+        }
+    }
+  rep->n_stripped = ops->len;
+  if (ops->len == 0)
+    return TRUE;
+  return weft_edit_delete (s, (const WeftOpRef *) (void *) ops->data, ops->len, error);
+}
+
+static gboolean
+apply_inner (Ctx *c, GError **error)
+{
+  WeftTrace *trace = c->trace;
+  WeftBlocks *b0;
+  guint n_groups;
+
+  if (c->p->strip_collectives && !strip_collectives (c->s, c->rep, error))
+    return FALSE;
+  weft_edit_session_metrics (c->s, &c->rep->before, NULL);
+  for (guint r = 0; r < c->n_ranks; r++)
+    {
+      WeftBlocks *bl = weft_apply_find_blocks (trace, r, error);
+      if (bl == NULL)
+        return FALSE;
+      g_ptr_array_add (c->blocks, bl);
+    }
+  b0 = g_ptr_array_index (c->blocks, 0);
+  c->compute_stream = weft_rank_lane (weft_trace_rank (trace, 0), b0->lane)->tid;
+  for (guint r = 1; r < c->n_ranks; r++)
+    {
+      WeftBlocks *bl = g_ptr_array_index (c->blocks, r);
+      WeftRank *rank = weft_trace_rank (trace, r);
+      if (bl->n_forward != b0->n_forward || bl->n_backward != b0->n_backward)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                       "apply: rank %d has %u forward / %u backward blocks, rank %d has %u / %u",
+                       rank->rank, bl->n_forward, bl->n_backward, weft_trace_rank (trace, 0)->rank, b0->n_forward,
+                       b0->n_backward);
+          return FALSE;
+        }
+      if (weft_rank_lane (rank, bl->lane)->tid != c->compute_stream)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                       "apply: rank %d computes on stream %" G_GINT64_FORMAT ", rank 0 on %" G_GINT64_FORMAT,
+                       rank->rank, weft_rank_lane (rank, bl->lane)->tid, c->compute_stream);
+          return FALSE;
+        }
+    }
+  c->rep->source = b0->source;
+  c->rep->phases_known = b0->phases_known;
+  c->rep->n_forward = b0->n_forward;
+  c->rep->n_backward = b0->n_backward;
+  {
+    gint64 P = 0, T = 0, H = 0;
+    c->rep->sizes_inferred = infer_sizes (weft_trace_rank (trace, 0), b0, b0->lane, &P, &T, &H);
+    c->P = c->p->params_per_block > 0 ? c->p->params_per_block : c->rep->sizes_inferred ? P : DEFAULT_PARAMS;
+    c->T = c->p->tokens > 0 ? c->p->tokens : c->rep->sizes_inferred ? T : DEFAULT_TOKENS;
+    c->H = c->p->hidden > 0 ? c->p->hidden : c->rep->sizes_inferred ? H : DEFAULT_HIDDEN;
+    c->rep->params_per_block = c->P;
+    c->rep->tokens = c->T;
+    c->rep->hidden = c->H;
+  }
+  if (c->p->strategy == WEFT_APPLY_DDP && b0->n_backward == 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "apply ddp: no backward blocks found (%u forward blocks from %s): DDP communicates only in backward",
+                   b0->n_forward, weft_block_source_to_string (b0->source));
+      return FALSE;
+    }
+  n_groups = c->n_ranks / c->d;
+  c->rep->n_groups = n_groups;
+  for (guint g = 0; g < n_groups; g++)
+    {
+      gboolean ok = TRUE;
+      switch (c->p->strategy)
+        {
+        case WEFT_APPLY_DDP:
+          ok = apply_ddp (c, g, error);
+          break;
+        case WEFT_APPLY_FSDP:
+          ok = apply_fsdp_phase (c, g, WEFT_BLOCK_FORWARD, error) &&
+               (b0->n_backward == 0 || apply_fsdp_phase (c, g, WEFT_BLOCK_BACKWARD, error));
+          break;
+        case WEFT_APPLY_TP: case WEFT_APPLY_TP_SP: case WEFT_APPLY_EP:
+          ok = apply_blocking (c, g, WEFT_BLOCK_FORWARD, error) && apply_blocking (c, g, WEFT_BLOCK_BACKWARD, error);
+          break;
+        default:
+          ok = apply_cp (c, g, WEFT_BLOCK_FORWARD, error) && apply_cp (c, g, WEFT_BLOCK_BACKWARD, error);
+          break;
+        }
+      if (!ok)
+        return FALSE;
+    }
+  if (c->rep->n_collectives == 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "apply %s: nothing to insert (no attention kernels in the blocks?)",
+                   weft_apply_strategy_to_string (c->p->strategy));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+weft_apply_strategy (WeftEditSession *session, const WeftApplyParams *params, WeftApplyReport *report,
+                     GError **error)
+{
+  WeftApplyReport local;
+  Ctx c = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (session != NULL, FALSE);
+  if (!weft_apply_params_validate (params, error))
+    return FALSE;
+  if (report == NULL)
+    report = &local;
+  memset (report, 0, sizeof *report);
+  c.s = session;
+  c.solver = weft_edit_session_get_solver (session);
+  c.trace = weft_edit_session_get_trace (session);
+  c.p = params;
+  c.rep = report;
+  c.n_ranks = c.trace->ranks->len;
+  c.d = (guint) params->degree;
+  report->n_ranks = c.n_ranks;
+  if (c.n_ranks % c.d != 0)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "apply %s: the trace has %u ranks, not a multiple of the degree %d (replicate a one-rank profile first)",
+                   weft_apply_strategy_to_string (params->strategy), c.n_ranks, params->degree);
+      return FALSE;
+    }
+  c.hw = params->cost_model != NULL ? weft_cost_model_get_hardware (params->cost_model)
+                                    : weft_cost_model_get_hardware (weft_edit_session_get_cost_model (session));
+  if (c.hw == NULL)
+    c.hw = weft_hardware_preset ("h100");
+  c.blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) weft_blocks_free);
+  c.seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  weft_edit_session_metrics (session, &report->original, NULL);
+  report->before = report->original;
+  weft_edit_session_begin_gesture (session);
+  ok = apply_inner (&c, error);
+  if (ok)
+    weft_edit_session_end_gesture (session);
+  else
+    {
+      g_autoptr (GError) e2 = NULL;
+      if (!weft_edit_session_cancel_gesture (session, &e2))
+        g_warning ("apply: cancelling: %s", e2->message);
+      report->n_collectives = report->n_kernels = report->n_stripped = 0;
+      report->before = report->original;
+    }
+  weft_edit_session_metrics (session, &report->after, NULL);
+  g_ptr_array_unref (c.blocks);
+  g_hash_table_unref (c.seq);
+  return ok;
+}
+
+/* ---- replicate ----------------------------------------------------------------------------- */
+
+static void
+patch_distributed_info (WeftRank *rank, int r, int n)
+{
+  for (guint i = 0; i < rank->top_keys->len; i++)
+    {
+      WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      json_object *o;
+      if (strcmp (weft_rank_string (rank, k->key), "distributedInfo") != 0)
+        continue;
+      o = json_tokener_parse (k->raw);
+      if (o != NULL && json_object_is_type (o, json_type_object))
+        {
+          json_object_object_add (o, "rank", json_object_new_int (r));
+          json_object_object_add (o, "world_size", json_object_new_int (n));
+          g_free (k->raw);
+          k->raw = g_strdup (json_object_to_json_string_ext (o, JSON_C_TO_STRING_PLAIN));
+          k->raw_len = strlen (k->raw);
+        }
+      if (o != NULL)
+        json_object_put (o);
+    }
+  rank->rank = r;
+  rank->world_size = n;
+}
+
+WeftTrace *
+weft_apply_replicate (WeftTrace *trace, int n_ranks, GError **error)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *path = NULL;
+  g_autofree char *text = NULL;
+  g_autoptr (WeftTrace) out = NULL;
+  gsize len = 0;
+  gboolean ok;
+
+  if (trace == NULL || trace->ranks->len != 1)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "replicate: needs a one-rank trace (it has %u)",
+                   trace ? trace->ranks->len : 0);
+      return NULL;
+    }
+  if (n_ranks < 1 || n_ranks > 64)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "replicate: %d ranks is not in [1, 64]", n_ranks);
+      return NULL;
+    }
+  dir = g_dir_make_tmp ("weft-apply-XXXXXX", error);
+  if (dir == NULL)
+    return NULL;
+  path = g_build_filename (dir, "rank0_trace.json", NULL);
+  ok = weft_rank_save (weft_trace_rank (trace, 0), path, NULL, error) &&
+       g_file_get_contents (path, &text, &len, error);
+  g_unlink (path);
+  g_rmdir (dir);
+  if (!ok)
+    return NULL;
+  out = weft_trace_new ();
+  for (int r = 0; r < n_ranks; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("replica/rank%d_trace.json", r);
+      WeftRank *rank = weft_rank_load_buffer (name, text, len, NULL, error);
+      if (rank == NULL)
+        return NULL;
+      patch_distributed_info (rank, r, n_ranks);
+      weft_trace_add_rank (out, rank);
+    }
+  weft_trace_index_across_ranks (out);
+  return g_steal_pointer (&out);
+}
+
+WeftEditSession *
+weft_apply_to_trace (WeftTrace *trace, const WeftApplyParams *params, WeftApplyReport *report, GError **error)
+{
+  g_autoptr (WeftEditSession) s = NULL;
+  WeftTrace *t = trace;
+
+  if (!weft_apply_params_validate (params, error))
+    return NULL;
+  if (trace->ranks->len == 1 && params->degree > 1)
+    {
+      t = weft_apply_replicate (trace, params->degree, error);
+      if (t == NULL)
+        return NULL;
+    }
+  s = weft_edit_session_new (t, NULL, error);
+  if (s == NULL)
+    {
+      if (t != trace)
+        weft_trace_free (t);
+      return NULL;
+    }
+  if (t != trace)
+    weft_trace_free (trace);
+  if (!weft_apply_strategy (s, params, report, error))
+    return NULL;
+  return g_steal_pointer (&s);
+}
+
+/* ---- palette ----------------------------------------------------------------------------- */
+
+static void
+apply_coll_free (gpointer p)
+{
+  WeftApplyCollective *c = p;
+  g_free (c->label);
+  g_free (c);
+}
+
+static void
+add_template (GPtrArray *out, const WeftCostModel *cm, int n, WeftCollType type, gint64 bytes, const char *role,
+              gint64 stream, const char *phase, guint per_block, const char *label)
+{
+  WeftApplyCollective *c = g_new0 (WeftApplyCollective, 1);
+  c->type = type;
+  c->bytes = MAX (bytes, 1);
+  c->group_size = n;
+  c->stream_role = role;
+  c->stream = stream;
+  c->phase = phase;
+  c->per_block = per_block;
+  c->label = g_strdup (label);
+  c->estimate_ns = weft_cost_model_estimate (cm, type, c->bytes, NULL, (guint) n, NULL);
+  g_ptr_array_add (out, c);
+}
+
+GPtrArray *
+weft_apply_strategy_collectives (const WeftApplyParams *p, GError **error)
+{
+  g_autoptr (WeftCostModel) own = NULL;
+  const WeftCostModel *cm;
+  GPtrArray *out;
+  gint64 P, T, H, act, kv;
+  int n;
+
+  if (!weft_apply_params_validate (p, error))
+    return NULL;
+  cm = p->cost_model;
+  if (cm == NULL)
+    cm = own = weft_cost_model_new (NULL);
+  n = p->degree;
+  P = p->params_per_block > 0 ? p->params_per_block : DEFAULT_PARAMS;
+  T = p->tokens > 0 ? p->tokens : DEFAULT_TOKENS;
+  H = p->hidden > 0 ? p->hidden : DEFAULT_HIDDEN;
+  act = T * H * p->dtype_bytes;
+  kv = 2 * T * n * (H / 4) * p->dtype_bytes;
+  out = g_ptr_array_new_with_free_func (apply_coll_free);
+  switch (p->strategy)
+    {
+    case WEFT_APPLY_DDP:
+      {
+        gint64 cap = (gint64) (p->bucket_mb * 1024 * 1024);
+        gint64 nb = CLAMP ((P * 4 + cap - 1) / MAX (cap, 1), 1, 8);
+        add_template (out, cm, n, WEFT_COLL_ALL_REDUCE, P * 4 / nb, "dp-comm", 19, "backward", (guint) nb,
+                      "DDP bucket all-reduce of fp32 gradients (overlaps backward)");
+        break;
+      }
+    case WEFT_APPLY_FSDP:
+      add_template (out, cm, n, WEFT_COLL_ALL_GATHER, P * p->dtype_bytes, "fsdp-all-gather", 15,
+                    p->no_reshard ? "forward" : "both", 1, "FSDP all-gather of a block's parameters (prefetched)");
+      add_template (out, cm, n, WEFT_COLL_REDUCE_SCATTER, P * p->dtype_bytes, "fsdp-reduce-scatter", 17, "backward", 1,
+                    "FSDP reduce-scatter of a block's gradients");
+      break;
+    case WEFT_APPLY_TP:
+      add_template (out, cm, n, WEFT_COLL_ALL_REDUCE, act, "compute", 7, "both", 2,
+                    "TP all-reduce after wo / w2 (forward), after the input gradients (backward); compute waits");
+      break;
+    case WEFT_APPLY_TP_SP:
+      add_template (out, cm, n, WEFT_COLL_ALL_GATHER, act, "compute", 7, "both", 2,
+                    "SP all-gather along the sequence before attention / MLP");
+      add_template (out, cm, n, WEFT_COLL_REDUCE_SCATTER, act, "compute", 7, "both", 2,
+                    "SP reduce-scatter after wo / w2");
+      break;
+    case WEFT_APPLY_EP:
+      add_template (out, cm, n, WEFT_COLL_ALL_TO_ALL, 64 * n, "compute", 7, "forward", 1,
+                    "EP all-to-all of token counts per expert");
+      add_template (out, cm, n, WEFT_COLL_ALL_TO_ALL, act * 2, "compute", 7, "both", 2,
+                    "EP dispatch / combine all-to-all (top-2)");
+      break;
+    case WEFT_APPLY_CP_RING:
+      add_template (out, cm, n, WEFT_COLL_ALL_TO_ALL, kv / n, "cp", 25, "both", (guint) (n - 1),
+                    "CP ring step: K/V chunk to the next rank (send/recv), overlaps attention");
+      break;
+    case WEFT_APPLY_CP_ALL_GATHER:
+      add_template (out, cm, n, WEFT_COLL_ALL_GATHER, kv, "compute", 7, "both", 1,
+                    "CP all-gather of K/V before attention");
+      add_template (out, cm, n, WEFT_COLL_REDUCE_SCATTER, kv, "compute", 7, "backward", 1,
+                    "CP reduce-scatter of dK/dV after attention backward");
+      break;
+    default:
+      break;
+    }
+  return out;
+}

@@ -1,0 +1,516 @@
+/* test-apply.c: block detection and applying strategies to real traces
+ * (composed samples and the shared real traces), through the real loader,
+ * edit session and solver. */
+#include "config.h"
+
+#include <string.h>
+
+#include "testutil.h"
+#include "weft/weft.h"
+#include "weft/weft-apply.h"
+#include "weft/weft-compose.h"
+#include "weft/weft-edit.h"
+#include "weft/weft-load.h"
+#include "weft/weft-solver.h"
+
+static WeftTrace *
+load (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  WeftTrace *t = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (t);
+  return t;
+}
+
+/* The composer parameters stored under the rank's "weft" key. */
+static int
+composed_layers (WeftRank *rank)
+{
+  for (guint i = 0; i < rank->top_keys->len; i++)
+    {
+      WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      if (strcmp (weft_rank_string (rank, k->key), "weft") == 0)
+        {
+          g_autoptr (GError) error = NULL;
+          WeftComposeParams p;
+          json_object *o = json_tokener_parse (k->raw);
+          gboolean ok;
+          weft_compose_params_init (&p);
+          ok = weft_compose_params_from_json (&p, o, &error);
+          json_object_put (o);
+          g_assert_no_error (error);
+          g_assert_true (ok);
+          return p.model.layers;
+        }
+    }
+  g_assert_not_reached ();
+  return -1;
+}
+
+static void
+test_blocks_samples (void)
+{
+  static const char *samples[] = { "fsdp-llama3-8b", "ddp-llama3-8b", "tp-llama3-8b", "tp-sp-llama3-8b", "cp-ring-llama3-8b" };
+  for (guint s = 0; s < G_N_ELEMENTS (samples); s++)
+    {
+      g_autofree char *path = g_build_filename (WEFT_SOURCE_DIR, "data", "samples", samples[s], NULL);
+      g_autoptr (WeftTrace) t = load (path);
+      int layers = composed_layers (weft_trace_rank (t, 0));
+      for (guint r = 0; r < t->ranks->len; r += MAX (1, t->ranks->len - 1))
+        {
+          g_autoptr (GError) error = NULL;
+          g_autoptr (WeftBlocks) bl = weft_apply_find_blocks (t, r, &error);
+          g_assert_no_error (error);
+          g_test_message ("%s rank %u: %s, %u forward, %u backward", samples[s], r,
+                          weft_block_source_to_string (bl->source), bl->n_forward, bl->n_backward);
+          g_assert_cmpint (bl->source, ==, WEFT_BLOCKS_MODULE);
+          g_assert_cmpuint (bl->n_forward, ==, (guint) layers);
+          g_assert_cmpuint (bl->n_backward, ==, (guint) layers);
+          g_assert_true (bl->phases_known);
+          /* blocks do not overlap and backward follows forward */
+          for (guint i = 1; i < bl->blocks->len; i++)
+            g_assert_cmpint (g_array_index (bl->blocks, WeftBlock, i).begin, >=,
+                             g_array_index (bl->blocks, WeftBlock, i - 1).end);
+        }
+    }
+}
+
+static void
+print_blocks (const char *what, WeftTrace *t, const WeftBlocks *bl)
+{
+  WeftRank *rank = weft_trace_rank (t, bl->rank_index);
+  g_test_message ("%s: %s, %u forward, %u backward, period %u, phases %s", what,
+                  weft_block_source_to_string (bl->source), bl->n_forward, bl->n_backward, bl->period,
+                  bl->phases_known ? "known" : "unknown");
+  for (guint i = 0; i < bl->blocks->len; i++)
+    {
+      const WeftBlock *b = &g_array_index (bl->blocks, WeftBlock, i);
+      g_test_message ("  %s %u: %u ops, %s .. %s", b->phase == WEFT_BLOCK_FORWARD ? "fw" : "bw", b->index, b->n_ops,
+                      weft_rank_string (rank, weft_rank_event (rank, b->first)->name),
+                      weft_rank_string (rank, weft_rank_event (rank, b->last)->name));
+    }
+}
+
+/* The pattern method alone on composed samples finds the layers too. */
+static void
+test_blocks_pattern_samples (void)
+{
+  static const char *samples[] = { "fsdp-llama3-8b", "ddp-llama3-8b" };
+  for (guint s = 0; s < G_N_ELEMENTS (samples); s++)
+    {
+      g_autofree char *path = g_build_filename (WEFT_SOURCE_DIR, "data", "samples", samples[s], NULL);
+      g_autoptr (WeftTrace) t = load (path);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftBlocks) bl = weft_apply_find_blocks_by (t, 0, WEFT_BLOCKS_PATTERN, &error);
+      g_autoptr (WeftBlocks) bm = weft_apply_find_blocks_by (t, 0, WEFT_BLOCKS_MODULE, &error);
+      g_assert_no_error (error);
+      print_blocks (samples[s], t, bl);
+      print_blocks (samples[s], t, bm);
+      g_assert_cmpint (bl->source, ==, WEFT_BLOCKS_PATTERN);
+      g_assert_cmpuint (bl->n_forward, ==, bm->n_forward);
+      g_assert_cmpuint (bl->n_backward, ==, bm->n_backward);
+      /* forward blocks: the same kernels as the module spans */
+      for (guint i = 0; i < bm->n_forward; i++)
+        {
+          g_assert_cmpuint (g_array_index (bl->blocks, WeftBlock, i).first, ==, g_array_index (bm->blocks, WeftBlock, i).first);
+          g_assert_cmpuint (g_array_index (bl->blocks, WeftBlock, i).last, ==, g_array_index (bm->blocks, WeftBlock, i).last);
+        }
+    }
+}
+
+static void
+test_blocks_real (void)
+{
+  g_autofree char *fsdp8 = weft_test_require_trace ("synthetic/fsdp8/profiling/traces/iteration_10/rank0_trace.json.gz");
+  g_autofree char *alex = weft_test_require_trace ("HolisticTraceAnalysis/critical_path/alexnet");
+  if (fsdp8 == NULL || alex == NULL)
+    return;
+  {
+    g_autoptr (WeftTrace) t = load (fsdp8);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (WeftBlocks) bl = weft_apply_find_blocks (t, 0, &error);
+    g_autoptr (WeftBlocks) bp = weft_apply_find_blocks_by (t, 0, WEFT_BLOCKS_PATTERN, &error);
+    g_assert_no_error (error);
+    print_blocks ("fsdp8 rank 0", t, bl);
+    print_blocks ("fsdp8 rank 0 pattern", t, bp);
+    /* its README: 4 Llama-3-8B-sized blocks; FSDP units are embedding, 4
+     * blocks, output: the 4 alike are kept, in both phases */
+    g_assert_cmpint (bl->source, ==, WEFT_BLOCKS_FSDP);
+    g_assert_cmpuint (bl->n_forward, ==, 4);
+    g_assert_cmpuint (bl->n_backward, ==, 4);
+    g_assert_cmpint (bp->source, ==, WEFT_BLOCKS_PATTERN);
+    g_assert_cmpuint (bp->n_forward, ==, 4);
+    g_assert_cmpuint (bp->n_backward, ==, 4);
+    /* the pattern's forward blocks are the FSDP units' */
+    for (guint i = 0; i < 4; i++)
+      {
+        g_assert_cmpuint (g_array_index (bp->blocks, WeftBlock, i).first, ==, g_array_index (bl->blocks, WeftBlock, i).first);
+        g_assert_cmpuint (g_array_index (bp->blocks, WeftBlock, i).last, ==, g_array_index (bl->blocks, WeftBlock, i).last);
+      }
+  }
+  {
+    g_autoptr (WeftTrace) t = load (alex);
+    g_autoptr (GError) error = NULL;
+    g_autoptr (WeftBlocks) bl = weft_apply_find_blocks (t, 0, &error);
+    g_assert_no_error (error);
+    print_blocks ("alexnet", t, bl);
+    /* no layer annotations, no backward: the two forward passes (warmup
+     * and measure, [param|...|forward]) are the repeated unit, 37 kernels each */
+    g_assert_cmpint (bl->source, ==, WEFT_BLOCKS_PATTERN);
+    g_assert_cmpuint (bl->n_forward, ==, 2);
+    g_assert_cmpuint (bl->n_backward, ==, 0);
+    g_assert_cmpuint (bl->period, ==, 37);
+    g_assert_false (bl->phases_known);
+  }
+}
+
+/* A one-rank profile of a step without parallelism: rank 0 of a composed
+ * 2-rank DDP step (the composer refuses dp 1); Apply strips its all-reduces. */
+static WeftTrace *
+single_rank_profile (int layers)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) texts = NULL;
+  WeftComposeParams p;
+  WeftTrace *t;
+  WeftRank *rank;
+  gsize len;
+  const char *data;
+
+  weft_compose_params_init (&p);
+  g_assert_true (weft_compose_parse_strategies ("ddp", &p.strategies, &error));
+  p.dp = 2;
+  p.model.layers = layers;
+  texts = weft_compose_json (&p, &error);
+  g_assert_no_error (error);
+  data = g_bytes_get_data (g_ptr_array_index (texts, 0), &len);
+  rank = weft_rank_load_buffer ("single/rank0_trace.json", data, len, NULL, &error);
+  g_assert_no_error (error);
+  t = weft_trace_new ();
+  weft_trace_add_rank (t, rank);
+  weft_trace_index_across_ranks (t);
+  return t;
+}
+
+/* Inserted (created) collective members on rank index r, in solved start order. */
+static GArray *
+created_collectives (WeftEditSession *s, guint r, WeftCollType type)
+{
+  WeftTrace *t = weft_edit_session_get_trace (s);
+  WeftSolver *solver = weft_edit_session_get_solver (s);
+  WeftRank *rank = weft_trace_rank (t, r);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (guint32));
+  for (guint i = 0; i < rank->collectives->len; i++)
+    {
+      WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
+      WeftEvent *ev = weft_rank_event (rank, c->event);
+      if ((ev->flags & WEFT_EVENT_CREATED) && weft_solver_is_node (solver, r, c->event) && c->type == type)
+        g_array_append_val (out, c->event);
+    }
+  for (guint i = 1; i < out->len; i++)
+    for (guint j = i; j > 0 && weft_solver_start (solver, r, g_array_index (out, guint32, j - 1)) >
+                                 weft_solver_start (solver, r, g_array_index (out, guint32, j)); j--)
+      {
+        guint32 x = g_array_index (out, guint32, j);
+        g_array_index (out, guint32, j) = g_array_index (out, guint32, j - 1);
+        g_array_index (out, guint32, j - 1) = x;
+      }
+  return out;
+}
+
+/* Every inserted collective is one instance with a member on each rank of
+ * its group, the same Seq, process group and type on all of them. */
+static void
+assert_instances_match (WeftEditSession *s, guint degree)
+{
+  WeftTrace *t = weft_edit_session_get_trace (s);
+  WeftRank *r0 = weft_trace_rank (t, 0);
+  guint n = 0;
+  for (guint i = 0; i < r0->collectives->len; i++)
+    {
+      WeftCollective *c = &g_array_index (r0->collectives, WeftCollective, i);
+      WeftCollInstance *inst;
+      if (!(weft_rank_event (r0, c->event)->flags & WEFT_EVENT_CREATED) ||
+          (weft_rank_event (r0, c->event)->flags & WEFT_EVENT_DELETED))
+        continue;
+      g_assert_cmpuint (c->instance, !=, WEFT_NONE);
+      g_assert_cmpint (c->seq, >=, 0);
+      g_assert_cmpuint (c->n_pg_ranks, ==, degree);
+      inst = &g_array_index (t->instances, WeftCollInstance, c->instance);
+      g_assert_cmpuint (inst->members->len, ==, degree);
+      for (guint m = 0; m < inst->members->len; m++)
+        {
+          WeftInstanceMember *mem = &g_array_index (inst->members, WeftInstanceMember, m);
+          WeftRank *rk = weft_trace_rank (t, mem->rank_index);
+          WeftCollective *o = &g_array_index (rk->collectives, WeftCollective, mem->coll);
+          g_assert_cmpint (o->seq, ==, c->seq);
+          g_assert_cmpint (o->type, ==, c->type);
+          g_assert_cmpint (o->bytes, ==, c->bytes);
+          g_assert_cmpstr (weft_rank_string (rk, o->pg_name), ==, weft_rank_string (r0, c->pg_name));
+          g_assert_cmpstr (weft_rank_string (rk, o->pg_desc), ==, weft_rank_string (r0, c->pg_desc));
+        }
+      n++;
+    }
+  g_assert_cmpuint (n, >, 0);
+}
+
+static void
+log_report (const char *what, const WeftApplyReport *rep)
+{
+  g_test_message ("%s: %s, %u fw / %u bw blocks, %u ranks, %u collectives, %u helper ops, %u stripped; "
+                  "params %" G_GINT64_FORMAT " tokens %" G_GINT64_FORMAT " hidden %" G_GINT64_FORMAT " (%s); "
+                  "step %.3f -> %.3f ms, comm %.3f -> %.3f ms, overlap %.1f -> %.1f %%, exposed %.3f -> %.3f ms",
+                  what, weft_block_source_to_string (rep->source), rep->n_forward, rep->n_backward, rep->n_ranks,
+                  rep->n_collectives, rep->n_kernels, rep->n_stripped, rep->params_per_block, rep->tokens, rep->hidden,
+                  rep->sizes_inferred ? "Input Dims" : "defaults", rep->before.step_time / 1e6,
+                  rep->after.step_time / 1e6, rep->before.comm / 1e6, rep->after.comm / 1e6, rep->before.overlap_pct,
+                  rep->after.overlap_pct, rep->before.exposed_comm / 1e6, rep->after.exposed_comm / 1e6);
+}
+
+static gint64
+block_compute_end (WeftEditSession *s, guint r, const WeftBlock *b)
+{
+  return weft_solver_end (weft_edit_session_get_solver (s), r, b->last);
+}
+
+static void
+test_apply_fsdp (void)
+{
+  WeftTrace *t = single_rank_profile (3);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) s = NULL;
+  g_autoptr (GArray) ags = NULL;
+  g_autoptr (GArray) rss = NULL;
+  g_autoptr (WeftBlocks) bl = NULL;
+  WeftSolver *solver;
+  WeftApplyParams p;
+  WeftApplyReport rep;
+  WeftMetrics now;
+
+  weft_apply_params_init (&p);
+  p.strategy = WEFT_APPLY_FSDP;
+  p.degree = 4;
+  p.strip_collectives = TRUE;
+  s = weft_apply_to_trace (t, &p, &rep, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  log_report ("fsdp", &rep);
+  solver = weft_edit_session_get_solver (s);
+  g_assert_cmpuint (rep.n_ranks, ==, 4);
+  g_assert_cmpuint (rep.n_forward, ==, 3);
+  g_assert_cmpuint (rep.n_backward, ==, 3);
+  g_assert_true (rep.sizes_inferred);
+  g_assert_cmpuint (rep.n_stripped, >, 0);
+  /* one all-gather per block in forward and in backward, one reduce-scatter per block */
+  g_assert_cmpuint (rep.n_collectives, ==, 3 + 3 + 3);
+  assert_instances_match (s, 4);
+  ags = created_collectives (s, 0, WEFT_COLL_ALL_GATHER);
+  rss = created_collectives (s, 0, WEFT_COLL_REDUCE_SCATTER);
+  g_assert_cmpuint (ags->len, ==, 6);
+  g_assert_cmpuint (rss->len, ==, 3);
+  /* on their own streams (15, 17) */
+  {
+    WeftRank *rank = weft_trace_rank (weft_edit_session_get_trace (s), 0);
+    g_assert_cmpint (weft_rank_lane (rank, weft_rank_event (rank, g_array_index (ags, guint32, 0))->lane)->tid, ==, 15);
+    g_assert_cmpint (weft_rank_lane (rank, weft_rank_event (rank, g_array_index (rss, guint32, 0))->lane)->tid, ==, 17);
+  }
+  /* prefetch: the all-gather of block 1 runs while block 0 computes, and
+   * block 1's compute starts after its all-gather ended */
+  bl = weft_apply_find_blocks (weft_edit_session_get_trace (s), 0, &error);
+  g_assert_no_error (error);
+  {
+    const WeftBlock *b0 = &g_array_index (bl->blocks, WeftBlock, 0);
+    const WeftBlock *b1 = &g_array_index (bl->blocks, WeftBlock, 1);
+    guint32 ag1 = g_array_index (ags, guint32, 1);
+    g_assert_cmpint (weft_solver_start (solver, 0, ag1), <, block_compute_end (s, 0, b0));
+    g_assert_cmpint (weft_solver_start (solver, 0, b1->first), >=, weft_solver_end (solver, 0, ag1));
+  }
+  /* the metrics see the communication and its overlap */
+  g_assert_true (weft_edit_session_metrics (s, &now, NULL));
+  g_assert_cmpint (now.comm, >, 0);
+  g_assert_cmpfloat (now.overlap_pct, >, 20.0);
+  g_assert_cmpint (rep.after.step_time, >=, rep.before.step_time);
+  /* one undo entry: undo brings back the profile as it was (its all-reduces too) */
+  g_assert_true (weft_edit_session_undo (s, &error));
+  g_assert_no_error (error);
+  g_assert_false (weft_edit_session_can_undo (s));
+  g_assert_true (weft_edit_session_metrics (s, &now, NULL));
+  g_assert_cmpint (now.step_time, ==, rep.original.step_time);
+  g_assert_cmpint (now.comm, ==, rep.original.comm);
+  g_assert_cmpint (rep.before.comm, ==, 0);
+  g_assert_true (weft_edit_session_redo (s, &error));
+  g_assert_no_error (error);
+  g_assert_true (weft_edit_session_metrics (s, &now, NULL));
+  g_assert_cmpint (now.step_time, ==, rep.after.step_time);
+}
+
+static void
+test_apply_fsdp_no_prefetch (void)
+{
+  WeftTrace *t1 = single_rank_profile (3), *t2 = single_rank_profile (3);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) s1 = NULL;
+  g_autoptr (WeftEditSession) s2 = NULL;
+  WeftApplyParams p;
+  WeftApplyReport with, without;
+
+  weft_apply_params_init (&p);
+  p.degree = 2;
+  p.strip_collectives = TRUE;
+  s1 = weft_apply_to_trace (t1, &p, &with, &error);
+  g_assert_no_error (error);
+  p.no_prefetch = TRUE;
+  s2 = weft_apply_to_trace (t2, &p, &without, &error);
+  g_assert_no_error (error);
+  log_report ("fsdp prefetch", &with);
+  log_report ("fsdp no prefetch", &without);
+  g_assert_cmpfloat (without.after.overlap_pct, <, with.after.overlap_pct);
+  g_assert_cmpint (without.after.step_time, >, with.after.step_time);
+}
+
+static void
+test_apply_tp (void)
+{
+  WeftTrace *t = single_rank_profile (2);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) s = NULL;
+  g_autoptr (GArray) ars = NULL;
+  g_autoptr (WeftBlocks) bl = NULL;
+  WeftSolver *solver;
+  WeftRank *rank;
+  WeftApplyParams p;
+  WeftApplyReport rep;
+
+  weft_apply_params_init (&p);
+  p.strategy = WEFT_APPLY_TP;
+  p.degree = 2;
+  p.strip_collectives = TRUE;
+  s = weft_apply_to_trace (t, &p, &rep, &error);
+  g_assert_no_error (error);
+  log_report ("tp", &rep);
+  solver = weft_edit_session_get_solver (s);
+  rank = weft_trace_rank (weft_edit_session_get_trace (s), 0);
+  /* 2 per block in forward and 2 in backward */
+  g_assert_cmpuint (rep.n_collectives, ==, 2 * 2 + 2 * 2);
+  assert_instances_match (s, 2);
+  bl = weft_apply_find_blocks (weft_edit_session_get_trace (s), 0, &error);
+  g_assert_no_error (error);
+  ars = created_collectives (s, 0, WEFT_COLL_ALL_REDUCE);
+  g_assert_cmpuint (ars->len, ==, 8);
+  for (guint b = 0; b < 2; b++)
+    {
+      const WeftBlock *blk = &g_array_index (bl->blocks, WeftBlock, b);
+      guint in_block = 0;
+      g_assert_cmpint (blk->phase, ==, WEFT_BLOCK_FORWARD);
+      for (guint i = 0; i < ars->len; i++)
+        {
+          guint32 e = g_array_index (ars, guint32, i);
+          gint64 st = weft_solver_start (solver, 0, e);
+          if (st >= weft_solver_start (solver, 0, blk->first) && st < weft_solver_end (solver, 0, blk->last))
+            {
+              guint32 lane = weft_solver_op_lane (solver, 0, e);
+              guint pos = weft_solver_op_position (solver, 0, e);
+              guint32 next = weft_solver_lane_op (solver, 0, lane, pos + 1);
+              in_block++;
+              /* on the compute stream: the next compute op waits for it */
+              g_assert_cmpuint (lane, ==, bl->lane);
+              g_assert_cmpint (weft_solver_start (solver, 0, next), >=, weft_solver_end (solver, 0, e));
+              g_assert_cmpint (weft_rank_event (rank, next)->kclass, !=, WEFT_KCLASS_COMM);
+            }
+        }
+      g_assert_cmpuint (in_block, ==, 2);
+    }
+  /* on the critical path: the step is longer, nothing overlaps */
+  g_assert_cmpint (rep.after.step_time, >, rep.before.step_time);
+  g_assert_cmpint (rep.after.step_time - rep.before.step_time, >=, rep.after.comm * 9 / 10);
+  g_assert_cmpfloat (rep.after.overlap_pct, <, 5.0);
+}
+
+static void
+test_apply_ddp (void)
+{
+  WeftTrace *t = single_rank_profile (2);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) s = NULL;
+  g_autoptr (GArray) ars = NULL;
+  g_autoptr (WeftBlocks) bl = NULL;
+  WeftSolver *solver;
+  WeftApplyParams p;
+  WeftApplyReport rep;
+  gint64 fw_end;
+
+  weft_apply_params_init (&p);
+  p.strategy = WEFT_APPLY_DDP;
+  p.degree = 4;
+  p.strip_collectives = TRUE;
+  p.bucket_mb = 200;
+  s = weft_apply_to_trace (t, &p, &rep, &error);
+  g_assert_no_error (error);
+  log_report ("ddp", &rep);
+  solver = weft_edit_session_get_solver (s);
+  assert_instances_match (s, 4);
+  bl = weft_apply_find_blocks (weft_edit_session_get_trace (s), 0, &error);
+  g_assert_no_error (error);
+  fw_end = weft_solver_end (solver, 0, g_array_index (bl->blocks, WeftBlock, bl->n_forward - 1).last);
+  ars = created_collectives (s, 0, WEFT_COLL_ALL_REDUCE);
+  g_assert_cmpuint (ars->len, ==, rep.n_collectives);
+  g_assert_cmpuint (ars->len, >=, 4);
+  for (guint i = 0; i < ars->len; i++)
+    {
+      guint32 e = g_array_index (ars, guint32, i);
+      /* nothing in forward */
+      g_assert_cmpint (weft_solver_start (solver, 0, e), >=, fw_end);
+    }
+  {
+    /* every all-reduce but the last overlaps backward compute: the last
+     * backward block ends after them */
+    const WeftBlock *last_bw = &g_array_index (bl->blocks, WeftBlock, bl->blocks->len - 1);
+    for (guint i = 0; i + 1 < ars->len; i++)
+      g_assert_cmpint (weft_solver_start (solver, 0, g_array_index (ars, guint32, i)), <,
+                       weft_solver_end (solver, 0, last_bw->last));
+  }
+  g_assert_cmpfloat (rep.after.overlap_pct, >, 30.0);
+}
+
+static void
+test_apply_others (void)
+{
+  static const WeftApplyStrategy strategies[] = { WEFT_APPLY_TP_SP, WEFT_APPLY_EP, WEFT_APPLY_CP_RING,
+                                                  WEFT_APPLY_CP_ALL_GATHER };
+  static const guint per_block[] = { 8, 5, 3 + 3, 1 + 2 };
+  for (guint k = 0; k < G_N_ELEMENTS (strategies); k++)
+    {
+      WeftTrace *t = single_rank_profile (1);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftEditSession) s = NULL;
+      WeftApplyParams p;
+      WeftApplyReport rep;
+      weft_apply_params_init (&p);
+      p.strategy = strategies[k];
+      p.degree = 4;
+      p.strip_collectives = TRUE;
+      s = weft_apply_to_trace (t, &p, &rep, &error);
+      g_assert_no_error (error);
+      log_report (weft_apply_strategy_to_string (strategies[k]), &rep);
+      g_assert_cmpuint (rep.n_collectives, ==, per_block[k]);
+      assert_instances_match (s, 4);
+      g_assert_cmpint (rep.after.comm, >, 0);
+      g_assert_cmpint (rep.after.step_time, >, rep.before.step_time);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/apply/blocks/samples", test_blocks_samples);
+  g_test_add_func ("/apply/blocks/pattern-samples", test_blocks_pattern_samples);
+  g_test_add_func ("/apply/blocks/real", test_blocks_real);
+  g_test_add_func ("/apply/fsdp", test_apply_fsdp);
+  g_test_add_func ("/apply/fsdp-no-prefetch", test_apply_fsdp_no_prefetch);
+  g_test_add_func ("/apply/tp", test_apply_tp);
+  g_test_add_func ("/apply/ddp", test_apply_ddp);
+  g_test_add_func ("/apply/others", test_apply_others);
+  return g_test_run ();
+}
