@@ -688,6 +688,72 @@ test_compressed_by_magic (void)
   g_assert_cmpuint (b->events->len, ==, 1);
 }
 
+/* A real trace recompressed here as gzip (two members) and zstd (several
+ * frames, the way a streaming writer flushes) loads to the same model as
+ * the plain file. */
+static void
+test_real_recompressed (void)
+{
+  g_autofree char *path = weft_test_require_trace (
+    "param/et_replay/tests/inputs/dlrm_kineto/worker1_step_12.1694128201556.pt.trace.json");
+  g_autofree char *text = NULL;
+  g_autofree char *gz_path = NULL;
+  g_autofree char *zst_path = NULL;
+  g_autoptr (WeftRank) plain = NULL;
+  gsize len = 0;
+
+  if (path == NULL)
+    return;
+  g_assert_true (g_file_get_contents (path, &text, &len, NULL));
+  plain = weft_rank_load_file (path, NULL, NULL, NULL);
+  g_assert_nonnull (plain);
+
+  gz_path = g_build_filename (weft_test_tmpdir (), "real.json.gz", NULL);
+  {
+    gzFile gz = gzopen (gz_path, "wb");
+    g_assert_nonnull (gz);
+    g_assert_cmpint (gzwrite (gz, text, (unsigned) (len / 3)), ==, (int) (len / 3));
+    gzclose (gz);
+    gz = gzopen (gz_path, "ab"); /* a second gzip member */
+    g_assert_cmpint (gzwrite (gz, text + len / 3, (unsigned) (len - len / 3)), ==, (int) (len - len / 3));
+    gzclose (gz);
+  }
+  zst_path = g_build_filename (weft_test_tmpdir (), "real.json.zst", NULL);
+  {
+    GByteArray *out = g_byte_array_new ();
+    gsize step = 100000;
+    for (gsize off = 0; off < len; off += step)
+      {
+        gsize n = MIN (step, len - off);
+        gsize cap = ZSTD_compressBound (n);
+        gsize old = out->len;
+        size_t z;
+        g_byte_array_set_size (out, (guint) (old + cap));
+        z = ZSTD_compress (out->data + old, cap, text + off, n, 1);
+        g_assert_false (ZSTD_isError (z));
+        g_byte_array_set_size (out, (guint) (old + z));
+      }
+    g_assert_true (g_file_set_contents (zst_path, (char *) out->data, out->len, NULL));
+    g_byte_array_free (out, TRUE);
+  }
+  for (int k = 0; k < 2; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftRank) rank = weft_rank_load_file (k == 0 ? gz_path : zst_path, NULL, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (rank->json_bytes, ==, len);
+      g_assert_cmpint (rank->rank, ==, plain->rank);
+      g_assert_cmpuint (rank->events->len, ==, plain->events->len);
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          const WeftEvent *a = weft_rank_event (rank, i), *b = weft_rank_event (plain, i);
+          g_assert_cmpint (a->ts, ==, b->ts);
+          g_assert_cmpint (a->dur, ==, b->dur);
+          g_assert_cmpstr (a->text, ==, b->text);
+        }
+    }
+}
+
 /* A chunk boundary can fall anywhere: an event bigger than the scanner's
  * chunk, split strings and numbers. */
 static void
@@ -776,6 +842,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/compressed-by-magic", test_compressed_by_magic);
   g_test_add_func ("/load/large-event", test_large_event);
   g_test_add_func ("/load/chunking", test_chunking);
+  g_test_add_func ("/load/real-recompressed", test_real_recompressed);
   g_test_add_func ("/load/dlrm-eight-ranks", test_dlrm_eight_ranks);
   g_test_add_func ("/load/fsdp8-folder", test_fsdp8_folder);
   g_test_add_func ("/load/parallel-same-as-serial", test_parallel_same_as_serial);
