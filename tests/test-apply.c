@@ -500,6 +500,190 @@ test_apply_others (void)
     }
 }
 
+/* TP on a real multi-rank trace (the shared synthetic FSDP step, 8 ranks,
+ * no replication): 4 TP groups of 2 consecutive ranks, on top of its FSDP. */
+static void
+test_apply_real_multirank (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("synthetic/fsdp8/profiling/traces/iteration_10");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) s = NULL;
+  WeftTrace *t;
+  WeftApplyParams p;
+  WeftApplyReport rep;
+  if (dir == NULL)
+    return;
+  t = load (dir);
+  s = weft_edit_session_new (t, dir, &error);
+  g_assert_no_error (error);
+  weft_apply_params_init (&p);
+  p.strategy = WEFT_APPLY_TP;
+  p.degree = 2;
+  g_assert_true (weft_apply_strategy (s, &p, &rep, &error));
+  g_assert_no_error (error);
+  log_report ("fsdp8 + tp 2", &rep);
+  g_assert_cmpint (rep.source, ==, WEFT_BLOCKS_FSDP);
+  g_assert_cmpuint (rep.n_groups, ==, 4);
+  g_assert_cmpuint (rep.n_collectives, ==, 4 * (4 + 4) * 2);
+  g_assert_true (rep.sizes_inferred);
+  /* the README's shape: hidden 4096, seq 4096 */
+  g_assert_cmpint (rep.hidden, ==, 4096);
+  g_assert_cmpint (rep.tokens, ==, 4096);
+  assert_instances_match (s, 2);
+  g_assert_cmpint (rep.after.step_time, >, rep.before.step_time);
+  g_assert_cmpint (rep.after.comm, >, rep.before.comm);
+  /* the group of rank 2 is {2, 3} */
+  {
+    WeftRank *r2 = weft_trace_rank (weft_edit_session_get_trace (s), 2);
+    gboolean seen = FALSE;
+    for (guint i = 0; i < r2->collectives->len && !seen; i++)
+      {
+        WeftCollective *c = &g_array_index (r2->collectives, WeftCollective, i);
+        if (weft_rank_event (r2, c->event)->flags & WEFT_EVENT_CREATED)
+          {
+            g_assert_cmpuint (c->n_pg_ranks, ==, 2);
+            g_assert_cmpint (c->pg_ranks[0], ==, 2);
+            g_assert_cmpint (c->pg_ranks[1], ==, 3);
+            seen = TRUE;
+          }
+      }
+    g_assert_true (seen);
+  }
+}
+
+static void
+expect_refused (WeftEditSession *s, const WeftApplyParams *p, int code, const char *fragment)
+{
+  g_autoptr (GError) error = NULL;
+  WeftApplyReport rep;
+  WeftMetrics m0, m1;
+  gboolean could_undo = weft_edit_session_can_undo (s);
+  weft_edit_session_metrics (s, &m0, NULL);
+  g_assert_false (weft_apply_strategy (s, p, &rep, &error));
+  g_assert_error (error, WEFT_ERROR, code);
+  g_test_message ("refused: %s", error->message);
+  g_assert_nonnull (strstr (error->message, fragment));
+  /* nothing changed, nothing recorded */
+  weft_edit_session_metrics (s, &m1, NULL);
+  g_assert_cmpint (m1.step_time, ==, m0.step_time);
+  g_assert_cmpint (m1.comm, ==, m0.comm);
+  g_assert_cmpint (weft_edit_session_can_undo (s), ==, could_undo);
+}
+
+static void
+test_apply_refused (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) single = single_rank_profile (2);
+  g_autoptr (WeftEditSession) s = NULL;
+  WeftTrace *rep4;
+  WeftApplyParams p;
+  WeftApplyStrategy st;
+
+  /* bad parameters */
+  weft_apply_params_init (&p);
+  p.degree = 1;
+  g_assert_false (weft_apply_params_validate (&p, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  p.degree = 65;
+  g_assert_null (weft_apply_strategy_collectives (&p, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  g_assert_false (weft_apply_strategy_from_string ("zero4", &st, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_assert_nonnull (strstr (error->message, "zero4"));
+  g_clear_error (&error);
+  g_assert_true (weft_apply_strategy_from_string ("cp", &st, &error));
+  g_assert_cmpint (st, ==, WEFT_APPLY_CP_ALL_GATHER);
+
+  rep4 = weft_apply_replicate (single, 4, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rep4->ranks->len, ==, 4);
+  g_assert_cmpint (weft_trace_rank (rep4, 3)->rank, ==, 3);
+  s = weft_edit_session_new (rep4, NULL, &error);
+  g_assert_no_error (error);
+  weft_apply_params_init (&p);
+  p.degree = 3;                                   /* 4 ranks */
+  expect_refused (s, &p, WEFT_ERROR_INVALID, "not a multiple of the degree 3");
+  p.degree = 2;
+  p.dtype_bytes = 0;
+  expect_refused (s, &p, WEFT_ERROR_INVALID, "dtype bytes");
+  p.dtype_bytes = 2;
+  p.strategy = WEFT_APPLY_DDP;
+  p.bucket_mb = -1;
+  expect_refused (s, &p, WEFT_ERROR_INVALID, "bucket");
+
+  /* a deadlock: rank 1's first block waits for rank 0's second block (an
+   * explicit dependency); TP's all-reduce inside block 0 on both ranks
+   * would need rank 0 to pass it first: a cycle, refused as a whole */
+  {
+    WeftSolver *solver = weft_edit_session_get_solver (s);
+    WeftTrace *t = weft_edit_session_get_trace (s);
+    g_autoptr (WeftBlocks) b0 = weft_apply_find_blocks (t, 0, &error);
+    g_autoptr (WeftBlocks) b1 = weft_apply_find_blocks (t, 1, &error);
+    g_assert_no_error (error);
+    g_assert_true (weft_solver_add_dependency (solver, 0, g_array_index (b0->blocks, WeftBlock, 1).last, 1,
+                                               g_array_index (b1->blocks, WeftBlock, 0).first, 0, &error));
+    g_assert_no_error (error);
+    p.strategy = WEFT_APPLY_TP;
+    p.bucket_mb = 25;
+    p.strip_collectives = TRUE;
+    expect_refused (s, &p, WEFT_ERROR_CYCLE, "cycle");
+  }
+}
+
+/* The palette: each strategy's collectives, sized and timed. */
+static void
+test_palette (void)
+{
+  g_autoptr (WeftCostModel) cm = weft_cost_model_new (weft_hardware_preset ("h100"));
+  for (guint k = 0; k < WEFT_APPLY_N_STRATEGIES; k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (GPtrArray) list = NULL;
+      WeftApplyParams p;
+      weft_apply_params_init (&p);
+      p.strategy = (WeftApplyStrategy) k;
+      p.degree = 4;
+      p.params_per_block = 1000000;
+      p.tokens = 2048;
+      p.hidden = 1024;
+      p.cost_model = cm;
+      list = weft_apply_strategy_collectives (&p, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (list->len, >=, 1);
+      for (guint i = 0; i < list->len; i++)
+        {
+          WeftApplyCollective *c = g_ptr_array_index (list, i);
+          g_test_message ("%s: %s %" G_GINT64_FORMAT " B x%u per block (%s) on %s stream %" G_GINT64_FORMAT
+                          ": %.1f us: %s",
+                          weft_apply_strategy_to_string (p.strategy), weft_coll_type_to_string (c->type), c->bytes,
+                          c->per_block, c->phase, c->stream_role, c->stream, c->estimate_ns / 1e3, c->label);
+          g_assert_cmpint (c->group_size, ==, 4);
+          g_assert_cmpint (c->bytes, >, 0);
+          g_assert_cmpint (c->estimate_ns, ==, weft_cost_model_estimate (cm, c->type, c->bytes, NULL, 4, NULL));
+          g_assert_nonnull (c->label);
+        }
+      if (p.strategy == WEFT_APPLY_FSDP)
+        {
+          WeftApplyCollective *ag = g_ptr_array_index (list, 0), *rs = g_ptr_array_index (list, 1);
+          g_assert_cmpint (ag->type, ==, WEFT_COLL_ALL_GATHER);
+          g_assert_cmpint (ag->bytes, ==, 2000000);
+          g_assert_cmpint (ag->stream, ==, 15);
+          g_assert_cmpint (rs->type, ==, WEFT_COLL_REDUCE_SCATTER);
+          g_assert_cmpint (rs->stream, ==, 17);
+        }
+      if (p.strategy == WEFT_APPLY_TP)
+        {
+          WeftApplyCollective *ar = g_ptr_array_index (list, 0);
+          g_assert_cmpint (ar->type, ==, WEFT_COLL_ALL_REDUCE);
+          g_assert_cmpint (ar->bytes, ==, 2048 * 1024 * 2);
+          g_assert_cmpuint (ar->per_block, ==, 2);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -512,5 +696,8 @@ main (int argc, char **argv)
   g_test_add_func ("/apply/tp", test_apply_tp);
   g_test_add_func ("/apply/ddp", test_apply_ddp);
   g_test_add_func ("/apply/others", test_apply_others);
+  g_test_add_func ("/apply/real-multirank", test_apply_real_multirank);
+  g_test_add_func ("/apply/refused", test_apply_refused);
+  g_test_add_func ("/apply/palette", test_palette);
   return g_test_run ();
 }

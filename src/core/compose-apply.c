@@ -1493,6 +1493,8 @@ weft_apply_strategy (WeftEditSession *session, const WeftApplyParams *params, We
   report->before = report->original;
   weft_edit_session_begin_gesture (session);
   ok = apply_inner (&c, error);
+  if (!ok && error != NULL && *error != NULL && !g_str_has_prefix ((*error)->message, "apply"))
+    g_prefix_error (error, "apply %s: ", weft_apply_strategy_to_string (params->strategy));
   if (ok)
     weft_edit_session_end_gesture (session);
   else
