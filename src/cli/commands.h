@@ -40,3 +40,4 @@ int weft_cmd_analyze (int argc, char **argv);
 int weft_cmd_convert (int argc, char **argv);
 int weft_cmd_sample (int argc, char **argv);
 int weft_cmd_edit (int argc, char **argv);
+int weft_cmd_apply (int argc, char **argv);

@@ -17,6 +17,7 @@ static const WeftCommand commands[] = {
   { "convert", "re-write a trace as .json, .json.gz or .json.zst", weft_cmd_convert },
   { "sample", "write a small generated N-rank Kineto trace", weft_cmd_sample },
   { "edit", "apply an edit script (move, retime, insert, delete) and save the edited trace", weft_cmd_edit },
+  { "apply", "apply a DDP/FSDP/TP/EP/CP strategy to a real profile: collectives around its blocks", weft_cmd_apply },
 };
 
 int
