@@ -218,6 +218,22 @@ N=$(q 'd["screenshots"]')
 xdotool key ctrl+shift+F12
 wait_for "d['screenshots'] > $N" "screenshot on Ctrl+Shift+F12"
 ok "screenshot after interaction"
+# Ctrl+E exports the view as PNG through the file chooser
+focus "$WID"
+xdotool key ctrl+e
+XWID=$(window_id "Export the View as png")
+focus "$XWID"
+sleep 0.5
+xdotool key ctrl+a
+xdotool type --delay 10 "$TMP/export-view.png"
+xdotool key Return
+end=$((SECONDS + TIMEOUT))
+while [ ! -s "$TMP/export-view.png" ] && [ $SECONDS -lt $end ]; do sleep 0.2; done
+[ -s "$TMP/export-view.png" ] || fail "Ctrl+E did not write $TMP/export-view.png"
+sleep 0.5
+read -r EW EH ENCOL < <(python3 "$HERE/ui-pngstat.py" "$TMP/export-view.png")
+[ "$ENCOL" -ge 20 ] || fail "the exported PNG has only $ENCOL colours"
+ok "Ctrl+E exports the view: ${EW}x${EH} PNG with $ENCOL colours"
 kill "$APP"; wait "$APP" 2>/dev/null || true
 
 # ---- 3. a bad file, then a good one -----------------------------------------------
@@ -274,9 +290,10 @@ EWID=$(window_id "^Weft$")
 focus "$EWID"
 xdotool key ctrl+shift+n
 TWID=$(window_id "New from Template")
+eval "$(xdotool getwindowgeometry --shell "$TWID")"   # WIDTH, HEIGHT of the dialog
 for _ in $(seq 1 40); do
-  focus "$TWID" 2>/dev/null || true
-  xdotool key alt+r 2>/dev/null || true   # Create is enabled once the preview is composed
+  # Create: the suggested button at the right end of the dialog's header bar
+  xdotool mousemove --window "$TWID" $((WIDTH - 40)) 20 click 1 2>/dev/null || true
   sleep 0.5
   [ "$(q 'd["loaded"]')" = 1 ] && break
   kill -0 "$APP" 2>/dev/null || fail "weft exited"
