@@ -280,6 +280,17 @@ weft_application_startup (GApplication *app)
   g_simple_action_set_state (G_SIMPLE_ACTION (dark), g_variant_new_boolean (self->dark));
 }
 
+static int
+weft_application_handle_local_options (GApplication *app, GVariantDict *options)
+{
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("weft %s\n", WEFT_VERSION_STRING);
+      return 0;
+    }
+  return -1;
+}
+
 static void
 weft_application_get_property (GObject *object, guint prop_id, GValue *value, GParamSpec *pspec)
 {
@@ -315,6 +326,7 @@ weft_application_class_init (WeftApplicationClass *klass)
   app_class->startup = weft_application_startup;
   app_class->activate = weft_application_activate;
   app_class->open = weft_application_open;
+  app_class->handle_local_options = weft_application_handle_local_options;
 
   properties[PROP_DARK] = g_param_spec_boolean ("dark", NULL, NULL, FALSE, G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
@@ -323,6 +335,16 @@ weft_application_class_init (WeftApplicationClass *klass)
 static void
 weft_application_init (WeftApplication *self)
 {
+  static const GOptionEntry entries[] = {
+    { "version", 'v', 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+    { NULL }
+  };
+
+  g_application_add_main_option_entries (G_APPLICATION (self), entries);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), "[TRACE FILE OR FOLDER...]");
+  g_application_set_option_context_summary (G_APPLICATION (self),
+                                            "Open PyTorch profiler (Kineto) traces of a distributed training job, "
+                                            "one file per rank or a folder of them, and edit them.");
 }
 
 WeftApplication *
