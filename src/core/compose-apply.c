@@ -915,7 +915,16 @@ pg_desc_of (Ctx *c)
 /* Inserts one collective on every rank of group g, on the compute lane
  * right after after[i] (or before before[i]) of member i; then, stream >= 0,
  * moves the instance to that stream (it keeps waiting for its predecessor
- * on the compute lane). events_out (d entries) receives the members. */
+ * on the compute lane). events_out (d entries) receives the members.
+ *
+ * weft_edit_insert_collective() takes one time for every rank (and the
+ * edit-script form with a time per rank cannot run inside a gesture), so
+ * the members go in at the EARLIEST of the ranks' anchor times and are then
+ * reordered to their anchors. The earliest time is never a binding release
+ * (each member starts after its anchor), and the transient placement
+ * cannot close a cycle: every edge of the solved schedule goes forward in
+ * time, and every op after a member on its stream starts after that time,
+ * so no path leads from one back to a member's anchor. */
 static gboolean
 ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, const guint32 *after,
           const guint32 *before, gint64 stream, guint32 *events_out, GError **error)
