@@ -11,6 +11,7 @@
 #include "weft/weft-compose.h"
 #include "weft/weft-edit.h"
 #include "weft/weft-load.h"
+#include "weft/weft-save.h"
 #include "weft/weft-solver.h"
 
 static WeftTrace *
@@ -345,6 +346,49 @@ test_apply_fsdp (void)
   g_assert_cmpint (now.step_time, ==, rep.after.step_time);
 }
 
+/* FSDP's moves and helper ops replay from the edit log on a fresh load
+ * (what the recovery file and the saved "weft" key do). */
+static void
+test_apply_fsdp_replay (void)
+{
+  g_autoptr (WeftTrace) single = single_rank_profile (2);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) s = NULL;
+  g_autoptr (WeftEditSession) s2 = NULL;
+  g_autofree char *dir = g_build_filename (weft_test_tmpdir (), "fsdp-replay", NULL);
+  WeftTrace *rep4 = weft_apply_replicate (single, 4, &error);
+  WeftApplyParams p;
+  WeftApplyReport rep;
+  WeftMetrics m1, m2;
+  json_object *log;
+  guint n = 0;
+
+  g_assert_no_error (error);
+  g_assert_true (weft_trace_save_dir (rep4, dir, ".json", NULL, &error));
+  g_assert_no_error (error);
+  weft_trace_free (rep4);
+  s = weft_edit_session_new (load (dir), dir, &error);
+  g_assert_no_error (error);
+  weft_apply_params_init (&p);
+  p.degree = 4;
+  p.strip_collectives = TRUE;
+  g_assert_true (weft_apply_strategy (s, &p, &rep, &error));
+  g_assert_no_error (error);
+  log = weft_edit_session_log (s);
+  s2 = weft_edit_session_new (load (dir), dir, &error);
+  g_assert_no_error (error);
+  g_assert_true (weft_edit_session_apply_script (s2, log, "apply log", &n, &error));
+  g_assert_no_error (error);
+  json_object_put (log);
+  g_assert_true (weft_edit_session_metrics (s, &m1, NULL));
+  g_assert_true (weft_edit_session_metrics (s2, &m2, NULL));
+  g_test_message ("fsdp: replayed %u log entries: step %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT, n, m2.step_time,
+                  m1.step_time);
+  g_assert_cmpint (m2.step_time, ==, m1.step_time);
+  g_assert_cmpint (m2.comm, ==, m1.comm);
+  g_assert_cmpint (m2.overlapped, ==, m1.overlapped);
+}
+
 static void
 test_apply_fsdp_no_prefetch (void)
 {
@@ -549,6 +593,27 @@ test_apply_real_multirank (void)
       }
     g_assert_true (seen);
   }
+  /* the edit log (what recovery and the saved "weft" key replay) gives the
+   * same schedule on a fresh load of the trace */
+  {
+    g_autoptr (WeftEditSession) s2 = NULL;
+    json_object *log = weft_edit_session_log (s);
+    WeftMetrics m1, m2;
+    guint n = 0;
+    s2 = weft_edit_session_new (load (dir), dir, &error);
+    g_assert_no_error (error);
+    g_assert_true (weft_edit_session_apply_script (s2, log, "apply log", &n, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (n, ==, json_object_array_length (log));
+    json_object_put (log);
+    g_assert_true (weft_edit_session_metrics (s, &m1, NULL));
+    g_assert_true (weft_edit_session_metrics (s2, &m2, NULL));
+    g_test_message ("replayed %u log entries: step %" G_GINT64_FORMAT " vs %" G_GINT64_FORMAT, n, m2.step_time,
+                    m1.step_time);
+    g_assert_cmpint (m2.step_time, ==, m1.step_time);
+    g_assert_cmpint (m2.comm, ==, m1.comm);
+    g_assert_cmpint (m2.overlapped, ==, m1.overlapped);
+  }
 }
 
 static void
@@ -693,6 +758,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apply/blocks/real", test_blocks_real);
   g_test_add_func ("/apply/fsdp", test_apply_fsdp);
   g_test_add_func ("/apply/fsdp-no-prefetch", test_apply_fsdp_no_prefetch);
+  g_test_add_func ("/apply/fsdp-replay", test_apply_fsdp_replay);
   g_test_add_func ("/apply/tp", test_apply_tp);
   g_test_add_func ("/apply/ddp", test_apply_ddp);
   g_test_add_func ("/apply/others", test_apply_others);
