@@ -93,6 +93,66 @@ print_blocks (const char *what, WeftTrace *t, const WeftBlocks *bl)
     }
 }
 
+/* Nested layer names (HF / torchtitan style module paths): the outer
+ * module is the block, not the sub-modules that appear more often. A small
+ * hand-written Kineto text through the real loader. */
+static void
+test_blocks_nested_names (void)
+{
+  GString *j = g_string_new ("{\"traceEvents\": [\n");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) t = weft_trace_new ();
+  g_autoptr (WeftBlocks) bl = NULL;
+  WeftRank *rank;
+  gint64 ts = 1000, gpu = 1500;
+  int corr = 1;
+  const char *kernels[] = { "triton_red_fused_rmsnorm", "sm90_xmma_gemm_qkv", "pytorch_flash::flash_fwd_kernel",
+                            "sm90_xmma_gemm_wo", "sm90_xmma_gemm_w1", "sm90_xmma_gemm_w3", "sm90_xmma_gemm_w2" };
+  for (int layer = 0; layer < 3; layer++)
+    {
+      gint64 l0 = ts;
+      for (guint k = 0; k < G_N_ELEMENTS (kernels); k++, corr++)
+        {
+          /* w1, w2, w3 as nested modules "model.layers.N.feed_forward.wM" */
+          if (k >= 4)
+            g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": "
+                                       "\"model.layers.%d.feed_forward.w%u\", \"pid\": 1, \"tid\": 1, "
+                                       "\"ts\": %" G_GINT64_FORMAT ", \"dur\": 8},\n", layer, k - 3, ts);
+          g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                                     "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"dur\": 4, "
+                                     "\"args\": {\"correlation\": %d}},\n", ts + 1, corr);
+          g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, "
+                                     "\"tid\": 7, \"ts\": %" G_GINT64_FORMAT ", \"dur\": 50, \"args\": "
+                                     "{\"correlation\": %d, \"stream\": 7, \"device\": 0}},\n",
+                                  kernels[k], gpu, corr);
+          ts += 10;
+          gpu += 60;
+        }
+      g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.layers.%d\", "
+                                 "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"dur\": %" G_GINT64_FORMAT
+                                 "},\n", layer, l0, ts - l0);
+      ts += 20;
+    }
+  g_string_append (j, "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"model.norm\", \"pid\": 1, "
+                      "\"tid\": 1, \"ts\": 1, \"dur\": 1}\n]}\n");
+  rank = weft_rank_load_buffer ("nested/rank0_trace.json", j->str, j->len, NULL, &error);
+  g_string_free (j, TRUE);
+  g_assert_no_error (error);
+  weft_trace_add_rank (t, rank);
+  weft_trace_index_across_ranks (t);
+  bl = weft_apply_find_blocks (t, 0, &error);
+  g_assert_no_error (error);
+  print_blocks ("nested", t, bl);
+  g_assert_cmpint (bl->source, ==, WEFT_BLOCKS_MODULE);
+  g_assert_cmpuint (bl->n_forward, ==, 3);
+  for (guint i = 0; i < 3; i++)
+    {
+      const WeftBlock *b = &g_array_index (bl->blocks, WeftBlock, i);
+      g_assert_cmpuint (b->n_ops, ==, G_N_ELEMENTS (kernels));
+      g_assert_cmpstr (weft_rank_string (rank, weft_rank_event (rank, b->first)->name), ==, kernels[0]);
+    }
+}
+
 /* The pattern method alone on composed samples finds the layers too. */
 static void
 test_blocks_pattern_samples (void)
@@ -756,6 +816,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apply/blocks/samples", test_blocks_samples);
   g_test_add_func ("/apply/blocks/pattern-samples", test_blocks_pattern_samples);
   g_test_add_func ("/apply/blocks/real", test_blocks_real);
+  g_test_add_func ("/apply/blocks/nested-names", test_blocks_nested_names);
   g_test_add_func ("/apply/fsdp", test_apply_fsdp);
   g_test_add_func ("/apply/fsdp-no-prefetch", test_apply_fsdp_no_prefetch);
   g_test_add_func ("/apply/fsdp-replay", test_apply_fsdp_replay);

@@ -251,8 +251,9 @@ is_backward_name (const char *name)
 
 typedef struct
 {
-  char   *key;
-  GArray *spans;   /* guint32 events */
+  char    *key;
+  GArray  *spans;   /* guint32 events */
+  guint64  cover;   /* compute-lane ops inside the spans */
 } SpanGroup;
 
 static void
@@ -317,19 +318,28 @@ blocks_from_modules (WeftBlocks *bl, const LaneOps *lo)
       SpanGroup *g = v;
       int ph = is_backward_name (g->key) ? 1 : 0;
       guint n = 0, f, l;
+      guint64 cover = 0;
       for (guint k = 0; k < g->spans->len; k++)
         {
           WeftEvent *ev = weft_rank_event (rank, g_array_index (g->spans, guint32, k));
           if (ops_in_span (lo, ev->ts, weft_event_end (ev), &f, &l))
-            n++;
+            {
+              n++;
+              cover += l - f + 1;
+            }
         }
+      g->cover = cover;
       if (n < 1)
         continue;
-      /* most spans; ties: the shorter key (the outer module), then the name */
-      if (best[ph] == NULL || g->spans->len > best[ph]->spans->len ||
-          (g->spans->len == best[ph]->spans->len &&
-           (strlen (g->key) < strlen (best[ph]->key) ||
-            (strlen (g->key) == strlen (best[ph]->key) && strcmp (g->key, best[ph]->key) < 0))))
+      /* the outermost module: the most ops covered (a block covers its
+       * sub-modules: "layers.#" beats "layers.#.feed_forward.w#"), then
+       * the most spans, then the shorter name */
+      if (best[ph] == NULL || g->cover > best[ph]->cover ||
+          (g->cover == best[ph]->cover &&
+           (g->spans->len > best[ph]->spans->len ||
+            (g->spans->len == best[ph]->spans->len &&
+             (strlen (g->key) < strlen (best[ph]->key) ||
+              (strlen (g->key) == strlen (best[ph]->key) && strcmp (g->key, best[ph]->key) < 0))))))
         best[ph] = g;
     }
   if (best[0] == NULL)
