@@ -317,7 +317,7 @@ blocks_from_modules (WeftBlocks *bl, const LaneOps *lo)
     {
       SpanGroup *g = v;
       int ph = is_backward_name (g->key) ? 1 : 0;
-      guint n = 0, f, l;
+      guint n = 0, f = 0, l = 0;
       guint64 cover = 0;
       for (guint k = 0; k < g->spans->len; k++)
         {
@@ -349,7 +349,7 @@ blocks_from_modules (WeftBlocks *bl, const LaneOps *lo)
       for (guint k = 0; k < best[ph]->spans->len; k++)
         {
           WeftEvent *ev = weft_rank_event (rank, g_array_index (best[ph]->spans, guint32, k));
-          guint f, l;
+          guint f = 0, l = 0;
           if (ops_in_span (lo, ev->ts, weft_event_end (ev), &f, &l))
             add_block (bl, lo, ph ? WEFT_BLOCK_BACKWARD : WEFT_BLOCK_FORWARD, f, l);
         }
@@ -374,7 +374,7 @@ fsdp_units (const LaneOps *lo, const char *begin_name, const char *end_prefix, G
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       gint64 end = -1;
-      guint f, l;
+      guint f = 0, l = 0;
       if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED) ||
           strcmp (weft_rank_string (rank, ev->name), begin_name) != 0)
         continue;
