@@ -525,6 +525,30 @@ test_apply_tp (void)
         }
       g_assert_cmpuint (in_block, ==, 2);
     }
+  /* backward: the first all-reduce of a block follows the MLP's input
+   * gradients: the op after it is the norm backward (a reduction), and
+   * the attention backward comes later in the same block */
+  for (guint b = 2; b < bl->blocks->len; b++)
+    {
+      const WeftBlock *blk = &g_array_index (bl->blocks, WeftBlock, b);
+      guint32 lane = bl->lane;
+      guint p0 = weft_solver_op_position (solver, 0, blk->first), p1 = weft_solver_op_position (solver, 0, blk->last);
+      guint first_ar = G_MAXUINT, attn = G_MAXUINT;
+      g_assert_cmpint (blk->phase, ==, WEFT_BLOCK_BACKWARD);
+      for (guint pos = p0; pos <= p1; pos++)
+        {
+          WeftEvent *ev = weft_rank_event (rank, weft_solver_lane_op (solver, 0, lane, pos));
+          if (ev->kclass == WEFT_KCLASS_COMM && first_ar == G_MAXUINT)
+            first_ar = pos;
+          if (ev->kclass == WEFT_KCLASS_ATTENTION && attn == G_MAXUINT)
+            attn = pos;
+        }
+      g_assert_cmpuint (first_ar, <, attn);
+      g_assert_cmpint (weft_rank_event (rank, weft_solver_lane_op (solver, 0, lane, first_ar - 1))->kclass, ==,
+                       WEFT_KCLASS_GEMM);
+      g_assert_cmpint (weft_rank_event (rank, weft_solver_lane_op (solver, 0, lane, first_ar + 1))->kclass, ==,
+                       WEFT_KCLASS_REDUCTION);
+    }
   /* on the critical path: the step is longer, nothing overlaps */
   g_assert_cmpint (rep.after.step_time, >, rep.before.step_time);
   g_assert_cmpint (rep.after.step_time - rep.before.step_time, >=, rep.after.comm * 9 / 10);

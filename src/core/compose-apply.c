@@ -1052,7 +1052,7 @@ anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
   guint32 lane = clane (c, r);
   guint p0 = pos_of (c, r, b->first), p1 = pos_of (c, r, b->last);
   g_autoptr (GArray) gemms = g_array_new (FALSE, FALSE, sizeof (guint32));
-  guint first_attn_i = G_MAXUINT, last_attn_i = G_MAXUINT;
+  guint first_attn_i = G_MAXUINT, last_attn_i = G_MAXUINT, last_norm_before_attn = G_MAXUINT;
 
   memset (a, 0, sizeof *a);
   a->ops = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -1073,6 +1073,9 @@ anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
         }
       if (ev->kclass == WEFT_KCLASS_GEMM)
         g_array_append_val (gemms, a->ops->len);
+      /* norm backward kernels are reductions (Inductor's ..._pow_sum) */
+      if ((ev->kclass == WEFT_KCLASS_NORM || ev->kclass == WEFT_KCLASS_REDUCTION) && first_attn_i == G_MAXUINT)
+        last_norm_before_attn = a->ops->len;
       g_array_append_val (a->ops, e);
     }
   if (first_attn_i != G_MAXUINT)
@@ -1082,11 +1085,14 @@ anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
       if (last_attn_i + 1 < a->ops->len)
         a->after_attn = g_array_index (a->ops, guint32, last_attn_i + 1);
     }
-  /* mid: forward wo = first GEMM after attention; backward: last GEMM before
-   * attention (the MLP's input gradients); else the middle GEMM */
+  /* mid: forward wo = first GEMM after attention; backward: the MLP's input
+   * gradients = the last GEMM before the norm backward that precedes the
+   * attention backward (else the last GEMM before attention); else the
+   * middle GEMM */
   for (guint k = 0; k < gemms->len; k++)
     {
       guint gi = g_array_index (gemms, guint, k);
+      guint limit = last_norm_before_attn != G_MAXUINT ? last_norm_before_attn : first_attn_i;
       if (first_attn_i == G_MAXUINT)
         break;
       if (b->phase == WEFT_BLOCK_FORWARD && gi > first_attn_i && gi < a->ops->len - 1)
@@ -1094,7 +1100,7 @@ anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
           a->mid = g_array_index (a->ops, guint32, gi);
           break;
         }
-      if (b->phase == WEFT_BLOCK_BACKWARD && gi < first_attn_i)
+      if (b->phase == WEFT_BLOCK_BACKWARD && gi < limit)
         a->mid = g_array_index (a->ops, guint32, gi);
     }
   if (a->mid == WEFT_NONE)
