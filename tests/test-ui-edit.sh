@@ -60,7 +60,7 @@ wait_for () {
 launch () {
   STATE=$1; shift
   rm -f "$STATE"
-  WEFT_TEST_STATE=$STATE "$WEFT" "$@" >"$TMP/weft.log" 2>&1 &
+  WEFT_TEST_STATE=$STATE "$WEFT" "$@" >>"$TMP/weft.log" 2>&1 &
   APP=$!
   PIDS+=("$APP")
 }
@@ -231,4 +231,8 @@ wait_for 'd["loaded"] and d["frames"] > 0 and d.get("modified") and d.get("can_u
 [ "$(q 'd["last_edit"]')" = "$L_AFTER" ] || fail "restored last edit $(q 'd["last_edit"]'), expected $L_AFTER"
 ok "kill -9 and reopen: the edit is restored ($L_AFTER; same metrics, undoable)"
 kill -9 "$APP"; wait "$APP" 2>/dev/null || true
+if grep -E "CRITICAL|WARNING|runtime error|AddressSanitizer" "$TMP/weft.log"; then
+  fail "weft logged warnings or errors (above)"
+fi
+ok "no warnings or criticals in weft's log"
 echo "all editing checks passed"

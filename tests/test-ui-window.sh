@@ -65,7 +65,7 @@ wait_for () {
 launch () { # launch STATEFILE [ARGS...]
   STATE=$1; shift
   rm -f "$STATE"
-  WEFT_TEST_STATE=$STATE WEFT_TEST_SCREENSHOT=$TMP/shot.png "$WEFT" "$@" >"$TMP/weft.log" 2>&1 &
+  WEFT_TEST_STATE=$STATE WEFT_TEST_SCREENSHOT=$TMP/shot.png "$WEFT" "$@" >>"$TMP/weft.log" 2>&1 &
   APP=$!
   PIDS+=("$APP")
 }
@@ -302,4 +302,8 @@ wait_for 'd["loaded"] and d["n_groups"] == 8 and d["frames"] > 0' "the composed 
 case "$(q 'd["title"]')" in fsdp-*) ;; *) fail "title of the composed trace: $(q 'd["title"]')" ;; esac
 ok "New from Template: '$(q 'd["title"]')' with 8 rank groups"
 kill "$APP"; wait "$APP" 2>/dev/null || true
+if grep -E "CRITICAL|WARNING|runtime error|AddressSanitizer" "$TMP/weft.log"; then
+  fail "weft logged warnings or errors (above)"
+fi
+ok "no warnings or criticals in weft's log"
 echo "all UI checks passed"
