@@ -36,7 +36,8 @@ wait_for () {
 N_OPS=$("$CLI" info --json "$TMP/big" | python3 -c "
 import json, sys
 d = json.load(sys.stdin)
-print(sum(r.get('gpu_ops', 0) for r in d.get('ranks', [])))" 2>/dev/null || echo "?")
+cats = ('kernel', 'gpu_memcpy', 'gpu_memset')
+print(sum(r['events_by_category'].get(c, 0) for r in d['ranks'] for c in cats))" 2>/dev/null || echo "?")
 echo "trace: 8-rank FSDP (llama3-8b shapes, 64 layers, 9 steps), GPU ops: $N_OPS"
 
 WEFT_TEST_STATE=$STATE "$WEFT" "$TMP/big" >"$TMP/weft.log" 2>&1 &
