@@ -782,6 +782,50 @@ test_apply_refused (void)
   }
 }
 
+/* Real traces Apply cannot use: a forward-only profile for DDP, a CPU-only
+ * trace; weft_apply_to_trace() frees the trace it took (LeakSanitizer). */
+static void
+test_apply_refused_real (void)
+{
+  g_autofree char *alex = weft_test_require_trace ("HolisticTraceAnalysis/critical_path/alexnet");
+  g_autofree char *cpu = weft_test_require_trace ("HolisticTraceAnalysis/cpu_only");
+  WeftApplyParams p;
+  if (alex == NULL || cpu == NULL)
+    return;
+  weft_apply_params_init (&p);
+  p.strategy = WEFT_APPLY_DDP;
+  p.degree = 2;
+  {
+    g_autoptr (GError) error = NULL;
+    WeftApplyReport rep;
+    g_assert_null (weft_apply_to_trace (load (alex), &p, &rep, &error));
+    g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+    g_test_message ("alexnet ddp: %s", error->message);
+    g_assert_nonnull (strstr (error->message, "no backward blocks"));
+  }
+  {
+    g_autoptr (GError) error = NULL;
+    g_autoptr (WeftTrace) t = load (cpu);
+    g_autoptr (WeftBlocks) bl = weft_apply_find_blocks (t, 0, &error);
+    g_assert_null (bl);
+    g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+    g_test_message ("cpu_only: %s", error->message);
+    g_assert_nonnull (strstr (error->message, "no GPU compute stream"));
+  }
+  {
+    /* FSDP on the forward-only profile: forward all-gathers only */
+    g_autoptr (GError) error = NULL;
+    g_autoptr (WeftEditSession) s = NULL;
+    WeftApplyReport rep;
+    p.strategy = WEFT_APPLY_FSDP;
+    s = weft_apply_to_trace (load (alex), &p, &rep, &error);
+    g_assert_no_error (error);
+    g_assert_false (rep.phases_known);
+    g_assert_false (rep.sizes_inferred);
+    g_assert_cmpuint (rep.n_collectives, ==, 2);
+  }
+}
+
 /* The palette: each strategy's collectives, sized and timed. */
 static void
 test_palette (void)
@@ -850,5 +894,6 @@ main (int argc, char **argv)
   g_test_add_func ("/apply/real-multirank", test_apply_real_multirank);
   g_test_add_func ("/apply/refused", test_apply_refused);
   g_test_add_func ("/apply/palette", test_palette);
+  g_test_add_func ("/apply/refused-real", test_apply_refused_real);
   return g_test_run ();
 }

@@ -138,8 +138,8 @@ gboolean weft_apply_strategy (WeftEditSession *session, const WeftApplyParams *p
 WeftTrace *weft_apply_replicate (WeftTrace *trace, int n_ranks, GError **error);
 
 /* Convenience: replicates a one-rank trace to params->degree ranks when
- * needed, opens an edit session over it (taking trace; on failure the
- * caller keeps it) and applies. */
+ * needed, opens an edit session over it and applies. Takes trace in every
+ * case (it is freed on failure). */
 WeftEditSession *weft_apply_to_trace (WeftTrace *trace, const WeftApplyParams *params,
                                       WeftApplyReport *report, GError **error);
 

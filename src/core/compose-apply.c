@@ -1612,25 +1612,25 @@ WeftEditSession *
 weft_apply_to_trace (WeftTrace *trace, const WeftApplyParams *params, WeftApplyReport *report, GError **error)
 {
   g_autoptr (WeftEditSession) s = NULL;
-  WeftTrace *t = trace;
+  g_autoptr (WeftTrace) owned = trace;   /* taken, freed on every failure */
+  WeftTrace *t;
 
+  g_return_val_if_fail (trace != NULL, NULL);
   if (!weft_apply_params_validate (params, error))
     return NULL;
   if (trace->ranks->len == 1 && params->degree > 1)
     {
-      t = weft_apply_replicate (trace, params->degree, error);
-      if (t == NULL)
+      WeftTrace *replica = weft_apply_replicate (trace, params->degree, error);
+      if (replica == NULL)
         return NULL;
+      weft_trace_free (g_steal_pointer (&owned));
+      owned = replica;
     }
+  t = owned;
   s = weft_edit_session_new (t, NULL, error);
   if (s == NULL)
-    {
-      if (t != trace)
-        weft_trace_free (t);
-      return NULL;
-    }
-  if (t != trace)
-    weft_trace_free (trace);
+    return NULL;
+  g_steal_pointer (&owned);              /* the session owns it now */
   if (!weft_apply_strategy (s, params, report, error))
     return NULL;
   return g_steal_pointer (&s);
