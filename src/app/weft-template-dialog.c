@@ -41,7 +41,7 @@
 #include "weft-template-dialog.h"
 
 #define DEBOUNCE_MS   120
-#define HEADER_WIDTH  150.0
+#define HEADER_WIDTH  170.0
 
 enum
 {
@@ -130,7 +130,7 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static const char *const strategy_labels[N_STRATEGIES] = { "DD_P", "_FSDP", "_TP", "_SP", "_EP", "C_P" };
+static const char *const strategy_labels[N_STRATEGIES] = { "_DDP", "_FSDP", "_TP", "_SP", "_EP", "C_P" };
 static const char *const strategy_tips[N_STRATEGIES] = {
   "DDP: bucketed all-reduce of the gradients, overlapping backward",
   "FSDP2: per-block all-gather of the parameters (own stream, prefetched), reduce-scatter of the gradients",
@@ -410,8 +410,8 @@ show_metrics (WeftTemplateDialog *self)
     g_autofree char *comm = weft_format_duration (p->m.comm);
     g_autofree char *ranks = g_strdup_printf ("%d", p->world);
     g_autofree char *timing = g_strdup_printf ("%s: composed in %.0f ms, solved in %.0f ms. Rank 0 with its "
-                                               "lanes; the other ranks as their overlap band (green: compute "
-                                               "beside communication, red: exposed communication).",
+                                               "lanes; the other ranks as their overlap band (blue: compute only, "
+                                               "green: compute beside communication, red: exposed communication).",
                                                p->name, p->compose_us / 1000.0, p->solve_us / 1000.0);
     set_chip (self, CHIP_STEP, "Step", step);
     set_chip (self, CHIP_OVERLAP, "Overlap", overlap);
@@ -870,8 +870,8 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   self->layers = new_spin (self, 1, 128, 1, 4);
   self->seq = new_spin (self, 256, 1 << 20, 1024, 8192);
   self->mbs = new_spin (self, 1, 64, 1, 1);
-  self->prefetch = new_check (self, "FSDP _prefetch", "All-gather block i+1 while block i computes", TRUE);
-  self->reshard = new_check (self, "FSDP _reshard after forward",
+  self->prefetch = new_check (self, "FSDP prefetch", "All-gather block i+1 while block i computes", TRUE);
+  self->reshard = new_check (self, "FSDP reshard after for_ward",
                              "Free the parameters after forward: all-gather them again in backward", TRUE);
   self->bucket = new_spin (self, 1, 1024, 1, 25);
   self->ep_overlap = new_check (self, "EP two-chunk _overlap",
@@ -884,23 +884,23 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   attach_heading (grid, &row, "Strategies");
   gtk_grid_attach (GTK_GRID (grid), strategies, 0, row++, 2, 1);
   attach_heading (grid, &row, "Degrees");
-  attach_row (grid, &row, "_Data parallel (dp)", self->dp, "DDP replicas or FSDP shards");
+  attach_row (grid, &row, "D_ata parallel (dp)", self->dp, "DDP replicas or FSDP shards");
   attach_row (grid, &row, "Tensor parallel (tp)", self->tp, "Ranks of a TP group (inside a node)");
   attach_row (grid, &row, "Expert parallel (ep)", self->ep, "Ranks the experts are spread over (divides dp x cp)");
   attach_row (grid, &row, "Context parallel (cp)", self->cp, "Ranks the sequence is split over");
   attach_row (grid, &row, "HSDP replicas", self->hsdp, "FSDP shards inside a replica, all-reduce across replicas");
   attach_heading (grid, &row, "Model and hardware");
-  attach_row (grid, &row, "Pr_eset", self->preset, "Model shape (docs/composer.md)");
+  attach_row (grid, &row, "_Model preset", self->preset, "Model shape (docs/composer.md)");
   attach_row (grid, &row, "_Layers", self->layers, "Transformer blocks composed (the structure repeats)");
   attach_row (grid, &row, "Se_quence", self->seq, "Global sequence length (split over cp)");
-  attach_row (grid, &row, "_Micro-batch", self->mbs, "Micro-batch size per rank");
+  attach_row (grid, &row, "Micro-_batch", self->mbs, "Micro-batch size per rank");
   attach_row (grid, &row, "_Hardware", self->hw, "GPU and interconnect figures (docs/composer.md)");
   attach_heading (grid, &row, "Options");
   gtk_grid_attach (GTK_GRID (grid), self->prefetch, 0, row++, 2, 1);
   gtk_grid_attach (GTK_GRID (grid), self->reshard, 0, row++, 2, 1);
   gtk_grid_attach (GTK_GRID (grid), self->ep_overlap, 0, row++, 2, 1);
-  attach_row (grid, &row, "DDP _bucket (MB)", self->bucket, "DDP gradient bucket cap (the first bucket is 1 MB)");
-  attach_row (grid, &row, "CP m_ode", self->cp_mode, "One K/V all-gather per attention, or cp-1 ring steps");
+  attach_row (grid, &row, "DDP buc_ket (MB)", self->bucket, "DDP gradient bucket cap (the first bucket is 1 MB)");
+  attach_row (grid, &row, "CP mode", self->cp_mode, "One K/V all-gather per attention, or cp-1 ring steps");
 
   self->error_label = gtk_label_new ("");
   gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
@@ -961,7 +961,6 @@ weft_template_dialog_init (WeftTemplateDialog *self)
 
   update_sensitivity (self);
   changed_cb (self);
-  gtk_widget_grab_focus (self->dp);
 }
 
 GtkWidget *

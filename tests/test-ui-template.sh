@@ -1,0 +1,172 @@
+#!/usr/bin/env bash
+# UI test of New from Template in the real `weft` binary under X (Xvfb):
+# real key input with xdotool, checked through the state files the window
+# (WEFT_TEST_STATE) and the template dialog (WEFT_TEST_STATE.template.json)
+# write, see src/app/weft-window.c and src/app/weft-template-dialog.c.
+#
+#  1. Ctrl+Shift+N on the empty window opens the dialog; the default (FSDP,
+#     dp 8) is composed, solved and previewed: 8 ranks, a step time, overlap
+#     and exposed communication, a drawn preview; the screenshot of the
+#     dialog is not blank;
+#  2. dp 8 -> 4 (Alt+A, typed): the preview is recomposed for 4 ranks;
+#  3. ticking EP on a dense model gives the composer's validation message
+#     inline and disables Create; unticking clears it;
+#  4. Create (Alt+R) opens the previewed step in the window as a new,
+#     unsaved trace: 4 rank groups, solved metrics equal to the preview's,
+#     no file behind it, not modified; the dialog is gone;
+#  5. Ctrl+Shift+N on a window that shows a trace opens the next step in a
+#     new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...).
+#
+# Skips (77) without a display, xdotool, python3 or the binary.
+set -euo pipefail
+
+[ -n "${DISPLAY:-}" ] || { echo "no DISPLAY: skipped (run under xvfb-run, see tests/check.sh)"; exit 77; }
+command -v xdotool >/dev/null || { echo "xdotool missing: skipped"; exit 77; }
+command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
+WEFT=${WEFT_BUILD_DIR:?}/weft
+[ -x "$WEFT" ] || { echo "$WEFT not built: skipped"; exit 77; }
+HERE=$(cd "$(dirname "$0")" && pwd)
+
+TMP=$(mktemp -d)
+PIDS=()
+cleanup () {
+  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+  [ -n "${WEFT_KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+export GDK_BACKEND=x11 GSK_RENDERER=cairo GTK_A11Y=none GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
+export XDG_DATA_HOME=$TMP/data XDG_CONFIG_HOME=$TMP/config XDG_CACHE_HOME=$TMP/cache
+export WEFT_COLOR_SCHEME=light
+mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
+TIMEOUT=${WEFT_UI_TIMEOUT:-60}
+
+STATE=$TMP/state.json
+TSTATE=$STATE.template.json
+SHOT=$TMP/shot.png
+TSHOT=$TMP/shot-template.png
+
+fail () {
+  echo "FAIL: $*"
+  for f in "$STATE" "$TSTATE"; do [ -f "$f" ] && { echo "== $f"; cat "$f"; }; done
+  [ -f "$TMP/weft.log" ] && { echo "== log"; cat "$TMP/weft.log"; }
+  exit 1
+}
+ok () { echo "ok - $*"; }
+
+# q FILE EXPR: evaluates a Python expression over the JSON d of FILE.
+q () { python3 - "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2], {"d": d})
+print(int(v) if isinstance(v, bool) else v)
+EOF
+}
+
+# wait_for FILE EXPR [what]: polls FILE until EXPR is true.
+wait_for () {
+  local end=$((SECONDS + TIMEOUT))
+  while [ $SECONDS -lt $end ]; do
+    if [ -f "$1" ] && [ "$(q "$1" "$2" 2>/dev/null || echo 0)" = "1" ]; then return 0; fi
+    kill -0 "$APP" 2>/dev/null || fail "weft exited while waiting for: ${3:-$2}"
+    sleep 0.1
+  done
+  fail "timed out waiting for: ${3:-$2}"
+}
+
+window_id () { # window_id TITLE-REGEX
+  local end=$((SECONDS + TIMEOUT)) wid=""
+  while [ $SECONDS -lt $end ]; do
+    wid=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | tail -1 || true)
+    [ -n "$wid" ] && { echo "$wid"; return 0; }
+    sleep 0.1
+  done
+  fail "no window titled '$1'"
+}
+
+focus () { xdotool windowfocus --sync "$1" 2>/dev/null || xdotool windowfocus "$1"; sleep 0.2; }
+
+WEFT_TEST_STATE=$STATE WEFT_TEST_SCREENSHOT=$SHOT "$WEFT" >"$TMP/weft.log" 2>&1 &
+APP=$!
+PIDS+=("$APP")
+wait_for "$STATE" 'd["page"] == "empty"' "the empty window"
+
+# ---- 1. open the dialog: the default step is previewed ------------------------------
+WID=$(window_id "^Weft$")
+focus "$WID"
+xdotool key ctrl+shift+n
+TWID=$(window_id "^New from Template$")
+wait_for "$TSTATE" 'd["open"] and d.get("preview") and d["preview"]["up_to_date"] and d["frames"] > 0' \
+  "the default step composed and drawn"
+[ "$(q "$TSTATE" 'd["preview"]["world"] == 8 and d["preview"]["n_ranks"] == 8')" = 1 ] || fail "default: 8 ranks expected"
+[ "$(q "$TSTATE" 'd["preview"]["step_time"] > 0 and 0 < d["preview"]["overlap_pct"] <= 100 and 0 < d["preview"]["exposed_comm"] < d["preview"]["comm"] < d["preview"]["step_time"]')" = 1 ] \
+  || fail "preview metrics out of range"
+[ "$(q "$TSTATE" 'd["valid"] and d["create_sensitive"] and not d["error_shown"]')" = 1 ] || fail "default parameters should be valid"
+ok "default FSDP step: $(q "$TSTATE" 'd["preview"]["name"]'), step $(q "$TSTATE" 'd["preview"]["step_time"]') ns, overlap $(q "$TSTATE" 'round(d["preview"]["overlap_pct"], 1)') %, composed in $(q "$TSTATE" 'd["preview"]["compose_ms"]') ms"
+
+wait_for "$TSTATE" 'd["screenshots"] >= 1' "a screenshot of the dialog"
+read -r W H NCOL < <(python3 "$HERE/ui-pngstat.py" "$TSHOT")
+[ "$W" -ge 700 ] && [ "$H" -ge 400 ] || fail "dialog screenshot is ${W}x${H}"
+[ "$NCOL" -ge 50 ] || fail "dialog screenshot has only $NCOL colours (no preview drawn?)"
+ok "dialog screenshot ${W}x${H} with $NCOL colours"
+
+# ---- 2. dp 8 -> 4: recomposed ------------------------------------------------------------
+focus "$TWID"
+P0=$(q "$TSTATE" 'd["previews"]')
+xdotool key alt+a ctrl+a
+xdotool type 4
+xdotool key Tab
+wait_for "$TSTATE" "d['dp'] == 4 and d['previews'] > $P0 and d['preview']['up_to_date'] and d['preview']['world'] == 4" \
+  "the preview recomposed for dp 4"
+ok "dp 4: preview of $(q "$TSTATE" 'd["preview"]["n_ranks"]') ranks, step $(q "$TSTATE" 'd["preview"]["step_time"]') ns"
+STEP4=$(q "$TSTATE" 'd["preview"]["step_time"]')
+EXP4=$(q "$TSTATE" 'd["preview"]["exposed_comm"]')
+
+# ---- 3. an invalid combination is reported inline ----------------------------------------
+xdotool key alt+e
+wait_for "$TSTATE" 'not d["valid"] and d["error_shown"] and not d["create_sensitive"] and "MoE" in (d["error"] or "")' \
+  "EP on a dense model is refused inline"
+ok "inline error: $(q "$TSTATE" 'd["error"]')"
+xdotool key alt+e
+wait_for "$TSTATE" 'd["valid"] and not d["error_shown"] and d["create_sensitive"] and d["preview"]["up_to_date"]' \
+  "unticking EP makes it valid again"
+ok "unticked: valid again"
+
+# ---- 4. Create opens it as a new unsaved trace ---------------------------------------------
+xdotool key alt+r
+wait_for "$STATE" 'd["loaded"] and d["n_groups"] == 4 and d["frames"] > 0 and "metrics" in d' "the composed step opens"
+wait_for "$TSTATE" 'not d["open"]' "the dialog closes"
+[ "$(q "$STATE" 'd["n_ranks"] == 4 and d["path"] is None and d["editable"] and not d["modified"]')" = 1 ] \
+  || fail "expected an editable, unmodified 4-rank trace with no file behind it"
+case "$(q "$STATE" 'd["title"]')" in "fsdp-llama3-8b-4ranks (new) — Weft") ;; *) fail "title: $(q "$STATE" 'd["title"]')" ;; esac
+[ "$(q "$STATE" "d['metrics']['step_time'] == $STEP4")" = 1 ] || fail "step time differs from the preview ($STEP4)"
+[ "$(q "$STATE" "d['metrics']['baseline_step_time'] == d['metrics']['step_time']")" = 1 ] || fail "a new trace has no edits yet"
+ok "Create: '$(q "$STATE" 'd["title"]')', $(q "$STATE" 'd["n_groups"]') rank groups, step $(q "$STATE" 'd["metrics"]["step_time"]') ns (preview $STEP4, exposed $EXP4)"
+
+# ---- 5. from a window with a trace: a new window --------------------------------------------
+WID=$(window_id "fsdp-llama3-8b-4ranks")
+focus "$WID"
+xdotool key ctrl+shift+n
+TWID=$(window_id "^New from Template$")
+wait_for "$TSTATE" 'd["open"] and d.get("preview") and d["preview"]["up_to_date"]' "the dialog again"
+focus "$TWID"
+xdotool key alt+t   # TP on (tp 2); dp 8 x tp 2 would be 16 ranks: dp 4 -> 8 ranks
+xdotool key alt+a ctrl+a
+xdotool type 4
+xdotool key Tab
+wait_for "$TSTATE" 'd["valid"] and d["preview"]["up_to_date"] and d["preview"]["world"] == 8 and d["preview"]["name"].startswith("fsdp+tp")' \
+  "FSDP 4 x TP 2 previewed"
+xdotool key alt+r
+NWID=$(window_id "fsdp\+tp-llama3-8b-8ranks")
+[ -n "$NWID" ] || fail "no new window"
+wait_for "$TSTATE" 'not d["open"]' "the dialog closes"
+# the first window still shows its own trace (the state file is the last writer's: poll the title)
+xdotool search --onlyvisible --name "fsdp-llama3-8b-4ranks" >/dev/null || fail "the first window lost its trace"
+ok "from a window with a trace: FSDP x TP opens in a new window"
+
+kill "$APP"; wait "$APP" 2>/dev/null || true
+if grep -E "CRITICAL|WARNING|runtime error|AddressSanitizer" "$TMP/weft.log"; then
+  fail "weft logged warnings or errors (above)"
+fi
+ok "no warnings or criticals in weft's log"
+echo "all template UI checks passed"
