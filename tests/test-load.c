@@ -655,13 +655,22 @@ test_find_folder_layouts (void)
     write_zst (p1, d0);
     g_assert_true (g_file_set_contents (p2, d2, -1, NULL));
     g_assert_true (g_file_set_contents (p3, "{\"lr\": 0.1}", -1, NULL));
+    /* a trace without "trace" in its name is found by its content */
+    {
+      g_autofree char *p4 = g_build_filename (dir, "step5.json.gz", NULL);
+      g_autofree char *d4 = tiny_trace (7);
+      write_gz (p4, d4);
+    }
     trace = weft_trace_load (old, NULL, NULL, &error);
     g_assert_no_error (error);
-    g_assert_cmpuint (trace->ranks->len, ==, 3);
-    /* ranks 0 and 1 from the names, the nameless one gets the next free */
+    g_assert_cmpuint (trace->ranks->len, ==, 4);
+    /* ranks 0 and 1 from the names, 7 from distributedInfo, the nameless
+     * one gets the lowest free number */
     g_assert_cmpint (weft_trace_rank (trace, 2)->rank, ==, 2);
     g_assert_cmpint (weft_trace_rank (trace, 2)->rank_source, ==, WEFT_RANK_FROM_ORDER);
     g_assert_true (g_str_has_suffix (weft_trace_rank (trace, 2)->path, "host_77.123.pt.trace.json"));
+    g_assert_cmpint (weft_trace_rank (trace, 3)->rank, ==, 7);
+    g_assert_true (g_str_has_suffix (weft_trace_rank (trace, 3)->path, "step5.json.gz"));
   }
 }
 
