@@ -1051,6 +1051,13 @@ anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
   WeftRank *rank = weft_trace_rank (c->trace, r);
   guint32 lane = clane (c, r);
   guint p0 = pos_of (c, r, b->first), p1 = pos_of (c, r, b->last);
+  if (p0 > p1)
+    {
+      /* ops reordered by an earlier edit: take the span between them */
+      guint x = p0;
+      p0 = p1;
+      p1 = x;
+    }
   g_autoptr (GArray) gemms = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint first_attn_i = G_MAXUINT, last_attn_i = G_MAXUINT, last_norm_before_attn = G_MAXUINT;
 
@@ -1077,6 +1084,13 @@ anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
       if ((ev->kclass == WEFT_KCLASS_NORM || ev->kclass == WEFT_KCLASS_REDUCTION) && first_attn_i == G_MAXUINT)
         last_norm_before_attn = a->ops->len;
       g_array_append_val (a->ops, e);
+    }
+  if (a->ops->len == 0)
+    {
+      /* only inserted ops between them: the block's own ends */
+      g_array_append_val (a->ops, b->first);
+      if (b->last != b->first)
+        g_array_append_val (a->ops, b->last);
     }
   if (first_attn_i != G_MAXUINT)
     {
@@ -1207,7 +1221,7 @@ apply_fsdp_phase (Ctx *c, guint g, WeftBlockPhase phase, GError **error)
                          mem, error))
             return FALSE;
           FOR_GROUP (c, g, k, r)
-            if (!ins_wait (c, r, mem[k], first[k], COPY_OUT_KERNEL, WEFT_KCLASS_COPY, copy_ns (c, bytes / c->d * c->d),
+            if (!ins_wait (c, r, mem[k], first[k], COPY_OUT_KERNEL, WEFT_KCLASS_COPY, copy_ns (c, bytes),
                            error))
               return FALSE;
         }
@@ -1597,7 +1611,7 @@ weft_apply_replicate (WeftTrace *trace, int n_ranks, GError **error)
   out = weft_trace_new ();
   for (int r = 0; r < n_ranks; r++)
     {
-      g_autofree char *name = g_strdup_printf ("replica/rank%d_trace.json", r);
+      g_autofree char *name = g_strdup_printf ("%s [copy for rank %d]", weft_trace_rank (trace, 0)->path, r);
       WeftRank *rank = weft_rank_load_buffer (name, text, len, NULL, error);
       if (rank == NULL)
         return NULL;
