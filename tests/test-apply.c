@@ -782,6 +782,59 @@ test_apply_refused (void)
   }
 }
 
+/* Two strategies on one session (FSDP, then TP on the same ranks: FSDP +
+ * TP with 2 groups of 2), after a user edit that reordered a block's ops:
+ * the second Apply finds the same blocks (ops created by the first are
+ * not the profile's), each Apply is one undo entry. */
+static void
+test_apply_twice (void)
+{
+  WeftTrace *t = single_rank_profile (2);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) s = NULL;
+  g_autoptr (WeftBlocks) bl = NULL;
+  WeftApplyParams p;
+  WeftApplyReport r1, r2;
+  WeftMetrics m;
+
+  weft_apply_params_init (&p);
+  p.degree = 4;
+  p.strip_collectives = TRUE;
+  s = weft_apply_to_trace (t, &p, &r1, &error);
+  g_assert_no_error (error);
+  /* a user edit: the first op of forward block 0 moves to the block's end (rank 0) */
+  bl = weft_apply_find_blocks (weft_edit_session_get_trace (s), 0, &error);
+  g_assert_no_error (error);
+  {
+    WeftSolver *solver = weft_edit_session_get_solver (s);
+    const WeftBlock *b0 = &g_array_index (bl->blocks, WeftBlock, 0);
+    WeftOpRef op = { 0, b0->first };
+    g_assert_true (weft_edit_reorder (s, op, weft_solver_op_position (solver, 0, b0->last), &error));
+    g_assert_no_error (error);
+  }
+  p.strategy = WEFT_APPLY_TP;
+  p.degree = 2;
+  p.strip_collectives = FALSE;
+  g_assert_true (weft_apply_strategy (s, &p, &r2, &error));
+  g_assert_no_error (error);
+  log_report ("fsdp then tp", &r2);
+  g_assert_cmpuint (r2.n_forward, ==, r1.n_forward);
+  g_assert_cmpuint (r2.n_backward, ==, r1.n_backward);
+  g_assert_cmpuint (r2.n_groups, ==, 2);
+  g_assert_cmpuint (r2.n_collectives, ==, 2 * (2 + 2) * 2);
+  g_assert_cmpint (r2.before.comm, ==, r1.after.comm);
+  g_assert_cmpint (r2.after.step_time, >, r2.before.step_time);
+  /* undo the TP Apply, the reorder and the FSDP Apply: three entries */
+  for (int k = 0; k < 3; k++)
+    {
+      g_assert_true (weft_edit_session_undo (s, &error));
+      g_assert_no_error (error);
+    }
+  g_assert_false (weft_edit_session_can_undo (s));
+  g_assert_true (weft_edit_session_metrics (s, &m, NULL));
+  g_assert_cmpint (m.step_time, ==, r1.original.step_time);
+}
+
 /* Real traces Apply cannot use: a forward-only profile for DDP, a CPU-only
  * trace; weft_apply_to_trace() frees the trace it took (LeakSanitizer). */
 static void
@@ -895,5 +948,6 @@ main (int argc, char **argv)
   g_test_add_func ("/apply/refused", test_apply_refused);
   g_test_add_func ("/apply/palette", test_palette);
   g_test_add_func ("/apply/refused-real", test_apply_refused_real);
+  g_test_add_func ("/apply/twice", test_apply_twice);
   return g_test_run ();
 }

@@ -165,7 +165,9 @@ lane_ops_init (LaneOps *lo, WeftRank *rank, guint32 lane)
       guint32 e = g_array_index (l->events, guint32, i);
       WeftEvent *ev = weft_rank_event (rank, e);
       gint64 t;
-      if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || ev->kclass == WEFT_KCLASS_COMM)
+      /* the profile's own ops: not ones an edit (an earlier Apply) created */
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & (WEFT_EVENT_DELETED | WEFT_EVENT_CREATED)) ||
+          ev->kclass == WEFT_KCLASS_COMM)
         continue;
       t = ev->link != WEFT_NONE && ev->link < rank->events->len ? weft_rank_event (rank, ev->link)->ts : ev->ts;
       g_array_append_val (lo->ops, e);
@@ -1045,45 +1047,70 @@ typedef struct
   GArray *ops;        /* guint32 events */
 } Anchors;
 
+typedef struct
+{
+  Ctx  *c;
+  guint r;
+} PosCmp;
+
+static gint
+cmp_pos (gconstpointer x, gconstpointer y, gpointer data)
+{
+  PosCmp *pc = data;
+  guint a = pos_of (pc->c, pc->r, *(const guint32 *) x), b = pos_of (pc->c, pc->r, *(const guint32 *) y);
+  return (a > b) - (a < b);
+}
+
+/* The block's own ops (the profile's, from first to last in the order it
+ * was recorded: the model lane, whose times edits do not change) in their
+ * stream order now (an edit may have reordered them), and the anchors. */
 static void
 anchors_init (Ctx *c, guint r, const WeftBlock *b, Anchors *a)
 {
   WeftRank *rank = weft_trace_rank (c->trace, r);
-  guint32 lane = clane (c, r);
-  guint p0 = pos_of (c, r, b->first), p1 = pos_of (c, r, b->last);
-  if (p0 > p1)
-    {
-      /* ops reordered by an earlier edit: take the span between them */
-      guint x = p0;
-      p0 = p1;
-      p1 = x;
-    }
+  WeftLane *ml = weft_rank_lane (rank, clane (c, r));
   g_autoptr (GArray) gemms = g_array_new (FALSE, FALSE, sizeof (guint32));
   guint first_attn_i = G_MAXUINT, last_attn_i = G_MAXUINT, last_norm_before_attn = G_MAXUINT;
+  gboolean in = FALSE;
+  PosCmp pc = { c, r };
 
   memset (a, 0, sizeof *a);
   a->ops = g_array_new (FALSE, FALSE, sizeof (guint32));
   a->first = b->first;
   a->last = b->last;
   a->attn = a->after_attn = a->last_attn = a->mid = WEFT_NONE;
-  for (guint p = p0; p <= p1; p++)
+  for (guint i = 0; i < ml->events->len; i++)
     {
-      guint32 e = lane_op (c, r, lane, p);
+      guint32 e = g_array_index (ml->events, guint32, i);
       WeftEvent *ev = weft_rank_event (rank, e);
-      if (ev->kclass == WEFT_KCLASS_COMM || (ev->flags & WEFT_EVENT_CREATED))
-        continue;
+      if (e == b->first)
+        in = TRUE;
+      if (in && (ev->flags & WEFT_EVENT_GPU_OP) && !(ev->flags & (WEFT_EVENT_CREATED | WEFT_EVENT_DELETED)) &&
+          ev->kclass != WEFT_KCLASS_COMM && weft_solver_is_node (c->solver, r, e))
+        g_array_append_val (a->ops, e);
+      if (e == b->last)
+        break;
+    }
+  g_array_sort_with_data (a->ops, cmp_pos, &pc);
+  if (a->ops->len > 0)
+    {
+      a->first = g_array_index (a->ops, guint32, 0);
+      a->last = g_array_index (a->ops, guint32, a->ops->len - 1);
+    }
+  for (guint i = 0; i < a->ops->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, g_array_index (a->ops, guint32, i));
       if (ev->kclass == WEFT_KCLASS_ATTENTION)
         {
           if (first_attn_i == G_MAXUINT)
-            first_attn_i = a->ops->len;
-          last_attn_i = a->ops->len;
+            first_attn_i = i;
+          last_attn_i = i;
         }
       if (ev->kclass == WEFT_KCLASS_GEMM)
-        g_array_append_val (gemms, a->ops->len);
+        g_array_append_val (gemms, i);
       /* norm backward kernels are reductions (Inductor's ..._pow_sum) */
       if ((ev->kclass == WEFT_KCLASS_NORM || ev->kclass == WEFT_KCLASS_REDUCTION) && first_attn_i == G_MAXUINT)
-        last_norm_before_attn = a->ops->len;
-      g_array_append_val (a->ops, e);
+        last_norm_before_attn = i;
     }
   if (a->ops->len == 0)
     {
