@@ -765,6 +765,34 @@ test_real_recompressed (void)
 
 /* A chunk boundary can fall anywhere: an event bigger than the scanner's
  * chunk, split strings and numbers. */
+/* Args nested as deep as the loader accepts (200 levels here, under the
+ * default limit of 256) can still be parsed lazily later. */
+static void
+test_deep_args_parse (void)
+{
+  GString *s = g_string_new ("{\"traceEvents\":[{\"ph\":\"X\",\"pid\":0,\"tid\":1,\"ts\":1,\"dur\":1,\"args\":");
+  g_autoptr (WeftRank) rank = NULL;
+  json_object *args, *cur;
+  int depth = 0;
+
+  for (int i = 0; i < 200; i++)
+    g_string_append (s, "{\"a\":");
+  g_string_append (s, "1");
+  for (int i = 0; i < 200; i++)
+    g_string_append_c (s, '}');
+  g_string_append (s, "}]}");
+  rank = load_text (s->str);
+  g_assert_cmpuint (rank->events->len, ==, 1);
+  args = weft_event_parse_args (rank, weft_rank_event (rank, 0));
+  g_assert_nonnull (args);
+  for (cur = args; json_object_is_type (cur, json_type_object); depth++)
+    g_assert_true (json_object_object_get_ex (cur, "a", &cur));
+  g_assert_cmpint (depth, ==, 200);
+  g_assert_cmpint (json_object_get_int (cur), ==, 1);
+  json_object_put (args);
+  g_string_free (s, TRUE);
+}
+
 static void
 test_large_event (void)
 {
@@ -850,6 +878,7 @@ main (int argc, char **argv)
   g_test_add_func ("/load/find-folder-layouts", test_find_folder_layouts);
   g_test_add_func ("/load/compressed-by-magic", test_compressed_by_magic);
   g_test_add_func ("/load/large-event", test_large_event);
+  g_test_add_func ("/load/deep-args-parse", test_deep_args_parse);
   g_test_add_func ("/load/chunking", test_chunking);
   g_test_add_func ("/load/real-recompressed", test_real_recompressed);
   g_test_add_func ("/load/dlrm-eight-ranks", test_dlrm_eight_ranks);

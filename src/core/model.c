@@ -218,6 +218,8 @@ weft_trace_find_rank (WeftTrace *trace, int rank_number)
 
 /* ---- args ------------------------------------------------------------------- */
 
+#define WEFT_EVENT_PARSE_MAX_DEPTH 4096
+
 json_object *
 weft_event_parse (const WeftRank *rank, const WeftEvent *ev)
 {
@@ -227,7 +229,10 @@ weft_event_parse (const WeftRank *rank, const WeftEvent *ev)
   (void) rank;
   if (ev->text == NULL || ev->text_len == 0)
     return NULL;
-  tok = json_tokener_new_ex (64);
+  /* The loader already validated the text under its own nesting limit
+   * (default 256, settable): json-c's tokener keeps an explicit stack, so a
+   * generous depth costs nothing for ordinary events. */
+  tok = json_tokener_new_ex (WEFT_EVENT_PARSE_MAX_DEPTH);
   obj = json_tokener_parse_ex (tok, ev->text, (int) ev->text_len);
   json_tokener_free (tok);
   return obj;
