@@ -5,14 +5,17 @@
  *    (a) layer annotations: CPU spans (python_function / user_annotation /
  *        cpu_op) whose name, digits replaced by '#', contains "block",
  *        "layer", "decoder" or "encoder" and a '#' ("nn.Module:
- *        TransformerBlock_#", "layers.#"); the most frequent such name
- *        (>= 1 span) gives the forward blocks; the same with "backward"
- *        in it gives the backward blocks. A block is the compute-lane ops
- *        whose CPU launch lies inside the span.
+ *        TransformerBlock_#", "layers.#"); the name whose spans cover
+ *        the most compute ops (the outermost module) gives the forward
+ *        blocks; the same with "backward" in it the backward blocks. A
+ *        block is the compute-lane ops whose CPU launch lies inside the
+ *        span. Without backward names, the pattern search (c) over the ops
+ *        after the forward supplies as many backward blocks.
  *    (b) FSDP units: FSDP::pre_forward .. the next FSDP::post_forward
  *        (backward: FSDP::pre_backward .. FSDP::post_backward*); the units
- *        whose kernel-name sequence is the most frequent one (>= 2) are the
- *        blocks (the embedding and output units differ).
+ *        like the most frequent kernel-name sequence (>= 2; the same GEMM
+ *        and attention count, +-10 % ops) are the blocks (the embedding and
+ *        output units differ).
  *    (c) the kernel pattern: the compute lane's kernel-name sequence s;
  *        for every period p the longest run of s[i] == s[i+p] gives
  *        k = (run + p) / p repetitions from the run's start; the period
