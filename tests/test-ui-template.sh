@@ -14,7 +14,10 @@
 #  4. Create (Alt+R) opens the previewed step in the window as a new,
 #     unsaved trace: 4 rank groups, solved metrics equal to the preview's,
 #     no file behind it, not modified; the dialog is gone;
-#  5. Ctrl+Shift+N on a window that shows a trace opens the next step in a
+#  5. Apply a Strategy (Ctrl+Shift+A) on that trace: blocks found (4 + 4),
+#     a degree that does not divide the ranks refused inline, TP x 2 applied
+#     (one undo entry, longer step in the window), one Ctrl+Z undoes it;
+#  6. Ctrl+Shift+N on a window that shows a trace opens the next step in a
 #     new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...).
 #
 # Skips (77) without a display, xdotool, python3 or the binary.
@@ -143,7 +146,35 @@ case "$(q "$STATE" 'd["title"]')" in "fsdp-llama3-8b-4ranks (new) — Weft") ;; 
 [ "$(q "$STATE" "d['metrics']['baseline_step_time'] == d['metrics']['step_time']")" = 1 ] || fail "a new trace has no edits yet"
 ok "Create: '$(q "$STATE" 'd["title"]')', $(q "$STATE" 'd["n_groups"]') rank groups, step $(q "$STATE" 'd["metrics"]["step_time"]') ns (preview $STEP4, exposed $EXP4)"
 
-# ---- 5. from a window with a trace: a new window --------------------------------------------
+# ---- 5. Apply TP (degree 2) to the open trace, then undo it ----------------------------------
+ASTATE=$STATE.apply.json
+focus "$WID"
+xdotool key ctrl+shift+a
+AWID=$(window_id "^Apply a Strategy$")
+wait_for "$ASTATE" 'd["open"] and d["valid"] and d["planned"] > 0' "the Apply dialog (FSDP, degree 4)"
+case "$(q "$ASTATE" 'd["blocks"]')" in *"4 forward + 4 backward"*) ;; *) fail "blocks of the composed 4-layer step: $(q "$ASTATE" 'd["blocks"]')" ;; esac
+focus "$AWID"
+xdotool key alt+g ctrl+a
+xdotool type 3
+xdotool key Tab
+wait_for "$ASTATE" 'not d["valid"] and not d["apply_sensitive"] and "divide" in (d["error"] or "")' "degree 3 on 4 ranks is refused inline"
+ok "Apply: $(q "$ASTATE" 'd["blocks"]'); degree 3: $(q "$ASTATE" 'd["error"]')"
+xdotool key alt+t alt+g ctrl+a
+xdotool type 2
+xdotool key Tab
+wait_for "$ASTATE" 'd["valid"] and d["apply_sensitive"] and d["planned"] > 0' "TP degree 2 is valid"
+xdotool key alt+a
+wait_for "$ASTATE" 'd["applied"] == 1 and d["report"]["n_collectives"] > 0 and not d["apply_sensitive"]' "TP applied"
+wait_for "$STATE" "d['can_undo'] and d['modified'] and d['metrics']['step_time'] > $STEP4" "the window shows the applied TP (longer step)"
+ok "Apply TP x2: $(q "$ASTATE" 'd["report"]["n_collectives"]') collective instances in $(q "$ASTATE" 'd["report"]["n_groups"]') groups, step $(q "$ASTATE" 'd["report"]["step_before"]') -> $(q "$ASTATE" 'd["report"]["step_after"]') ns (window: $(q "$STATE" 'd["metrics"]["step_time"]'))"
+xdotool key Escape
+wait_for "$ASTATE" 'not d["open"]' "Escape closes the Apply dialog"
+focus "$WID"
+xdotool key ctrl+z
+wait_for "$STATE" "not d['can_undo'] and d['metrics']['step_time'] == $STEP4" "one undo removes the whole Apply"
+ok "Ctrl+Z: back to the composed step ($STEP4 ns)"
+
+# ---- 6. from a window with a trace: a new window --------------------------------------------
 WID=$(window_id "fsdp-llama3-8b-4ranks")
 focus "$WID"
 xdotool key ctrl+shift+n

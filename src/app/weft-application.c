@@ -238,6 +238,7 @@ weft_application_startup (GApplication *app)
     { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
     { "win.save", { "<Control>s", NULL } },
     { "win.new-from-template", { "<Control><Shift>n", NULL } },
+    { "win.apply-strategy", { "<Control><Shift>a", NULL } },
     { "win.side-page::inspector", { "<Control>1", NULL } },
     { "win.side-page::palette", { "<Control>2", NULL } },
     { "win.save-as", { "<Control><Shift>s", NULL } },

@@ -31,6 +31,7 @@
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
 #include "weft-rank-breakdown.h"
+#include "weft-apply-dialog.h"
 #include "weft-template-dialog.h"
 #include "weft-timeline-view.h"
 #include "weft-window.h"
@@ -278,6 +279,7 @@ update_actions (WeftWindow *self)
   ENABLE ("save", self->session != NULL && !loading);
   ENABLE ("save-as", self->session != NULL && !loading);
   ENABLE ("scale", self->session != NULL && !loading);
+  ENABLE ("apply-strategy", self->session != NULL && !loading);
   ENABLE ("align-clocks", has_trace && !loading);
   ENABLE ("toggle-inspector", has_trace);
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
@@ -882,7 +884,9 @@ autosave_cb (gpointer data)
   WeftWindow *self = data;
   g_autoptr (GError) error = NULL;
 
-  if (self->session != NULL && !weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)) &&
+  /* an in-memory trace (New from Template) has no file to recover against */
+  if (self->session != NULL && weft_edit_session_get_source_path (self->session) != NULL &&
+      !weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)) &&
       !weft_edit_session_autosave (self->session, &error))
     g_warning ("autosave: %s", error->message);
   return G_SOURCE_CONTINUE;
@@ -1691,6 +1695,19 @@ template_created_cb (WeftTemplateDialog *dialog, gpointer session, const char *n
 }
 
 static void
+apply_strategy_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
+{
+  WeftWindow *self = WEFT_WINDOW (user_data);
+  GtkWidget *dialog;
+
+  if (self->session == NULL || weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view)))
+    return;
+  dialog = weft_apply_dialog_new (GTK_WINDOW (self), self->session);
+  g_signal_connect_object (dialog, "created", G_CALLBACK (template_created_cb), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
 new_from_template_activated (GSimpleAction *action, GVariant *param, gpointer user_data)
 {
   WeftWindow *self = WEFT_WINDOW (user_data);
@@ -2237,6 +2254,7 @@ build_main_menu (void)
   g_menu_append (files, "Reload", "win.reload");
   g_menu_append (files, "Save As…", "win.save-as");
   g_menu_append (edit, "Scale Durations…", "win.scale");
+  g_menu_append (edit, "Apply a Strategy…", "win.apply-strategy");
   g_menu_append (export, "Export View as PNG…", "win.export::png");
   g_menu_append (export, "Export View as SVG…", "win.export::svg");
   g_menu_append (export, "Export View as PDF…", "win.export::pdf");
@@ -2357,6 +2375,7 @@ weft_window_init (WeftWindow *self)
     { "side-page", side_page_activated, "s", NULL, NULL },
     { "align-clocks", NULL, NULL, "true", align_clocks_changed },
     { "new-from-template", new_from_template_activated, NULL, NULL, NULL },
+    { "apply-strategy", apply_strategy_activated, NULL, NULL, NULL },
   };
   GtkWidget *open_box, *open, *menu_button;
   GtkDropTarget *drop;
