@@ -153,6 +153,54 @@ test_blocks_nested_names (void)
     }
 }
 
+/* A profile window that caught only the backward (no module names): the
+ * kernel pattern finds one repeated region, and the "## backward ##" span
+ * its ops were launched in says it is backward. Hand-written Kineto text
+ * through the real loader. */
+static void
+test_blocks_backward_span (void)
+{
+  GString *j = g_string_new ("{\"traceEvents\": [\n");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) t = weft_trace_new ();
+  g_autoptr (WeftBlocks) bl = NULL;
+  WeftRank *rank;
+  gint64 ts = 1000, gpu = 1500;
+  int corr = 1;
+  const char *kernels[] = { "sm90_xmma_gemm_dgrad", "sm90_xmma_gemm_wgrad", "triton_red_fused_sum_0",
+                            "vectorized_elementwise_kernel" };
+  g_string_append (j, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"## backward ##\", "
+                      "\"pid\": 1, \"tid\": 1, \"ts\": 900, \"dur\": 2000},\n");
+  for (int layer = 0; layer < 3; layer++)
+    for (guint k = 0; k < G_N_ELEMENTS (kernels); k++, corr++)
+      {
+        g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", "
+                                   "\"pid\": 1, \"tid\": 1, \"ts\": %" G_GINT64_FORMAT ", \"dur\": 4, "
+                                   "\"args\": {\"correlation\": %d}},\n", ts, corr);
+        g_string_append_printf (j, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, "
+                                   "\"tid\": 7, \"ts\": %" G_GINT64_FORMAT ", \"dur\": 50, \"args\": "
+                                   "{\"correlation\": %d, \"stream\": 7, \"device\": 0}},\n",
+                                kernels[k], gpu, corr);
+        ts += 10;
+        gpu += 60;
+      }
+  g_string_append (j, "{\"ph\": \"X\", \"cat\": \"python_function\", \"name\": \"train_step\", \"pid\": 1, "
+                      "\"tid\": 1, \"ts\": 1, \"dur\": 1}\n]}\n");
+  rank = weft_rank_load_buffer ("backward-only/rank0_trace.json", j->str, j->len, NULL, &error);
+  g_string_free (j, TRUE);
+  g_assert_no_error (error);
+  weft_trace_add_rank (t, rank);
+  weft_trace_index_across_ranks (t);
+  bl = weft_apply_find_blocks (t, 0, &error);
+  g_assert_no_error (error);
+  print_blocks ("backward only", t, bl);
+  g_assert_cmpint (bl->source, ==, WEFT_BLOCKS_PATTERN);
+  g_assert_cmpuint (bl->n_forward, ==, 0);
+  g_assert_cmpuint (bl->n_backward, ==, 3);
+  g_assert_true (bl->phases_known);
+  g_assert_cmpuint (bl->period, ==, G_N_ELEMENTS (kernels));
+}
+
 /* The pattern method alone on composed samples finds the layers too. */
 static void
 test_blocks_pattern_samples (void)
@@ -938,6 +986,7 @@ main (int argc, char **argv)
   g_test_add_func ("/apply/blocks/pattern-samples", test_blocks_pattern_samples);
   g_test_add_func ("/apply/blocks/real", test_blocks_real);
   g_test_add_func ("/apply/blocks/nested-names", test_blocks_nested_names);
+  g_test_add_func ("/apply/blocks/backward-span", test_blocks_backward_span);
   g_test_add_func ("/apply/fsdp", test_apply_fsdp);
   g_test_add_func ("/apply/fsdp-no-prefetch", test_apply_fsdp_no_prefetch);
   g_test_add_func ("/apply/fsdp-replay", test_apply_fsdp_replay);

@@ -24,6 +24,10 @@
  *        coverage is kept (so 2p, 3p... do not win). The search is run
  *        again on the ops before and after that region: two regions are
  *        forward (earlier) and backward (later).
+ *    Pattern blocks: a block with a kernel named *bwd* / *backward*, or
+ *    with most of its ops launched inside CPU spans named *backward*
+ *    ("## backward ##", autograd::engine::evaluate_function), is backward
+ *    (the region order is only a guess).
  *    When no backward blocks are found (forward-only profile, or one
  *    repeated region), every block is taken as forward and phases_known is
  *    FALSE: strategies that communicate only in backward (DDP) refuse.
@@ -617,6 +621,83 @@ weft_apply_find_blocks (WeftTrace *trace, guint rank_index, GError **error)
   return weft_apply_find_blocks_by (trace, rank_index, WEFT_BLOCKS_NONE, error);
 }
 
+/* Evidence that ops run in backward: CPU spans naming it ("## backward ##",
+ * "autograd::engine::evaluate_function: ...", "...Backward...") as a
+ * merged, sorted list of intervals; kernel names with "bwd" / "backward". */
+static gint
+cmp_span (gconstpointer a, gconstpointer b)
+{
+  const WeftTimeSpan *x = a, *y = b;
+  return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+static GArray *
+backward_intervals (WeftRank *rank)
+{
+  GArray *iv = g_array_new (FALSE, FALSE, sizeof (WeftTimeSpan));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftTimeSpan));
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      WeftTimeSpan sp;
+      if (ev->ph != WEFT_PH_X || ev->dur <= 0 || (ev->flags & WEFT_EVENT_DELETED) ||
+          (ev->category != WEFT_CAT_PYTHON_FUNCTION && ev->category != WEFT_CAT_USER_ANNOTATION &&
+           ev->category != WEFT_CAT_CPU_OP) ||
+          !contains_ci (weft_rank_string (rank, ev->name), "backward"))
+        continue;
+      sp.begin = ev->ts;
+      sp.end = weft_event_end (ev);
+      g_array_append_val (iv, sp);
+    }
+  g_array_sort (iv, cmp_span);
+  for (guint i = 0; i < iv->len; i++)
+    {
+      WeftTimeSpan sp = g_array_index (iv, WeftTimeSpan, i);
+      if (out->len > 0 && sp.begin <= g_array_index (out, WeftTimeSpan, out->len - 1).end)
+        {
+          WeftTimeSpan *last = &g_array_index (out, WeftTimeSpan, out->len - 1);
+          last->end = MAX (last->end, sp.end);
+        }
+      else
+        g_array_append_val (out, sp);
+    }
+  g_array_free (iv, TRUE);
+  return out;
+}
+
+static gboolean
+in_intervals (GArray *iv, gint64 t)
+{
+  guint lo = 0, hi = iv->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (g_array_index (iv, WeftTimeSpan, mid).end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < iv->len && g_array_index (iv, WeftTimeSpan, lo).begin <= t;
+}
+
+/* More than half of the block's ops launched inside backward spans, or a
+ * kernel named as backward in it. */
+static gboolean
+block_looks_backward (const LaneOps *lo, GArray *iv, const WeftBlock *b)
+{
+  guint first = op_index_of (lo, b->first), last = op_index_of (lo, b->last);
+  guint in = 0, n = 0;
+  for (guint i = first; i <= last && i < lo->ops->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (lo->rank, op_at (lo, i));
+      if (is_backward_name (weft_rank_string (lo->rank, ev->name)))
+        return TRUE;
+      in += in_intervals (iv, g_array_index (lo->launch, gint64, i));
+      n++;
+    }
+  return n > 0 && in * 2 > n;
+}
+
 WeftBlocks *
 weft_apply_find_blocks_by (WeftTrace *trace, guint rank_index, WeftBlockSource method, GError **error)
 {
@@ -673,6 +754,20 @@ weft_apply_find_blocks_by (WeftTrace *trace, guint rank_index, WeftBlockSource m
                 g_array_set_size (bl->blocks, before);
             }
         }
+    }
+  if (found && bl->source == WEFT_BLOCKS_PATTERN)
+    {
+      /* the order of the repeated regions is a guess: where the profile
+       * says which ops run in backward (backward spans, backward kernel
+       * names), that decides */
+      g_autoptr (GArray) iv = backward_intervals (rank);
+      g_autofree gboolean *bw = g_new0 (gboolean, MAX (bl->blocks->len, 1));
+      guint n_bw = 0;
+      for (guint i = 0; i < bl->blocks->len; i++)
+        n_bw += bw[i] = block_looks_backward (&lo, iv, &g_array_index (bl->blocks, WeftBlock, i));
+      if (n_bw > 0)
+        for (guint i = 0; i < bl->blocks->len; i++)
+          g_array_index (bl->blocks, WeftBlock, i).phase = bw[i] ? WEFT_BLOCK_BACKWARD : WEFT_BLOCK_FORWARD;
     }
   lane_ops_clear (&lo);
   if (!found || bl->blocks->len == 0)
