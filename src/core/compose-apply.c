@@ -24,10 +24,12 @@
  *        coverage is kept (so 2p, 3p... do not win). The search is run
  *        again on the ops before and after that region: two regions are
  *        forward (earlier) and backward (later).
- *    Pattern blocks: a block with a kernel named *bwd* / *backward*, or
- *    with most of its ops launched inside CPU spans named *backward*
- *    ("## backward ##", autograd::engine::evaluate_function), is backward
- *    (the region order is only a guess).
+ *    Pattern blocks: when every block has >= 80 % or <= 20 % of its ops
+ *    in backward (launched inside CPU spans named *backward*: "##
+ *    backward ##", autograd::engine::evaluate_function; or a kernel named
+ *    *bwd* / *backward*) and some have >= 80 %, that decides the phases
+ *    (the region order is only a guess); blocks that mix both (whole
+ *    iterations) leave them as they are.
  *    When no backward blocks are found (forward-only profile, or one
  *    repeated region), every block is taken as forward and phases_known is
  *    FALSE: strategies that communicate only in backward (DDP) refuse.
@@ -680,22 +682,21 @@ in_intervals (GArray *iv, gint64 t)
   return lo < iv->len && g_array_index (iv, WeftTimeSpan, lo).begin <= t;
 }
 
-/* More than half of the block's ops launched inside backward spans, or a
- * kernel named as backward in it. */
-static gboolean
-block_looks_backward (const LaneOps *lo, GArray *iv, const WeftBlock *b)
+/* Share of the block's ops that run in backward: launched inside backward
+ * spans or named as backward kernels (in percent). */
+static guint
+block_backward_pct (const LaneOps *lo, GArray *iv, const WeftBlock *b)
 {
   guint first = op_index_of (lo, b->first), last = op_index_of (lo, b->last);
   guint in = 0, n = 0;
   for (guint i = first; i <= last && i < lo->ops->len; i++)
     {
       WeftEvent *ev = weft_rank_event (lo->rank, op_at (lo, i));
-      if (is_backward_name (weft_rank_string (lo->rank, ev->name)))
-        return TRUE;
-      in += in_intervals (iv, g_array_index (lo->launch, gint64, i));
+      in += is_backward_name (weft_rank_string (lo->rank, ev->name)) ||
+            in_intervals (iv, g_array_index (lo->launch, gint64, i));
       n++;
     }
-  return n > 0 && in * 2 > n;
+  return n > 0 ? in * 100 / n : 0;
 }
 
 WeftBlocks *
@@ -761,13 +762,18 @@ weft_apply_find_blocks_by (WeftTrace *trace, guint rank_index, WeftBlockSource m
        * says which ops run in backward (backward spans, backward kernel
        * names), that decides */
       g_autoptr (GArray) iv = backward_intervals (rank);
-      g_autofree gboolean *bw = g_new0 (gboolean, MAX (bl->blocks->len, 1));
-      guint n_bw = 0;
+      g_autofree guint *pct = g_new0 (guint, MAX (bl->blocks->len, 1));
+      gboolean clear = TRUE, any_bw = FALSE;
       for (guint i = 0; i < bl->blocks->len; i++)
-        n_bw += bw[i] = block_looks_backward (&lo, iv, &g_array_index (bl->blocks, WeftBlock, i));
-      if (n_bw > 0)
+        {
+          pct[i] = block_backward_pct (&lo, iv, &g_array_index (bl->blocks, WeftBlock, i));
+          /* a block that mixes both (a whole iteration) says nothing */
+          clear = clear && (pct[i] >= 80 || pct[i] <= 20);
+          any_bw = any_bw || pct[i] >= 80;
+        }
+      if (clear && any_bw)
         for (guint i = 0; i < bl->blocks->len; i++)
-          g_array_index (bl->blocks, WeftBlock, i).phase = bw[i] ? WEFT_BLOCK_BACKWARD : WEFT_BLOCK_FORWARD;
+          g_array_index (bl->blocks, WeftBlock, i).phase = pct[i] >= 80 ? WEFT_BLOCK_BACKWARD : WEFT_BLOCK_FORWARD;
     }
   lane_ops_clear (&lo);
   if (!found || bl->blocks->len == 0)
