@@ -16,7 +16,9 @@
 #     no file behind it, not modified; the dialog is gone;
 #  5. Apply a Strategy (Ctrl+Shift+A) on that trace: blocks found (4 + 4),
 #     a degree that does not divide the ranks refused inline, TP x 2 applied
-#     (one undo entry, longer step in the window), one Ctrl+Z undoes it;
+#     (one undo entry, longer step in the window), one Ctrl+Z undoes it; the
+#     palette's Strategies section: a strategy's collective dragged onto a
+#     GPU lane is inserted (then undone);
 #  6. Ctrl+Shift+N on a window that shows a trace opens the next step in a
 #     new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...).
 #
@@ -173,6 +175,32 @@ focus "$WID"
 xdotool key ctrl+z
 wait_for "$STATE" "not d['can_undo'] and d['metrics']['step_time'] == $STEP4" "one undo removes the whole Apply"
 ok "Ctrl+Z: back to the composed step ($STEP4 ns)"
+
+# the palette's Strategies section: drag the first strategy collective onto a lane
+xdotool key ctrl+2
+wait_for "$STATE" 'd["side_page"] == "palette" and len(d.get("palette_items", [])) > 0' "Ctrl+2 shows the palette"
+xdotool mousemove --window "$WID" "$(q "$STATE" 'd["palette_items"][0]["x"] + 40')" "$(q "$STATE" 'd["palette_items"][0]["y"] + 5')"
+for _ in $(seq 1 80); do xdotool click 5; done
+sleep 0.3
+xdotool key ctrl+2   # the state again, with the scrolled palette
+wait_for "$STATE" "'palette_strategy_item' in d and d['body']['y'] < d['palette_strategy_item']['y'] < d['body']['y'] + d['body']['h'] - 20" \
+  "the Strategies section scrolled into view"
+PX=$(q "$STATE" 'd["palette_strategy_item"]["x"] + 40'); PY=$(q "$STATE" 'd["palette_strategy_item"]["y"] + d["palette_strategy_item"]["h"] // 2')
+TY=$(q "$STATE" "[r for r in d['rows'] if r.get('stream') == 7 and r['rank'] == 1][0]['y'] + 8")
+TX=$(q "$STATE" 'd["body"]["x"] + d["body"]["w"] // 2')
+E0=$(q "$STATE" 'd["edits"]')
+xdotool mousemove --window "$WID" "$PX" "$PY" mousedown 1
+for i in 1 2 3 4 5 6 7 8 9 10; do
+  xdotool mousemove --window "$WID" $((PX + (TX - PX) * i / 10)) $((PY + (TY - PY) * i / 10))
+  sleep 0.03
+done
+sleep 0.2
+xdotool mouseup 1
+wait_for "$STATE" "d['edits'] == $E0 + 1 and d['last_edit']['op'] == 'insert_collective' and len(d['last_edit']['ranks']) == 4 and d['selection'] is not None and d['selection']['stream'] == 7" \
+  "the strategy collective is inserted (on every rank of its group)"
+ok "palette Strategies: dropped '$(q "$STATE" 'd["palette_strategy_item"]["payload"]')' on rank 1 stream 7: $(q "$STATE" 'd["selection"]["name"][:50]')"
+xdotool key ctrl+z
+wait_for "$STATE" "not d['can_undo'] and d['metrics']['step_time'] == $STEP4" "undo of the insert"
 
 # ---- 6. from a window with a trace: a new window --------------------------------------------
 WID=$(window_id "fsdp-llama3-8b-4ranks")

@@ -247,10 +247,10 @@ show_report (WeftApplyDialog *self)
   g_autofree char *e0 = weft_format_duration (r->before.exposed_comm);
   g_autofree char *e1 = weft_format_duration (r->after.exposed_comm);
   g_autofree char *text =
-    g_strdup_printf ("Applied: %u collective instances in %u groups over %u ranks (%u forward + %u backward blocks%s%s).\n"
+    g_strdup_printf ("Applied: %u collective instances in %u group%s over %u ranks (%u forward + %u backward blocks%s%s).\n"
                      "Step %s → %s · overlap %.1f %% → %.1f %% · exposed communication %s → %s.\n"
                      "Undo (Ctrl+Z in the window) removes it all.",
-                     r->n_collectives, r->n_groups, r->n_ranks, r->n_forward, r->n_backward,
+                     r->n_collectives, r->n_groups, r->n_groups == 1 ? "" : "s", r->n_ranks, r->n_forward, r->n_backward,
                      r->n_stripped > 0 ? ", own collectives removed first" : "",
                      r->sizes_inferred ? ", sizes from the GEMMs' shapes" : ", Llama-3-8B sizes", s0, s1,
                      r->before.overlap_pct, r->after.overlap_pct, e0, e1);

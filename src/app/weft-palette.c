@@ -14,6 +14,7 @@
 #include "weft/weft-render.h"
 #include "weft-app-util.h"
 #include "weft-palette.h"
+#include "weft-strategy-palette.h"
 
 #define MAX_KERNELS_PER_CLASS 40
 
@@ -26,6 +27,7 @@ struct _WeftPalette
   WeftEditSession *session;  /* borrowed */
   GPtrArray *kernels;        /* WeftPaletteKernel, owned */
   GPtrArray *collectives;    /* WeftPaletteCollective, owned */
+  guint      n_strategy;     /* the last n_strategy collectives: each strategy's (weft-strategy-palette.h) */
   guint      n_items;
 };
 
@@ -113,9 +115,9 @@ rebuild (WeftPalette *self)
     gtk_box_append (GTK_BOX (self->box), hint);
   }
 
-  if (self->collectives->len > 0)
+  if (self->collectives->len > self->n_strategy)
     add_heading (self, "Collectives (cost model)");
-  for (guint i = 0; i < self->collectives->len; i++)
+  for (guint i = 0; i < self->collectives->len - self->n_strategy; i++)
     {
       const WeftPaletteCollective *c = g_ptr_array_index (self->collectives, i);
       g_autofree char *bytes = weft_format_bytes (c->median_bytes);
@@ -149,6 +151,23 @@ rebuild (WeftPalette *self)
       payload = g_strdup_printf (WEFT_PALETTE_DND_PREFIX "kernel:%u", i);
       gtk_box_append (GTK_BOX (self->box), make_row (self, k->name, sub, payload, weft_render_class_color (k->kclass, FALSE)));
     }
+
+  /* each strategy's collectives (Llama-3-8B sizes), inserted on the group of
+   * the rank they are dropped on */
+  if (self->n_strategy > 0)
+    add_heading (self, "Strategies (their collectives)");
+  for (guint i = self->collectives->len - self->n_strategy; i < self->collectives->len; i++)
+    {
+      const WeftPaletteCollective *c = g_ptr_array_index (self->collectives, i);
+      g_autofree char *bytes = weft_format_bytes (c->median_bytes);
+      g_autofree char *t = weft_format_duration (c->estimate_ns);
+      g_autofree char *sub = g_strdup_printf ("%s · %s · %s · groups of %u · stream %" G_GINT64_FORMAT " · %s",
+                                              c->pg_name + strlen (WEFT_STRATEGY_PALETTE_PG_PREFIX),
+                                              weft_coll_type_to_string (c->type), bytes, c->n_ranks, c->stream, t);
+      g_autofree char *payload = g_strdup_printf (WEFT_PALETTE_DND_PREFIX "collective:%u", i);
+      gtk_box_append (GTK_BOX (self->box),
+                      make_row (self, c->pg_desc, sub, payload, weft_render_coll_color (c->type, FALSE)));
+    }
 }
 
 void
@@ -162,11 +181,13 @@ weft_palette_set_session (WeftPalette *self, WeftEditSession *session)
     {
       self->kernels = weft_edit_palette_kernels (weft_edit_session_get_trace (session));
       self->collectives = weft_edit_palette_collectives (session);
+      self->n_strategy = weft_strategy_palette_append (session, self->collectives);
     }
   else
     {
       self->kernels = g_ptr_array_new ();
       self->collectives = g_ptr_array_new ();
+      self->n_strategy = 0;
     }
   rebuild (self);
 }
@@ -229,6 +250,13 @@ guint
 weft_palette_get_n_items (WeftPalette *self)
 {
   return self->n_items;
+}
+
+guint
+weft_palette_get_n_strategy_items (WeftPalette *self)
+{
+  g_return_val_if_fail (WEFT_IS_PALETTE (self), 0);
+  return self->n_strategy;
 }
 
 static void

@@ -25,6 +25,8 @@ const WeftPaletteKernel     *weft_palette_lookup_kernel     (WeftPalette *self,
 const WeftPaletteCollective *weft_palette_lookup_collective (WeftPalette *self,
                                                              const char  *payload);
 guint      weft_palette_get_n_items (WeftPalette *self);
+/* The last items are each strategy's collectives (weft-strategy-palette.h). */
+guint      weft_palette_get_n_strategy_items (WeftPalette *self);
 /* The n-th item row (for tests: where to start a drag), NULL past the end. */
 GtkWidget *weft_palette_get_item    (WeftPalette *self,
                                      guint        n);

@@ -31,6 +31,7 @@
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
 #include "weft-rank-breakdown.h"
+#include "weft-strategy-palette.h"
 #include "weft-apply-dialog.h"
 #include "weft-template-dialog.h"
 #include "weft-timeline-view.h"
@@ -451,6 +452,24 @@ write_state (WeftWindow *self)
               json_object_array_add (items, o);
             }
           json_object_object_add (root, "palette_items", items);
+          {
+            /* the first of each strategy's collectives (the palette's last section) */
+            WeftPalette *pal = WEFT_PALETTE (self->palette);
+            guint n = weft_palette_get_n_items (pal), k = weft_palette_get_n_strategy_items (pal);
+            GtkWidget *item = k > 0 ? weft_palette_get_item (pal, n - k) : NULL;
+            graphene_rect_t b;
+            double sx = 0, sy = 0;
+            if (item != NULL && gtk_widget_get_mapped (item) && gtk_widget_compute_bounds (item, GTK_WIDGET (self), &b))
+              {
+                json_object *o = json_object_new_object ();
+                gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+                json_object_object_add (o, "payload", json_object_new_string (weft_palette_item_payload (item)));
+                json_object_object_add (o, "x", json_object_new_int ((int) (b.origin.x + sx)));
+                json_object_object_add (o, "y", json_object_new_int ((int) (b.origin.y + sy)));
+                json_object_object_add (o, "h", json_object_new_int ((int) b.size.height));
+                json_object_object_add (root, "palette_strategy_item", o);
+              }
+          }
         }
     }
   json_object_object_add (root, "height", json_object_new_int (gtk_widget_get_height (self->view)));
@@ -1781,10 +1800,17 @@ palette_drop_cb (WeftTimelineView *view, const char *payload, guint rank_index, 
     {
       WeftEditCollSpec spec = { 0 };
       WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+      g_autofree int *group = NULL;
       spec.type = c->type;
       spec.bytes = c->median_bytes > 0 ? c->median_bytes : 1 << 20;
       spec.ranks = c->ranks;
       spec.n_ranks = c->n_ranks;
+      if (weft_strategy_palette_is_item (c))
+        {
+          /* a strategy's collective: on the group of the rank it is dropped on */
+          group = weft_strategy_palette_group (self->trace, c, rank_index, &spec.n_ranks);
+          spec.ranks = group;
+        }
       spec.stream = weft_rank_lane (rank, lane)->tid;
       spec.at_time = at;
       spec.pg_name = c->pg_name;
