@@ -876,6 +876,8 @@ session_changed_cb (WeftEditSession *session, gpointer user_data)
 {
   WeftWindow *self = user_data;
 
+  if (self->solver != NULL)
+    self->times.generation = weft_solver_generation (self->solver) + 1;
   weft_timeline_view_model_changed (WEFT_TIMELINE_VIEW (self->view));
   if (self->refresh_idle != 0)
     return;
@@ -962,6 +964,9 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
     }
   self->times.func = solver_time_func;
   self->times.user_data = solver;
+  /* the times change only with the solver's generation: the painter keeps
+   * the solved times of long rows packed between changes */
+  self->times.generation = solver != NULL ? weft_solver_generation (solver) + 1 : 0;
   self->times.n_ranks = trace->ranks->len;
   if (session != NULL)
     {
