@@ -8,35 +8,7 @@
 # without writing.
 set -euo pipefail
 
-W="${WEFT_BUILD_DIR:-.}/weft-cli"
-if [ ! -x "$W" ]; then
-  echo "SKIP: $W not built"
-  exit 77
-fi
-if ! command -v python3 >/dev/null; then
-  echo "SKIP: python3 is needed for the independent checks"
-  exit 77
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-apply-cli-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fails=0
-
-fail () {
-  echo "FAIL: $*" >&2
-  fails=$((fails + 1))
-}
-
-expect_rc () {
-  local want=$1; shift
-  local rc=0
-  "$@" >"$T/out" 2>"$T/err" || rc=$?
-  if [ "$rc" != "$want" ]; then
-    fail "'$*' exited $rc, expected $want; stderr: $(head -c 400 "$T/err")"
-    return 1
-  fi
-  return 0
-}
+. "$(dirname "$0")/cli-lib.sh" apply-cli
 
 "$W" compose --strategy ddp --dp 2 --layers 3 --format json --out "$T/c" --quiet
 cp "$T/c/profiling/traces/iteration_10/rank0_trace.json" "$T/single.json"

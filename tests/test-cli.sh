@@ -5,37 +5,7 @@
 # of issue 2 (exit code 2 and a message naming the file).
 set -euo pipefail
 
-W="${WEFT_BUILD_DIR:-.}/weft-cli"
-TRACES="${WEFT_TRACES_DIR:-}"
-if [ ! -x "$W" ]; then
-  echo "SKIP: $W not built"
-  exit 77
-fi
-if ! command -v python3 >/dev/null; then
-  echo "SKIP: python3 is needed for the independent checks"
-  exit 77
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-cli-test-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fails=0
-
-fail () {
-  echo "FAIL: $*" >&2
-  fails=$((fails + 1))
-}
-
-# expect_rc RC CMD...: runs CMD, stdout to $T/out, stderr to $T/err.
-expect_rc () {
-  local want=$1; shift
-  local rc=0
-  "$@" >"$T/out" 2>"$T/err" || rc=$?
-  if [ "$rc" != "$want" ]; then
-    fail "'$*' exited $rc, expected $want; stderr: $(head -c 400 "$T/err")"
-    return 1
-  fi
-  return 0
-}
+. "$(dirname "$0")/cli-lib.sh" cli-test
 
 # ---- usage ---------------------------------------------------------------------
 expect_rc 0 "$W" --help && grep -q "^Usage: weft-cli COMMAND" "$T/out" || fail "--help text"

@@ -7,35 +7,7 @@
 # a refused cycle exit 2 without writing; a failed write exits 1.
 set -euo pipefail
 
-W="${WEFT_BUILD_DIR:-.}/weft-cli"
-if [ ! -x "$W" ]; then
-  echo "SKIP: $W not built"
-  exit 77
-fi
-if ! command -v python3 >/dev/null; then
-  echo "SKIP: python3 is needed for the independent checks"
-  exit 77
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-edit-cli-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fails=0
-
-fail () {
-  echo "FAIL: $*" >&2
-  fails=$((fails + 1))
-}
-
-expect_rc () {
-  local want=$1; shift
-  local rc=0
-  "$@" >"$T/out" 2>"$T/err" || rc=$?
-  if [ "$rc" != "$want" ]; then
-    fail "'$*' exited $rc, expected $want; stderr: $(head -c 400 "$T/err")"
-    return 1
-  fi
-  return 0
-}
+. "$(dirname "$0")/cli-lib.sh" edit-cli
 
 "$W" sample "$T/in" --ranks 2 >/dev/null
 IN="$T/in/profiling/traces/iteration_1"

@@ -6,36 +6,7 @@
 # and the documented exit codes for bad usage, bad input and write failures.
 set -euo pipefail
 
-W="${WEFT_BUILD_DIR:-.}/weft-cli"
-TRACES="${WEFT_TRACES_DIR:-}"
-if [ ! -x "$W" ]; then
-  echo "SKIP: $W not built"
-  exit 77
-fi
-if ! command -v python3 >/dev/null; then
-  echo "SKIP: python3 is needed to read PNG headers"
-  exit 77
-fi
-
-T=$(mktemp -d "${TMPDIR:-/tmp}/weft-render-cli-XXXXXX")
-trap 'rm -rf "$T"' EXIT
-fails=0
-
-fail () {
-  echo "FAIL: $*" >&2
-  fails=$((fails + 1))
-}
-
-expect_rc () {
-  local want=$1; shift
-  local rc=0
-  "$@" >"$T/out" 2>"$T/err" || rc=$?
-  if [ "$rc" != "$want" ]; then
-    fail "'$*' exited $rc, expected $want; stderr: $(head -c 400 "$T/err")"
-    return 1
-  fi
-  return 0
-}
+. "$(dirname "$0")/cli-lib.sh" render-cli
 
 # png_size FILE -> "W H" from the IHDR chunk (independent of cairo)
 png_size () {
