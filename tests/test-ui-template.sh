@@ -20,7 +20,9 @@
 #     palette's Strategies section: a strategy's collective dragged onto a
 #     GPU lane is inserted (then undone);
 #  6. Ctrl+Shift+N on a window that shows a trace opens the next step in a
-#     new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...).
+#     new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...);
+#  7. Ctrl+S there asks for a folder (no file behind a new trace) and writes
+#     rank0..7_trace.json, which weft-cli info reads as 8 ranks.
 #
 # Skips (77) without a display, xdotool, python3 or the binary.
 set -euo pipefail
@@ -222,6 +224,27 @@ wait_for "$TSTATE" 'not d["open"]' "the dialog closes"
 # the first window still shows its own trace (the state file is the last writer's: poll the title)
 xdotool search --onlyvisible --name "fsdp-llama3-8b-4ranks" >/dev/null || fail "the first window lost its trace"
 ok "from a window with a trace: FSDP x TP opens in a new window"
+
+# ---- 7. Save (Ctrl+S) of a new trace asks for a folder and writes one file per rank ------------
+SAVED=$TMP/saved
+mkdir -p "$SAVED"
+focus "$NWID"
+xdotool key ctrl+s
+FWID=$(window_id "Save the Trace into a Folder")
+focus "$FWID"
+sleep 0.5
+xdotool key ctrl+l
+sleep 0.3
+xdotool type --delay 10 "$SAVED/"
+sleep 0.3
+xdotool key Return
+end=$((SECONDS + TIMEOUT))
+while [ ! -s "$SAVED/rank7_trace.json" ] && [ $SECONDS -lt $end ]; do sleep 0.2; done
+[ "$(ls "$SAVED" | grep -c '^rank[0-7]_trace.json$')" = 8 ] || fail "Save did not write rank0..7_trace.json into $SAVED: $(ls "$SAVED")"
+window_id "^saved — Weft$" >/dev/null
+"$WEFT_BUILD_DIR/weft-cli" info "$SAVED" >"$TMP/info.txt" 2>&1 || { cat "$TMP/info.txt"; fail "weft-cli info cannot read the saved trace"; }
+grep -q "ranks: 8," "$TMP/info.txt" || { cat "$TMP/info.txt"; fail "the saved trace does not have 8 ranks"; }
+ok "Ctrl+S on the new trace: Save As a folder, 8 rank files, weft-cli info reads them; the window is now 'saved'"
 
 kill "$APP"; wait "$APP" 2>/dev/null || true
 if grep -E "CRITICAL|WARNING|runtime error|AddressSanitizer" "$TMP/weft.log"; then
