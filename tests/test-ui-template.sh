@@ -19,7 +19,8 @@
 #     (one undo entry, longer step in the window), one Ctrl+Z undoes it; the
 #     palette's Strategies section: a strategy's collective dragged onto a
 #     GPU lane is inserted (then undone);
-#  6. Ctrl+Shift+N on a window that shows a trace opens the next step in a
+#  6. Ctrl+Shift+N on a window that shows a trace offers that trace's kernel
+#     times (its op shapes) and recomposes with them; Create opens the step in a
 #     new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...);
 #  7. Ctrl+S there asks for a folder (no file behind a new trace) and writes
 #     rank0..7_trace.json, which weft-cli info reads as 8 ranks.
@@ -210,7 +211,13 @@ focus "$WID"
 xdotool key ctrl+shift+n
 TWID=$(window_id "^New from Template$")
 wait_for "$TSTATE" 'd["open"] and d.get("preview") and d["preview"]["up_to_date"]' "the dialog again"
+[ "$(q "$TSTATE" 'd["calibrate_available"] and d["calibrate_shapes"] > 0 and not d["calibrate"]')" = 1 ] \
+  || fail "the open (composed) trace has op shapes: calibration should be offered"
 focus "$TWID"
+P1=$(q "$TSTATE" 'd["previews"]')
+xdotool key alt+i   # kernel times from the open trace
+wait_for "$TSTATE" "d['calibrate'] and d['previews'] > $P1 and d['preview']['up_to_date']" "recomposed with the open trace's kernel times"
+ok "kernel times from the open trace: $(q "$TSTATE" 'd["calibrate_shapes"]') op shapes, step $(q "$TSTATE" 'd["preview"]["step_time"]') ns"
 xdotool key alt+t   # TP on (tp 2); dp 8 x tp 2 would be 16 ranks: dp 4 -> 8 ranks
 xdotool key alt+a ctrl+a
 xdotool type 4

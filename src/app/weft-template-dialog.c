@@ -39,6 +39,7 @@
 #include "weft-app-util.h"
 #include "weft-application.h"
 #include "weft-template-dialog.h"
+#include "weft-window.h"
 
 #define DEBOUNCE_MS   120
 #define HEADER_WIDTH  170.0
@@ -80,11 +81,41 @@ typedef struct
   char             *name;
 } Preview;
 
+/* Kernel durations measured in the open trace, shared with compose threads
+ * (an atomic rc box: a thread may outlive the dialog). */
+typedef struct
+{
+  WeftKernelTimes *kt;
+} KernelTimes;
+
+static void
+kernel_times_clear (gpointer data)
+{
+  KernelTimes *k = data;
+  g_clear_pointer (&k->kt, weft_kernel_times_free);
+}
+
+static void
+kernel_times_unref (KernelTimes *k)
+{
+  if (k != NULL)
+    g_atomic_rc_box_release_full (k, kernel_times_clear);
+}
+
 typedef struct
 {
   WeftComposeParams params;
   guint             serial;
+  KernelTimes      *kt;     /* a reference, or NULL */
 } Request;
+
+static void
+request_free (gpointer data)
+{
+  Request *req = data;
+  kernel_times_unref (req->kt);
+  g_free (req);
+}
 
 struct _WeftTemplateDialog
 {
@@ -94,6 +125,13 @@ struct _WeftTemplateDialog
   GtkWidget *dp, *tp, *ep, *cp, *hsdp;
   GtkWidget *preset, *hw, *layers, *seq, *mbs;
   GtkWidget *prefetch, *reshard, *bucket, *ep_overlap, *cp_mode;
+  GtkWidget *calibrate, *calibrate_info;
+
+  /* measured in the open trace (when the parent window has one) */
+  KernelTimes *kt;
+  guint        n_shapes;
+  gboolean     have_eff[2];     /* per hardware preset (efficiency is relative to its peak) */
+  WeftComputeEfficiency eff[2];
   GtkWidget *error_label;
   GtkWidget *chips[N_CHIPS];
   GtkWidget *timing;
@@ -215,6 +253,13 @@ collect_params (WeftTemplateDialog *self, WeftComposeParams *p, GError **error)
   p->ddp_bucket_mb = gtk_spin_button_get_value (GTK_SPIN_BUTTON (self->bucket));
   p->ep_overlap = active (self->ep_overlap);
   p->cp_mode = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->cp_mode)) == 1 ? WEFT_CP_RING : WEFT_CP_ALL_GATHER;
+  if (active (self->calibrate))
+    {
+      if (self->kt != NULL)
+        p->kernel_times = self->kt->kt;
+      if (hw < G_N_ELEMENTS (self->have_eff) && self->have_eff[hw])
+        p->eff = self->eff[hw];
+    }
   return weft_compose_params_validate (p, error);
 }
 
@@ -337,6 +382,9 @@ write_state (WeftTemplateDialog *self, gboolean open)
   add_int64 (root, "frames", (gint64) self->frames);
   add_int64 (root, "screenshots", self->n_screenshots);
   add_int64 (root, "dp", spin_value (self->dp));
+  json_object_object_add (root, "calibrate", json_object_new_boolean (active (self->calibrate)));
+  json_object_object_add (root, "calibrate_available", json_object_new_boolean (gtk_widget_get_sensitive (self->calibrate)));
+  add_int64 (root, "calibrate_shapes", self->n_shapes);
   if (self->current != NULL)
     {
       Preview *p = self->current;
@@ -507,10 +555,11 @@ compose_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
   gint64 t0 = g_get_monotonic_time (), t1;
 
   p->params = req->params;
+  p->params.kernel_times = NULL; /* borrowed from the request: not kept */
   p->serial = req->serial;
   p->name = params_name (&p->params);
   p->world = weft_compose_world_size (&p->params);
-  trace = weft_compose_trace (&p->params, &error);
+  trace = weft_compose_trace (&req->params, &error);
   if (trace == NULL)
     {
       preview_free (p);
@@ -599,9 +648,11 @@ start_compose (WeftTemplateDialog *self)
       return;
     }
   req->serial = self->serial;
+  if (req->params.kernel_times != NULL)
+    req->kt = g_atomic_rc_box_acquire (self->kt);
   self->running = TRUE;
   task = g_task_new (self, NULL, compose_done_cb, NULL);
-  g_task_set_task_data (task, req, g_free);
+  g_task_set_task_data (task, req, request_free);
   g_task_set_source_tag (task, start_compose);
   g_task_run_in_thread (task, compose_thread);
 }
@@ -776,6 +827,7 @@ weft_template_dialog_dispose (GObject *object)
   g_clear_handle_id (&self->debounce, g_source_remove);
   g_clear_handle_id (&self->state_idle, g_source_remove);
   g_clear_pointer (&self->current, preview_free);
+  g_clear_pointer (&self->kt, kernel_times_unref);
   G_OBJECT_CLASS (weft_template_dialog_parent_class)->dispose (object);
 }
 
@@ -878,6 +930,17 @@ weft_template_dialog_init (WeftTemplateDialog *self)
                                 "Dispatch / combine of one chunk overlap the expert GEMMs of the other", FALSE);
   self->cp_mode = gtk_drop_down_new_from_strings (cp_modes);
   g_signal_connect_swapped (self->cp_mode, "notify::selected", G_CALLBACK (changed_cb), self);
+  self->calibrate = new_check (self, "Kernel t_imes from the open trace",
+                               "Compute kernels whose op and shape the open trace has take its measured median "
+                               "duration; the others use the efficiencies measured in it (docs/composer.md, "
+                               "--calibrate)", FALSE);
+  gtk_widget_set_sensitive (self->calibrate, FALSE);
+  self->calibrate_info = gtk_label_new ("No trace is open.");
+  gtk_label_set_wrap (GTK_LABEL (self->calibrate_info), TRUE);
+  gtk_label_set_xalign (GTK_LABEL (self->calibrate_info), 0);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->calibrate_info), 40);
+  gtk_widget_add_css_class (self->calibrate_info, "dim-label");
+  gtk_widget_add_css_class (self->calibrate_info, "caption");
 
   gtk_grid_set_row_spacing (GTK_GRID (grid), 6);
   gtk_grid_set_column_spacing (GTK_GRID (grid), 12);
@@ -901,6 +964,9 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   gtk_grid_attach (GTK_GRID (grid), self->ep_overlap, 0, row++, 2, 1);
   attach_row (grid, &row, "DDP buc_ket (MB)", self->bucket, "DDP gradient bucket cap (the first bucket is 1 MB)");
   attach_row (grid, &row, "CP mode", self->cp_mode, "One K/V all-gather per attention, or cp-1 ring steps");
+  attach_heading (grid, &row, "Calibration");
+  gtk_grid_attach (GTK_GRID (grid), self->calibrate, 0, row++, 2, 1);
+  gtk_grid_attach (GTK_GRID (grid), self->calibrate_info, 0, row++, 2, 1);
 
   self->error_label = gtk_label_new ("");
   gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
@@ -963,11 +1029,55 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   changed_cb (self);
 }
 
+/* Kernel durations and efficiencies measured in the parent window's trace
+ * (O(events), once, on opening). */
+static void
+measure_profile (WeftTemplateDialog *self, WeftTrace *profile)
+{
+  const char *const *hws = weft_hardware_preset_names ();
+  g_autoptr (GString) info = g_string_new (NULL);
+  WeftKernelTimes *kt = weft_kernel_times_new_from_trace (profile, &self->n_shapes);
+
+  if (kt != NULL && self->n_shapes > 0)
+    {
+      self->kt = g_atomic_rc_box_new0 (KernelTimes);
+      self->kt->kt = kt;
+      g_string_append_printf (info, "%u op shapes measured", self->n_shapes);
+    }
+  else if (kt != NULL)
+    weft_kernel_times_free (kt);
+  for (guint i = 0; i < G_N_ELEMENTS (self->have_eff) && hws[i] != NULL; i++)
+    {
+      WeftComposeParams p;
+      g_autoptr (GError) error = NULL;
+
+      weft_compose_params_init (&p);
+      if (!weft_compose_params_set_hardware (&p, hws[i], NULL))
+        continue;
+      if (weft_compose_calibrate (&p, profile, &error))
+        {
+          self->have_eff[i] = TRUE;
+          self->eff[i] = p.eff;
+          if (i == 0)
+            g_string_append_printf (info, "%sGEMM at %.1f %% of %s peak, attention %.1f %% (%u kernels)",
+                                    info->len > 0 ? "; " : "", 100 * p.eff.gemm, hws[i], 100 * p.eff.attention,
+                                    p.eff.calibrated_kernels);
+        }
+      else if (i == 0 && info->len == 0)
+        g_string_append (info, error->message);
+    }
+  gtk_widget_set_sensitive (self->calibrate, self->kt != NULL || self->have_eff[0] || self->have_eff[1]);
+  gtk_label_set_text (GTK_LABEL (self->calibrate_info), info->len > 0 ? info->str : "Nothing to measure in the open trace.");
+}
+
 GtkWidget *
 weft_template_dialog_new (GtkWindow *parent)
 {
-  GtkWidget *self = g_object_new (WEFT_TYPE_TEMPLATE_DIALOG, NULL);
+  WeftTemplateDialog *dialog = g_object_new (WEFT_TYPE_TEMPLATE_DIALOG, NULL);
+  GtkWidget *self = GTK_WIDGET (dialog);
 
+  if (parent != NULL && WEFT_IS_WINDOW (parent) && weft_window_get_session (WEFT_WINDOW (parent)) != NULL)
+    measure_profile (dialog, weft_edit_session_get_trace (weft_window_get_session (WEFT_WINDOW (parent))));
   if (parent != NULL)
     {
       gtk_window_set_transient_for (GTK_WINDOW (self), parent);

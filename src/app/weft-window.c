@@ -1165,6 +1165,13 @@ weft_window_is_empty (WeftWindow *self)
   return self->trace == NULL && !is_loading (self);
 }
 
+WeftEditSession *
+weft_window_get_session (WeftWindow *self)
+{
+  g_return_val_if_fail (WEFT_IS_WINDOW (self), NULL);
+  return self->session;
+}
+
 void
 weft_window_open_session (WeftWindow *self, WeftEditSession *session, const char *display_name)
 {

@@ -25,6 +25,8 @@ void        weft_window_open_files (WeftWindow      *self,
 void        weft_window_open_session (WeftWindow      *self,
                                       WeftEditSession *session,
                                       const char      *display_name);
+/* The document's edit session (trace + solver), NULL when none. */
+WeftEditSession *weft_window_get_session (WeftWindow *self);
 /* No trace shown and none loading. */
 gboolean    weft_window_is_empty   (WeftWindow      *self);
 /* Writes a PNG of the whole window as it is on screen. */
