@@ -20,8 +20,8 @@
 #     palette's Strategies section: a strategy's collective dragged onto a
 #     GPU lane is inserted (then undone);
 #  6. Ctrl+Shift+N on a window that shows a trace offers that trace's kernel
-#     times (its op shapes) and recomposes with them; Create opens the step in a
-#     new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...);
+#     times (its op shapes) and recomposes with them; Create pressed right
+#     after a change waits for its preview, then opens the step in a new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...);
 #  7. Ctrl+S there asks for a folder (no file behind a new trace) and writes
 #     rank0..7_trace.json, which weft-cli info reads as 8 ranks.
 #
@@ -222,8 +222,7 @@ xdotool key alt+t   # TP on (tp 2); dp 8 x tp 2 would be 16 ranks: dp 4 -> 8 ran
 xdotool key alt+a ctrl+a
 xdotool type 4
 xdotool key Tab
-wait_for "$TSTATE" 'd["valid"] and d["preview"]["up_to_date"] and d["preview"]["world"] == 8 and d["preview"]["name"].startswith("fsdp+tp")' \
-  "FSDP 4 x TP 2 previewed"
+# Create at once, before the preview of the change is composed: it waits for it
 xdotool key alt+r
 NWID=$(window_id "fsdp\+tp-llama3-8b-8ranks")
 [ -n "$NWID" ] || fail "no new window"

@@ -143,6 +143,7 @@ struct _WeftTemplateDialog
   gboolean  valid;
   char     *error;
   guint     serial;         /* of the parameters now in the form */
+  guint     failed_serial;  /* the composer refused these (0: none) */
   guint     debounce;
   gboolean  running;        /* a compose is in its thread */
   gboolean  create_pending; /* Create pressed: create when the preview is up to date */
@@ -491,7 +492,7 @@ screenshot_idle_cb (gpointer data)
 {
   WeftTemplateDialog *self = data;
 
-  if (!self->disposed)
+  if (!self->disposed && gtk_widget_get_mapped (GTK_WIDGET (self)))
     take_screenshot (self);
   g_object_unref (self);
   return G_SOURCE_REMOVE;
@@ -597,14 +598,18 @@ compose_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   Preview *p = g_task_propagate_pointer (G_TASK (result), &error);
 
   self->running = FALSE;
-  if (self->disposed)
+  /* destroyed (gtk_window_destroy unrealizes at once; dispose waits for the
+   * last reference, e.g. this task's) */
+  if (self->disposed || !gtk_widget_get_realized (GTK_WIDGET (self)))
     {
       preview_free (p);
       return;
     }
   if (p == NULL)
     {
-      /* the parameters validated but the composer refused them */
+      /* the parameters validated but the composer refused them: not again
+       * until they change */
+      self->failed_serial = ((Request *) g_task_get_task_data (G_TASK (result)))->serial;
       g_free (self->error);
       self->error = g_strdup (error->message);
       set_error_text (self, error->message);
@@ -622,10 +627,13 @@ compose_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
                                            (int) (WEFT_RENDER_RULER_HEIGHT + weft_layout_get_height (p->layout) + 2));
       gtk_widget_queue_draw (self->area);
     }
-  if (self->serial != (p != NULL ? p->serial : 0) && self->valid && self->debounce == 0)
-    start_compose (self); /* the form changed meanwhile */
-  else if (p != NULL && self->create_pending && p->serial == self->serial)
-    do_create (self);
+  if (p != NULL && self->create_pending && p->serial == self->serial)
+    {
+      do_create (self); /* destroys the dialog */
+      return;
+    }
+  if (self->valid && self->debounce == 0)
+    start_compose (self); /* when the form changed meanwhile */
   update_create (self);
   schedule_state (self);
 }
@@ -639,7 +647,7 @@ start_compose (WeftTemplateDialog *self)
 
   if (self->running)
     return; /* compose_done_cb starts the next one */
-  if (self->current != NULL && self->current->serial == self->serial)
+  if ((self->current != NULL && self->current->serial == self->serial) || self->failed_serial == self->serial)
     return;
   req = g_new0 (Request, 1);
   if (!collect_params (self, &req->params, &error))
@@ -680,6 +688,7 @@ changed_cb (WeftTemplateDialog *self)
     return;
   update_sensitivity (self);
   self->serial++;
+  self->create_pending = FALSE; /* a change cancels a Create waiting for its preview */
   self->valid = collect_params (self, &params, &error);
   g_clear_pointer (&self->error, g_free);
   if (!self->valid)
@@ -742,7 +751,7 @@ do_create (WeftTemplateDialog *self)
 static void
 create_clicked_cb (GtkButton *button, WeftTemplateDialog *self)
 {
-  if (!self->valid)
+  if (!self->valid || self->failed_serial == self->serial)
     return;
   if (self->current != NULL && self->current->serial == self->serial && self->debounce == 0)
     {
