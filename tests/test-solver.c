@@ -628,12 +628,11 @@ snapshot (WeftTrace *trace, WeftSolver *solver, GArray *out)
         }
 }
 
+/* 400 random edits on a 2-rank trace (streams 7 and 8); after each one
+ * the order is valid and the incremental re-solve equals a full one. */
 static void
-test_random_edits_consistent (void)
+random_edits (WeftTrace *trace, gint64 span_us)
 {
-  const GenOp *ops[] = { rnd_ops, rnd_ops };
-  guint n[] = { G_N_ELEMENTS (rnd_ops), G_N_ELEMENTS (rnd_ops) };
-  g_autoptr (WeftTrace) trace = gen_trace ("random", 2, ops, n);
   g_autoptr (WeftSolver) solver = solver_for (trace);
   g_autoptr (GArray) a = g_array_new (FALSE, FALSE, sizeof (gint64));
   g_autoptr (GArray) b = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -706,7 +705,7 @@ test_random_edits_consistent (void)
             {
               places[q].rank_index = q;
               places[q].lane = weft_solver_ensure_stream (solver, q, 0, g_test_rand_bit () ? 7 : 8);
-              places[q].at_time = weft_solver_span (solver).begin + g_test_rand_int_range (0, 250) * US;
+              places[q].at_time = weft_solver_span (solver).begin + g_test_rand_int_range (0, (gint32) span_us) * US;
             }
           snapshot (trace, solver, a);
           if (weft_solver_insert_collective (solver, &cs, places, 2, NULL, &error) == WEFT_NONE)
@@ -761,6 +760,59 @@ test_random_edits_consistent (void)
                   n_inserted, n_restored, n_refused);
   g_assert_cmpuint (n_moved, >, 0);
   g_assert_cmpuint (n_refused, >, 0);
+}
+
+static void
+test_random_edits_consistent (void)
+{
+  const GenOp *ops[] = { rnd_ops, rnd_ops };
+  guint n[] = { G_N_ELEMENTS (rnd_ops), G_N_ELEMENTS (rnd_ops) };
+  g_autoptr (WeftTrace) trace = gen_trace ("random", 2, ops, n);
+
+  random_edits (trace, 250);
+}
+
+/* The same on ~330 nodes: the re-solve sweeps a bitmap of topological
+ * positions 64 at a time, so changes must cross several words (an edit
+ * early in a queued stream moves everything after it on both ranks). */
+static void
+test_random_edits_consistent_large (void)
+{
+  enum { N = 160 };
+  g_autofree GenOp *big = g_new0 (GenOp, N);
+  const GenOp *ops[2];
+  guint n[] = { N, N };
+  g_autoptr (WeftTrace) trace = NULL;
+  double t = 10, comm = 0;
+  int seq = 0;
+
+  for (guint i = 0; i < N; i++)
+    {
+      GenOp *o = &big[i];
+      if (i % 8 == 7)
+        {
+          /* an all-reduce on stream 8, after the compute that produced it */
+          o->stream = 8;
+          o->name = AR;
+          o->ts_us = MAX (t, comm);
+          o->dur_us = 20;
+          o->allreduce = TRUE;
+          o->seq = seq++;
+          comm = o->ts_us + o->dur_us;
+        }
+      else
+        {
+          o->stream = 7;
+          o->name = i % 3 ? GEMM : ELEM;
+          o->ts_us = t;
+          o->dur_us = i % 3 ? 30 : 10;
+          t += o->dur_us + (i % 5 == 0 ? 8 : 1);
+        }
+      o->launch_us = MAX (0, o->ts_us - 5 - (i % 4) * 20);
+    }
+  ops[0] = ops[1] = big;
+  trace = gen_trace ("random-large", 2, ops, n);
+  random_edits (trace, (gint64) t);
 }
 
 /* Odd but loadable input: zero and negative durations, ops nested or
@@ -1399,6 +1451,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/scale-and-min-start", test_scale_and_min_start);
   g_test_add_func ("/solver/insert-collective", test_insert_collective);
   g_test_add_func ("/solver/random-edits-consistent", test_random_edits_consistent);
+  g_test_add_func ("/solver/random-edits-consistent-large", test_random_edits_consistent_large);
   g_test_add_func ("/solver/odd-input", test_odd_input);
   g_test_add_func ("/solver/late-member", test_late_member);
   return g_test_run ();

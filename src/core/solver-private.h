@@ -124,8 +124,12 @@ struct _WeftSolver
   guint      n_order;
   guint32   *pos;         /* per node: position in order (G_MAXUINT32: not in it) */
   guint      cap_order;   /* allocated entries of order and pos */
-  guint32   *heap;
+  guint32   *heap;        /* pending nodes, unordered (NODE_IN_HEAP) */
   guint      n_heap, cap_heap;
+  guint64   *dirty;       /* while solving: bit per topological position to evaluate (else all 0) */
+  guint      n_dirty;     /* words allocated */
+  guint      sweep_cur, sweep_hi;  /* word being swept, last word with a bit */
+  gboolean   sweeping;
   int        batch;
   gboolean   pending;
   guint64    generation;

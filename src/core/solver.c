@@ -920,13 +920,41 @@ eval_node (WeftSolver *self, guint32 v, gboolean propagate)
     }
 }
 
-/* ---- heap (by topological position) ---------------------------------------- */
+/* ---- pending nodes and the sweep in topological order ----------------------- */
+
+/* Outside a solve, the nodes to re-evaluate are kept unordered in
+ * self->heap (NODE_IN_HEAP: at most once); their topological positions may
+ * still change (structural edits) before the solve. solve_pending turns them
+ * into bits of a bitmap indexed by topological position and sweeps it upwards,
+ * a 64-bit word at a time (empty stretches cost one load per 64 positions):
+ * every push while sweeping is a successor, at a later position, so one pass
+ * evaluates each changed node once, in order, with no heap. */
+static inline void
+dirty_set (WeftSolver *self, guint32 v)
+{
+  guint q = self->pos[v];
+  guint w;
+  if (q >= self->n_order)
+    return;
+  w = q >> 6;
+  self->dirty[w] |= G_GUINT64_CONSTANT (1) << (q & 63);
+  if (w > self->sweep_hi)
+    self->sweep_hi = w;
+  if (w < self->sweep_cur)
+    self->sweep_cur = w;   /* only after an invalid order: go back */
+}
 
 static void
 heap_push (WeftSolver *self, guint32 v)
 {
-  guint i;
-  if (!live (self, v) || (self->nodes[v].flags & NODE_IN_HEAP))
+  if (!live (self, v))
+    return;
+  if (self->sweeping)
+    {
+      dirty_set (self, v);
+      return;
+    }
+  if (self->nodes[v].flags & NODE_IN_HEAP)
     return;
   self->nodes[v].flags |= NODE_IN_HEAP;
   if (self->n_heap == self->cap_heap)
@@ -934,55 +962,55 @@ heap_push (WeftSolver *self, guint32 v)
       self->cap_heap = MAX (64, self->cap_heap * 2);
       self->heap = g_renew (guint32, self->heap, self->cap_heap);
     }
-  i = self->n_heap++;
-  while (i > 0)
-    {
-      guint parent = (i - 1) / 2;
-      if (self->pos[self->heap[parent]] <= self->pos[v])
-        break;
-      self->heap[i] = self->heap[parent];
-      i = parent;
-    }
-  self->heap[i] = v;
-}
-
-static guint32
-heap_pop (WeftSolver *self)
-{
-  guint32 top = self->heap[0];
-  guint32 last = self->heap[--self->n_heap];
-  guint i = 0;
-  while (TRUE)
-    {
-      guint c = 2 * i + 1;
-      if (c >= self->n_heap)
-        break;
-      if (c + 1 < self->n_heap && self->pos[self->heap[c + 1]] < self->pos[self->heap[c]])
-        c++;
-      if (self->pos[last] <= self->pos[self->heap[c]])
-        break;
-      self->heap[i] = self->heap[c];
-      i = c;
-    }
-  if (self->n_heap > 0)
-    self->heap[i] = last;
-  self->nodes[top].flags &= ~NODE_IN_HEAP;
-  return top;
+  self->heap[self->n_heap++] = v;
 }
 
 static void
 solve_pending (WeftSolver *self)
 {
   gboolean changed = FALSE;
-  while (self->n_heap > 0)
-    {
-      guint32 v = heap_pop (self);
-      if (!live (self, v))
-        continue;
-      if (eval_node (self, v, TRUE))
-        changed = TRUE;
-    }
+  guint n_words = (self->n_order + 63) / 64;
+  guint w;
+
   self->pending = FALSE;
+  if (self->n_heap == 0)
+    return;
+  if (self->n_dirty < n_words)
+    {
+      g_free (self->dirty);
+      self->n_dirty = MAX (n_words, self->n_dirty * 2);
+      self->dirty = g_new0 (guint64, self->n_dirty);
+    }
+  self->sweeping = TRUE;
+  self->sweep_cur = G_MAXUINT;
+  self->sweep_hi = 0;
+  for (guint i = 0; i < self->n_heap; i++)
+    {
+      guint32 v = self->heap[i];
+      self->nodes[v].flags &= ~NODE_IN_HEAP;
+      if (live (self, v))
+        dirty_set (self, v);
+    }
+  self->n_heap = 0;
+  w = self->sweep_cur;
+  while (w <= self->sweep_hi)
+    {
+      guint64 bits = self->dirty[w];
+      guint32 v;
+      if (bits == 0)
+        {
+          w++;
+          continue;
+        }
+      self->dirty[w] = bits & (bits - 1);
+      v = self->order[(w << 6) + (guint) __builtin_ctzll (bits)];
+      self->sweep_cur = w;
+      if (live (self, v) && eval_node (self, v, TRUE))
+        changed = TRUE;
+      if (self->sweep_cur < w)
+        w = self->sweep_cur;
+    }
+  self->sweeping = FALSE;
   if (changed)
     self->generation++;
 }
@@ -2064,6 +2092,7 @@ weft_solver_free (WeftSolver *self)
   g_free (self->order);
   g_free (self->pos);
   g_free (self->heap);
+  g_free (self->dirty);
   g_free (self->latest);
   g_free (self->mark);
   g_free (self->parent);
@@ -2588,21 +2617,12 @@ dirty_around (WeftSolver *self, guint32 v)
     heap_push (self, nx);
 }
 
-/* The heap is ordered by topological positions: after they change, rebuild it. */
-static void
+/* The pending nodes are unordered until the solve reads their positions:
+ * nothing to do when positions change. */
+static inline void
 heap_rekey (WeftSolver *self)
 {
-  guint n = self->n_heap;
-  guint32 *nodes;
-  if (n == 0)
-    return;
-  nodes = g_memdup2 (self->heap, n * sizeof (guint32));
-  for (guint i = 0; i < n; i++)
-    self->nodes[nodes[i]].flags &= ~NODE_IN_HEAP;
-  self->n_heap = 0;
-  for (guint i = 0; i < n; i++)
-    heap_push (self, nodes[i]);
-  g_free (nodes);
+  (void) self;
 }
 
 typedef struct
