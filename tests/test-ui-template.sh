@@ -23,7 +23,9 @@
 #     times (its op shapes) and recomposes with them; Create pressed right
 #     after a change waits for its preview, then opens the step in a new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...);
 #  7. Ctrl+S there asks for a folder (no file behind a new trace) and writes
-#     rank0..7_trace.json, which weft-cli info reads as 8 ranks.
+#     rank0..7_trace.json, which weft-cli info reads as 8 ranks;
+#  8. Apply FSDP x 8 on a one-rank profile (data/samples) replicates it into a
+#     new 8-rank trace in a new window, the Apply undoable there.
 #
 # Skips (77) without a display, xdotool, python3 or the binary.
 set -euo pipefail
@@ -252,6 +254,26 @@ window_id "^saved — Weft$" >/dev/null
 grep -q "ranks: 8," "$TMP/info.txt" || { cat "$TMP/info.txt"; fail "the saved trace does not have 8 ranks"; }
 ok "Ctrl+S on the new trace: Save As a folder, 8 rank files, weft-cli info reads them; the window is now 'saved'"
 
+kill "$APP"; wait "$APP" 2>/dev/null || true
+
+# ---- 8. Apply on a one-rank profile: replicated into a new trace -----------------------------------
+ONE=$(ls "${WEFT_SOURCE_DIR:?}"/data/samples/fsdp-llama3-8b/profiling/traces/iteration_*/rank0_trace.json* | head -1)
+rm -f "$STATE" "$ASTATE"
+WEFT_TEST_STATE=$STATE "$WEFT" "$ONE" >>"$TMP/weft.log" 2>&1 &
+APP=$!
+PIDS+=("$APP")
+wait_for "$STATE" 'd["loaded"] and d["n_ranks"] == 1 and d["frames"] > 0' "the one-rank profile"
+WID=$(window_id "^rank0_trace")
+focus "$WID"
+xdotool key ctrl+shift+a
+AWID=$(window_id "^Apply a Strategy$")
+wait_for "$ASTATE" 'd["open"] and d["valid"] and d["planned"] > 0' "the Apply dialog (FSDP x 8 on one rank)"
+focus "$AWID"
+xdotool key alt+a
+NWID=$(window_id "fsdp x 8 \(new\)")
+wait_for "$STATE" 'd["loaded"] and d["n_ranks"] == 8 and d["can_undo"] and d["metrics"]["step_time"] != d["metrics"]["baseline_step_time"]' \
+  "the replicated 8-rank trace with FSDP applied (undoable)"
+ok "Apply FSDP x 8 on a one-rank profile: a new window '$(q "$STATE" 'd["title"]')', step $(q "$STATE" 'd["metrics"]["baseline_step_time"]') -> $(q "$STATE" 'd["metrics"]["step_time"]') ns"
 kill "$APP"; wait "$APP" 2>/dev/null || true
 if grep -E "CRITICAL|WARNING|runtime error|AddressSanitizer" "$TMP/weft.log"; then
   fail "weft logged warnings or errors (above)"
