@@ -19,7 +19,8 @@
 #     (one undo entry, longer step in the window), one Ctrl+Z undoes it; the
 #     palette's Strategies section: a strategy's collective dragged onto a
 #     GPU lane is inserted (then undone);
-#  6. Ctrl+Shift+N on a window that shows a trace offers that trace's kernel
+#  6. Ctrl+Shift+N on a window that shows a composed trace starts from its
+#     parameters (the "weft" key: re-compose with changes), offers its kernel
 #     times (its op shapes) and recomposes with them; Create pressed right
 #     after a change waits for its preview, then opens the step in a new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...);
 #  7. Ctrl+S there asks for a folder (no file behind a new trace) and writes
@@ -215,6 +216,10 @@ TWID=$(window_id "^New from Template$")
 wait_for "$TSTATE" 'd["open"] and d.get("preview") and d["preview"]["up_to_date"]' "the dialog again"
 [ "$(q "$TSTATE" 'd["calibrate_available"] and d["calibrate_shapes"] > 0 and not d["calibrate"]')" = 1 ] \
   || fail "the open (composed) trace has op shapes: calibration should be offered"
+wait_for "$TSTATE" 'd["preview"]["up_to_date"]' "the prefilled preview"
+[ "$(q "$TSTATE" "d['prefilled'] and d['dp'] == 4 and d['preview']['world'] == 4 and d['preview']['step_time'] == $STEP4")" = 1 ] \
+  || fail "the dialog should start from the open composed trace's parameters (dp 4, the same step: $STEP4 ns)"
+ok "re-compose: the dialog starts from the open trace's parameters ($(q "$TSTATE" 'd["preview"]["name"]'))"
 focus "$TWID"
 P1=$(q "$TSTATE" 'd["previews"]')
 xdotool key alt+i   # kernel times from the open trace

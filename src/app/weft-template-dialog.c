@@ -144,6 +144,7 @@ struct _WeftTemplateDialog
   char     *error;
   guint     serial;         /* of the parameters now in the form */
   guint     failed_serial;  /* the composer refused these (0: none) */
+  gboolean  prefilled;      /* the form holds the open (composed) trace's parameters */
   guint     debounce;
   gboolean  running;        /* a compose is in its thread */
   gboolean  create_pending; /* Create pressed: create when the preview is up to date */
@@ -383,6 +384,7 @@ write_state (WeftTemplateDialog *self, gboolean open)
   add_int64 (root, "frames", (gint64) self->frames);
   add_int64 (root, "screenshots", self->n_screenshots);
   add_int64 (root, "dp", spin_value (self->dp));
+  json_object_object_add (root, "prefilled", json_object_new_boolean (self->prefilled));
   json_object_object_add (root, "calibrate", json_object_new_boolean (active (self->calibrate)));
   json_object_object_add (root, "calibrate_available", json_object_new_boolean (gtk_widget_get_sensitive (self->calibrate)));
   add_int64 (root, "calibrate_shapes", self->n_shapes);
@@ -1079,6 +1081,75 @@ measure_profile (WeftTemplateDialog *self, WeftTrace *profile)
   gtk_label_set_text (GTK_LABEL (self->calibrate_info), info->len > 0 ? info->str : "Nothing to measure in the open trace.");
 }
 
+/* The form from composer parameters (the "weft" key of a composed trace:
+ * "re-compose with changes"). Hardware: the preset with the same figures. */
+static void
+set_form (WeftTemplateDialog *self, const WeftComposeParams *p)
+{
+  const char *const *presets = weft_compose_preset_names ();
+  const char *const *hws = weft_hardware_preset_names ();
+
+  self->updating = TRUE;
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_DDP]), (p->strategies & WEFT_STRATEGY_DDP) != 0);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_FSDP]), (p->strategies & WEFT_STRATEGY_FSDP) != 0);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_TP]), (p->strategies & WEFT_STRATEGY_TP) != 0);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_SP]), p->sequence_parallel);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_EP]), (p->strategies & WEFT_STRATEGY_EP) != 0);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_CP]), (p->strategies & WEFT_STRATEGY_CP) != 0);
+  if (p->dp > 1)
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->dp), p->dp);
+  if (p->tp > 1)
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->tp), p->tp);
+  if (p->ep > 1)
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->ep), p->ep);
+  if (p->cp > 1)
+    gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->cp), p->cp);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->hsdp), MAX (p->dp_replicate, 1));
+  for (guint i = 0; presets[i] != NULL; i++)
+    if (g_strcmp0 (presets[i], p->model.name) == 0)
+      gtk_drop_down_set_selected (GTK_DROP_DOWN (self->preset), i);
+  for (guint i = 0; hws[i] != NULL; i++)
+    {
+      const WeftHardware *hw = weft_hardware_preset (hws[i]);
+      if (hw != NULL && hw->peak_flops == p->hw.peak_flops && hw->hbm_bytes_per_s == p->hw.hbm_bytes_per_s)
+        gtk_drop_down_set_selected (GTK_DROP_DOWN (self->hw), i);
+    }
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->layers), p->model.layers);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->seq), p->model.seq);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->mbs), p->model.mbs);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->prefetch), p->fsdp_prefetch);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->reshard), p->reshard_after_forward);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->ep_overlap), p->ep_overlap);
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->bucket), p->ddp_bucket_mb);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->cp_mode), p->cp_mode == WEFT_CP_RING ? 1 : 0);
+  self->updating = FALSE;
+  changed_cb (self);
+}
+
+/* When the open trace was composed by Weft: its parameters. */
+static gboolean
+params_of_trace (WeftTrace *trace, WeftComposeParams *p)
+{
+  WeftRank *rank = trace->ranks->len > 0 ? weft_trace_rank (trace, 0) : NULL;
+
+  if (rank == NULL || rank->top_keys == NULL)
+    return FALSE;
+  for (guint i = 0; i < rank->top_keys->len; i++)
+    {
+      WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      if (g_strcmp0 (weft_rank_string (rank, k->key), "weft") == 0 && k->raw != NULL)
+        {
+          json_object *json = json_tokener_parse (k->raw);
+          gboolean ok;
+          weft_compose_params_init (p);
+          ok = weft_compose_params_from_json (p, json, NULL);
+          json_object_put (json);
+          return ok;
+        }
+    }
+  return FALSE;
+}
+
 GtkWidget *
 weft_template_dialog_new (GtkWindow *parent)
 {
@@ -1086,7 +1157,17 @@ weft_template_dialog_new (GtkWindow *parent)
   GtkWidget *self = GTK_WIDGET (dialog);
 
   if (parent != NULL && WEFT_IS_WINDOW (parent) && weft_window_get_session (WEFT_WINDOW (parent)) != NULL)
-    measure_profile (dialog, weft_edit_session_get_trace (weft_window_get_session (WEFT_WINDOW (parent))));
+    {
+      WeftTrace *open = weft_edit_session_get_trace (weft_window_get_session (WEFT_WINDOW (parent)));
+      WeftComposeParams p;
+
+      measure_profile (dialog, open);
+      if (params_of_trace (open, &p))
+        {
+          dialog->prefilled = TRUE;
+          set_form (dialog, &p); /* re-compose with changes */
+        }
+    }
   if (parent != NULL)
     {
       gtk_window_set_transient_for (GTK_WINDOW (self), parent);
