@@ -270,17 +270,20 @@ apply_clicked_cb (GtkButton *button, WeftApplyDialog *self)
   if (trace->ranks->len == 1)
     {
       /* a one-rank profile: a replicated copy becomes a new trace */
-      g_autoptr (WeftTrace) copy = weft_apply_replicate (trace, p.degree, &error);
-      WeftEditSession *session;
+      /* weft_apply_to_trace() takes the copy in every case (the session
+       * owns it, or it is freed on failure): no autoptr here. */
+      WeftTrace *copy = weft_apply_replicate (trace, p.degree, &error);
+      WeftEditSession *session = NULL;
       g_autofree char *name = NULL;
 
-      if (copy == NULL || (session = weft_apply_to_trace (copy, &p, &self->report, &error)) == NULL)
+      if (copy != NULL)
+        session = weft_apply_to_trace (copy, &p, &self->report, &error);
+      if (session == NULL)
         {
           set_error_text (self, error->message);
           gtk_widget_set_visible (self->error_label, TRUE);
           return;
         }
-      g_steal_pointer (&copy); /* the session owns it */
       name = g_strdup_printf ("%s x %d (new)", weft_apply_strategy_to_string (p.strategy), p.degree);
       self->have_report = TRUE;
       self->n_applied++;
