@@ -777,6 +777,43 @@ order_add_nodes (WeftSolver *self, const guint32 *nodes, guint n, GError **error
 
 /* ---- evaluation ------------------------------------------------------------- */
 
+/* The stream neighbours of a live OP node n (inlined: the evaluation's hot
+ * path). */
+static inline guint32
+op_stream_prev (WeftSolver *self, const Node *n)
+{
+  const GArray *order;
+  if (n->lane_pos == 0)
+    return WEFT_NONE;
+  order = g_ptr_array_index (self->ranks[n->rank].lanes, n->lane);
+  return ((const guint32 *) order->data)[n->lane_pos - 1];
+}
+
+static inline guint32
+op_stream_next (WeftSolver *self, const Node *n)
+{
+  const GArray *order = g_ptr_array_index (self->ranks[n->rank].lanes, n->lane);
+  return n->lane_pos + 1 < order->len ? ((const guint32 *) order->data)[n->lane_pos + 1] : WEFT_NONE;
+}
+
+static inline void heap_push (WeftSolver *self, guint32 v);
+
+/* Pushes what depends on the END of live node x (its stream successor and
+ * the holders of its out edges): foreach_end_succ with heap_push, inlined. */
+static inline void
+push_end_succ (WeftSolver *self, guint32 x)
+{
+  const Node *n = &self->nodes[x];
+  if (n->kind == NODE_OP)
+    {
+      guint32 nx = op_stream_next (self, n);
+      if (nx != WEFT_NONE)
+        heap_push (self, nx);
+    }
+  for (guint i = 0; i < n->n_out; i++)
+    heap_push (self, n->out[i]);
+}
+
 static void
 eval_ready (WeftSolver *self, guint32 v, gint64 *ready, guint8 *bk, guint32 *bp)
 {
@@ -797,7 +834,7 @@ eval_ready (WeftSolver *self, guint32 v, gint64 *ready, guint8 *bk, guint32 *bp)
     }
   if (n->kind == NODE_OP)
     {
-      guint32 p = _weft_solver_stream_prev (self, v);
+      guint32 p = op_stream_prev (self, n);
       if (p != WEFT_NONE)
         {
           gint64 t = self->nodes[p].end + n->w_stream;
@@ -830,13 +867,6 @@ eval_ready (WeftSolver *self, guint32 v, gint64 *ready, guint8 *bk, guint32 *bp)
   *bp = pred;
 }
 
-static void heap_push (WeftSolver *self, guint32 v);
-
-static void
-push_cb (WeftSolver *self, guint32 s, gpointer data)
-{
-  heap_push (self, s);
-}
 
 /* Recomputes v from its predecessors; pushes what depends on a change when
  * propagate. Returns TRUE when a time changed. */
@@ -878,7 +908,7 @@ eval_node (WeftSolver *self, guint32 v, gboolean propagate)
           m->end = end;
           changed = TRUE;
           if (propagate)
-            foreach_end_succ (self, mi, push_cb, NULL);
+            push_end_succ (self, mi);
         }
       return changed;
     }
@@ -895,7 +925,7 @@ eval_node (WeftSolver *self, guint32 v, gboolean propagate)
           changed = n->start != ready || n->end != ready;
           n->start = n->end = ready;
           if (changed && propagate)
-            foreach_end_succ (self, v, push_cb, NULL);
+            push_end_succ (self, v);
           return changed;
         }
       if (is_member (self, v))
@@ -913,7 +943,7 @@ eval_node (WeftSolver *self, guint32 v, gboolean propagate)
           n->start = ready;
           n->end = end;
           if (propagate)
-            foreach_end_succ (self, v, push_cb, NULL);
+            push_end_succ (self, v);
         }
       n->start = ready;
       return changed;
@@ -944,16 +974,19 @@ dirty_set (WeftSolver *self, guint32 v)
     self->sweep_cur = w;   /* only after an invalid order: go back */
 }
 
-static void
+static inline void
 heap_push (WeftSolver *self, guint32 v)
 {
-  if (!live (self, v))
-    return;
   if (self->sweeping)
     {
-      dirty_set (self, v);
+      /* liveness is checked when the sweep reaches it (a node out of the
+       * order has no position and is skipped here) */
+      if (v != WEFT_NONE)
+        dirty_set (self, v);
       return;
     }
+  if (!live (self, v))
+    return;
   if (self->nodes[v].flags & NODE_IN_HEAP)
     return;
   self->nodes[v].flags |= NODE_IN_HEAP;
@@ -965,12 +998,14 @@ heap_push (WeftSolver *self, guint32 v)
   self->heap[self->n_heap++] = v;
 }
 
+#define PREFETCH_AHEAD 8
+
 static void
 solve_pending (WeftSolver *self)
 {
   gboolean changed = FALSE;
   guint n_words = (self->n_order + 63) / 64;
-  guint w;
+  guint w, q;
 
   self->pending = FALSE;
   if (self->n_heap == 0)
@@ -1003,7 +1038,16 @@ solve_pending (WeftSolver *self)
           continue;
         }
       self->dirty[w] = bits & (bits - 1);
-      v = self->order[(w << 6) + (guint) __builtin_ctzll (bits)];
+      q = (w << 6) + (guint) __builtin_ctzll (bits);
+      v = self->order[q];
+      if (q + PREFETCH_AHEAD < self->n_order)
+        {
+          /* a long re-solve visits most positions: fetch the node a few
+           * positions ahead while this one is evaluated */
+          const Node *ahead = &self->nodes[self->order[q + PREFETCH_AHEAD]];
+          __builtin_prefetch (ahead);
+          __builtin_prefetch ((const char *) ahead + 64);
+        }
       self->sweep_cur = w;
       if (live (self, v) && eval_node (self, v, TRUE))
         changed = TRUE;
