@@ -17,4 +17,22 @@ build_and_test () {
 
 build_and_test build
 build_and_test build-asan -DWEFT_SANITIZE=ON
-echo "check: all tests passed in the normal and the sanitizer build"
+
+# The fuzz targets (libFuzzer, clang): build them and run a short bounded
+# session of each from the project's seeds, so a regression in the loader or
+# the edit scripts that the seeds reach fails here. Longer runs: docs/loading.md.
+echo "== fuzz targets"
+CC=clang cmake -S . -B build-fuzz -DWEFT_FUZZ=ON -DWEFT_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build-fuzz -j "$jobs" --target fuzz-load fuzz-edit
+for target in load edit; do
+  seeds=tests/fuzz/seeds
+  [ "$target" = edit ] && seeds=tests/fuzz/seeds-edit
+  corpus=$(mktemp -d)
+  cp "$seeds"/* "$corpus"/
+  build-fuzz/tests/fuzz/fuzz-$target -max_total_time=30 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="build-fuzz/crash-$target-" "$corpus" 2>build-fuzz/fuzz-$target.log \
+    || { tail -40 build-fuzz/fuzz-$target.log; echo "check: fuzz-$target found a failure"; exit 1; }
+  grep -E "^Done|#[0-9]+.*DONE" build-fuzz/fuzz-$target.log | tail -1 || true
+  rm -rf "$corpus"
+done
+echo "check: all tests passed in the normal and the sanitizer build; fuzz targets clean"
