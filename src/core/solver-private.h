@@ -124,7 +124,8 @@ struct _WeftSolver
   guint      n_order;
   guint32   *pos;         /* per node: position in order (G_MAXUINT32: not in it) */
   guint      cap_order;   /* allocated entries of order and pos */
-  guint32   *heap;        /* pending nodes, unordered (NODE_IN_HEAP) */
+  guint32   *heap;        /* pending nodes (NODE_IN_HEAP); a heap by topological position while heap_ordered */
+  gboolean   heap_ordered;
   guint      n_heap, cap_heap;
   guint64   *dirty;       /* while solving: bit per topological position to evaluate (else all 0) */
   guint      n_dirty;     /* words allocated */

@@ -950,15 +950,24 @@ eval_node (WeftSolver *self, guint32 v, gboolean propagate)
     }
 }
 
-/* ---- pending nodes and the sweep in topological order ----------------------- */
+/* ---- pending nodes and the re-solve in topological order -------------------- */
 
 /* Outside a solve, the nodes to re-evaluate are kept unordered in
  * self->heap (NODE_IN_HEAP: at most once); their topological positions may
- * still change (structural edits) before the solve. solve_pending turns them
- * into bits of a bitmap indexed by topological position and sweeps it upwards,
- * a 64-bit word at a time (empty stretches cost one load per 64 positions):
- * every push while sweeping is a successor, at a later position, so one pass
- * evaluates each changed node once, in order, with no heap. */
+ * still change (structural edits) before the solve. solve_pending orders
+ * them into a binary heap keyed by topological position and pops them in
+ * order; each re-evaluated node that changed pushes its dependents. That is
+ * cheap while few nodes are pending at once and the change stays local (an
+ * edit whose effect stays on a stream or two). When the pending front grows
+ * past HEAP_MAX or the solve has evaluated 1/16 of the nodes (a change that
+ * moves most of the schedule, such as dragging an early collective of every
+ * rank), the rest of the solve switches to a bitmap indexed by topological
+ * position, swept upwards a 64-bit word at a time (empty stretches cost one
+ * load per 64 positions): every push is a successor, at a later position,
+ * so one pass evaluates each pending node once, in order, with no heap. */
+#define HEAP_MAX 64
+#define PREFETCH_AHEAD 8
+
 static inline void
 dirty_set (WeftSolver *self, guint32 v)
 {
@@ -977,12 +986,18 @@ dirty_set (WeftSolver *self, guint32 v)
 static inline void
 heap_push (WeftSolver *self, guint32 v)
 {
+  guint i;
+
   if (self->sweeping)
     {
       /* liveness is checked when the sweep reaches it (a node out of the
        * order has no position and is skipped here) */
       if (v != WEFT_NONE)
-        dirty_set (self, v);
+        {
+          /* it is evaluated later in this sweep: start loading it now */
+          __builtin_prefetch (&self->nodes[v]);
+          dirty_set (self, v);
+        }
       return;
     }
   if (!live (self, v))
@@ -995,21 +1010,51 @@ heap_push (WeftSolver *self, guint32 v)
       self->cap_heap = MAX (64, self->cap_heap * 2);
       self->heap = g_renew (guint32, self->heap, self->cap_heap);
     }
-  self->heap[self->n_heap++] = v;
+  i = self->n_heap++;
+  if (self->heap_ordered)
+    while (i > 0)
+      {
+        guint parent = (i - 1) / 2;
+        if (self->pos[self->heap[parent]] <= self->pos[v])
+          break;
+        self->heap[i] = self->heap[parent];
+        i = parent;
+      }
+  self->heap[i] = v;
 }
 
-#define PREFETCH_AHEAD 8
+static guint32
+heap_pop (WeftSolver *self)
+{
+  guint32 top = self->heap[0];
+  guint32 last = self->heap[--self->n_heap];
+  guint i = 0;
+  while (TRUE)
+    {
+      guint c = 2 * i + 1;
+      if (c >= self->n_heap)
+        break;
+      if (c + 1 < self->n_heap && self->pos[self->heap[c + 1]] < self->pos[self->heap[c]])
+        c++;
+      if (self->pos[last] <= self->pos[self->heap[c]])
+        break;
+      self->heap[i] = self->heap[c];
+      i = c;
+    }
+  if (self->n_heap > 0)
+    self->heap[i] = last;
+  self->nodes[top].flags &= ~NODE_IN_HEAP;
+  return top;
+}
 
-static void
-solve_pending (WeftSolver *self)
+/* The rest of a solve with the bitmap: the heap's nodes become bits. */
+static gboolean
+sweep_pending (WeftSolver *self)
 {
   gboolean changed = FALSE;
   guint n_words = (self->n_order + 63) / 64;
   guint w, q;
 
-  self->pending = FALSE;
-  if (self->n_heap == 0)
-    return;
   if (self->n_dirty < n_words)
     {
       g_free (self->dirty);
@@ -1040,10 +1085,11 @@ solve_pending (WeftSolver *self)
       self->dirty[w] = bits & (bits - 1);
       q = (w << 6) + (guint) __builtin_ctzll (bits);
       v = self->order[q];
-      if (q + PREFETCH_AHEAD < self->n_order)
+      if (q + PREFETCH_AHEAD < self->n_order &&
+          (self->dirty[(q + PREFETCH_AHEAD) >> 6] & (G_GUINT64_CONSTANT (1) << ((q + PREFETCH_AHEAD) & 63))))
         {
-          /* a long re-solve visits most positions: fetch the node a few
-           * positions ahead while this one is evaluated */
+          /* fetch the node a few positions ahead, when it is already known
+           * to need an evaluation, while this one is evaluated */
           const Node *ahead = &self->nodes[self->order[q + PREFETCH_AHEAD]];
           __builtin_prefetch (ahead);
           __builtin_prefetch ((const char *) ahead + 64);
@@ -1055,6 +1101,37 @@ solve_pending (WeftSolver *self)
         w = self->sweep_cur;
     }
   self->sweeping = FALSE;
+  return changed;
+}
+
+static void
+solve_pending (WeftSolver *self)
+{
+  gboolean changed = FALSE;
+  guint n = self->n_heap, n_evals = 0;
+
+  self->pending = FALSE;
+  if (n == 0)
+    return;
+  /* order the pending nodes by their positions now */
+  self->heap_ordered = TRUE;
+  self->n_heap = 0;
+  for (guint i = 0; i < n; i++)
+    {
+      guint32 v = self->heap[i];   /* read before the push may overwrite slot i */
+      self->nodes[v].flags &= ~NODE_IN_HEAP;
+      heap_push (self, v);
+    }
+  while (self->n_heap > 0 && self->n_heap <= HEAP_MAX && n_evals <= self->n_order / 16)
+    {
+      guint32 v = heap_pop (self);
+      n_evals++;
+      if (live (self, v) && eval_node (self, v, TRUE))
+        changed = TRUE;
+    }
+  self->heap_ordered = FALSE;
+  if (self->n_heap > 0 && sweep_pending (self))
+    changed = TRUE;
   if (changed)
     self->generation++;
 }
@@ -2661,7 +2738,7 @@ dirty_around (WeftSolver *self, guint32 v)
     heap_push (self, nx);
 }
 
-/* The pending nodes are unordered until the solve reads their positions:
+/* The pending nodes are unordered until a solve reads their positions:
  * nothing to do when positions change. */
 static inline void
 heap_rekey (WeftSolver *self)
