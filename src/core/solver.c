@@ -959,7 +959,7 @@ eval_node (WeftSolver *self, guint32 v, gboolean propagate)
  * order; each re-evaluated node that changed pushes its dependents. That is
  * cheap while few nodes are pending at once and the change stays local (an
  * edit whose effect stays on a stream or two). When the pending front grows
- * past HEAP_MAX or the solve has evaluated 1/16 of the nodes (a change that
+ * past HEAP_MAX or the solve has evaluated 1/8 of the nodes (a change that
  * moves most of the schedule, such as dragging an early collective of every
  * rank), the rest of the solve switches to a bitmap indexed by topological
  * position, swept upwards a 64-bit word at a time (empty stretches cost one
@@ -1122,7 +1122,7 @@ solve_pending (WeftSolver *self)
       self->nodes[v].flags &= ~NODE_IN_HEAP;
       heap_push (self, v);
     }
-  while (self->n_heap > 0 && self->n_heap <= HEAP_MAX && n_evals <= self->n_order / 16)
+  while (self->n_heap > 0 && self->n_heap <= HEAP_MAX && n_evals <= self->n_order / 8)
     {
       guint32 v = heap_pop (self);
       n_evals++;
