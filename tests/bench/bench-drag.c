@@ -1,7 +1,8 @@
 /* bench-drag.c: the editing core of the window's collective drag on the
  * trace of tests/bench/bench-ui-drag.sh, without the window.
  *
- *   bench-drag [--dir DIR] [--motions N] [--step-us US] [--which first|middle|last] [--out DIR]
+ *   bench-drag [--dir DIR] [--motions N] [--step-us US] [--which first|middle|last] [--rank R]
+ *              [--cold MB] [--out DIR]
  *
  * Input: the 8-rank FSDP step of bench-ui-drag.sh (what `weft-cli compose -s
  * fsdp --dp 8 --layers 64 --steps 9` writes: llama3-8b shapes, ~205k GPU
@@ -16,6 +17,9 @@
  * the first one of rank 0 in time order (the one Ctrl+F finds first, as in
  * bench-ui-drag.sh), or the one in the middle / at the end. --step-us is
  * the offset added per motion (default 20 us: 3 px at the script's zoom).
+ * --rank grabs the member of another rank; --cold writes MB of other
+ * memory between motions, as the window's repaint does (the solver then
+ * starts each motion with cold caches).
  * Prints median, p90 and max of the motion times, then the undo/redo of
  * the gesture. Figures in docs/benchmarks.md (## Editing). */
 #include "config.h"
@@ -85,19 +89,22 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *dir_opt = NULL, *out_opt = NULL, *which = NULL, *tmp = NULL, *written = NULL;
-  int motions = 120;
+  int motions = 120, rank_opt = 0, cold_mb = 0;
   double step_us = 20.0;
   GOptionEntry entries[] = {
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir_opt, "Trace folder to load (default: compose it)", "DIR" },
     { "out", 0, 0, G_OPTION_ARG_FILENAME, &out_opt, "Compose into DIR and keep it", "DIR" },
     { "motions", 0, 0, G_OPTION_ARG_INT, &motions, "Pointer motions (default 120)", "N" },
     { "step-us", 0, 0, G_OPTION_ARG_DOUBLE, &step_us, "Offset per motion in us (default 20)", "US" },
-    { "which", 0, 0, G_OPTION_ARG_STRING, &which, "first, middle or last all-gather of rank 0", "WHICH" },
+    { "which", 0, 0, G_OPTION_ARG_STRING, &which, "first, middle or last all-gather of the rank", "WHICH" },
+    { "rank", 0, 0, G_OPTION_ARG_INT, &rank_opt, "Rank index of the grabbed member (default 0)", "R" },
+    { "cold", 0, 0, G_OPTION_ARG_INT, &cold_mb, "Write MB of other memory between motions (the window repaints there)", "MB" },
     { NULL }
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("- the window's collective drag, without the window");
   g_autoptr (GError) error = NULL;
   WeftTrace *trace;   /* the session owns it */
+  g_autofree volatile char *cold = NULL;
   g_autoptr (GArray) cands = g_array_new (FALSE, FALSE, sizeof (Cand));
   g_autoptr (GArray) times = g_array_new (FALSE, FALSE, sizeof (gint64));
   WeftEditSession *s;
@@ -160,20 +167,22 @@ main (int argc, char **argv)
         n_ops += weft_solver_is_node (solver, r, e);
     }
 
-  rank0 = weft_trace_rank (trace, 0);
+  if (rank_opt < 0 || (guint) rank_opt >= trace->ranks->len)
+    g_error ("--rank %d: the trace has %u ranks", rank_opt, trace->ranks->len);
+  rank0 = weft_trace_rank (trace, rank_opt);
   for (guint e = 0; e < rank0->events->len; e++)
     {
       WeftEvent *ev = weft_rank_event (rank0, e);
-      if (!weft_solver_is_node (solver, 0, e) || ev->coll == WEFT_NONE ||
+      if (!weft_solver_is_node (solver, rank_opt, e) || ev->coll == WEFT_NONE ||
           strstr (weft_rank_string (rank0, ev->name), "AllGather") == NULL)
         continue;
-      c.op.rank_index = 0;
+      c.op.rank_index = rank_opt;
       c.op.event = e;
-      c.start = weft_solver_start (solver, 0, e);
+      c.start = weft_solver_start (solver, rank_opt, e);
       g_array_append_val (cands, c);
     }
   if (cands->len == 0)
-    g_error ("no all-gather on rank 0");
+    g_error ("no all-gather on rank index %d", rank_opt);
   g_array_sort (cands, cmp_cand);
   if (which != NULL && g_str_equal (which, "middle"))
     c = g_array_index (cands, Cand, cands->len / 2);
@@ -183,15 +192,21 @@ main (int argc, char **argv)
     c = g_array_index (cands, Cand, 0);
   printf ("trace: %u ranks, %" G_GUINT64_FORMAT " GPU ops, %u instances; load %.2f s, session %.0f ms\n",
           trace->ranks->len, n_ops, trace->instances->len, t_load / 1e9, t_session / 1e6);
-  printf ("dragging '%.50s' (rank 0 event %u, %s of %u all-gathers) at %.3f ms, %d motions of %.1f us\n",
-          weft_rank_string (rank0, weft_rank_event (rank0, c.op.event)->name), c.op.event,
-          which != NULL ? which : "first", cands->len, c.start / 1e6, motions, step_us);
+  printf ("dragging '%.50s' (rank index %d event %u, %s of %u all-gathers) at %.3f ms, %d motions of %.1f us%s\n",
+          weft_rank_string (rank0, weft_rank_event (rank0, c.op.event)->name), rank_opt, c.op.event,
+          which != NULL ? which : "first", cands->len, c.start / 1e6, motions, step_us,
+          cold_mb > 0 ? ", caches flushed between motions" : "");
+  if (cold_mb > 0)
+    cold = g_malloc0 ((gsize) cold_mb << 20);
 
   orig = c.start;
   weft_edit_session_begin_gesture (s);
   for (int i = 1; i <= motions; i++)
     {
       gint64 at = orig + (gint64) (i * step_us * 1000);
+      if (cold != NULL)
+        for (gsize k = 0; k < ((gsize) cold_mb << 20); k += 64)
+          cold[k]++;
       t0 = now_ns ();
       if (!weft_edit_move_time (s, c.op, at, TRUE, &error))
         g_error ("motion %d: %s", i, error->message);
@@ -200,7 +215,7 @@ main (int argc, char **argv)
   weft_edit_session_end_gesture (s);
   printf ("  move_time per motion: median %.3f ms, p90 %.3f ms, max %.3f ms (n %u); op now at %.3f ms\n",
           pct_ms (times, 0.5), pct_ms (times, 0.9), pct_ms (times, 1.0), times->len,
-          weft_solver_start (solver, 0, c.op.event) / 1e6);
+          weft_solver_start (solver, rank_opt, c.op.event) / 1e6);
 
   t0 = now_ns ();
   if (!weft_edit_session_undo (s, &error))
