@@ -1085,14 +1085,26 @@ sweep_pending (WeftSolver *self)
       self->dirty[w] = bits & (bits - 1);
       q = (w << 6) + (guint) __builtin_ctzll (bits);
       v = self->order[q];
-      if (q + PREFETCH_AHEAD < self->n_order &&
-          (self->dirty[(q + PREFETCH_AHEAD) >> 6] & (G_GUINT64_CONSTANT (1) << ((q + PREFETCH_AHEAD) & 63))))
+      if (q + 2 * PREFETCH_AHEAD < self->n_order)
         {
-          /* fetch the node a few positions ahead, when it is already known
-           * to need an evaluation, while this one is evaluated */
-          const Node *ahead = &self->nodes[self->order[q + PREFETCH_AHEAD]];
-          __builtin_prefetch (ahead);
-          __builtin_prefetch ((const char *) ahead + 64);
+          /* a long sweep evaluates most positions: fetch the node further
+           * ahead and the edge arrays of a nearer one (whose node line was
+           * fetched before), when they are already known to be pending */
+          guint qa = q + 2 * PREFETCH_AHEAD, qn = q + PREFETCH_AHEAD;
+          if (self->dirty[qa >> 6] & (G_GUINT64_CONSTANT (1) << (qa & 63)))
+            {
+              const Node *ahead = &self->nodes[self->order[qa]];
+              __builtin_prefetch (ahead);
+              __builtin_prefetch ((const char *) ahead + 64);
+            }
+          if (self->dirty[qn >> 6] & (G_GUINT64_CONSTANT (1) << (qn & 63)))
+            {
+              const Node *near = &self->nodes[self->order[qn]];
+              if (near->in != NULL)
+                __builtin_prefetch (near->in);
+              if (near->out != NULL)
+                __builtin_prefetch (near->out);
+            }
         }
       self->sweep_cur = w;
       if (live (self, v) && eval_node (self, v, TRUE))
