@@ -1562,6 +1562,7 @@ build_rank (WeftSolver *self, guint r)
   Scratch sc;
   GArray *lat = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *typ_cand = g_array_new (FALSE, FALSE, sizeof (guint32) * 2); /* (op, stream predecessor or WEFT_NONE) */
   GArray *specs = g_array_new (FALSE, FALSE, sizeof (SyncSpec));
   gboolean has_wait_sync = FALSE, has_cpu_sync = FALSE;
   GHashTable *records;
@@ -1650,29 +1651,11 @@ build_rank (WeftSolver *self, guint r)
                   g_hash_table_insert (sc.launches, GUINT_TO_POINTER (cl + 1), l);
                 }
               g_array_append_val (l, rec);
-              /* typical figures */
-              if (j > 0)
-                {
-                  Node *p = &self->nodes[g_array_index (order, guint32, j - 1)];
-                  if (p->obs_end <= n->launch_time)
-                    {
-                      gint64 x = n->obs_start - n->launch_time;
-                      if (x >= 0)
-                        g_array_append_val (lat, x);
-                    }
-                  else
-                    {
-                      gint64 x = n->obs_start - p->obs_end;
-                      if (x >= 0)
-                        g_array_append_val (gaps, x);
-                    }
-                }
-              else
-                {
-                  gint64 x = n->obs_start - n->launch_time;
-                  if (x >= 0)
-                    g_array_append_val (lat, x);
-                }
+              /* typical figures: sampled once the cross-stream edges are known */
+              {
+                guint32 cand[2] = { v, j > 0 ? g_array_index (order, guint32, j - 1) : WEFT_NONE };
+                g_array_append_val (typ_cand, cand);
+              }
             }
         }
     }
@@ -1683,9 +1666,6 @@ build_rank (WeftSolver *self, guint r)
     while (g_hash_table_iter_next (&it, NULL, &value))
       g_array_sort (value, launch_rec_cmp);
   }
-  rs->typ_launch = median_or (lat, 5000);
-  rs->typ_gap = median_or (gaps, 0);
-
   /* runtime calls by correlation; cuda_sync presence */
   for (guint i = 0; i < rank->events->len; i++)
     {
@@ -1995,6 +1975,32 @@ build_rank (WeftSolver *self, guint r)
         }
     }
 
+  /* Typical launch latency (ops launched onto an idle stream) and gap
+   * between queued ops. An op held by an in-edge whose source ended after
+   * its launch (or after its stream predecessor, when queued) started when
+   * that wait ended: its start says nothing about launch latency or queue
+   * gaps (the first all-reduce on the NCCL stream, waiting ~10 ms for its
+   * producer, would otherwise make "launch latency" 10 ms and let every
+   * launch tie with its stream predecessor). */
+  for (guint k = 0; k < typ_cand->len; k++)
+    {
+      const guint32 *cand = &g_array_index (typ_cand, guint32, 2 * k);
+      Node *n = &self->nodes[cand[0]];
+      Node *p = cand[1] != WEFT_NONE ? &self->nodes[cand[1]] : NULL;
+      gboolean idle = p == NULL || p->obs_end <= n->launch_time;
+      gint64 ready = idle ? n->launch_time : p->obs_end;
+      gint64 x = n->obs_start - ready;
+      gboolean held = FALSE;
+      for (guint e = 0; e < n->n_in && !held; e++)
+        if (self->nodes[n->in[e].src].obs_end > ready)
+          held = TRUE;
+      if (held || x < 0)
+        continue;
+      g_array_append_val (idle ? lat : gaps, x);
+    }
+  rs->typ_launch = median_or (lat, 5000);
+  rs->typ_gap = median_or (gaps, 0);
+
   /* steps: by the launch (else the op itself) inside ProfilerStep#N */
   if (rank->steps->len > 0)
     for (guint32 v = first_node; v < self->n_nodes; v++)
@@ -2018,6 +2024,7 @@ build_rank (WeftSolver *self, guint r)
 
   g_array_free (lat, TRUE);
   g_array_free (gaps, TRUE);
+  g_array_free (typ_cand, TRUE);
   g_array_free (sc.pmax, TRUE);
   g_hash_table_destroy (sc.launches);
   g_hash_table_destroy (sc.runtime_by_corr);
