@@ -1036,6 +1036,105 @@ test_samples_fresh (void)
   g_assert_cmpuint (n, >=, 6);
 }
 
+/* The composer writes its dependencies as the ProcessGroupNCCL
+ * cudaEventRecord / cudaStreamWaitEvent pattern; the solver infers edges
+ * from that pattern. On a trace Weft composed itself they agree: no inferred
+ * edge is contradicted by the times and no op starts later than its
+ * constraints explain. */
+static void
+assert_solver_agrees (WeftTrace *trace, const char *what)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  WeftSolverStats st;
+
+  g_assert_no_error (error);
+  weft_solver_stats (solver, &st);
+  g_test_message ("%s: %u cross-stream edges, %u contradicted, %u unexplained", what, st.n_cross_stream,
+                  st.n_inferred_dropped, st.n_unexplained);
+  if (st.n_inferred_dropped != 0 || st.n_unexplained != 0)
+    g_error ("%s: %u inferred edges contradicted by the trace, %u ops starting later than anything explains", what,
+             st.n_inferred_dropped, st.n_unexplained);
+  g_assert_cmpuint (st.n_cross_stream, >, 0);
+}
+
+static void
+test_samples_consistent (void)
+{
+  const char *src = g_getenv ("WEFT_SOURCE_DIR");
+  g_autofree char *dir = g_build_filename (src ? src : WEFT_SOURCE_DIR, "data", "samples", NULL);
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  guint n = 0;
+
+  if (d == NULL)
+    {
+      g_test_skip ("data/samples not found");
+      return;
+    }
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *sample = g_build_filename (dir, name, NULL);
+      g_autoptr (WeftTrace) trace = NULL;
+      g_autoptr (GError) error = NULL;
+
+      if (!g_file_test (sample, G_FILE_TEST_IS_DIR))
+        continue;
+      trace = weft_trace_load (sample, NULL, NULL, &error);
+      g_assert_no_error (error);
+      assert_solver_agrees (trace, name);
+      n++;
+    }
+  g_assert_cmpuint (n, >=, 6);
+}
+
+/* The same on variants the samples do not cover. */
+static void
+test_variants_consistent (void)
+{
+  static const struct
+  {
+    const char *strategies;
+    int dp, cp, ep, layers, steps;
+    gboolean no_prefetch, no_reshard, ep_overlap;
+    WeftCpMode cp_mode;
+  } v[] = {
+    { "fsdp", 8, 1, 1, 2, 1, TRUE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
+    { "fsdp", 8, 1, 1, 2, 1, FALSE, TRUE, FALSE, WEFT_CP_ALL_GATHER },
+    { "fsdp", 4, 1, 1, 2, 2, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
+    { "fsdp,cp", 2, 2, 1, 1, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
+    { "fsdp,ep", 4, 1, 2, 1, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
+    { "ddp", 2, 1, 1, 3, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (v); i++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftTrace) trace = NULL;
+      g_autofree char *what = NULL;
+      WeftComposeParams p;
+
+      weft_compose_params_init (&p);
+      if (v[i].ep > 1)
+        g_assert_true (weft_compose_params_set_preset (&p, "moe-small", &error));
+      g_assert_true (weft_compose_parse_strategies (v[i].strategies, &p.strategies, &error));
+      p.dp = v[i].dp;
+      p.cp = v[i].cp;
+      p.ep = v[i].ep;
+      p.model.layers = v[i].layers;
+      p.steps = v[i].steps;
+      p.fsdp_prefetch = !v[i].no_prefetch;
+      p.reshard_after_forward = !v[i].no_reshard;
+      p.ep_overlap = v[i].ep_overlap;
+      p.cp_mode = v[i].cp_mode;
+      trace = weft_compose_trace (&p, &error);
+      g_assert_no_error (error);
+      what = g_strdup_printf ("%s dp %d cp %d ep %d%s%s", v[i].strategies, v[i].dp, v[i].cp, v[i].ep,
+                              v[i].no_prefetch ? " no-prefetch" : "", v[i].no_reshard ? " no-reshard" : "");
+      assert_solver_agrees (trace, what);
+    }
+}
+
 static int
 run_cli (const char *args, char **err_out)
 {
@@ -1314,6 +1413,8 @@ main (int argc, char **argv)
   g_test_add_func ("/compose/64-ranks", test_64_ranks);
   g_test_add_func ("/compose/params-roundtrip", test_params_roundtrip);
   g_test_add_func ("/compose/samples-fresh", test_samples_fresh);
+  g_test_add_func ("/compose/samples-consistent", test_samples_consistent);
+  g_test_add_func ("/compose/variants-consistent", test_variants_consistent);
   g_test_add_func ("/compose/cli", test_cli);
   g_test_add_func ("/compose/random-configs", test_random_configs);
   g_test_add_func ("/compose/params-json-bad", test_params_json_bad);

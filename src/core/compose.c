@@ -32,10 +32,11 @@ enum
   ST_EP,
   ST_CP,
   ST_HSDP,      /* FSDP's all-reduce across replicas (HSDP) */
+  ST_AGIN,      /* FSDP's all-gather copy-in (the current stream of the all-gather) */
   N_STREAMS
 };
 
-static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25, 27 };
+static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25, 27, 13 };
 
 /* ---- process-group dimensions ----------------------------------------------------- */
 
@@ -120,7 +121,11 @@ typedef struct
   gint64  seq[N_DIMS];
   GRand  *rng;
   guint32 scratch;                  /* last handle returned per rank */
+  gint64  scratch_ext;              /* External id of the cudaEventRecord that took it (0: none) */
   guint32 handles[8];               /* saved handles (see save_handle) */
+  gint64  handle_ext[8];
+  guint32 rec_node[N_STREAMS];      /* per stream: the op its last cudaEventRecord captured */
+  gint64  rec_ext[N_STREAMS];       /* and that record's External id */
 } RankState;
 
 typedef struct
@@ -393,18 +398,31 @@ launch_gpu (Ctx *c, int r, int stream, const char *name, gint64 dur, gboolean is
 }
 
 /* cudaEventRecord on stream: remembers (per rank) what the stream has
- * launched so far in s->scratch. */
+ * launched so far in s->scratch, and the record's External id.
+ *
+ * The trace must say what each cudaStreamWaitEvent waits for in the form
+ * the solver reads (docs/solver.md, "cross-stream"): the wait carries the
+ * External id of the cudaEventRecord it waits on, and that record is issued
+ * right after the launch of the op it captures (the last op launched from
+ * the thread, on another stream than the waiting one; not a collective when
+ * a collective waits), as ProcessGroupNCCL does. */
 static void
 event_record (Ctx *c, int stream)
 {
   for (int r = 0; r < c->world; r++)
     {
+      RankState *s = &c->rs[r];
+
       runtime_call (c, r, "cudaEventRecord", 135, 2000, NONE);
-      c->rs[r].scratch = c->rs[r].stream_last[stream];
+      s->scratch = s->stream_last[stream];
+      s->scratch_ext = g_array_index (s->recs, Rec, s->recs->len - 1).ext;
+      s->rec_node[stream] = s->scratch;
+      s->rec_ext[stream] = s->scratch_ext;
     }
 }
 
-/* cudaStreamWaitEvent: stream waits for each rank's scratch handle. */
+/* cudaStreamWaitEvent: stream waits for each rank's scratch handle; the
+ * call carries the External id of the record that took the handle. */
 static void
 stream_wait (Ctx *c, int stream)
 {
@@ -413,23 +431,49 @@ stream_wait (Ctx *c, int stream)
       RankState *s = &c->rs[r];
 
       runtime_call (c, r, "cudaStreamWaitEvent", 147, 1500, NONE);
+      if (s->scratch_ext > 0)
+        g_array_index (s->recs, Rec, s->recs->len - 1).ext = s->scratch_ext;
       if (s->scratch != NONE && s->n_waits[stream] < G_N_ELEMENTS (s->waits[stream]))
         s->waits[stream][s->n_waits[stream]++] = s->scratch;
     }
 }
 
+/* Saves what stream has launched so far in slot, with the record that
+ * captured it: the last cudaEventRecord on that stream when it did (a
+ * collective's end), else a new one now (the caller issues it right after
+ * the op's launch). */
 static void
 save_handle (Ctx *c, int slot, int stream)
 {
+  if (c->rs[0].rec_node[stream] != c->rs[0].stream_last[stream])
+    event_record (c, stream);
   for (int r = 0; r < c->world; r++)
-    c->rs[r].handles[slot] = c->rs[r].stream_last[stream];
+    {
+      RankState *s = &c->rs[r];
+
+      s->handles[slot] = s->stream_last[stream];
+      s->handle_ext[slot] = s->rec_node[stream] == s->stream_last[stream] ? s->rec_ext[stream] : 0;
+    }
+}
+
+static void
+copy_handle (Ctx *c, int to, int from)
+{
+  for (int r = 0; r < c->world; r++)
+    {
+      c->rs[r].handles[to] = c->rs[r].handles[from];
+      c->rs[r].handle_ext[to] = c->rs[r].handle_ext[from];
+    }
 }
 
 static void
 load_handle (Ctx *c, int slot)
 {
   for (int r = 0; r < c->world; r++)
-    c->rs[r].scratch = c->rs[r].handles[slot];
+    {
+      c->rs[r].scratch = c->rs[r].handles[slot];
+      c->rs[r].scratch_ext = c->rs[r].handle_ext[slot];
+    }
 }
 
 /* ---- compute kernels ------------------------------------------------------------- */
@@ -564,6 +608,11 @@ static const char *K_ADD =
   "at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)";
 static const char *K_SILU = "triton_poi_fused_mul_silu_0";
 static const char *K_SILU_BWD = "triton_poi_fused_mul_sigmoid_silu_silu_backward_0";
+static const char *K_COPY_IN =
+  "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, "
+  "at::native::(anonymous namespace)::UnaryOpFunctor<c10::BFloat16, 2, 1, 1>, at::native::(anonymous namespace)::Copy<c10::BFloat16, "
+  "c10::BFloat16> >(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<"
+  "c10::BFloat16, 2, 1, 1>, at::native::(anonymous namespace)::Copy<c10::BFloat16, c10::BFloat16>)";
 static const char *K_COPY_OUT =
   "void at::native::(anonymous namespace)::split_with_sizes_copy_out_contiguous_no_cast_kernel<c10::BFloat16>(c10::BFloat16 const*, "
   "long const*, long const*, long const*, c10::BFloat16**, long, long)";
@@ -1259,6 +1308,7 @@ typedef struct
   double   dense;    /* elements of the unit on this rank before FSDP sharding */
   double   experts;
   guint32 *ag_end;   /* per rank: the unit's last all-gather (its copy-out waits for it) */
+  gint64  *ag_end_ext; /* per rank: the External id of its end record */
 } Unit;
 
 static void
@@ -1271,24 +1321,39 @@ fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
   scope_begin (c, "user_annotation", "FSDP::all_gather", NULL);
   if (slot_wait >= 0)
     {
-      /* the all-gather stream waits for the compute stream */
+      /* the copy-in stream waits for the compute stream (FSDP2's
+       * all_gather_state event: the memory limit, or no prefetch) */
       load_handle (c, slot_wait);
-      stream_wait (c, ST_AG);
+      stream_wait (c, ST_AGIN);
     }
+  /* the copy-in on its own stream (FSDP2's all_gather_copy_in_stream,
+   * current while the all-gather is issued): ProcessGroupNCCL's NCCL
+   * stream waits for it, not for the compute stream */
   scope_begin (c, "user_annotation", "FSDP::all_gather_copy_in", NULL);
+  scope_begin (c, "cpu_op", "fsdp::all_gather_copy_in", NULL);
+  for (int r = 0; r < c->world; r++)
+    {
+      gint64 base = kernel_ns (c, K_MEM, 0, 2 * 2 * (u->dense + u->experts) / n);
+      launch_gpu (c, r, ST_AGIN, K_COPY_IN, (gint64) (base * jit (c, r, c->p.jitter)), FALSE,
+                  g_string_chunk_insert_const (c->strs, EW_STATS));
+    }
+  scope_end (c);
   scope_end (c);
   spec_init (c, &s, DIM_DP, ST_AG, WEFT_COLL_ALL_GATHER, round_to (u->dense, n), 2, "BFloat16");
-  s.producer = ST_AG;
+  s.producer = ST_AGIN;
   collective (c, &s);
   if (u->experts > 0 && c->dim_on[DIM_DPEP])
     {
       n = group_members (c, DIM_DPEP, 0, members);
       spec_init (c, &s, DIM_DPEP, ST_AG, WEFT_COLL_ALL_GATHER, round_to (u->experts, n), 2, "BFloat16");
-      s.producer = ST_AG;
+      s.producer = ST_AGIN;
       collective (c, &s);
     }
   for (int r = 0; r < c->world; r++)
-    u->ag_end[r] = c->rs[r].stream_last[ST_AG];
+    {
+      u->ag_end[r] = c->rs[r].stream_last[ST_AG];
+      u->ag_end_ext[r] = c->rs[r].scratch_ext;
+    }
   scope_end (c);
 }
 
@@ -1299,7 +1364,10 @@ fsdp_copy_out (Ctx *c, const Unit *u)
   /* wait for this unit's all-gather (its end event was recorded right
    * after it), not for prefetches issued since */
   for (int r = 0; r < c->world; r++)
-    c->rs[r].scratch = u->ag_end[r];
+    {
+      c->rs[r].scratch = u->ag_end[r];
+      c->rs[r].scratch_ext = u->ag_end_ext[r];
+    }
   stream_wait (c, ST_COMPUTE);
   kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, 2 * 2 * (u->dense + u->experts), EW_STATS);
   scope_end (c);
@@ -1439,7 +1507,10 @@ emit_step (Ctx *c, int step_no)
 
   dims_init (c, &D);
   for (int i = 0; i < n_units; i++)
-    units[i].ag_end = g_new0 (guint32, c->world);
+    {
+      units[i].ag_end = g_new0 (guint32, c->world);
+      units[i].ag_end_ext = g_new0 (gint64, c->world);
+    }
   units[0].dense = D.V * D.h / D.tp;
   for (int i = 0; i < L; i++)
     {
@@ -1512,19 +1583,17 @@ emit_step (Ctx *c, int step_no)
           tp_comm (c, &D, 1);
           gemm (c, GEMM_OUT, D.T, D.h, D.V / D.tp);
         }
+      /* handles: 5 = compute now (no-prefetch wait), 6 = compute two units
+       * back; recorded (cudaEventRecord) right after the unit's last launch */
       if (fsdp)
         {
           scope_begin (c, "user_annotation", "FSDP::post_forward", NULL);
+          copy_handle (c, 6, 7);
+          save_handle (c, 7, ST_COMPUTE);
+          copy_handle (c, 5, 7);
           scope_end (c);
         }
       scope_end (c);
-      /* handles: 5 = compute now (no-prefetch wait), 6 = compute two units back */
-      for (int r = 0; r < c->world; r++)
-        {
-          c->rs[r].handles[6] = c->rs[r].handles[7];
-          c->rs[r].handles[7] = c->rs[r].stream_last[ST_COMPUTE];
-          c->rs[r].handles[5] = c->rs[r].stream_last[ST_COMPUTE];
-        }
     }
 
   /* loss */
@@ -1541,11 +1610,11 @@ emit_step (Ctx *c, int step_no)
     {
       gboolean needs_ag = fsdp && c->p.reshard_after_forward && u >= 1 && u <= L;
 
-      for (int r = 0; r < c->world; r++)
-        c->rs[r].handles[5] = c->rs[r].stream_last[ST_COMPUTE];
       if (fsdp)
         {
           scope_begin (c, "user_annotation", "FSDP::pre_backward", NULL);
+          /* compute now: the record of the last reduce-scatter's wait took it */
+          save_handle (c, 5, ST_COMPUTE);
           if (needs_ag && !gathered[u])
             {
               fsdp_all_gather (c, &units[u], c->p.fsdp_prefetch ? -1 : 5);
@@ -1645,7 +1714,10 @@ emit_step (Ctx *c, int step_no)
 
   scope_end (c);   /* ProfilerStep */
   for (int i = 0; i < n_units; i++)
-    g_free (units[i].ag_end);
+    {
+      g_free (units[i].ag_end);
+      g_free (units[i].ag_end_ext);
+    }
   g_free (units);
   g_free (gathered);
   g_free (gathered_fwd);
@@ -2038,6 +2110,8 @@ ctx_init (Ctx *c, const WeftComposeParams *params)
         s->stream_last[st] = NONE;
       for (guint i = 0; i < G_N_ELEMENTS (s->handles); i++)
         s->handles[i] = NONE;
+      for (int st = 0; st < N_STREAMS; st++)
+        s->rec_node[st] = NONE;
       s->scratch = NONE;
       s->ext = 300 + r * 0;
       s->corr = 1400;
