@@ -122,8 +122,10 @@ typedef struct
   GRand  *rng;
   guint32 scratch;                  /* last handle returned per rank */
   gint64  scratch_ext;              /* External id of the cudaEventRecord that took it (0: none) */
+  guint32 scratch_wait;             /* and what the stream was told to wait for since (NONE) */
   guint32 handles[8];               /* saved handles (see save_handle) */
   gint64  handle_ext[8];
+  guint32 handle_wait[8];
   guint32 rec_node[N_STREAMS];      /* per stream: the op its last cudaEventRecord captured */
   gint64  rec_ext[N_STREAMS];       /* and that record's External id */
 } RankState;
@@ -415,6 +417,9 @@ event_record (Ctx *c, int stream)
 
       runtime_call (c, r, "cudaEventRecord", 135, 2000, NONE);
       s->scratch = s->stream_last[stream];
+      /* the event also completes after what the stream was told to wait
+       * for since its last op (a blocking collective's work.wait()) */
+      s->scratch_wait = s->n_waits[stream] > 0 ? s->waits[stream][s->n_waits[stream] - 1] : NONE;
       s->scratch_ext = g_array_index (s->recs, Rec, s->recs->len - 1).ext;
       s->rec_node[stream] = s->scratch;
       s->rec_ext[stream] = s->scratch_ext;
@@ -435,6 +440,8 @@ stream_wait (Ctx *c, int stream)
         g_array_index (s->recs, Rec, s->recs->len - 1).ext = s->scratch_ext;
       if (s->scratch != NONE && s->n_waits[stream] < G_N_ELEMENTS (s->waits[stream]))
         s->waits[stream][s->n_waits[stream]++] = s->scratch;
+      if (s->scratch_wait != NONE && s->n_waits[stream] < G_N_ELEMENTS (s->waits[stream]))
+        s->waits[stream][s->n_waits[stream]++] = s->scratch_wait;
     }
 }
 
@@ -445,7 +452,7 @@ stream_wait (Ctx *c, int stream)
 static void
 save_handle (Ctx *c, int slot, int stream)
 {
-  if (c->rs[0].rec_node[stream] != c->rs[0].stream_last[stream])
+  if (c->rs[0].rec_node[stream] != c->rs[0].stream_last[stream] || c->rs[0].n_waits[stream] > 0)
     event_record (c, stream);
   for (int r = 0; r < c->world; r++)
     {
@@ -453,6 +460,7 @@ save_handle (Ctx *c, int slot, int stream)
 
       s->handles[slot] = s->stream_last[stream];
       s->handle_ext[slot] = s->rec_node[stream] == s->stream_last[stream] ? s->rec_ext[stream] : 0;
+      s->handle_wait[slot] = s->n_waits[stream] > 0 ? s->scratch_wait : NONE;
     }
 }
 
@@ -463,6 +471,7 @@ copy_handle (Ctx *c, int to, int from)
     {
       c->rs[r].handles[to] = c->rs[r].handles[from];
       c->rs[r].handle_ext[to] = c->rs[r].handle_ext[from];
+      c->rs[r].handle_wait[to] = c->rs[r].handle_wait[from];
     }
 }
 
@@ -473,6 +482,7 @@ load_handle (Ctx *c, int slot)
     {
       c->rs[r].scratch = c->rs[r].handles[slot];
       c->rs[r].scratch_ext = c->rs[r].handle_ext[slot];
+      c->rs[r].scratch_wait = c->rs[r].handle_wait[slot];
     }
 }
 
@@ -1367,6 +1377,7 @@ fsdp_copy_out (Ctx *c, const Unit *u)
     {
       c->rs[r].scratch = u->ag_end[r];
       c->rs[r].scratch_ext = u->ag_end_ext[r];
+      c->rs[r].scratch_wait = NONE;
     }
   stream_wait (c, ST_COMPUTE);
   kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, 2 * 2 * (u->dense + u->experts), EW_STATS);
@@ -2112,7 +2123,10 @@ ctx_init (Ctx *c, const WeftComposeParams *params)
         s->handles[i] = NONE;
       for (int st = 0; st < N_STREAMS; st++)
         s->rec_node[st] = NONE;
+      for (guint i = 0; i < G_N_ELEMENTS (s->handle_wait); i++)
+        s->handle_wait[i] = NONE;
       s->scratch = NONE;
+      s->scratch_wait = NONE;
       s->ext = 300 + r * 0;
       s->corr = 1400;
       /* each rank's CPU starts a little apart */
