@@ -815,6 +815,11 @@ collective (Ctx *c, const CollSpec *spec)
       g_free (kargs);
     }
   scope_begin (c, "user_annotation", spec->annot, NULL);
+  /* as Kineto writes ProcessGroupNCCL's calls (TraceLens b200): the runtime
+   * calls and the kernel carry record_param_comms's External id, the nccl:*
+   * annotation's own id only links its gpu_user_annotation */
+  for (int r = 0; r < c->world; r++)
+    c->rs[r].ext_stack[c->rs[r].depth - 1] = -1;
   event_record (c, spec->producer);
   stream_wait (c, spec->stream);
   for (int r = 0; r < c->world; r++)
@@ -830,7 +835,7 @@ collective (Ctx *c, const CollSpec *spec)
       gr = &g_array_index (s->recs, Rec, s->recs->len - 1);
       gr->nccl = TRUE;
       gr->annot = spec->annot;
-      gr->annot_ext = s->ext_stack[s->depth - 1];
+      gr->annot_ext = g_array_index (s->recs, Rec, s->stack[s->depth - 1]).ext;
     }
   /* rendezvous per group instance */
   for (int r = 0; r < c->world; r++)
