@@ -142,6 +142,12 @@ static const NameCase name_cases[] = {
   { "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
     "TensorListMetadata<1>, at::native::(anonymous namespace)::LpNormFunctor<float, (at::native::NormType)1>>",
     WEFT_KCLASS_REDUCTION },
+  /* copy: torch._foreach_copy_ */
+  { "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::"
+    "TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<c10::BFloat16, 2, 1, 1>, "
+    "at::native::(anonymous namespace)::Copy<c10::BFloat16, c10::BFloat16> >(at::native::(anonymous "
+    "namespace)::TensorListMetadata<2>)",
+    WEFT_KCLASS_COPY },
   { "void at::native::(anonymous namespace)::max_pool_forward_nchw<float, float>(int, float const*, long, long)",
     WEFT_KCLASS_REDUCTION },
   { "triton_red_fused__to_copy_add_div_mul_pow_sum_0", WEFT_KCLASS_REDUCTION },

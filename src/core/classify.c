@@ -252,6 +252,10 @@ classify_lower (const char *base, const char *full)
         return WEFT_KCLASS_OPTIMIZER;
       if (has (full, "lpnorm") || has (full, "norm"))
         return WEFT_KCLASS_REDUCTION;
+      /* torch._foreach_copy_ (FSDP2's all-gather copy-in / copy-out of
+       * tensor lists): a UnaryOpFunctor over Copy<T, T> moves data */
+      if (has (full, "::copy<"))
+        return WEFT_KCLASS_COPY;
       return WEFT_KCLASS_ELEMENTWISE;
     }
   if (has_any (base, optimizer))
