@@ -101,3 +101,67 @@ weft_test_write_file (const char *name, const char *data, gssize len)
     g_error ("writing %s: %s", path, error->message);
   return path;
 }
+
+void
+weft_test_write_step_rank (const char *path, int rank, int world, guint n_ops, guint32 seed,
+                           const char *gemm_kernel, const char *elementwise_kernel)
+{
+  FILE *f = fopen (path, "w");
+  double t = 1000.0, cpu = 0.0, comm_free = 0.0;
+  int corr = 1, ext = 1, seq = 0;
+  GRand *rand = g_rand_new_with_seed (seed);
+  g_assert_nonnull (f);
+  fprintf (f, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, \"world_size\": %d}, "
+              "\"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\": [\n",
+           rank, world);
+  fprintf (f, "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 1, \"tid\": 1, "
+              "\"ts\": 0.000, \"dur\": %.3f}",
+           n_ops * 40.0 + 1e6);
+  for (guint i = 0; i < n_ops; i++)
+    {
+      double dur = 5.0 + g_rand_double (rand) * 20.0;
+      cpu += 4.0;
+      if (t < cpu + 6.0)
+        t = cpu + 6.0;
+      fprintf (f,
+               ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, "
+               "\"ts\": %.3f, \"dur\": 3.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+               ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": 7, \"ts\": %.3f, "
+               "\"dur\": %.3f, \"args\": {\"stream\": 7, \"correlation\": %d, \"External id\": %d}}",
+               cpu, corr, ext, i % 3 ? gemm_kernel : elementwise_kernel,
+               t, dur, corr, ext);
+      t += dur + 1.0;
+      corr++;
+      ext++;
+      if (i % 64 == 63)
+        {
+          /* all-reduce of the gradients so far on the NCCL stream */
+          double start = MAX (t, comm_free), d = 80.0;
+          fprintf (f,
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaEventRecord\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 1.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamWaitEvent\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 1.000, \"args\": {\"correlation\": %d, \"External id\": %d}}",
+                   cpu + 1.0, corr, ext, cpu + 2.0, corr + 1, ext);
+          corr += 2;
+          cpu += 3.0;
+          fprintf (f,
+                   ",\n{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, "
+                   "\"tid\": 1, \"ts\": %.3f, \"dur\": 3.000, \"args\": {\"correlation\": %d, \"External id\": %d}}"
+                   ",\n{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": "
+                   "\"ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)\", \"pid\": 0, "
+                   "\"tid\": 20, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"stream\": 20, \"correlation\": %d, "
+                   "\"External id\": %d, \"Collective name\": \"allreduce\", \"In msg nelems\": 1048576, "
+                   "\"Out msg nelems\": 1048576, \"Group size\": %d, \"dtype\": \"BFloat16\", "
+                   "\"Process Group Name\": \"0\", \"Process Group Description\": \"default_pg\", "
+                   "\"Process Group Ranks\": \"[0, 1, 2, 3, 4, 5, 6, 7]\", \"Seq\": %d}}",
+                   cpu, corr, ext, start + 2.0 * (rank % 3), d, corr, ext, world, seq++);
+          comm_free = start + 2.0 * (rank % 3) + d;
+          corr++;
+          ext++;
+        }
+    }
+  fprintf (f, "\n]}\n");
+  fclose (f);
+  g_rand_free (rand);
+}

@@ -16,5 +16,12 @@ const char *weft_test_tmpdir (void);
 char       *weft_test_build_path (const char *program);
 /* Writes data to tmpdir/name and returns the path. */
 char       *weft_test_write_file (const char *name, const char *data, gssize len);
+/* Writes one rank of a generated training step (the benchmarks' input) to
+ * path: n_ops compute kernels on stream 7, alternating elementwise_kernel
+ * (every third) and gemm_kernel, each launched from CPU thread 1, and after
+ * every 64th an all-reduce on stream 20 waiting on an event; durations drawn
+ * from a GRand seeded with seed (times in us with 3 decimals, as Kineto). */
+void        weft_test_write_step_rank (const char *path, int rank, int world, guint n_ops, guint32 seed,
+                                       const char *gemm_kernel, const char *elementwise_kernel);
 
 G_END_DECLS
