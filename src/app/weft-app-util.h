@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include <gtk/gtk.h>
 
 G_BEGIN_DECLS
 
@@ -11,5 +12,18 @@ char *weft_format_duration (gint64 ns);
 char *weft_format_delta (gint64 ns);
 /* "512 B", "1.5 KiB", "24.0 MiB". */
 char *weft_format_bytes (gint64 bytes);
+
+/* Renders the shown window or dialog NATIVE into a PNG at PATH (written next to
+ * it, then renamed: a reader never sees half a PNG).  WHAT names it in the error
+ * when it is not shown yet ("The <what> is not shown yet"). */
+gboolean weft_native_save_png (GtkNative  *native,
+                               const char *what,
+                               const char *path,
+                               GError    **error);
+
+/* The side panels' body: a vertically scrolling window, set as PARENT's only
+ * child, holding a vertical box (spacing 6, margins 12), returned in *BOX. */
+GtkWidget *weft_scrolled_column_new (GtkWidget  *parent,
+                                     GtkWidget **box);
 
 G_END_DECLS

@@ -785,15 +785,7 @@ weft_inspector_class_init (WeftInspectorClass *klass)
 static void
 weft_inspector_init (WeftInspector *self)
 {
-  self->scrolled = gtk_scrolled_window_new ();
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (self->scrolled), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC);
-  gtk_widget_set_parent (self->scrolled, GTK_WIDGET (self));
-  self->box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  gtk_widget_set_margin_start (self->box, 12);
-  gtk_widget_set_margin_end (self->box, 12);
-  gtk_widget_set_margin_top (self->box, 12);
-  gtk_widget_set_margin_bottom (self->box, 12);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (self->scrolled), self->box);
+  self->scrolled = weft_scrolled_column_new (GTK_WIDGET (self), &self->box);
   if (GTK_IS_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (self->scrolled))))
     gtk_viewport_set_scroll_to_focus (GTK_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (self->scrolled))),
                                       FALSE);

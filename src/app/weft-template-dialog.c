@@ -27,7 +27,6 @@
  * X-template.png after each new preview is drawn and on Ctrl+Shift+F12. */
 #include "config.h"
 
-#include <errno.h>
 #include <glib/gstdio.h>
 #include <json-c/json.h>
 #include <string.h>
@@ -304,47 +303,6 @@ update_create (WeftTemplateDialog *self)
 
 /* ---- test state and screenshot ------------------------------------------------------ */
 
-static gboolean
-save_screenshot (WeftTemplateDialog *self, const char *path, GError **error)
-{
-  g_autoptr (GdkPaintable) paintable = NULL;
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  g_autofree char *tmp = NULL;
-  GtkSnapshot *snapshot;
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
-  int w = gtk_widget_get_width (GTK_WIDGET (self));
-  int h = gtk_widget_get_height (GTK_WIDGET (self));
-
-  if (renderer == NULL || w <= 0 || h <= 0)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "The dialog is not shown yet");
-      return FALSE;
-    }
-  paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "Nothing to draw");
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  tmp = g_strdup_printf ("%s.tmp.png", path);
-  if (!gdk_texture_save_to_png (texture, tmp))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot write the PNG", path);
-      return FALSE;
-    }
-  if (g_rename (tmp, path) != 0)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: %s", path, g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
-}
-
 static void
 take_screenshot (WeftTemplateDialog *self)
 {
@@ -352,7 +310,7 @@ take_screenshot (WeftTemplateDialog *self)
 
   if (self->screenshot_path == NULL)
     return;
-  if (save_screenshot (self, self->screenshot_path, &error))
+  if (weft_native_save_png (GTK_NATIVE (self), "dialog", self->screenshot_path, &error))
     self->n_screenshots++;
   else
     g_warning ("WEFT_TEST_SCREENSHOT (template): %s", error->message);

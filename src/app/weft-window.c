@@ -17,7 +17,6 @@
  * frame of a loaded trace and on Ctrl+Shift+F12. */
 #include "config.h"
 
-#include <errno.h>
 #include <glib/gstdio.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -598,45 +597,8 @@ schedule_state (WeftWindow *self)
 gboolean
 weft_window_save_screenshot (WeftWindow *self, const char *path, GError **error)
 {
-  g_autoptr (GdkPaintable) paintable = NULL;
-  GtkSnapshot *snapshot;
-  g_autoptr (GskRenderNode) node = NULL;
-  g_autoptr (GdkTexture) texture = NULL;
-  GskRenderer *renderer;
-  int w = gtk_widget_get_width (GTK_WIDGET (self));
-  int h = gtk_widget_get_height (GTK_WIDGET (self));
-  g_autofree char *tmp = NULL;
-
   g_return_val_if_fail (WEFT_IS_WINDOW (self), FALSE);
-  renderer = gtk_native_get_renderer (GTK_NATIVE (self));
-  if (renderer == NULL || w <= 0 || h <= 0)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "The window is not shown yet");
-      return FALSE;
-    }
-  paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
-  snapshot = gtk_snapshot_new ();
-  gdk_paintable_snapshot (paintable, GDK_SNAPSHOT (snapshot), w, h);
-  node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "Nothing to draw");
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  /* written next to the target, then renamed: a reader never sees half a PNG */
-  tmp = g_strdup_printf ("%s.tmp.png", path);
-  if (!gdk_texture_save_to_png (texture, tmp))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot write the PNG", path);
-      return FALSE;
-    }
-  if (g_rename (tmp, path) != 0)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: %s", path, g_strerror (errno));
-      return FALSE;
-    }
-  return TRUE;
+  return weft_native_save_png (GTK_NATIVE (self), "window", path, error);
 }
 
 static void
