@@ -375,12 +375,12 @@ weft_rank_load_file (const char *path, const WeftLoadOptions *options, GCancella
   return rank;
 }
 
-WeftRank *
-weft_rank_load_buffer (const char *name, const char *data, gsize len, const WeftLoadOptions *options,
-                       GError **error)
+/* detect_compression as weft_reader_new_for_memory's. */
+static WeftRank *
+load_memory (const char *name, const void *data, gsize len, gboolean detect_compression,
+             const WeftLoadOptions *options, GError **error)
 {
-  /* Already decompressed: read it as plain JSON whatever its first bytes. */
-  WeftReader *reader = weft_reader_new_for_memory (name, data, len, FALSE);
+  WeftReader *reader = weft_reader_new_for_memory (name, data, len, detect_compression);
   WeftRank *rank;
 
   rank = load_reader (reader, name, options, NULL, NULL, error);
@@ -391,17 +391,18 @@ weft_rank_load_buffer (const char *name, const char *data, gsize len, const Weft
 }
 
 WeftRank *
+weft_rank_load_buffer (const char *name, const char *data, gsize len, const WeftLoadOptions *options,
+                       GError **error)
+{
+  /* Already decompressed: read it as plain JSON whatever its first bytes. */
+  return load_memory (name, data, len, FALSE, options, error);
+}
+
+WeftRank *
 weft_rank_load_memory (const char *name, const void *data, gsize len, const WeftLoadOptions *options,
                        GError **error)
 {
-  WeftReader *reader = weft_reader_new_for_memory (name, data, len, TRUE);
-  WeftRank *rank;
-
-  rank = load_reader (reader, name, options, NULL, NULL, error);
-  weft_reader_free (reader);
-  if (rank != NULL)
-    weft_rank_index (rank);
-  return rank;
+  return load_memory (name, data, len, TRUE, options, error);
 }
 
 /* ---- rank numbers ------------------------------------------------------------ */
