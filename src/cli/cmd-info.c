@@ -200,6 +200,29 @@ format_ms (gint64 ns)
   return g_strdup_printf ("%.3f ms", (double) ns / 1e6);
 }
 
+/* Instances of collective type t: returns how many; full: how many span
+ * every rank; by_method: how many each match method found. */
+static guint
+count_instances (WeftTrace *trace, int t, guint *full, guint by_method[4])
+{
+  guint n = 0;
+
+  *full = 0;
+  memset (by_method, 0, 4 * sizeof (guint));
+  for (guint i = 0; i < trace->instances->len; i++)
+    {
+      const WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, i);
+      if ((int) inst->type != t)
+        continue;
+      n++;
+      if (inst->method >= 0 && inst->method < 4)
+        by_method[inst->method]++;
+      if (inst->members->len == trace->ranks->len)
+        (*full)++;
+    }
+  return n;
+}
+
 /* ---- JSON ------------------------------------------------------------------ */
 
 static json_object *
@@ -228,19 +251,9 @@ instances_json (WeftTrace *trace)
 
   for (int t = 0; t < WEFT_COLL_N_TYPES; t++)
     {
-      guint n = 0, by_method[4] = { 0 }, full = 0;
+      guint full, by_method[4];
+      guint n = count_instances (trace, t, &full, by_method);
       json_object *entry, *methods;
-      for (guint i = 0; i < trace->instances->len; i++)
-        {
-          const WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, i);
-          if ((int) inst->type != t)
-            continue;
-          n++;
-          if (inst->method >= 0 && inst->method < 4)
-            by_method[inst->method]++;
-          if (inst->members->len == trace->ranks->len)
-            full++;
-        }
       if (n == 0)
         continue;
       entry = json_object_new_object ();
@@ -387,18 +400,8 @@ print_text (WeftTrace *trace, const char *path)
   printf ("  collective instances matched across ranks: %u\n", trace->instances->len);
   for (int t = 0; t < WEFT_COLL_N_TYPES; t++)
     {
-      guint n = 0, full = 0, by_method[4] = { 0 };
-      for (guint i = 0; i < trace->instances->len; i++)
-        {
-          const WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, i);
-          if ((int) inst->type != t)
-            continue;
-          n++;
-          if (inst->method >= 0 && inst->method < 4)
-            by_method[inst->method]++;
-          if (inst->members->len == trace->ranks->len)
-            full++;
-        }
+      guint full, by_method[4];
+      guint n = count_instances (trace, t, &full, by_method);
       if (n == 0)
         continue;
       printf ("    %-15s %4u (%u spanning all ranks; by", weft_coll_type_to_string ((WeftCollType) t), n, full);
