@@ -1424,17 +1424,11 @@ thread_launches (Scratch *sc, guint32 cpu_lane)
   return g_hash_table_lookup (sc->launches, GUINT_TO_POINTER (cpu_lane + 1));
 }
 
-/* Last op launched from the thread before t on a lane other than not_lane
- * (and not a communication op when skip_comm). */
-static guint32
-thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint64 t, guint32 not_lane,
-                           gboolean skip_comm)
+/* Index of the first launch at or after t in l (sorted by time), l->len: none. */
+static guint
+launches_lower_bound (GArray *l, gint64 t)
 {
-  GArray *l = thread_launches (sc, cpu_lane);
-  guint lo = 0, hi;
-  if (l == NULL)
-    return WEFT_NONE;
-  hi = l->len;
+  guint lo = 0, hi = l->len;
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
@@ -1443,6 +1437,20 @@ thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint
       else
         hi = mid;
     }
+  return lo;
+}
+
+/* Last op launched from the thread before t on a lane other than not_lane
+ * (and not a communication op when skip_comm). */
+static guint32
+thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint64 t, guint32 not_lane,
+                           gboolean skip_comm)
+{
+  GArray *l = thread_launches (sc, cpu_lane);
+  guint lo;
+  if (l == NULL)
+    return WEFT_NONE;
+  lo = launches_lower_bound (l, t);
   for (guint k = lo, steps = 0; k > 0 && steps < 512; k--, steps++)
     {
       guint32 v = g_array_index (l, LaunchRec, k - 1).node;
@@ -1456,18 +1464,10 @@ static guint32
 thread_first_launch_after (Scratch *sc, guint32 cpu_lane, gint64 t)
 {
   GArray *l = thread_launches (sc, cpu_lane);
-  guint lo = 0, hi;
+  guint lo;
   if (l == NULL)
     return WEFT_NONE;
-  hi = l->len;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (g_array_index (l, LaunchRec, mid).t < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+  lo = launches_lower_bound (l, t);
   return lo < l->len ? g_array_index (l, LaunchRec, lo).node : WEFT_NONE;
 }
 
