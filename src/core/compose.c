@@ -399,6 +399,23 @@ launch_gpu (Ctx *c, int r, int stream, const char *name, gint64 dur, gboolean is
   return g;
 }
 
+/* A device-to-host copy the CPU waits for under op (.item(), .tolist()): on
+ * every rank, a memcpy of dur ns on the compute stream and a
+ * cudaStreamSynchronize that ends after it. */
+static void
+sync_to_host (Ctx *c, const char *op, const char *memcpy_name, gint64 dur, const char *args)
+{
+  scope_begin (c, "cpu_op", op, NULL);
+  scope_begin (c, "cpu_op", "aten::_local_scalar_dense", NULL);
+  for (int r = 0; r < c->world; r++)
+    {
+      guint32 g = launch_gpu (c, r, ST_COMPUTE, memcpy_name, dur, TRUE, args);
+      runtime_call (c, r, "cudaStreamSynchronize", 131, 3000, g);
+    }
+  scope_end (c);
+  scope_end (c);
+}
+
 /* cudaEventRecord on stream: remembers (per rank) what the stream has
  * launched so far in s->scratch, and the record's External id.
  *
@@ -1258,16 +1275,8 @@ moe (Ctx *c, const Dims *D, gboolean backward)
       s.in_nelems = s.out_nelems = (gint64) E;
       blocking_collective (c, &s);
       /* (2) device-to-host sync of the split sizes */
-      scope_begin (c, "cpu_op", "aten::tolist", NULL);
-      scope_begin (c, "cpu_op", "aten::_local_scalar_dense", NULL);
-      for (int r = 0; r < c->world; r++)
-        {
-          guint32 g = launch_gpu (c, r, ST_COMPUTE, "Memcpy DtoH (Device -> Pinned)", 2500, TRUE,
-                                  "\"bytes\": 256, \"memory bandwidth (GB/s)\": 0.1");
-          runtime_call (c, r, "cudaStreamSynchronize", 131, 3000, g);
-        }
-      scope_end (c);
-      scope_end (c);
+      sync_to_host (c, "aten::tolist", "Memcpy DtoH (Device -> Pinned)", 2500,
+                    "\"bytes\": 256, \"memory bandwidth (GB/s)\": 0.1");
     }
   for (int ch = 0; ch < chunks; ch++)
     {
@@ -1717,16 +1726,8 @@ emit_step (Ctx *c, int step_no)
   }
 
   /* loss.item(): the CPU waits for the whole step */
-  scope_begin (c, "cpu_op", "aten::item", NULL);
-  scope_begin (c, "cpu_op", "aten::_local_scalar_dense", NULL);
-  for (int r = 0; r < c->world; r++)
-    {
-      guint32 g = launch_gpu (c, r, ST_COMPUTE, "Memcpy DtoH (Device -> Pageable)", 2400, TRUE,
-                              "\"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0017");
-      runtime_call (c, r, "cudaStreamSynchronize", 131, 3000, g);
-    }
-  scope_end (c);
-  scope_end (c);
+  sync_to_host (c, "aten::item", "Memcpy DtoH (Device -> Pageable)", 2400,
+                "\"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0017");
 
   scope_end (c);   /* ProfilerStep */
   for (int i = 0; i < n_units; i++)
