@@ -126,28 +126,20 @@ weft_cmd_compose (int argc, char **argv)
   p.dp_replicate = hsdp > 0 ? hsdp : 1;
   if (tp < 0 || cp < 0 || ep < 0 || hsdp < 0)
     return weft_cli_fail ("compose: degrees must be >= 1");
-  if (layers != 0)
-    p.model.layers = layers;
-  if (seq != 0)
-    p.model.seq = seq;
-  if (mbs != 0)
-    p.model.mbs = mbs;
-  if (hidden != 0)
-    p.model.hidden = hidden;
-  if (ffn != 0)
-    p.model.ffn = ffn;
-  if (heads != 0)
-    p.model.heads = heads;
-  if (kv_heads != 0)
-    p.model.kv_heads = kv_heads;
-  if (vocab != 0)
-    p.model.vocab = vocab;
+  {
+    /* model sizes given on the command line (0: the preset's) */
+    const struct { int value; int *field; } sizes[] = {
+      { layers, &p.model.layers },     { seq, &p.model.seq },     { mbs, &p.model.mbs },
+      { hidden, &p.model.hidden },     { ffn, &p.model.ffn },     { heads, &p.model.heads },
+      { kv_heads, &p.model.kv_heads }, { vocab, &p.model.vocab }, { top_k, &p.model.top_k },
+      { moe_ffn, &p.model.moe_ffn },
+    };
+    for (guint i = 0; i < G_N_ELEMENTS (sizes); i++)
+      if (sizes[i].value != 0)
+        *sizes[i].field = sizes[i].value;
+  }
   if (experts >= 0)
     p.model.experts = experts;
-  if (top_k != 0)
-    p.model.top_k = top_k;
-  if (moe_ffn != 0)
-    p.model.moe_ffn = moe_ffn;
   if (p.model.experts > 0 && p.model.top_k == 0)
     p.model.top_k = 2;
   if (p.model.experts > 0 && p.model.moe_ffn == 0)
