@@ -129,6 +129,25 @@ measure_kernel (WeftRank *rank, WeftEvent *k, WeftEvent *op, Acc *acc)
   acc->n++;
 }
 
+/* Every cpu_op of rank (complete events) by External id into ops: the key
+ * points into the returned array (every event's External id; keep it while
+ * ops is read), the value is the event index + 1; the last in file order wins. */
+static GArray *
+index_cpu_ops (WeftRank *rank, GHashTable *ops)
+{
+  GArray *ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), rank->events->len);
+
+  g_array_set_size (ids, rank->events->len);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      g_array_index (ids, gint64, i) = ev->external_id;
+      if (ev->category == WEFT_CAT_CPU_OP && ev->ph == WEFT_PH_X && ev->external_id >= 0)
+        g_hash_table_insert (ops, &g_array_index (ids, gint64, i), GUINT_TO_POINTER (i + 1));
+    }
+  return ids;
+}
+
 gboolean
 weft_compose_calibrate (WeftComposeParams *params, WeftTrace *profile, GError **error)
 {
@@ -139,18 +158,10 @@ weft_compose_calibrate (WeftComposeParams *params, WeftTrace *profile, GError **
     {
       WeftRank *rank = weft_trace_rank (profile, ri);
       g_autoptr (GHashTable) ops = g_hash_table_new (g_int64_hash, g_int64_equal);
-      GArray *ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-
-      g_array_set_size (ids, rank->events->len);
       /* innermost cpu_op per External id: the last one in file order that is
        * not record_function wrapper text */
-      for (guint i = 0; i < rank->events->len; i++)
-        {
-          WeftEvent *ev = weft_rank_event (rank, i);
-          g_array_index (ids, gint64, i) = ev->external_id;
-          if (ev->category == WEFT_CAT_CPU_OP && ev->ph == WEFT_PH_X && ev->external_id >= 0)
-            g_hash_table_insert (ops, &g_array_index (ids, gint64, i), GUINT_TO_POINTER (i + 1));
-        }
+      GArray *ids = index_cpu_ops (rank, ops);
+
       for (guint i = 0; i < rank->events->len; i++)
         {
           WeftEvent *ev = weft_rank_event (rank, i);
@@ -251,16 +262,7 @@ weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes)
       WeftRank *rank = weft_trace_rank (profile, ri);
       g_autoptr (GHashTable) ops = g_hash_table_new (g_int64_hash, g_int64_equal);
       g_autoptr (GHashTable) sums = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, g_free);
-      GArray *ids = g_array_sized_new (FALSE, FALSE, sizeof (gint64), rank->events->len);
-
-      g_array_set_size (ids, rank->events->len);
-      for (guint i = 0; i < rank->events->len; i++)
-        {
-          WeftEvent *ev = weft_rank_event (rank, i);
-          g_array_index (ids, gint64, i) = ev->external_id;
-          if (ev->category == WEFT_CAT_CPU_OP && ev->ph == WEFT_PH_X && ev->external_id >= 0)
-            g_hash_table_insert (ops, &g_array_index (ids, gint64, i), GUINT_TO_POINTER (i + 1));
-        }
+      GArray *ids = index_cpu_ops (rank, ops);
       /* per launching op: the sum of its kernels */
       for (guint i = 0; i < rank->events->len; i++)
         {
