@@ -2662,6 +2662,41 @@ resolve_targets (WeftEditSession *self, json_object *op, GError **error)
   return out;
 }
 
+/* resolve_targets for an op that acts on exactly one op. */
+static gboolean
+resolve_one_target (WeftEditSession *self, json_object *op, WeftOpRef *ref, GError **error)
+{
+  g_autoptr (GArray) refs = resolve_targets (self, op, error);
+
+  if (refs == NULL)
+    return FALSE;
+  if (refs->len != 1)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs exactly one op (the match selects %u)", refs->len);
+      return FALSE;
+    }
+  *ref = g_array_index (refs, WeftOpRef, 0);
+  return TRUE;
+}
+
+/* op's "stream" (an integer, required) and "device" (an integer; device
+ * left as it is when absent). */
+static gboolean
+get_stream_device (json_object *op, gint64 *stream, gint64 *device, GError **error)
+{
+  if (!json_get_int (op, "stream", stream))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\"");
+      return FALSE;
+    }
+  if (json_object_object_get_ex (op, "device", NULL) && !json_get_int (op, "device", device))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
+      return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 require_factor (json_object *op, double *factor, GError **error)
 {
@@ -2821,16 +2856,8 @@ script_move_stream (WeftEditSession *self, json_object *op, GError **error)
   gint64 stream, at = -1, device = -1;
   gboolean has_at, whole;
 
-  if (!json_get_int (op, "stream", &stream))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\"");
-      return FALSE;
-    }
-  if (json_object_object_get_ex (op, "device", NULL) && !json_get_int (op, "device", &device))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
-      return FALSE;
-    }
+  if (!get_stream_device (op, &stream, &device, error))
+    return FALSE;
   if (!get_time (self, op, "at", &at, &has_at, error))
     return FALSE;
   if (has_at && !check_time (at, error))
@@ -2919,15 +2946,8 @@ script_move_to_position (WeftEditSession *self, json_object *op, gboolean reorde
   WeftOpRef ref;
   guint pos;
 
-  refs = resolve_targets (self, op, error);
-  if (refs == NULL)
+  if (!resolve_one_target (self, op, &ref, error))
     return FALSE;
-  if (refs->len != 1)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs exactly one op (the match selects %u)", refs->len);
-      return FALSE;
-    }
-  ref = g_array_index (refs, WeftOpRef, 0);
   if (!json_get_int (op, "position", &position) || position < 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"position\" >= 0");
@@ -2937,16 +2957,8 @@ script_move_to_position (WeftEditSession *self, json_object *op, gboolean reorde
     lane = weft_solver_op_lane (self->solver, ref.rank_index, ref.event);
   else
     {
-      if (!json_get_int (op, "stream", &stream))
-        {
-          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\"");
-          return FALSE;
-        }
-      if (json_object_object_get_ex (op, "device", NULL) && !json_get_int (op, "device", &device))
-        {
-          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
-          return FALSE;
-        }
+      if (!get_stream_device (op, &stream, &device, error))
+        return FALSE;
       lane = stream_lane (self, ref.rank_index, device >= 0 ? (int) MIN (device, G_MAXINT) : -1, stream);
     }
   n = weft_solver_lane_n_ops (self->solver, ref.rank_index, lane);
@@ -2959,7 +2971,8 @@ script_move_to_position (WeftEditSession *self, json_object *op, gboolean reorde
       return FALSE;
     }
   pos = (guint) position;
-  g_array_set_size (refs, 1);
+  refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_array_append_val (refs, ref);
   return move_refs_to_lanes (self, refs, &lane, NULL, &pos, error);
 }
 
@@ -3081,16 +3094,8 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
 
   if (!script_rank_index (self, op, "rank", &rank_index, error))
     return FALSE;
-  if (!json_get_int (op, "stream", &stream))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\"");
-      return FALSE;
-    }
-  if (json_object_object_get_ex (op, "device", NULL) && !json_get_int (op, "device", &device))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
-      return FALSE;
-    }
+  if (!get_stream_device (op, &stream, &device, error))
+    return FALSE;
   lane = stream_lane (self, rank_index, device >= 0 ? (int) MIN (device, G_MAXINT) : -1, stream);
   if (!script_at (self, op, rank_index, lane, &at, error))
     return FALSE;
@@ -3334,29 +3339,13 @@ script_move_to_rank (WeftEditSession *self, json_object *op, GError **error)
   guint dst;
   gint64 stream, device = -1, at = -1;
   gboolean has_at;
-  g_autoptr (GArray) refs = NULL;
 
-  refs = resolve_targets (self, op, error);
-  if (refs == NULL)
+  if (!resolve_one_target (self, op, &ref, error))
     return FALSE;
-  if (refs->len != 1)
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs exactly one op (the match selects %u)", refs->len);
-      return FALSE;
-    }
-  ref = g_array_index (refs, WeftOpRef, 0);
   if (!script_rank_index (self, op, "to_rank", &dst, error))
     return FALSE;
-  if (!json_get_int (op, "stream", &stream))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\"");
-      return FALSE;
-    }
-  if (json_object_object_get_ex (op, "device", NULL) && !json_get_int (op, "device", &device))
-    {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
-      return FALSE;
-    }
+  if (!get_stream_device (op, &stream, &device, error))
+    return FALSE;
   if (!get_time (self, op, "at", &at, &has_at, error))
     return FALSE;
   if (has_at && !check_time (at, error))
