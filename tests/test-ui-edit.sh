@@ -15,67 +15,16 @@
 # Skips (77) without a display, xdotool, python3 or the binaries.
 set -euo pipefail
 
-[ -n "${DISPLAY:-}" ] || { echo "no DISPLAY: skipped (run under xvfb-run, see tests/check.sh)"; exit 77; }
-command -v xdotool >/dev/null || { echo "xdotool missing: skipped"; exit 77; }
-command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
-WEFT=${WEFT_BUILD_DIR:?}/weft
+. "$(dirname "$0")/ui-lib.sh"
 CLI=${WEFT_BUILD_DIR:?}/weft-cli
 [ -x "$WEFT" ] && [ -x "$CLI" ] || { echo "weft / weft-cli not built: skipped"; exit 77; }
-
-TMP=$(mktemp -d)
-PIDS=()
-cleanup () {
-  for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  [ -n "${WEFT_KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-export GDK_BACKEND=x11 GSK_RENDERER=cairo GTK_A11Y=none GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
-export XDG_DATA_HOME=$TMP/data XDG_CONFIG_HOME=$TMP/config XDG_CACHE_HOME=$TMP/cache
-export WEFT_COLOR_SCHEME=light
-mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
-TIMEOUT=${WEFT_UI_TIMEOUT:-60}
+UI_KILL_SIGNAL=KILL
 
 fail () { echo "FAIL: $*"; [ -f "${STATE:-/nonexistent}" ] && cat "$STATE"; [ -f "$TMP/weft.log" ] && cat "$TMP/weft.log"; exit 1; }
-ok () { echo "ok - $*"; }
 
-q () { python3 - "$STATE" "$1" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2], {"d": d})
-print(int(v) if isinstance(v, bool) else v)
-EOF
-}
+q () { qfile "$STATE" "$1"; }
 
-wait_for () {
-  local end=$((SECONDS + TIMEOUT))
-  while [ $SECONDS -lt $end ]; do
-    if [ -f "$STATE" ] && [ "$(q "$1" 2>/dev/null || echo 0)" = "1" ]; then return 0; fi
-    kill -0 "$APP" 2>/dev/null || fail "weft exited while waiting for: ${2:-$1}"
-    sleep 0.1
-  done
-  fail "timed out waiting for: ${2:-$1}"
-}
-
-launch () {
-  STATE=$1; shift
-  rm -f "$STATE"
-  WEFT_TEST_STATE=$STATE "$WEFT" "$@" >>"$TMP/weft.log" 2>&1 &
-  APP=$!
-  PIDS+=("$APP")
-}
-
-window_id () {
-  local end=$((SECONDS + TIMEOUT)) wid=""
-  while [ $SECONDS -lt $end ]; do
-    wid=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -1 || true)
-    [ -n "$wid" ] && { echo "$wid"; return 0; }
-    sleep 0.1
-  done
-  fail "no window titled '$1'"
-}
-
-focus () { xdotool windowfocus --sync "$1" 2>/dev/null || xdotool windowfocus "$1"; }
+wait_for () { wait_for_file "$STATE" "$@"; }
 
 metric () { # metric DIR FIELD: a whole-trace figure of weft-cli analyze --json
   "$CLI" analyze --json "$1" | python3 -c "import json, sys; print(json.load(sys.stdin)['whole']['$2'])"

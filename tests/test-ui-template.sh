@@ -31,26 +31,10 @@
 # Skips (77) without a display, xdotool, python3 or the binary.
 set -euo pipefail
 
-[ -n "${DISPLAY:-}" ] || { echo "no DISPLAY: skipped (run under xvfb-run, see tests/check.sh)"; exit 77; }
-command -v xdotool >/dev/null || { echo "xdotool missing: skipped"; exit 77; }
-command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
-WEFT=${WEFT_BUILD_DIR:?}/weft
+. "$(dirname "$0")/ui-lib.sh"
 [ -x "$WEFT" ] || { echo "$WEFT not built: skipped"; exit 77; }
-HERE=$(cd "$(dirname "$0")" && pwd)
-
-TMP=$(mktemp -d)
-PIDS=()
-cleanup () {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -n "${WEFT_KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-export GDK_BACKEND=x11 GSK_RENDERER=cairo GTK_A11Y=none GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
-export XDG_DATA_HOME=$TMP/data XDG_CONFIG_HOME=$TMP/config XDG_CACHE_HOME=$TMP/cache
-export WEFT_COLOR_SCHEME=light
-mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
-TIMEOUT=${WEFT_UI_TIMEOUT:-60}
+UI_WINDOW_PICK=tail   # of several windows so titled, the newest
+UI_FOCUS_SETTLE=0.2
 
 STATE=$TMP/state.json
 TSTATE=$STATE.template.json
@@ -63,43 +47,10 @@ fail () {
   [ -f "$TMP/weft.log" ] && { echo "== log"; cat "$TMP/weft.log"; }
   exit 1
 }
-ok () { echo "ok - $*"; }
+q () { qfile "$@"; }            # q FILE EXPR
+wait_for () { wait_for_file "$@"; }  # wait_for FILE EXPR [what]
 
-# q FILE EXPR: evaluates a Python expression over the JSON d of FILE.
-q () { python3 - "$1" "$2" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2], {"d": d})
-print(int(v) if isinstance(v, bool) else v)
-EOF
-}
-
-# wait_for FILE EXPR [what]: polls FILE until EXPR is true.
-wait_for () {
-  local end=$((SECONDS + TIMEOUT))
-  while [ $SECONDS -lt $end ]; do
-    if [ -f "$1" ] && [ "$(q "$1" "$2" 2>/dev/null || echo 0)" = "1" ]; then return 0; fi
-    kill -0 "$APP" 2>/dev/null || fail "weft exited while waiting for: ${3:-$2}"
-    sleep 0.1
-  done
-  fail "timed out waiting for: ${3:-$2}"
-}
-
-window_id () { # window_id TITLE-REGEX
-  local end=$((SECONDS + TIMEOUT)) wid=""
-  while [ $SECONDS -lt $end ]; do
-    wid=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | tail -1 || true)
-    [ -n "$wid" ] && { echo "$wid"; return 0; }
-    sleep 0.1
-  done
-  fail "no window titled '$1'"
-}
-
-focus () { xdotool windowfocus --sync "$1" 2>/dev/null || xdotool windowfocus "$1"; sleep 0.2; }
-
-WEFT_TEST_STATE=$STATE WEFT_TEST_SCREENSHOT=$SHOT "$WEFT" >"$TMP/weft.log" 2>&1 &
-APP=$!
-PIDS+=("$APP")
+WEFT_TEST_SCREENSHOT=$SHOT launch "$STATE"
 wait_for "$STATE" 'd["page"] == "empty"' "the empty window"
 
 # ---- 1. open the dialog: the default step is previewed ------------------------------
@@ -263,10 +214,8 @@ kill "$APP"; wait "$APP" 2>/dev/null || true
 
 # ---- 8. Apply on a one-rank profile: replicated into a new trace -----------------------------------
 ONE=$(ls "${WEFT_SOURCE_DIR:?}"/data/samples/fsdp-llama3-8b/profiling/traces/iteration_*/rank0_trace.json* | head -1)
-rm -f "$STATE" "$ASTATE"
-WEFT_TEST_STATE=$STATE "$WEFT" "$ONE" >>"$TMP/weft.log" 2>&1 &
-APP=$!
-PIDS+=("$APP")
+rm -f "$ASTATE"
+launch "$STATE" "$ONE"
 wait_for "$STATE" 'd["loaded"] and d["n_ranks"] == 1 and d["frames"] > 0' "the one-rank profile"
 WID=$(window_id "^rank0_trace")
 focus "$WID"

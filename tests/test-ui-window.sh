@@ -16,71 +16,19 @@
 # Skips (77) without a display, xdotool, python3, the binary or the traces.
 set -euo pipefail
 
-[ -n "${DISPLAY:-}" ] || { echo "no DISPLAY: skipped (run under xvfb-run, see tests/check.sh)"; exit 77; }
-command -v xdotool >/dev/null || { echo "xdotool missing: skipped"; exit 77; }
-command -v python3 >/dev/null || { echo "python3 missing: skipped"; exit 77; }
-WEFT=${WEFT_BUILD_DIR:?}/weft
+. "$(dirname "$0")/ui-lib.sh"
 [ -x "$WEFT" ] || { echo "$WEFT not built: skipped"; exit 77; }
 DLRM=${WEFT_TRACES_DIR:-}/param/et_replay/tests/inputs/dlrm_kineto
 [ -d "$DLRM" ] || { echo "shared traces not found ($DLRM): skipped"; exit 77; }
-HERE=$(cd "$(dirname "$0")" && pwd)
-
-TMP=$(mktemp -d)
-PIDS=()
-cleanup () {
-  for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-  [ -n "${WEFT_KEEP_TMP:-}" ] || rm -rf "$TMP"
-}
-trap cleanup EXIT
-
-export GDK_BACKEND=x11 GSK_RENDERER=cairo GTK_A11Y=none GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1
-export XDG_DATA_HOME=$TMP/data XDG_CONFIG_HOME=$TMP/config XDG_CACHE_HOME=$TMP/cache
-export WEFT_COLOR_SCHEME=light
-mkdir -p "$XDG_DATA_HOME" "$XDG_CONFIG_HOME" "$XDG_CACHE_HOME"
-TIMEOUT=${WEFT_UI_TIMEOUT:-60}
+export WEFT_TEST_SCREENSHOT=$TMP/shot.png   # every launch writes its screenshot there
 
 fail () { echo "FAIL: $*"; [ -f "${STATE:-/nonexistent}" ] && cat "$STATE"; exit 1; }
-ok () { echo "ok - $*"; }
 
 # q EXPR: evaluates a Python expression over the state JSON d.
-q () { python3 - "$STATE" "$1" <<'EOF'
-import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2], {"d": d})
-print(int(v) if isinstance(v, bool) else v)
-EOF
-}
+q () { qfile "$STATE" "$1"; }
 
 # wait_for EXPR [what]: polls the state until EXPR is true.
-wait_for () {
-  local end=$((SECONDS + TIMEOUT))
-  while [ $SECONDS -lt $end ]; do
-    if [ -f "$STATE" ] && [ "$(q "$1" 2>/dev/null || echo 0)" = "1" ]; then return 0; fi
-    kill -0 "$APP" 2>/dev/null || fail "weft exited while waiting for: ${2:-$1}"
-    sleep 0.1
-  done
-  fail "timed out waiting for: ${2:-$1}"
-}
-
-launch () { # launch STATEFILE [ARGS...]
-  STATE=$1; shift
-  rm -f "$STATE"
-  WEFT_TEST_STATE=$STATE WEFT_TEST_SCREENSHOT=$TMP/shot.png "$WEFT" "$@" >>"$TMP/weft.log" 2>&1 &
-  APP=$!
-  PIDS+=("$APP")
-}
-
-window_id () { # window_id TITLE
-  local end=$((SECONDS + TIMEOUT)) wid=""
-  while [ $SECONDS -lt $end ]; do
-    wid=$(xdotool search --onlyvisible --name "$1" 2>/dev/null | head -1 || true)
-    [ -n "$wid" ] && { echo "$wid"; return 0; }
-    sleep 0.1
-  done
-  fail "no window titled '$1'"
-}
-
-focus () { xdotool windowfocus --sync "$1" 2>/dev/null || xdotool windowfocus "$1"; }
+wait_for () { wait_for_file "$STATE" "$@"; }
 
 # ---- 1. the DLRM folder --------------------------------------------------------
 launch "$TMP/state.json" "$DLRM"
