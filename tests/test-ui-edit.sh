@@ -30,16 +30,15 @@ metric () { # metric DIR FIELD: a whole-trace figure of weft-cli analyze --json
   "$CLI" analyze --json "$1" | python3 -c "import json, sys; print(json.load(sys.stdin)['whole']['$2'])"
 }
 
-# drag WID X0 Y0 X1 Y1: a real button-1 drag in small steps
-drag () {
-  local wid=$1 x0=$2 y0=$3 x1=$4 y1=$5 i
-  xdotool mousemove --window "$wid" "$x0" "$y0" mousedown 1
-  for i in 1 2 3 4 5 6 7 8 9 10; do
-    xdotool mousemove --window "$wid" $((x0 + (x1 - x0) * i / 10)) $((y0 + (y1 - y0) * i / 10))
-    sleep 0.03
-  done
-  sleep 0.2
-  xdotool mouseup 1
+# find_allreduce: in the just opened "trace" window (WID), Ctrl+F types
+# the NCCL all-reduce kernel's name with the pointer over the lanes.
+find_allreduce () {
+  WID=$(window_id "trace — Weft")
+  focus "$WID"
+  xdotool mousemove --window "$WID" "$(q 'd["body"]["x"] + 50')" "$(q 'd["body"]["y"] + 50')"
+  xdotool key ctrl+f
+  sleep 0.3
+  xdotool type --delay 15 "ncclDevKernel_AllReduce"
 }
 
 # ---- 1. the trace: the second all-reduce on the compute stream -----------------
@@ -54,12 +53,7 @@ ok "2-rank trace with an all-reduce on stream 7: step $STEP0 us, overlap $OVL0 %
 export WEFT_RESTORE=no
 launch "$TMP/state.json" "$TMP/trace"
 wait_for 'd["loaded"] and d["frames"] > 0 and d["editable"] and "body" in d' "the trace is open and editable"
-WID=$(window_id "trace — Weft")
-focus "$WID"
-xdotool mousemove --window "$WID" "$(q 'd["body"]["x"] + 50')" "$(q 'd["body"]["y"] + 50')"
-xdotool key ctrl+f
-sleep 0.3
-xdotool type --delay 15 "ncclDevKernel_AllReduce"
+find_allreduce
 wait_for 'd["selection"] is not None and "AllReduce" in d["selection"]["name"]' "Ctrl+F finds an all-reduce kernel"
 for _ in $(seq 1 10); do
   [ "$(q 'd["selection"].get("stream")')" = 7 ] && break
@@ -150,12 +144,7 @@ kill "$APP"; wait "$APP" 2>/dev/null || true
 # ---- 4. autosave and restore after kill -9 ------------------------------------------------
 launch "$TMP/state2.json" "$TMP/trace"
 wait_for 'd["loaded"] and d["frames"] > 0 and d["editable"] and not d["modified"]' "reopened, no edits"
-WID=$(window_id "trace — Weft")
-focus "$WID"
-xdotool mousemove --window "$WID" "$(q 'd["body"]["x"] + 50')" "$(q 'd["body"]["y"] + 50')"
-xdotool key ctrl+f
-sleep 0.3
-xdotool type --delay 15 "ncclDevKernel_AllReduce"
+find_allreduce
 wait_for 'd["selection"] is not None and d["selection"].get("gpu_op")' "an all-reduce kernel is selected"
 xdotool key Escape
 sleep 0.3

@@ -146,13 +146,7 @@ PX=$(q "$STATE" 'd["palette_strategy_item"]["x"] + 40'); PY=$(q "$STATE" 'd["pal
 TY=$(q "$STATE" "[r for r in d['rows'] if r.get('stream') == 7 and r['rank'] == 1][0]['y'] + 8")
 TX=$(q "$STATE" 'd["body"]["x"] + d["body"]["w"] // 2')
 E0=$(q "$STATE" 'd["edits"]')
-xdotool mousemove --window "$WID" "$PX" "$PY" mousedown 1
-for i in 1 2 3 4 5 6 7 8 9 10; do
-  xdotool mousemove --window "$WID" $((PX + (TX - PX) * i / 10)) $((PY + (TY - PY) * i / 10))
-  sleep 0.03
-done
-sleep 0.2
-xdotool mouseup 1
+drag "$WID" "$PX" "$PY" "$TX" "$TY"
 wait_for "$STATE" "d['edits'] == $E0 + 1 and d['last_edit']['op'] == 'insert_collective' and len(d['last_edit']['ranks']) == 4 and d['selection'] is not None and d['selection']['stream'] == 7" \
   "the strategy collective is inserted (on every rank of its group)"
 ok "palette Strategies: dropped '$(q "$STATE" 'd["palette_strategy_item"]["payload"]')' on rank 1 stream 7: $(q "$STATE" 'd["selection"]["name"][:50]')"

@@ -81,3 +81,15 @@ focus () {
   xdotool windowfocus --sync "$1" 2>/dev/null || xdotool windowfocus "$1"
   [ -z "${UI_FOCUS_SETTLE:-}" ] || sleep "$UI_FOCUS_SETTLE"
 }
+
+# drag WID X0 Y0 X1 Y1: a real button-1 drag in small steps
+drag () {
+  local wid=$1 x0=$2 y0=$3 x1=$4 y1=$5 i
+  xdotool mousemove --window "$wid" "$x0" "$y0" mousedown 1
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    xdotool mousemove --window "$wid" $((x0 + (x1 - x0) * i / 10)) $((y0 + (y1 - y0) * i / 10))
+    sleep 0.03
+  done
+  sleep 0.2
+  xdotool mouseup 1
+}
