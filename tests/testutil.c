@@ -102,6 +102,26 @@ weft_test_write_file (const char *name, const char *data, gssize len)
   return path;
 }
 
+gint
+weft_test_cmp_i64 (gconstpointer a, gconstpointer b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return (x > y) - (x < y);
+}
+
+double
+weft_test_pct_ms (GArray *ns, double p)
+{
+  g_array_sort (ns, weft_test_cmp_i64);
+  return ns->len ? g_array_index (ns, gint64, (guint) ((ns->len - 1) * p)) / 1e6 : 0;
+}
+
+gint64
+weft_test_now_ns (void)
+{
+  return g_get_monotonic_time () * 1000;
+}
+
 void
 weft_test_write_step_rank (const char *path, int rank, int world, guint n_ops, guint32 seed,
                            const char *gemm_kernel, const char *elementwise_kernel)

@@ -16,6 +16,12 @@ const char *weft_test_tmpdir (void);
 char       *weft_test_build_path (const char *program);
 /* Writes data to tmpdir/name and returns the path. */
 char       *weft_test_write_file (const char *name, const char *data, gssize len);
+/* Benchmark timing: gint64 comparison (for g_array_sort / qsort), the p-th
+ * quantile (0..1, by index (len - 1) * p) of an array of gint64 ns in ms
+ * (sorts it; 0 when empty), and a monotonic clock in ns (us resolution). */
+gint        weft_test_cmp_i64 (gconstpointer a, gconstpointer b);
+double      weft_test_pct_ms (GArray *ns, double p);
+gint64      weft_test_now_ns (void);
 /* Writes one rank of a generated training step (the benchmarks' input) to
  * path: n_ops compute kernels on stream 7, alternating elementwise_kernel
  * (every third) and gemm_kernel, each launched from CPU thread 1, and after

@@ -21,23 +21,10 @@
 #include "weft/weft-apply.h"
 #include "weft/weft-compose.h"
 
-static gint64
-now_ns (void)
-{
-  return g_get_monotonic_time () * 1000;
-}
-
-static gint
-cmp_i64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
 static double
 median_ms (gint64 *v, guint n)
 {
-  qsort (v, n, sizeof *v, (int (*) (const void *, const void *)) cmp_i64);
+  qsort (v, n, sizeof *v, (int (*) (const void *, const void *)) weft_test_cmp_i64);
   return v[n / 2] / 1e6;
 }
 
@@ -82,9 +69,9 @@ bench_blocks (const char *name, WeftTrace *t)
       gboolean ok = TRUE;
       for (guint k = 0; k < 3; k++)
         {
-          gint64 t0 = now_ns ();
+          gint64 t0 = weft_test_now_ns ();
           WeftBlocks *bl = weft_apply_find_blocks_by (t, 0, methods[m], NULL);
-          v[k] = now_ns () - t0;
+          v[k] = weft_test_now_ns () - t0;
           ok = bl != NULL;
           if (bl)
             {
@@ -118,16 +105,16 @@ bench_apply (const char *name, WeftTrace *(*make) (gpointer), gpointer data, Wef
       p.strategy = st;
       p.degree = degree;
       p.strip_collectives = strip;
-      t0 = now_ns ();
+      t0 = weft_test_now_ns ();
       if (!weft_apply_strategy (s, &p, &rep, &error))
         g_error ("%s", error->message);
-      va[k] = now_ns () - t0;
-      t0 = now_ns ();
+      va[k] = weft_test_now_ns () - t0;
+      t0 = weft_test_now_ns ();
       weft_edit_session_undo (s, NULL);
-      vu[k] = now_ns () - t0;
-      t0 = now_ns ();
+      vu[k] = weft_test_now_ns () - t0;
+      t0 = weft_test_now_ns ();
       weft_edit_session_redo (s, NULL);
-      vr[k] = now_ns () - t0;
+      vr[k] = weft_test_now_ns () - t0;
     }
   printf ("%-28s %-12s x%-2d apply %8.1f ms  undo %7.1f ms  redo %7.1f ms  (%u collectives, %u helper ops)\n", name,
           weft_apply_strategy_to_string (st), degree, median_ms (va, 3), median_ms (vu, 3), median_ms (vr, 3),
@@ -191,9 +178,9 @@ main (int argc, char **argv)
     gint64 v[3];
     for (guint k = 0; k < 3; k++)
       {
-        gint64 t0 = now_ns ();
+        gint64 t0 = weft_test_now_ns ();
         WeftTrace *t = make_replica (&rep);
-        v[k] = now_ns () - t0;
+        v[k] = weft_test_now_ns () - t0;
         weft_trace_free (t);
       }
     printf ("%-28s replicate to %d ranks %8.1f ms\n", name, ranks, median_ms (v, 3));

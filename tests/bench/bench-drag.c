@@ -30,29 +30,10 @@
 
 #include <glib/gstdio.h>
 
+#include "../testutil.h"
 #include "weft/weft.h"
 #include "weft/weft-compose.h"
 #include "weft/weft-edit.h"
-
-static gint
-cmp_i64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
-static double
-pct_ms (GArray *ns, double p)
-{
-  g_array_sort (ns, cmp_i64);
-  return ns->len ? g_array_index (ns, gint64, (guint) ((ns->len - 1) * p)) / 1e6 : 0;
-}
-
-static gint64
-now_ns (void)
-{
-  return g_get_monotonic_time () * 1000;
-}
 
 typedef struct
 {
@@ -63,7 +44,7 @@ typedef struct
 static gint
 cmp_cand (gconstpointer a, gconstpointer b)
 {
-  return cmp_i64 (&((const Cand *) a)->start, &((const Cand *) b)->start);
+  return weft_test_cmp_i64 (&((const Cand *) a)->start, &((const Cand *) b)->start);
 }
 
 static void
@@ -142,23 +123,23 @@ main (int argc, char **argv)
         out = tmp = g_dir_make_tmp ("bench-drag-XXXXXX", &error);
       if (out == NULL)
         g_error ("%s", error->message);
-      t0 = now_ns ();
+      t0 = weft_test_now_ns ();
       if (!weft_compose_write (&p, out, ".json", &written, &error))
         g_error ("compose: %s", error->message);
-      printf ("composed %s in %.2f s\n", written, (now_ns () - t0) / 1e9);
+      printf ("composed %s in %.2f s\n", written, (weft_test_now_ns () - t0) / 1e9);
       dir = written;
     }
 
-  t0 = now_ns ();
+  t0 = weft_test_now_ns ();
   trace = weft_trace_load (dir, NULL, NULL, &error);
   if (trace == NULL)
     g_error ("%s", error->message);
-  t_load = now_ns () - t0;
-  t0 = now_ns ();
+  t_load = weft_test_now_ns () - t0;
+  t0 = weft_test_now_ns ();
   s = weft_edit_session_new (trace, dir, &error);
   if (s == NULL)
     g_error ("%s", error->message);
-  t_session = now_ns () - t0;
+  t_session = weft_test_now_ns () - t0;
   solver = weft_edit_session_get_solver (s);
   for (guint r = 0; r < trace->ranks->len; r++)
     {
@@ -207,24 +188,24 @@ main (int argc, char **argv)
       if (cold != NULL)
         for (gsize k = 0; k < ((gsize) cold_mb << 20); k += 64)
           cold[k]++;
-      t0 = now_ns ();
+      t0 = weft_test_now_ns ();
       if (!weft_edit_move_time (s, c.op, at, TRUE, &error))
         g_error ("motion %d: %s", i, error->message);
-      g_array_append_val (times, (gint64) { now_ns () - t0 });
+      g_array_append_val (times, (gint64) { weft_test_now_ns () - t0 });
     }
   weft_edit_session_end_gesture (s);
   printf ("  move_time per motion: median %.3f ms, p90 %.3f ms, max %.3f ms (n %u); op now at %.3f ms\n",
-          pct_ms (times, 0.5), pct_ms (times, 0.9), pct_ms (times, 1.0), times->len,
+          weft_test_pct_ms (times, 0.5), weft_test_pct_ms (times, 0.9), weft_test_pct_ms (times, 1.0), times->len,
           weft_solver_start (solver, rank_opt, c.op.event) / 1e6);
 
-  t0 = now_ns ();
+  t0 = weft_test_now_ns ();
   if (!weft_edit_session_undo (s, &error))
     g_error ("undo: %s", error->message);
-  t_load = now_ns () - t0;
-  t0 = now_ns ();
+  t_load = weft_test_now_ns () - t0;
+  t0 = weft_test_now_ns ();
   if (!weft_edit_session_redo (s, &error))
     g_error ("redo: %s", error->message);
-  printf ("  undo %.3f ms, redo %.3f ms\n", t_load / 1e6, (now_ns () - t0) / 1e6);
+  printf ("  undo %.3f ms, redo %.3f ms\n", t_load / 1e6, (weft_test_now_ns () - t0) / 1e6);
 
   weft_edit_session_free (s);
   if (tmp != NULL)

@@ -30,26 +30,6 @@
 #include "weft/weft.h"
 #include "weft/weft-edit.h"
 
-static gint
-cmp_i64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
-static double
-pct_ms (GArray *ns, double p)
-{
-  g_array_sort (ns, cmp_i64);
-  return ns->len ? g_array_index (ns, gint64, (guint) ((ns->len - 1) * p)) / 1e6 : 0;
-}
-
-static gint64
-now_ns (void)
-{
-  return g_get_monotonic_time () * 1000;
-}
-
 /* One rank of the generated step (testutil.c; Hopper kernel names). */
 static void
 write_rank (const char *path, int rank, int world, guint n_ops)
@@ -87,46 +67,46 @@ drag_case (WeftEditSession *s, const char *label, WeftOpRef op, guint motions)
   for (guint k = 0; k < motions; k++)
     {
       gint64 at = start0 + (gint64) ((k % 50) + 1) * 10000;
-      t0 = now_ns ();
+      t0 = weft_test_now_ns ();
       if (!weft_edit_move_time (s, op, MAX (at, 0), TRUE, NULL))
         g_error ("move refused");
-      t1 = now_ns ();
+      t1 = weft_test_now_ns ();
       weft_edit_session_metrics (s, &m, NULL);
-      t2 = now_ns ();
+      t2 = weft_test_now_ns ();
       g_array_append_val (t_move, (gint64) { t1 - t0 });
       g_array_append_val (t_frame, (gint64) { t2 - t0 });
     }
   weft_edit_session_end_gesture (s);
-  t0 = now_ns ();
+  t0 = weft_test_now_ns ();
   weft_edit_session_undo (s, NULL);
-  t_undo = now_ns () - t0;
-  t0 = now_ns ();
+  t_undo = weft_test_now_ns () - t0;
+  t0 = weft_test_now_ns ();
   weft_edit_session_redo (s, NULL);
-  t_redo = now_ns () - t0;
+  t_redo = weft_test_now_ns () - t0;
   weft_edit_session_undo (s, NULL);
 
   /* a drag across streams, every rank's member (20 <-> 21) */
   weft_edit_session_begin_gesture (s);
   for (guint k = 0; k < MIN (motions, 41u); k++)
     {
-      t0 = now_ns ();
+      t0 = weft_test_now_ns ();
       if (!weft_edit_move_to_stream (s, op, k % 2 ? 20 : 21, -1, TRUE, NULL))
         g_error ("stream move refused");
-      t1 = now_ns ();
+      t1 = weft_test_now_ns ();
       g_array_append_val (t_stream, (gint64) { t1 - t0 });
     }
   weft_edit_session_end_gesture (s);
-  t0 = now_ns ();
+  t0 = weft_test_now_ns ();
   weft_edit_session_undo (s, NULL);
-  t_sundo = now_ns () - t0;
-  t0 = now_ns ();
+  t_sundo = weft_test_now_ns () - t0;
+  t0 = weft_test_now_ns ();
   weft_edit_session_redo (s, NULL);
-  t_sredo = now_ns () - t0;
+  t_sredo = weft_test_now_ns () - t0;
   weft_edit_session_undo (s, NULL);
 
   printf ("| %s | %.3f ms (p90 %.3f) | %.3f ms (p90 %.3f) | %.2f / %.2f ms | %.3f ms (p90 %.3f) | %.2f / %.2f ms |\n",
-          label, pct_ms (t_move, 0.5), pct_ms (t_move, 0.9), pct_ms (t_frame, 0.5), pct_ms (t_frame, 0.9),
-          t_undo / 1e6, t_redo / 1e6, pct_ms (t_stream, 0.5), pct_ms (t_stream, 0.9), t_sundo / 1e6, t_sredo / 1e6);
+          label, weft_test_pct_ms (t_move, 0.5), weft_test_pct_ms (t_move, 0.9), weft_test_pct_ms (t_frame, 0.5), weft_test_pct_ms (t_frame, 0.9),
+          t_undo / 1e6, t_redo / 1e6, weft_test_pct_ms (t_stream, 0.5), weft_test_pct_ms (t_stream, 0.9), t_sundo / 1e6, t_sredo / 1e6);
   fflush (stdout);
 }
 
@@ -163,14 +143,14 @@ main (int argc, char **argv)
       g_autofree char *path = g_build_filename (dir, name, NULL);
       write_rank (path, r, 8, (guint) ops_per_rank);
     }
-  t0 = now_ns ();
+  t0 = weft_test_now_ns ();
   trace = weft_trace_load (dir, NULL, NULL, &error);
-  t_load = now_ns () - t0;
+  t_load = weft_test_now_ns () - t0;
   if (trace == NULL)
     g_error ("%s", error->message);
-  t0 = now_ns ();
+  t0 = weft_test_now_ns ();
   s = weft_edit_session_new (trace, dir, &error);
-  t_session = now_ns () - t0;
+  t_session = weft_test_now_ns () - t0;
   if (s == NULL)
     g_error ("%s", error->message);
   for (guint r = 0; r < trace->ranks->len; r++)
@@ -201,12 +181,12 @@ main (int argc, char **argv)
     drag_case (s, "(a compute kernel at 10% of rank 0's step)", k, (guint) motions);
   }
 
-  t0 = now_ns ();
+  t0 = weft_test_now_ns ();
   weft_edit_scale_class (s, WEFT_KCLASS_GEMM, 0.8, NULL, NULL);
-  t_scale = now_ns () - t0;
-  t0 = now_ns ();
+  t_scale = weft_test_now_ns () - t0;
+  t0 = weft_test_now_ns ();
   weft_edit_session_undo (s, NULL);
   printf ("\nscale every GEMM x0.8 (%u ops): %.1f ms, undo %.1f ms\n", n_ops * 2 / 3, t_scale / 1e6,
-          (now_ns () - t0) / 1e6);
+          (weft_test_now_ns () - t0) / 1e6);
   return 0;
 }

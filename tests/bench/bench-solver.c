@@ -30,25 +30,11 @@
 #include "../testutil.h"
 #include "weft/weft.h"
 
-static gint
-cmp_i64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
 static double
 median_ms (GArray *ns)
 {
-  g_array_sort (ns, cmp_i64);
+  g_array_sort (ns, weft_test_cmp_i64);
   return ns->len ? g_array_index (ns, gint64, ns->len / 2) / 1e6 : 0;
-}
-
-static double
-pct_ms (GArray *ns, double p)
-{
-  g_array_sort (ns, cmp_i64);
-  return ns->len ? g_array_index (ns, gint64, (guint) ((ns->len - 1) * p)) / 1e6 : 0;
 }
 
 static gint64
@@ -174,8 +160,8 @@ bench_trace (const char *label, WeftTrace *trace, guint repeat)
   }
 
   printf ("| %s | %u | %" G_GUINT64_FORMAT " | %u | %.1f ms | %.2f ms (best %.2f) | %.1f us (p90 %.1f) | %.1f us (p90 %.1f) | %.2f ms | %.2f ms | %.1f ms |\n",
-          label, trace->ranks->len, n_events, ops->len, t_build / 1e6, median_ms (t_full), pct_ms (t_full, 0.0), median_ms (t_dur) * 1e3,
-          pct_ms (t_dur, 0.9) * 1e3, median_ms (t_min) * 1e3, pct_ms (t_min, 0.9) * 1e3, median_ms (t_move), median_ms (t_ins), t_metrics / 1e6);
+          label, trace->ranks->len, n_events, ops->len, t_build / 1e6, median_ms (t_full), weft_test_pct_ms (t_full, 0.0), median_ms (t_dur) * 1e3,
+          weft_test_pct_ms (t_dur, 0.9) * 1e3, median_ms (t_min) * 1e3, weft_test_pct_ms (t_min, 0.9) * 1e3, median_ms (t_move), median_ms (t_ins), t_metrics / 1e6);
   fflush (stdout);
   weft_solver_free (solver);
   g_array_free (ops, TRUE);
