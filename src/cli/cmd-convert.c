@@ -10,22 +10,6 @@
 #include "commands.h"
 #include "weft/weft.h"
 
-static gboolean
-parse_format (const char *text, const char **ext)
-{
-  if (text == NULL)
-    return TRUE;
-  if (strcmp (text, "json") == 0 || strcmp (text, ".json") == 0)
-    *ext = ".json";
-  else if (strcmp (text, "json.gz") == 0 || strcmp (text, "gz") == 0 || strcmp (text, ".json.gz") == 0)
-    *ext = ".json.gz";
-  else if (strcmp (text, "json.zst") == 0 || strcmp (text, "zst") == 0 || strcmp (text, ".json.zst") == 0)
-    *ext = ".json.zst";
-  else
-    return FALSE;
-  return TRUE;
-}
-
 /* A folder OUT must not keep other trace files next to the ones written:
  * loading the folder later would mix them in (duplicate ranks, stale
  * ranks). Files this convert overwrites are fine. */
@@ -103,7 +87,7 @@ weft_cmd_convert (int argc, char **argv)
     return weft_cli_fail ("convert: expected IN and OUT (see weft-cli convert --help)");
   if (max_bytes < 0)
     return weft_cli_fail ("convert: --max-json-bytes must be positive");
-  if (!parse_format (format, &ext))
+  if (format != NULL && !weft_cli_parse_format (format, &ext))
     return weft_cli_fail ("convert: unknown --format '%s' (json, json.gz or json.zst)", format);
   in = argv[1];
   out = argv[2];

@@ -46,20 +46,6 @@ metrics_json (const WeftMetrics *m)
   return o;
 }
 
-static gboolean
-parse_format (const char *text, const char **ext)
-{
-  if (text == NULL || strcmp (text, "json") == 0 || strcmp (text, ".json") == 0)
-    *ext = ".json";
-  else if (strcmp (text, "json.gz") == 0 || strcmp (text, "gz") == 0 || strcmp (text, ".json.gz") == 0)
-    *ext = ".json.gz";
-  else if (strcmp (text, "json.zst") == 0 || strcmp (text, "zst") == 0 || strcmp (text, ".json.zst") == 0)
-    *ext = ".json.zst";
-  else
-    return FALSE;
-  return TRUE;
-}
-
 int
 weft_cmd_edit (int argc, char **argv)
 {
@@ -105,7 +91,7 @@ weft_cmd_edit (int argc, char **argv)
     return weft_cli_fail ("edit: --out is required");
   if (max_bytes < 0)
     return weft_cli_fail ("edit: --max-json-bytes must be positive");
-  if (!parse_format (format, &ext))
+  if (!weft_cli_parse_format (format, &ext))
     return weft_cli_fail ("edit: unknown --format '%s' (json, json.gz or json.zst)", format);
   path = argv[1];
 

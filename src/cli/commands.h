@@ -32,6 +32,11 @@ int weft_cli_fail (const char *format, ...) G_GNUC_PRINTF (1, 2);
  * loader's error (file and byte offset) on failure. */
 WeftTrace *weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error);
 
+/* --format of the commands that write traces (weft-cli.c): json, json.gz or
+ * json.zst (also gz, zst, and each with a leading dot); NULL: json. *ext:
+ * the file extension (".json", ...). FALSE for anything else. */
+gboolean weft_cli_parse_format (const char *text, const char **ext);
+
 int weft_cmd_version (int argc, char **argv);
 int weft_cmd_compose (int argc, char **argv);
 int weft_cmd_render (int argc, char **argv);

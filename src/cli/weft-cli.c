@@ -34,6 +34,20 @@ weft_cli_fail (const char *format, ...)
   return WEFT_EXIT_BAD_INPUT;
 }
 
+gboolean
+weft_cli_parse_format (const char *text, const char **ext)
+{
+  if (text == NULL || strcmp (text, "json") == 0 || strcmp (text, ".json") == 0)
+    *ext = ".json";
+  else if (strcmp (text, "json.gz") == 0 || strcmp (text, "gz") == 0 || strcmp (text, ".json.gz") == 0)
+    *ext = ".json.gz";
+  else if (strcmp (text, "json.zst") == 0 || strcmp (text, "zst") == 0 || strcmp (text, ".json.zst") == 0)
+    *ext = ".json.zst";
+  else
+    return FALSE;
+  return TRUE;
+}
+
 int
 weft_cmd_version (int argc, char **argv)
 {
