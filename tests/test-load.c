@@ -19,25 +19,6 @@
 
 /* ---- independent helpers ------------------------------------------------------ */
 
-static char *
-read_all_gz (const char *path, gsize *len_out)
-{
-  gzFile gz = gzopen (path, "rb");
-  GByteArray *buf = g_byte_array_new ();
-  char chunk[1 << 16];
-  int n;
-
-  g_assert_nonnull (gz);
-  gzbuffer (gz, 1 << 20);
-  while ((n = gzread (gz, chunk, sizeof chunk)) > 0)
-    g_byte_array_append (buf, (guint8 *) chunk, (guint) n);
-  g_assert_cmpint (n, ==, 0);
-  gzclose (gz);
-  *len_out = buf->len;
-  g_byte_array_append (buf, (const guint8 *) "", 1);
-  return (char *) g_byte_array_free (buf, FALSE);
-}
-
 /* Exact decimal text -> integer * 10^scale by string manipulation: move
  * the decimal point in a digit string, then round half away from zero. */
 static gboolean
@@ -114,7 +95,7 @@ static void
 check_against_jsonc (const char *path, WeftRank *rank)
 {
   gsize len = 0;
-  g_autofree char *text = read_all_gz (path, &len);
+  g_autofree char *text = weft_test_read_gz (path, &len);
   json_tokener *tok = json_tokener_new_ex (256);
   json_object *root = json_tokener_parse_ex (tok, text, (int) len);
   json_object *events, *v;

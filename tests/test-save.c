@@ -27,25 +27,6 @@
 
 /* ---- independent helpers -------------------------------------------------- */
 
-static char *
-read_file_any (const char *path, gsize *len_out)
-{
-  /* gzread reads plain files as they are, and gzip files decompressed. */
-  gzFile gz = gzopen (path, "rb");
-  GByteArray *buf = g_byte_array_new ();
-  char chunk[1 << 16];
-  int n;
-
-  g_assert_nonnull (gz);
-  while ((n = gzread (gz, chunk, sizeof chunk)) > 0)
-    g_byte_array_append (buf, (guint8 *) chunk, (guint) n);
-  g_assert_cmpint (n, ==, 0);
-  gzclose (gz);
-  *len_out = buf->len;
-  g_byte_array_append (buf, (const guint8 *) "", 1);
-  return (char *) g_byte_array_free (buf, FALSE);
-}
-
 typedef struct
 {
   const char *start;
@@ -370,8 +351,8 @@ assert_entries_identical (const char *in_path)
 
   g_assert_true (weft_rank_save (rank, out, NULL, &error));
   g_assert_no_error (error);
-  in_data = read_file_any (in_path, &in_len);
-  out_data = read_file_any (out, &out_len);
+  in_data = weft_test_read_gz (in_path, &in_len);
+  out_data = weft_test_read_gz (out, &out_len);
   ein = extract_entries (in_data, in_len);
   eout = extract_entries (out_data, out_len);
   g_assert_cmpuint (ein->len, >, 0);

@@ -2,6 +2,7 @@
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <zlib.h>
 
 #include "testutil.h"
 
@@ -100,6 +101,25 @@ weft_test_write_file (const char *name, const char *data, gssize len)
   if (!g_file_set_contents (path, data, len, &error))
     g_error ("writing %s: %s", path, error->message);
   return path;
+}
+
+char *
+weft_test_read_gz (const char *path, gsize *len_out)
+{
+  gzFile gz = gzopen (path, "rb");
+  GByteArray *buf = g_byte_array_new ();
+  char chunk[1 << 16];
+  int n;
+
+  g_assert_nonnull (gz);
+  gzbuffer (gz, 1 << 20);
+  while ((n = gzread (gz, chunk, sizeof chunk)) > 0)
+    g_byte_array_append (buf, (guint8 *) chunk, (guint) n);
+  g_assert_cmpint (n, ==, 0);
+  gzclose (gz);
+  *len_out = buf->len;
+  g_byte_array_append (buf, (const guint8 *) "", 1);
+  return (char *) g_byte_array_free (buf, FALSE);
 }
 
 gint

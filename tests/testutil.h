@@ -16,6 +16,10 @@ const char *weft_test_tmpdir (void);
 char       *weft_test_build_path (const char *program);
 /* Writes data to tmpdir/name and returns the path. */
 char       *weft_test_write_file (const char *name, const char *data, gssize len);
+/* The whole file at path through zlib's gzread (a gzip file decompressed,
+ * a plain one as it is; independent of the project's reader), with a NUL
+ * after the *len_out bytes. Asserts it can be read. */
+char       *weft_test_read_gz (const char *path, gsize *len_out);
 /* Benchmark timing: gint64 comparison (for g_array_sort / qsort), the p-th
  * quantile (0..1, by index (len - 1) * p) of an array of gint64 ns in ms
  * (sorts it; 0 when empty), and a monotonic clock in ns (us resolution). */
