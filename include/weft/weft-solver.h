@@ -100,6 +100,8 @@ gboolean    weft_solver_is_node (WeftSolver *self, guint rank_index, guint32 eve
  * return earlier or later move the rest of the thread). */
 gint64      weft_solver_start (WeftSolver *self, guint rank_index, guint32 event);
 gint64      weft_solver_end (WeftSolver *self, guint rank_index, guint32 event);
+/* Both at once (one look-up; what a painter asking for every visible event wants). */
+void        weft_solver_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, gint64 *end);
 /* For a collective member: when this rank arrives (its kernel starts; the
  * rest of it is waiting, then the transfer). Otherwise the start. */
 gint64      weft_solver_ready (WeftSolver *self, guint rank_index, guint32 event);

@@ -759,8 +759,7 @@ solver_time_func (gpointer user_data, guint rank_index, guint32 event, gint64 *s
 {
   WeftSolver *solver = user_data;
 
-  *start = weft_solver_start (solver, rank_index, event);
-  *end = weft_solver_end (solver, rank_index, event);
+  weft_solver_times (solver, rank_index, event, start, end);
   return TRUE;
 }
 

@@ -2382,6 +2382,12 @@ event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, g
     *end = *start;
 }
 
+void
+weft_solver_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, gint64 *end)
+{
+  event_times (self, rank_index, event, start, end);
+}
+
 gint64
 weft_solver_start (WeftSolver *self, guint rank_index, guint32 event)
 {
