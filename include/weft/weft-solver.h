@@ -83,6 +83,10 @@ typedef struct
   guint n_instances_late;      /* a member arrived after the observed end: transfer clamped to 0 */
   guint n_stream_overlaps;     /* ops starting before their stream predecessor ends (negative gap kept) */
   guint n_unexplained;         /* ops starting > 50 us after every constraint (usual gaps): released at their observed time */
+  /* how large re-solves ran (docs/solver.md, "The plan") */
+  guint n_plan_builds;         /* times the solve plan was built */
+  guint n_plan_sweeps;         /* re-solves that ran over the plan */
+  guint n_graph_sweeps;        /* large re-solves that ran node by node (no valid plan) */
 } WeftSolverStats;
 
 void        weft_solver_stats (WeftSolver *self, WeftSolverStats *out);

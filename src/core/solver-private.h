@@ -67,6 +67,45 @@ typedef struct
   gint64  launch_time; /* OP: CPU launch start (observed) for critical-path heads */
 } Node;
 
+/* The solve plan: the graph flattened in topological order for the dense
+ * re-solve of a large front (solver-plan.c, docs/solver.md "The plan").
+ * Per position q of the order: the node, what it reads (its in edges as
+ * positions and weights, the stream predecessor first) and a mirror of its
+ * solved times and binding; the nodes stay the authority and eval_node
+ * keeps the mirror current. Valid until a structural change (new or
+ * deleted nodes, edges, stream or topological order): plan_invalidate. A
+ * change of min_start or duration only refreshes the node's entry. */
+enum
+{
+  PLAN_OP = 0,     /* end = start + dur */
+  PLAN_MEMBER,     /* a collective member: end is its instance's */
+  PLAN_SYNC,       /* start = end */
+  PLAN_INST,       /* start = latest member start (its in edges read starts) */
+};
+
+typedef struct
+{
+  gboolean ok;
+  guint    n;          /* positions (n_order when built) */
+  guint32 *node;
+  guint8  *kind;       /* PLAN_* */
+  guint8  *base_kind;  /* WeftDepKind of base */
+  gint64  *base;       /* release / min_start / observed fallback, G_MININT64 none */
+  gint64  *dur;        /* PLAN_OP and PLAN_INST */
+  guint32 *in_off;     /* n + 1: edges of q are in_off[q] .. in_off[q + 1] - 1 */
+  /* mirror of the nodes' solved state */
+  gint64  *start;
+  gint64  *end;
+  guint32 *bind_pred;
+  guint8  *bind_kind;
+  /* edges */
+  guint    n_edges;
+  guint32 *e_src;      /* position of the source */
+  gint64  *e_w;
+  guint32 *e_node;     /* source node (the binding predecessor) */
+  guint8  *e_kind;     /* WeftDepKind */
+} Plan;
+
 typedef struct
 {
   guint32 lane;        /* CPU lane */
@@ -149,7 +188,56 @@ struct _WeftSolver
   guint32    stamp;
   GArray    *metrics_cache;     /* MetricsEntry of metrics_generation */
   guint64    metrics_generation;
+  Plan       plan;
+  guint64    structure;         /* incremented by every structural change */
+  guint64    sweep_structure;   /* structure at the last large re-solve */
+  gboolean   verify;            /* WEFT_SOLVER_VERIFY: check every large re-solve */
 };
+
+static inline gboolean
+_weft_solver_live (WeftSolver *self, guint32 n)
+{
+  return n != WEFT_NONE && !(self->nodes[n].flags & NODE_DELETED);
+}
+
+static inline gboolean
+_weft_solver_is_member (WeftSolver *self, guint32 u)
+{
+  const Node *n = &self->nodes[u];
+  return n->kind == NODE_OP && n->inst != WEFT_NONE && _weft_solver_live (self, n->inst);
+}
+
+/* solver-plan.c */
+static inline void
+_weft_solver_plan_invalidate (WeftSolver *self)
+{
+  self->plan.ok = FALSE;
+  self->structure++;
+}
+
+/* Copies node v's solved state into the plan's mirror (after eval_node). */
+static inline void
+_weft_solver_plan_mirror (WeftSolver *self, guint32 v)
+{
+  Plan *p = &self->plan;
+  const Node *n = &self->nodes[v];
+  guint q;
+  if (!p->ok)
+    return;
+  q = self->pos[v];
+  if (q >= p->n)
+    return;
+  p->start[q] = n->start;
+  p->end[q] = n->end;
+  p->bind_pred[q] = n->bind_pred;
+  p->bind_kind[q] = n->bind_kind;
+}
+
+void     _weft_solver_plan_free (WeftSolver *self);
+void     _weft_solver_plan_build (WeftSolver *self);
+void     _weft_solver_plan_refresh (WeftSolver *self, guint32 v);
+gboolean _weft_solver_plan_sweep (WeftSolver *self, guint q0);
+void     _weft_solver_plan_verify (WeftSolver *self, const char *what);
 
 /* solver.c */
 gint64   _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 orig_t);

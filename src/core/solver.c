@@ -30,6 +30,7 @@ add_node (WeftSolver *self, NodeKind kind, guint rank, guint32 event)
       self->cap_nodes = MAX (64, self->cap_nodes * 2);
       self->nodes = g_renew (Node, self->nodes, self->cap_nodes);
     }
+  _weft_solver_plan_invalidate (self);
   n = &self->nodes[self->n_nodes];
   memset (n, 0, sizeof *n);
   n->kind = kind;
@@ -53,6 +54,7 @@ node_add_in (WeftSolver *self, guint32 v, guint32 src, WeftDepKind kind, gint64 
 {
   Node *n = &self->nodes[v];
   Node *s;
+  _weft_solver_plan_invalidate (self);
   if (n->n_in == n->cap_in)
     {
       n->cap_in = MAX (2, n->cap_in * 2);
@@ -78,6 +80,7 @@ node_remove_in (WeftSolver *self, guint32 v, guint idx)
   Node *n = &self->nodes[v];
   guint32 src = n->in[idx].src;
   Node *s = &self->nodes[src];
+  _weft_solver_plan_invalidate (self);
   memmove (&n->in[idx], &n->in[idx + 1], (n->n_in - idx - 1) * sizeof (InEdge));
   n->n_in--;
   for (guint i = 0; i < s->n_out; i++)
@@ -92,7 +95,7 @@ node_remove_in (WeftSolver *self, guint32 v, guint idx)
 static inline gboolean
 live (WeftSolver *self, guint32 n)
 {
-  return n != WEFT_NONE && !(self->nodes[n].flags & NODE_DELETED);
+  return _weft_solver_live (self, n);
 }
 
 gboolean
@@ -165,6 +168,7 @@ set_ev_node (WeftSolver *self, guint rank, guint32 event, guint32 node)
 static void
 renumber_lane (WeftSolver *self, GArray *order, guint from)
 {
+  _weft_solver_plan_invalidate (self);
   for (guint i = from; i < order->len; i++)
     self->nodes[g_array_index (order, guint32, i)].lane_pos = i;
 }
@@ -181,8 +185,7 @@ remap (WeftSolver *self, guint32 u)
 static inline gboolean
 is_member (WeftSolver *self, guint32 u)
 {
-  Node *n = &self->nodes[u];
-  return n->kind == NODE_OP && n->inst != WEFT_NONE && live (self, n->inst);
+  return _weft_solver_is_member (self, u);
 }
 
 /* Successors in the topological sense (what must come after x). */
@@ -386,6 +389,7 @@ compute_topo (WeftSolver *self, GArray *cycle)
     pos[v] = G_MAXUINT32;
   for (guint i = 0; i < k.tail; i++)
     pos[k.queue[i]] = i;
+  _weft_solver_plan_invalidate (self);
   g_free (self->order);
   g_free (self->pos);
   self->order = k.queue;
@@ -416,6 +420,7 @@ static void
 order_insert_at (WeftSolver *self, guint32 v, guint q)
 {
   order_reserve (self);
+  _weft_solver_plan_invalidate (self);
   if (q > self->n_order)
     q = self->n_order;
   memmove (&self->order[q + 1], &self->order[q], (self->n_order - q) * sizeof (guint32));
@@ -431,6 +436,7 @@ order_remove (WeftSolver *self, guint32 v)
   guint q = self->pos[v];
   if (q >= self->n_order || self->order[q] != v)
     return;
+  _weft_solver_plan_invalidate (self);
   memmove (&self->order[q], &self->order[q + 1], (self->n_order - q - 1) * sizeof (guint32));
   self->n_order--;
   for (guint i = q; i < self->n_order; i++)
@@ -657,6 +663,7 @@ pk_insert (WeftSolver *self, guint32 a, guint32 b, const GArray *pending, GArray
       if (self->pos[v] != np)
         {
           TopoEdge j = { v, self->pos[v] };
+          _weft_solver_plan_invalidate (self);
           g_array_append_val (journal, j);
           self->pos[v] = np;
           self->order[np] = v;
@@ -675,6 +682,7 @@ pk_rollback (WeftSolver *self, GArray *journal)
   for (guint i = journal->len; i > 0; i--)
     {
       const TopoEdge *j = &g_array_index (journal, TopoEdge, i - 1);
+      _weft_solver_plan_invalidate (self);
       self->pos[j->a] = j->b;
       self->order[j->b] = j->a;
     }
@@ -871,7 +879,7 @@ eval_ready (WeftSolver *self, guint32 v, gint64 *ready, guint8 *bk, guint32 *bp)
 /* Recomputes v from its predecessors; pushes what depends on a change when
  * propagate. Returns TRUE when a time changed. */
 static gboolean
-eval_node (WeftSolver *self, guint32 v, gboolean propagate)
+eval_node_graph (WeftSolver *self, guint32 v, gboolean propagate)
 {
   Node *n = &self->nodes[v];
   gboolean changed = FALSE;
@@ -948,6 +956,23 @@ eval_node (WeftSolver *self, guint32 v, gboolean propagate)
       n->start = ready;
       return changed;
     }
+}
+
+/* eval_node_graph, keeping the plan's mirror of the node (and of the
+ * members, whose ends an instance sets) current. */
+static gboolean
+eval_node (WeftSolver *self, guint32 v, gboolean propagate)
+{
+  gboolean changed = eval_node_graph (self, v, propagate);
+  if (self->plan.ok)
+    {
+      const Node *n = &self->nodes[v];
+      _weft_solver_plan_mirror (self, v);
+      if (n->kind == NODE_INST)
+        for (guint i = 0; i < n->n_members; i++)
+          _weft_solver_plan_mirror (self, n->members[i]);
+    }
+  return changed;
 }
 
 /* ---- pending nodes and the re-solve in topological order -------------------- */
@@ -1116,6 +1141,88 @@ sweep_pending (WeftSolver *self)
   return changed;
 }
 
+/* The rest of a solve whose front grew large: over the plan when the
+ * graph's structure has not changed since the previous large solve (a
+ * drag in time re-solves after each motion: the first motion builds the
+ * plan, the next ones reuse it), else node by node. The plan is built
+ * only then so that edits that change the structure every time (a drag
+ * across streams) do not pay for a plan used once. */
+static gboolean
+large_solve (WeftSolver *self)
+{
+  gboolean changed;
+  if (!self->plan.ok && self->structure == self->sweep_structure)
+    _weft_solver_plan_build (self);
+  self->sweep_structure = self->structure;
+  if (self->plan.ok)
+    {
+      guint q0 = G_MAXUINT;
+      for (guint i = 0; i < self->n_heap; i++)
+        {
+          guint32 v = self->heap[i];
+          self->nodes[v].flags &= ~NODE_IN_HEAP;
+          if (live (self, v) && self->pos[v] < q0)
+            q0 = self->pos[v];
+        }
+      self->n_heap = 0;
+      changed = q0 < self->n_order && _weft_solver_plan_sweep (self, q0);
+    }
+  else
+    {
+      changed = sweep_pending (self);
+      self->stats.n_graph_sweeps++;
+    }
+  if (self->verify)
+    _weft_solver_plan_verify (self, self->plan.ok ? "plan sweep" : "graph sweep");
+  return changed;
+}
+
+/* Test mode (WEFT_SOLVER_VERIFY): re-solves every node from the graph in
+ * topological order and aborts when a time, a binding or the plan's mirror
+ * differs from what the incremental solve left. */
+void
+_weft_solver_plan_verify (WeftSolver *self, const char *what)
+{
+  guint n = self->n_nodes;
+  gint64 *st = g_new (gint64, MAX (1, n)), *en = g_new (gint64, MAX (1, n));
+  guint32 *bp = g_new (guint32, MAX (1, n));
+  guint8 *bk = g_new (guint8, MAX (1, n));
+  gboolean plan_ok = self->plan.ok;
+
+  for (guint32 v = 0; v < n; v++)
+    {
+      st[v] = self->nodes[v].start;
+      en[v] = self->nodes[v].end;
+      bp[v] = self->nodes[v].bind_pred;
+      bk[v] = self->nodes[v].bind_kind;
+    }
+  if (plan_ok)
+    for (guint q = 0; q < self->plan.n; q++)
+      {
+        guint32 v = self->plan.node[q];
+        if (v != self->order[q] || self->plan.start[q] != st[v] || self->plan.end[q] != en[v] ||
+            self->plan.bind_pred[q] != bp[v] || self->plan.bind_kind[q] != bk[v])
+          g_error ("solver verify (%s): the plan's mirror of node %u (position %u) differs from the node", what, v, q);
+      }
+  self->plan.ok = FALSE;   /* evaluate from the graph alone */
+  for (guint i = 0; i < self->n_order; i++)
+    eval_node_graph (self, self->order[i], FALSE);
+  self->plan.ok = plan_ok;
+  for (guint i = 0; i < self->n_order; i++)
+    {
+      guint32 v = self->order[i];
+      Node *nd = &self->nodes[v];
+      if (nd->start != st[v] || nd->end != en[v] || nd->bind_pred != bp[v] || nd->bind_kind != bk[v])
+        g_error ("solver verify (%s): node %u (position %u) solved to start %" G_GINT64_FORMAT " end %" G_GINT64_FORMAT
+                 " bind %u/%u, the graph gives start %" G_GINT64_FORMAT " end %" G_GINT64_FORMAT " bind %u/%u",
+                 what, v, i, st[v], en[v], bp[v], bk[v], nd->start, nd->end, nd->bind_pred, nd->bind_kind);
+    }
+  g_free (st);
+  g_free (en);
+  g_free (bp);
+  g_free (bk);
+}
+
 static void
 solve_pending (WeftSolver *self)
 {
@@ -1142,7 +1249,7 @@ solve_pending (WeftSolver *self)
         changed = TRUE;
     }
   self->heap_ordered = FALSE;
-  if (self->n_heap > 0 && sweep_pending (self))
+  if (self->n_heap > 0 && large_solve (self))
     changed = TRUE;
   if (changed)
     self->generation++;
@@ -2070,6 +2177,7 @@ build_instances (WeftSolver *self)
         in->members = g_new (guint32, nm);
         memcpy (in->members, members, nm * sizeof (guint32));
         in->n_members = nm;
+        _weft_solver_plan_invalidate (self);
         for (guint k = 0; k < nm; k++)
           self->nodes[members[k]].inst = iv;
         g_array_append_val (self->inst_node, iv);
@@ -2084,9 +2192,11 @@ dissolve_instance (WeftSolver *self, guint32 iv)
   for (guint k = 0; k < in->n_members; k++)
     {
       Node *m = &self->nodes[in->members[k]];
+      _weft_solver_plan_invalidate (self);
       m->inst = WEFT_NONE;
       m->dur = m->obs_end - m->obs_start;
     }
+  _weft_solver_plan_invalidate (self);
   in->flags |= NODE_DELETED;
   g_array_index (self->inst_node, guint32, in->event) = WEFT_NONE;
 }
@@ -2159,6 +2269,8 @@ weft_solver_new (WeftTrace *trace, GError **error)
     }
   self = g_new0 (WeftSolver, 1);
   self->trace = trace;
+  self->verify = g_strcmp0 (g_getenv ("WEFT_SOLVER_VERIFY"), "1") == 0;
+  self->sweep_structure = G_MAXUINT64;
   self->n_ranks = trace->ranks->len;
   self->ranks = g_new0 (RankState, MAX (1, self->n_ranks));
   for (guint r = 0; r < self->n_ranks; r++)
@@ -2236,6 +2348,7 @@ weft_solver_free (WeftSolver *self)
   g_free (self->latest);
   g_free (self->mark);
   g_free (self->parent);
+  _weft_solver_plan_free (self);
   _weft_solver_metrics_free (self);
   g_free (self);
 }
@@ -2598,11 +2711,13 @@ weft_solver_set_duration (WeftSolver *self, guint rank_index, guint32 event, gin
     {
       guint32 iv = self->nodes[v].inst;
       self->nodes[iv].dur = dur;
+      _weft_solver_plan_refresh (self, iv);
       heap_push (self, iv);
     }
   else
     {
       self->nodes[v].dur = dur;
+      _weft_solver_plan_refresh (self, v);
       heap_push (self, v);
     }
   maybe_solve (self);
@@ -2616,6 +2731,7 @@ weft_solver_set_min_start (WeftSolver *self, guint rank_index, guint32 event, gi
   if (v == WEFT_NONE)
     return FALSE;
   self->nodes[v].min_start = t < 0 ? G_MININT64 : t;
+  _weft_solver_plan_refresh (self, v);
   heap_push (self, v);
   maybe_solve (self);
   return TRUE;
@@ -2626,6 +2742,7 @@ scale_node (WeftSolver *self, guint32 v, double factor)
 {
   Node *n = &self->nodes[v];
   n->dur = (gint64) (n->dur * factor + 0.5);
+  _weft_solver_plan_refresh (self, v);
   heap_push (self, v);
 }
 
@@ -3063,6 +3180,7 @@ weft_solver_insert_op (WeftSolver *self, guint rank_index, guint32 lane, gint64 
     {
       /* cannot happen: a new op only splits a stream edge */
       lane_detach (self, v);
+      _weft_solver_plan_invalidate (self);
       self->nodes[v].flags |= NODE_DELETED;
       weft_rank_event (rank, ev)->flags |= WEFT_EVENT_DELETED;
       return WEFT_NONE;
@@ -3168,6 +3286,7 @@ weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
       g_array_append_val (rank->collectives, c);
       weft_rank_event (rank, ev)->coll = m.coll;
       g_array_append_val (inst.members, m);
+      _weft_solver_plan_invalidate (self);
       self->nodes[v].inst = iv;
       self->nodes[iv].members[self->nodes[iv].n_members++] = v;
       lane_attach (self, v, places[i].lane, position);
@@ -3247,6 +3366,7 @@ remove_one (WeftSolver *self, guint32 v)
   n->removed_lane = n->lane;
   n->removed_pos = n->lane_pos;
   lane_detach (self, v);
+  _weft_solver_plan_invalidate (self);
   self->nodes[v].flags |= NODE_DELETED;
   weft_rank_event (rank, n->event)->flags |= WEFT_EVENT_DELETED | WEFT_EVENT_EDITED;
   model_lane_remove (rank, n->lane, n->event);
@@ -3272,6 +3392,7 @@ weft_solver_remove_op (WeftSolver *self, guint rank_index, guint32 event, GError
             remove_one (self, in->members[i]);
             order_remove (self, in->members[i]);
           }
+      _weft_solver_plan_invalidate (self);
       self->nodes[iv].flags |= NODE_DELETED;
       order_remove (self, iv);
     }
@@ -3292,6 +3413,7 @@ restore_one (WeftSolver *self, guint32 v)
 {
   Node *n = &self->nodes[v];
   WeftRank *rank = weft_trace_rank (self->trace, n->rank);
+  _weft_solver_plan_invalidate (self);
   n->flags &= ~NODE_DELETED;
   lane_attach (self, v, n->removed_lane, n->removed_pos);
   weft_rank_event (rank, n->event)->flags &= ~WEFT_EVENT_DELETED;
@@ -3326,6 +3448,7 @@ weft_solver_restore_op (WeftSolver *self, guint rank_index, guint32 event, GErro
     if (iv != WEFT_NONE)
       {
         Node *in = &self->nodes[iv];
+        _weft_solver_plan_invalidate (self);
         in->flags &= ~NODE_DELETED;
         for (guint i = 0; i < in->n_members; i++)
           if (self->nodes[in->members[i]].flags & NODE_DELETED)
@@ -3348,6 +3471,7 @@ weft_solver_restore_op (WeftSolver *self, guint rank_index, guint32 event, GErro
         for (guint i = 0; i < added->len; i++)
           {
             guint32 a = g_array_index (added, guint32, i);
+            _weft_solver_plan_invalidate (self);
             if (self->nodes[a].kind == NODE_INST)
               self->nodes[a].flags |= NODE_DELETED;
             else

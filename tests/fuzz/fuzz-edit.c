@@ -91,6 +91,7 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
   (void) argv;
   g_log_set_default_handler (log_handler, NULL);
   g_setenv ("XDG_CACHE_HOME", "/nonexistent-weft-fuzz", TRUE);
+  g_setenv ("WEFT_SOLVER_VERIFY", "1", TRUE);   /* check every large re-solve */
   for (int r = 0; r < 2; r++)
     rank_text[r] = make_rank (r);
   return 0;
