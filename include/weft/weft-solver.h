@@ -87,6 +87,7 @@ typedef struct
   guint n_plan_builds;         /* times the solve plan was built */
   guint n_plan_sweeps;         /* re-solves that ran over the plan */
   guint n_graph_sweeps;        /* large re-solves that ran node by node (no valid plan) */
+  guint n_plan_syncs;          /* times plan sweeps' results were written back into the graph */
 } WeftSolverStats;
 
 void        weft_solver_stats (WeftSolver *self, WeftSolverStats *out);

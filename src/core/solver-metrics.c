@@ -228,6 +228,7 @@ critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
 GArray *
 weft_solver_critical_path (WeftSolver *self, int step)
 {
+  _weft_solver_sync (self);
   return critical_segments (self, WEFT_SOLVER_ALL_RANKS, step, FALSE);
 }
 
@@ -247,6 +248,7 @@ update_crit (WeftSolver *self)
 gboolean
 weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event)
 {
+  _weft_solver_sync (self);
   guint32 v = _weft_solver_node (self, rank_index, event);
   if (v == WEFT_NONE)
     return FALSE;
@@ -259,6 +261,7 @@ weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event)
 void
 _weft_solver_update_slack (WeftSolver *self)
 {
+  _weft_solver_sync (self);
   gint64 deadline = G_MININT64;
   gint64 *L;
   if (self->slack_generation == self->generation && self->latest != NULL && self->n_latest == self->n_nodes)
@@ -336,6 +339,7 @@ _weft_solver_update_slack (WeftSolver *self)
 gint64
 weft_solver_slack (WeftSolver *self, guint rank_index, guint32 event)
 {
+  _weft_solver_sync (self);
   guint32 v = _weft_solver_node (self, rank_index, event);
   gint64 l;
   if (v == WEFT_NONE)
@@ -525,6 +529,7 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
 gboolean
 weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
 {
+  _weft_solver_sync (self);
   MetricsEntry e;
   g_return_val_if_fail (out != NULL, FALSE);
   if (rank_index != WEFT_SOLVER_ALL_RANKS && rank_index >= self->n_ranks)
@@ -565,6 +570,7 @@ lane_copy_free (gpointer data)
 void
 _weft_solver_compute_baseline (WeftSolver *self)
 {
+  _weft_solver_sync (self);
   Snapshot *sn = &self->snap;
   guint n = self->n_nodes;
   sn->n_nodes = n;
@@ -663,6 +669,7 @@ _weft_solver_metrics_free (WeftSolver *self)
 gboolean
 weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
 {
+  _weft_solver_sync (self);
   MetricsEntry e;
   g_return_val_if_fail (out != NULL, FALSE);
   if (rank_index != WEFT_SOLVER_ALL_RANKS && rank_index >= self->n_ranks)
@@ -692,6 +699,7 @@ gboolean
 weft_solver_instance_info (WeftSolver *self, guint32 instance, WeftSolverInstanceInfo *info,
                            WeftSolverArrival *arrivals, guint max_arrivals)
 {
+  _weft_solver_sync (self);
   guint32 iv;
   Node *in;
   guint k = 0;

@@ -9,8 +9,11 @@
  * a node (12.5 ms a motion). The plan lays the same equations out as
  * arrays indexed by topological position (a CSR of in edges whose sources
  * are positions), so the re-solve is one pass over contiguous memory that
- * reads each source's mirrored end from an array of 8-byte values, and
- * writes a node back only when its time or binding changed.
+ * reads each source's end from an array of 8-byte values. It writes the
+ * times into the plan's copy only: writing them into the nodes (one cache
+ * line each, scattered over ~35 MB) cost more than the sweep itself, so
+ * that waits until something reads the nodes (_weft_solver_sync); while
+ * dragging, the painter reads single times from the copy.
  *
  * The plan is exact: the same candidates in the same order as eval_ready
  * and eval_node (release, min_start, stream predecessor, in edges; ties
@@ -26,6 +29,7 @@ void
 _weft_solver_plan_free (WeftSolver *self)
 {
   Plan *p = &self->plan;
+  _weft_solver_sync (self);
   g_free (p->node);
   g_free (p->kind);
   g_free (p->base_kind);
@@ -41,6 +45,23 @@ _weft_solver_plan_free (WeftSolver *self)
   g_free (p->e_node);
   g_free (p->e_kind);
   memset (p, 0, sizeof *p);
+  p->stale_lo = G_MAXUINT;
+}
+
+void
+_weft_solver_sync_nodes (WeftSolver *self)
+{
+  Plan *p = &self->plan;
+  for (guint q = p->stale_lo; q < p->n; q++)
+    {
+      Node *nd = &self->nodes[p->node[q]];
+      nd->start = p->start[q];
+      nd->end = p->end[q];
+      nd->bind_pred = p->bind_pred[q];
+      nd->bind_kind = p->bind_kind[q];
+    }
+  p->stale_lo = G_MAXUINT;
+  self->stats.n_plan_syncs++;
 }
 
 /* The constant part of a node's ready time, as eval_ready starts it: the
@@ -95,7 +116,7 @@ _weft_solver_plan_build (WeftSolver *self)
   guint n = self->n_order;
   guint cap = 0;
 
-  _weft_solver_plan_free (self);
+  _weft_solver_plan_free (self);   /* syncs */
   p->n = n;
   p->node = g_new (guint32, MAX (1, n));
   p->kind = g_new (guint8, MAX (1, n));
@@ -170,20 +191,19 @@ _weft_solver_plan_refresh (WeftSolver *self, guint32 v)
   plan_base (&self->nodes[v], p->in_off[q + 1] - p->in_off[q], &p->base[q], &p->base_kind[q]);
 }
 
-#define PLAN_PREFETCH 16
-
-/* Evaluates every position from q0 on, in order, from the plan; writes
- * back to the nodes what changed. Every position before q0 must be solved.
- * Returns TRUE when a time changed. */
+/* Evaluates every position from q0 on, in order, from the plan, into the
+ * plan's copy of the times (the nodes are brought up to date later, by
+ * _weft_solver_sync). Every position before q0 must be solved. Returns TRUE
+ * when a time changed. */
 gboolean
 _weft_solver_plan_sweep (WeftSolver *self, guint q0)
 {
   Plan *p = &self->plan;
-  Node *nodes = self->nodes;
   const guint32 *in_off = p->in_off, *e_src = p->e_src;
   const gint64 *e_w = p->e_w;
   gint64 *pstart = p->start, *pend = p->end;
   gboolean changed = FALSE;
+  guint lo = G_MAXUINT;   /* first position written */
 
   g_return_val_if_fail (p->ok && p->n == self->n_order, FALSE);
 
@@ -195,9 +215,6 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
       guint32 win = G_MAXUINT32;
       guint8 bk;
       guint32 bp;
-
-      if (q + PLAN_PREFETCH < p->n)
-        __builtin_prefetch (&nodes[p->node[q + PLAN_PREFETCH]], 1);
 
       if (kind == PLAN_INST)
         {
@@ -223,7 +240,7 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
               if (pend[mq] != end)
                 {
                   pend[mq] = end;
-                  nodes[p->e_node[e]].end = end;
+                  lo = MIN (lo, mq);
                   changed = TRUE;
                 }
             }
@@ -256,19 +273,16 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
 
       if (start != pstart[q] || end != pend[q] || bp != p->bind_pred[q] || bk != p->bind_kind[q])
         {
-          Node *nd = &nodes[p->node[q]];
           if (start != pstart[q] || end != pend[q])
             changed = TRUE;
           pstart[q] = start;
           pend[q] = end;
           p->bind_pred[q] = bp;
           p->bind_kind[q] = bk;
-          nd->start = start;
-          nd->end = end;
-          nd->bind_pred = bp;
-          nd->bind_kind = bk;
+          lo = MIN (lo, q);
         }
     }
+  p->stale_lo = MIN (p->stale_lo, lo);
   self->stats.n_plan_sweeps++;
   return changed;
 }

@@ -70,11 +70,15 @@ typedef struct
 /* The solve plan: the graph flattened in topological order for the dense
  * re-solve of a large front (solver-plan.c, docs/solver.md "The plan").
  * Per position q of the order: the node, what it reads (its in edges as
- * positions and weights, the stream predecessor first) and a mirror of its
- * solved times and binding; the nodes stay the authority and eval_node
- * keeps the mirror current. Valid until a structural change (new or
- * deleted nodes, edges, stream or topological order): plan_invalidate. A
- * change of min_start or duration only refreshes the node's entry. */
+ * positions and weights, the stream predecessor first) and a copy of its
+ * solved times and binding. A plan sweep writes only the copy: positions
+ * from stale_lo on may be newer than their nodes, until _weft_solver_sync
+ * writes them back (every public entry point that reads the nodes' times
+ * syncs first; the readers of single times go through
+ * _weft_solver_node_start/_end). eval_node keeps the copy current. Valid
+ * until a structural change (new or deleted nodes, edges, stream or
+ * topological order): plan_invalidate, which syncs first. A change of
+ * min_start or duration only refreshes the node's entry. */
 enum
 {
   PLAN_OP = 0,     /* end = start + dur */
@@ -98,6 +102,7 @@ typedef struct
   gint64  *end;
   guint32 *bind_pred;
   guint8  *bind_kind;
+  guint    stale_lo;   /* first position whose node may be older than the copy, G_MAXUINT none */
   /* edges */
   guint    n_edges;
   guint32 *e_src;      /* position of the source */
@@ -208,11 +213,42 @@ _weft_solver_is_member (WeftSolver *self, guint32 u)
 }
 
 /* solver-plan.c */
+void     _weft_solver_sync_nodes (WeftSolver *self);
+
+/* Brings the nodes' times up to date with the plan (cheap when they are). */
+static inline void
+_weft_solver_sync (WeftSolver *self)
+{
+  if (self->plan.stale_lo != G_MAXUINT)
+    _weft_solver_sync_nodes (self);
+}
+
 static inline void
 _weft_solver_plan_invalidate (WeftSolver *self)
 {
+  _weft_solver_sync (self);
   self->plan.ok = FALSE;
   self->structure++;
+}
+
+/* A node's solved start and end, current even while a plan sweep's result
+ * is not written back yet. */
+static inline gint64
+_weft_solver_node_start (WeftSolver *self, guint32 v)
+{
+  guint q;
+  if (self->plan.stale_lo != G_MAXUINT && (q = self->pos[v]) >= self->plan.stale_lo && q < self->plan.n)
+    return self->plan.start[q];
+  return self->nodes[v].start;
+}
+
+static inline gint64
+_weft_solver_node_end (WeftSolver *self, guint32 v)
+{
+  guint q;
+  if (self->plan.stale_lo != G_MAXUINT && (q = self->pos[v]) >= self->plan.stale_lo && q < self->plan.n)
+    return self->plan.end[q];
+  return self->nodes[v].end;
 }
 
 /* Copies node v's solved state into the plan's mirror (after eval_node). */
