@@ -115,6 +115,7 @@ typedef struct
 {
   guint32 lane;        /* CPU lane */
   GArray *syncs;       /* guint32 SYNC nodes, by observed end */
+  gint64 *obs_end;     /* their observed ends (the shift's search reads no node) */
   GArray *orig;        /* CpuOrig of the lane's events (for shifting) */
 } ThreadSyncs;
 
@@ -151,6 +152,8 @@ typedef struct
   GArray     *ev_node;    /* guint32 per event: node or WEFT_NONE */
   GPtrArray  *lanes;      /* per model lane: GArray of guint32 nodes (NULL: not a GPU lane) */
   GHashTable *threads;    /* CPU lane + 1 -> ThreadSyncs* */
+  ThreadSyncs **thread_by_lane;  /* the same by model lane (n_thread_lanes entries; NULL none) */
+  guint       n_thread_lanes;
   gint64      offset;
   gint64      typ_launch; /* typical launch latency of the rank */
   gint64      typ_gap;    /* typical gap between queued ops */

@@ -2071,6 +2071,18 @@ build_rank (WeftSolver *self, guint r)
             g_array_append_val (ts->orig, o);
           }
         g_array_sort (ts->orig, cpu_orig_cmp);
+        ts->obs_end = g_new (gint64, MAX (1, ts->syncs->len));
+        for (guint a = 0; a < ts->syncs->len; a++)
+          ts->obs_end[a] = self->nodes[s[a]].obs_end;
+      }
+    rs->n_thread_lanes = rank->lanes->len;
+    rs->thread_by_lane = g_new0 (ThreadSyncs *, MAX (1, rs->n_thread_lanes));
+    g_hash_table_iter_init (&it, rs->threads);
+    while (g_hash_table_iter_next (&it, NULL, &value))
+      {
+        ThreadSyncs *ts = value;
+        if (ts->lane < rs->n_thread_lanes)
+          rs->thread_by_lane[ts->lane] = ts;
       }
   }
 
@@ -2333,6 +2345,7 @@ thread_syncs_free (gpointer data)
   g_array_free (ts->syncs, TRUE);
   if (ts->orig)
     g_array_free (ts->orig, TRUE);
+  g_free (ts->obs_end);
   g_free (ts);
 }
 
@@ -2359,6 +2372,7 @@ weft_solver_free (WeftSolver *self)
       while (g_hash_table_iter_next (&it, NULL, &value))
         thread_syncs_free (value);
       g_hash_table_destroy (rs->threads);
+      g_free (rs->thread_by_lane);
     }
   g_free (self->ranks);
   if (self->inst_node)
@@ -2428,11 +2442,18 @@ weft_solver_generation (WeftSolver *self)
 
 /* ---- times ------------------------------------------------------------------- */
 
+static inline ThreadSyncs *
+thread_syncs (WeftSolver *self, guint rank, guint32 lane)
+{
+  const RankState *rs = &self->ranks[rank];
+  return lane < rs->n_thread_lanes ? rs->thread_by_lane[lane] : NULL;
+}
+
 /* Shift of a CPU thread at original (common timeline) time t. */
 gint64
 _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 t)
 {
-  ThreadSyncs *ts = g_hash_table_lookup (self->ranks[rank].threads, GUINT_TO_POINTER (lane + 1));
+  ThreadSyncs *ts = thread_syncs (self, rank, lane);
   guint lo = 0, hi;
   guint32 v;
   if (ts == NULL)
@@ -2441,7 +2462,7 @@ _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 t)
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
-      if (self->nodes[g_array_index (ts->syncs, guint32, mid)].obs_end <= t)
+      if (ts->obs_end[mid] <= t)
         lo = mid + 1;
       else
         hi = mid;
@@ -2464,9 +2485,9 @@ cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_out, gint64 *e
   *lane_out = ev->lane;
   *ts_out = ev->ts;
   *end_out = weft_event_end (ev);
-  if (ev->lane == WEFT_NONE)
-    return TRUE;
-  ts = g_hash_table_lookup (self->ranks[rank].threads, GUINT_TO_POINTER (ev->lane + 1));
+  if (ev->lane == WEFT_NONE || self->n_edits_applied == 0)
+    return TRUE;   /* only weft_solver_apply_to_model changes a CPU event's times */
+  ts = thread_syncs (self, rank, ev->lane);
   if (ts != NULL && ts->orig != NULL)
     {
       CpuOrig key = { event, 0, 0 };
