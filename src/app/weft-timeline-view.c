@@ -94,6 +94,9 @@ struct _WeftTimelineView
   /* drag latency: pointer motion (drag-update) to the end of the frame
    * that shows it, for the benchmark */
   gint64           motion_time;     /* 0: no motion waiting for a frame */
+  /* with WEFT_DEBUG_TIMING: the phases of that frame (monotonic us) */
+  gboolean         debug_timing;
+  gint64           t_edited, t_snapshot, t_body, t_snapshot_end;
   GArray          *latencies;       /* gint64 us */
   gulong           after_paint_id;
   GdkFrameClock   *frame_clock;
@@ -745,7 +748,7 @@ drag_edit_update (WeftTimelineView *self, double ox, double oy, const graphene_r
         {
           gint64 t0 = g_get_monotonic_time ();
           ok = weft_edit_move_time (self->session, self->drag_op, self->drag_orig_start + dt, whole, &error);
-          if (g_getenv ("WEFT_DEBUG_TIMING"))
+          if (self->debug_timing)
             g_printerr ("move_time %.1f ms\n", (g_get_monotonic_time () - t0) / 1000.0);
           self->drag_time_moved = TRUE;
         }
@@ -1118,6 +1121,7 @@ drag_update_cb (GtkGestureDrag *gesture, double ox, double oy, WeftTimelineView 
       if (self->motion_time == 0)
         self->motion_time = g_get_monotonic_time ();
       drag_edit_update (self, ox, oy, &r);
+      self->t_edited = g_get_monotonic_time ();
     }
   else if (self->drag_mode == DRAG_PAN)
     {
@@ -1266,6 +1270,8 @@ weft_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 
   if (self->trace == NULL || self->layout == NULL || w <= 1 || h <= 1)
     return;
+  if (self->debug_timing)
+    self->t_snapshot = self->t_body = g_get_monotonic_time ();
   sync_view_size (self);
   body_rect (self, &body);
   bg = weft_render_background_color (self->view.dark);
@@ -1303,8 +1309,11 @@ weft_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       self->body_scale = scale;
       gint64 t0 = g_get_monotonic_time ();
       self->body_surface = render_body_surface (self, self->body_w, self->body_h, scale);
-      if (g_getenv ("WEFT_DEBUG_TIMING"))
-        g_printerr ("paint body %.1f ms\n", (g_get_monotonic_time () - t0) / 1000.0);
+      if (self->debug_timing)
+        {
+          self->t_body = g_get_monotonic_time ();
+          g_printerr ("paint body %.1f ms\n", (self->t_body - t0) / 1000.0);
+        }
       self->body_valid = TRUE;
     }
   graphene_rect_init (&rect, body.origin.x, body.origin.y, self->body_w, self->body_h);
@@ -1348,6 +1357,8 @@ weft_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0.26, 0.52, 0.96, 0.35 }, &rect);
     }
 
+  if (self->debug_timing)
+    self->t_snapshot_end = g_get_monotonic_time ();
   self->frames++;
   if (self->first_frame_pending && self->first_frame_idle == 0)
     {
@@ -1389,6 +1400,11 @@ after_paint_cb (GdkFrameClock *clock, WeftTimelineView *self)
   if (self->motion_time == 0)
     return;
   t = g_get_monotonic_time () - self->motion_time;
+  if (self->debug_timing && self->t_snapshot >= self->t_edited && self->t_edited >= self->motion_time)
+    g_printerr ("motion -> frame %.1f ms: edit %.1f, wait %.1f, body %.1f, rest of snapshot %.1f, render %.1f\n",
+                t / 1000.0, (self->t_edited - self->motion_time) / 1000.0, (self->t_snapshot - self->t_edited) / 1000.0,
+                (self->t_body - self->t_snapshot) / 1000.0, (self->t_snapshot_end - self->t_body) / 1000.0,
+                (g_get_monotonic_time () - self->t_snapshot_end) / 1000.0);
   self->motion_time = 0;
   if (self->latencies->len < 100000)
     g_array_append_val (self->latencies, t);
@@ -1619,6 +1635,7 @@ weft_timeline_view_init (WeftTimelineView *self)
   GtkEventController *motion, *scroll;
   GtkGesture *drag;
 
+  self->debug_timing = g_getenv ("WEFT_DEBUG_TIMING") != NULL;
   memset (&self->view, 0, sizeof self->view);
   self->view.sel_rank = self->view.hover_rank = WEFT_NONE;
   self->view.sel_event = self->view.hover_event = WEFT_NONE;
