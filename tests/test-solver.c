@@ -878,6 +878,30 @@ test_drag_plan (void)
   g_assert_cmpuint (st.n_plan_builds - st0.n_plan_builds, ==, 2);
   g_assert_cmpuint (st.n_graph_sweeps - st0.n_graph_sweeps, ==, 2);
   g_assert_cmpuint (st.n_plan_sweeps - st0.n_plan_sweeps, >=, 20);
+
+  /* weft_solver_prepare at the press (as the window does): after another
+   * structural edit, every motion of the next drag runs over the plan */
+  {
+    g_autoptr (GError) error = NULL;
+    g_assert_true (weft_solver_remove_op (solver, 1, 5, &error));
+    g_assert_no_error (error);
+  }
+  weft_solver_stats (solver, &st0);
+  weft_solver_prepare (solver);
+  for (int motion = 1; motion <= 10; motion++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_true (weft_solver_set_min_start (solver, 0, ev, t0 + motion * 5 * US, &error));
+      g_assert_cmpint (weft_solver_start (solver, 0, ev), ==, t0 + motion * 5 * US);
+    }
+  snapshot (trace, solver, a);
+  weft_solver_solve_all (solver);
+  snapshot (trace, solver, b);
+  g_assert_cmpmem (a->data, a->len * sizeof (gint64), b->data, b->len * sizeof (gint64));
+  weft_solver_stats (solver, &st);
+  g_assert_cmpuint (st.n_plan_builds - st0.n_plan_builds, ==, 1);
+  g_assert_cmpuint (st.n_graph_sweeps - st0.n_graph_sweeps, ==, 0);
+  g_assert_cmpuint (st.n_plan_sweeps - st0.n_plan_sweeps, ==, 10);
 }
 
 /* Odd but loadable input: zero and negative durations, ops nested or

@@ -68,6 +68,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftSolver, weft_solver_free)
  * solver. */
 void        weft_solver_solve_all (WeftSolver *self);
 
+/* Builds the solve plan now if it is not valid (docs/solver.md, "The
+ * plan"), so that the re-solves of a drag that follows run over it from the
+ * first motion; otherwise the plan is built by the second large re-solve
+ * with an unchanged graph. The window calls it when a drag of an op
+ * starts. A structural edit makes the plan invalid again. */
+void        weft_solver_prepare (WeftSolver *self);
+
 /* What the graph was built from (docs/solver.md, "Traces that break the model"). */
 typedef struct
 {

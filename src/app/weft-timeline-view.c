@@ -1077,6 +1077,8 @@ drag_begin_cb (GtkGestureDrag *gesture, double x, double y, WeftTimelineView *se
                               ? DRAG_RESIZE
                               : DRAG_MOVE;
           drag_edit_reset (self);
+          /* the solve plan, so that the first motion re-solves fast too */
+          weft_solver_prepare (solver);
         }
     }
   else if (in_headers (self, x, y))

@@ -1276,6 +1276,16 @@ solve_pending (WeftSolver *self)
 }
 
 void
+weft_solver_prepare (WeftSolver *self)
+{
+  g_return_if_fail (self != NULL);
+  if (self->plan.ok || self->n_heap > 0 || self->pending)
+    return;   /* built already, or a batch is open: the solve decides */
+  _weft_solver_plan_build (self);
+  self->sweep_structure = self->structure;
+}
+
+void
 weft_solver_solve_all (WeftSolver *self)
 {
   _weft_solver_sync (self);

@@ -9,8 +9,10 @@
  * ops), composed here into --out (default a temporary folder, removed) and
  * loaded with the real loader; or an existing trace folder with --dir.
  *
- * Per pointer motion, the call sequence of the window's drag
- * (weft-timeline-view.c drag_update_cb / drag_edit_update): inside one
+ * At the press, weft_solver_prepare (timed: it builds the solve plan), as
+ * the window's drag_begin_cb does. Per pointer motion, the call sequence
+ * of the window's drag (weft-timeline-view.c drag_update_cb /
+ * drag_edit_update): inside one
  * gesture (weft_edit_session_begin_gesture once), weft_edit_move_time of the
  * grabbed all-gather with whole_instance TRUE (every rank's member moves)
  * to its start at the press + the total pointer offset. The all-gather is
@@ -181,6 +183,10 @@ main (int argc, char **argv)
     cold = g_malloc0 ((gsize) cold_mb << 20);
 
   orig = c.start;
+  /* the window prepares the solver when the button goes down on the op */
+  t0 = weft_test_now_ns ();
+  weft_solver_prepare (solver);
+  printf ("  prepare (solve plan) %.3f ms\n", (weft_test_now_ns () - t0) / 1e6);
   weft_edit_session_begin_gesture (s);
   for (int i = 1; i <= motions; i++)
     {
