@@ -2480,7 +2480,7 @@ _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 t)
   if (lo == 0)
     return 0;
   v = g_array_index (ts->syncs, guint32, lo - 1);
-  return _weft_solver_node_end (self, v) - self->nodes[v].obs_end;
+  return _weft_solver_node_end (self, v) - ts->obs_end[lo - 1];
 }
 
 static gboolean
