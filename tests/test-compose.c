@@ -1058,6 +1058,49 @@ assert_solver_agrees (WeftTrace *trace, const char *what)
   g_assert_cmpuint (st.n_cross_stream, >, 0);
 }
 
+/* HSDP: each all-reduce across replicas depends on the reduce-scatter that
+ * produced its shard (on the same rank), so shortening or moving the
+ * reduce-scatter moves the all-reduce. */
+static void
+assert_hsdp_waits_for_reduce_scatter (WeftTrace *trace)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  guint n_ar = 0;
+
+  g_assert_no_error (error);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (guint32 e = 0; e < rank->events->len; e++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, e);
+          WeftSolverDep deps[16];
+          guint n;
+          gboolean from_rs = FALSE;
+          const WeftCollective *c;
+          if (ev->coll == WEFT_NONE || !weft_solver_is_node (solver, r, e))
+            continue;
+          c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+          if (c->type != WEFT_COLL_ALL_REDUCE || c->pg_desc == 0 ||
+              strcmp (weft_rank_string (rank, c->pg_desc), "mesh_dp_replicate") != 0)
+            continue;   /* not across replicas (the grad-norm all-reduce) */
+          n = MIN (weft_solver_preds (solver, r, e, deps, G_N_ELEMENTS (deps)), G_N_ELEMENTS (deps));
+          for (guint k = 0; k < n; k++)
+            {
+              const WeftEvent *p = weft_rank_event (weft_trace_rank (trace, deps[k].rank_index), deps[k].event);
+              if (deps[k].kind == WEFT_DEP_CROSS_STREAM && deps[k].rank_index == r && p->coll != WEFT_NONE &&
+                  g_array_index (rank->collectives, WeftCollective, p->coll).type == WEFT_COLL_REDUCE_SCATTER)
+                from_rs = TRUE;
+            }
+          if (!from_rs)
+            g_error ("rank %u: the HSDP all-reduce (event %u) does not wait for a reduce-scatter", r, e);
+          n_ar++;
+        }
+    }
+  g_assert_cmpuint (n_ar, >, 0);
+}
+
 static void
 test_samples_consistent (void)
 {
@@ -1098,13 +1141,20 @@ test_variants_consistent (void)
     int dp, cp, ep, layers, steps;
     gboolean no_prefetch, no_reshard, ep_overlap;
     WeftCpMode cp_mode;
+    int tp, hsdp;
   } v[] = {
-    { "fsdp", 8, 1, 1, 2, 1, TRUE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
-    { "fsdp", 8, 1, 1, 2, 1, FALSE, TRUE, FALSE, WEFT_CP_ALL_GATHER },
-    { "fsdp", 4, 1, 1, 2, 2, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
-    { "fsdp,cp", 2, 2, 1, 1, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
-    { "fsdp,ep", 4, 1, 2, 1, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
-    { "ddp", 2, 1, 1, 3, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER },
+    { "fsdp", 8, 1, 1, 2, 1, TRUE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
+    { "fsdp", 8, 1, 1, 2, 1, FALSE, TRUE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
+    { "fsdp", 4, 1, 1, 2, 2, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
+    { "fsdp,cp", 2, 2, 1, 1, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
+    { "fsdp,ep", 4, 1, 2, 1, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
+    { "ddp", 2, 1, 1, 3, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
+    /* HSDP: the all-reduce across replicas waits for the reduce-scatter
+     * (a collective producing a collective's input) */
+    { "fsdp", 16, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 2 },
+    /* FSDP + TP: a TP all-reduce's work.wait() is followed by the next
+     * unit's all-gather copy-in launch, on another stream */
+    { "fsdp,tp", 2, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 4, 1 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -1127,11 +1177,16 @@ test_variants_consistent (void)
       p.reshard_after_forward = !v[i].no_reshard;
       p.ep_overlap = v[i].ep_overlap;
       p.cp_mode = v[i].cp_mode;
+      p.tp = v[i].tp;
+      p.dp_replicate = v[i].hsdp;
       trace = weft_compose_trace (&p, &error);
       g_assert_no_error (error);
-      what = g_strdup_printf ("%s dp %d cp %d ep %d%s%s", v[i].strategies, v[i].dp, v[i].cp, v[i].ep,
-                              v[i].no_prefetch ? " no-prefetch" : "", v[i].no_reshard ? " no-reshard" : "");
+      what = g_strdup_printf ("%s dp %d tp %d cp %d ep %d hsdp %d%s%s", v[i].strategies, v[i].dp, v[i].tp, v[i].cp,
+                              v[i].ep, v[i].hsdp, v[i].no_prefetch ? " no-prefetch" : "",
+                              v[i].no_reshard ? " no-reshard" : "");
       assert_solver_agrees (trace, what);
+      if (v[i].hsdp > 1)
+        assert_hsdp_waits_for_reduce_scatter (trace);
     }
 }
 

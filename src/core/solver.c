@@ -1598,15 +1598,83 @@ thread_last_launch_before (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint
   return WEFT_NONE;
 }
 
+/* A collective's producer is the compute that made its input, never another
+ * collective: the collective launched last before the record is usually
+ * unrelated (an all-gather prefetched just before a reduce-scatter). Except
+ * when the observed schedule says otherwise: the collective launched last
+ * before the wait (on another stream) ends right before the waiter starts
+ * (within UNEXPLAINED_NS), and the compute producer ended long before it
+ * (more than UNEXPLAINED_NS), so that nothing launched on the thread
+ * explains the start but that collective: HSDP's all-reduce of the shard
+ * that the reduce-scatter just produced. */
 static guint32
-thread_first_launch_after (Scratch *sc, guint32 cpu_lane, gint64 t)
+comm_producer (WeftSolver *self, Scratch *sc, guint32 cpu_lane, gint64 t, guint32 compute, guint32 waiter)
 {
-  GArray *l = thread_launches (sc, cpu_lane);
-  guint lo;
-  if (l == NULL)
-    return WEFT_NONE;
-  lo = launches_lower_bound (l, t);
-  return lo < l->len ? g_array_index (l, LaunchRec, lo).node : WEFT_NONE;
+  guint32 c = thread_last_launch_before (self, sc, cpu_lane, t, self->nodes[waiter].lane, FALSE);
+  const Node *w = &self->nodes[waiter];
+  if (c == WEFT_NONE || c == compute || !(self->nodes[c].flags & NODE_COMM))
+    return compute;
+  if (w->obs_start + TOL_NS < self->nodes[c].obs_end || w->obs_start > self->nodes[c].obs_end + UNEXPLAINED_NS)
+    return compute;
+  if (compute != WEFT_NONE && w->obs_start <= self->nodes[compute].obs_end + UNEXPLAINED_NS)
+    return compute;
+  return c;
+}
+
+typedef struct
+{
+  gint64  ts;
+  guint32 lane;
+} RecordRec;      /* a cudaEventRecord call: its start (file clock) and CPU lane */
+
+/* The producer a cudaStreamWaitEvent makes waiter wait for: the last op
+ * launched on the thread (on another stream than the waiter's) before the
+ * cudaEventRecord with the wait's External id, else before the wait. A
+ * collective waits for the compute that produced its input, never for
+ * another collective (that one is its own stream's), but see
+ * comm_producer. Several records of one CPU op share its External id
+ * (FSDP's post-backward records the compute stream, then with HSDP the
+ * reduce-scatter stream), so a later one can stand for an earlier handle:
+ * the latest record whose producer the observed schedule obeys, else the
+ * latest. */
+static guint32
+wait_producer (WeftSolver *self, Scratch *sc, GHashTable *records, const WeftEvent *ev, guint32 waiter)
+{
+  gint64 offset = self->ranks[self->nodes[waiter].rank].offset;
+  gboolean skip_comm = (self->nodes[waiter].flags & NODE_COMM) != 0;
+  guint32 lane = self->nodes[waiter].lane;
+  guint32 producer = thread_last_launch_before (self, sc, ev->lane, ev->ts + offset, lane, skip_comm);
+  GArray *recs = ev->external_id >= 0 ? g_hash_table_lookup (records, &ev->external_id) : NULL;
+  gint64 tried = G_MAXINT64;
+  guint32 first = WEFT_NONE;
+
+  for (guint round = 0; recs != NULL && round < 8; round++)
+    {
+      gint64 best = G_MININT64;
+      guint32 p;
+      for (guint k = 0; k < recs->len; k++)
+        {
+          const RecordRec *rr = &g_array_index (recs, RecordRec, k);
+          if (rr->lane == ev->lane && rr->ts <= ev->ts && rr->ts < tried && rr->ts > best)
+            best = rr->ts;
+        }
+      if (best == G_MININT64)
+        break;
+      tried = best;
+      p = thread_last_launch_before (self, sc, ev->lane, best + offset, lane, skip_comm);
+      if (round == 0)
+        first = p;
+      if (p != WEFT_NONE && self->nodes[waiter].obs_start + TOL_NS >= self->nodes[p].obs_end)
+        {
+          first = p;
+          break;
+        }
+    }
+  if (tried != G_MAXINT64)
+    producer = first;
+  if (skip_comm)
+    producer = comm_producer (self, sc, ev->lane, ev->ts + offset, producer, waiter);
+  return producer;
 }
 
 static GArray *
@@ -1678,12 +1746,6 @@ cpu_orig_cmp (gconstpointer a, gconstpointer b)
   guint32 x = ((const CpuOrig *) a)->event, y = ((const CpuOrig *) b)->event;
   return (x > y) - (x < y);
 }
-
-typedef struct
-{
-  gint64  ts;
-  guint32 lane;
-} RecordRec;
 
 static void
 lane_order_free (gpointer data)
@@ -1931,31 +1993,38 @@ build_rank (WeftSolver *self, guint r)
           /* ProcessGroupNCCL pattern: the stream of the next launch waits
            * for the last op launched before the cudaEventRecord sharing the
            * External id (else before the wait) on another stream: the
-           * "current" stream's producer. */
-          guint32 waiter = thread_first_launch_after (&sc, ev->lane, ev->ts + rs->offset);
-          gint64 before = ev->ts + rs->offset;
-          if (waiter == WEFT_NONE)
-            continue;
-          if (ev->external_id >= 0)
+           * "current" stream's producer. The runtime calls carry no stream:
+           * when the next launch starts before that producer ends, it went
+           * to another stream (a stream that waits cannot start earlier),
+           * and the wait is for the next launch on yet another stream (FSDP
+           * + TP: the TP all-reduce's work.wait() on the compute stream,
+           * then the next unit's all-gather copy-in launched first). */
+          guint32 rejected[4];
+          guint n_rejected = 0, first_w = WEFT_NONE, first_p = WEFT_NONE;
+          gboolean done = FALSE;
+          GArray *l = thread_launches (&sc, ev->lane);
+          guint k = l != NULL ? launches_lower_bound (l, ev->ts + rs->offset) : 0;
+          for (; l != NULL && k < l->len && n_rejected < G_N_ELEMENTS (rejected) && !done; k++)
             {
-              /* the latest cudaEventRecord on this thread with the same External id */
-              GArray *recs = g_hash_table_lookup (records, &ev->external_id);
-              gint64 best = G_MININT64;
-              for (guint k = 0; recs != NULL && k < recs->len; k++)
+              guint32 w = g_array_index (l, LaunchRec, k).node, p;
+              gboolean seen = FALSE;
+              for (guint j = 0; j < n_rejected; j++)
+                seen |= self->nodes[rejected[j]].lane == self->nodes[w].lane;
+              if (seen)
+                continue;
+              p = wait_producer (self, &sc, records, ev, w);
+              if (first_w == WEFT_NONE)
+                first_w = w, first_p = p;
+              if (p == WEFT_NONE || self->nodes[w].obs_start + TOL_NS >= self->nodes[p].obs_end)
                 {
-                  const RecordRec *rr = &g_array_index (recs, RecordRec, k);
-                  if (rr->lane == ev->lane && rr->ts <= ev->ts && rr->ts > best)
-                    best = rr->ts;
+                  add_cross (self, p, w);
+                  done = TRUE;
                 }
-              if (best != G_MININT64)
-                before = best + rs->offset;
+              else
+                rejected[n_rejected++] = w;
             }
-          /* a collective waits for the compute that produced its input,
-           * never for another collective (that one is its own stream's) */
-          add_cross (self,
-                     thread_last_launch_before (self, &sc, ev->lane, before, self->nodes[waiter].lane,
-                                                (self->nodes[waiter].flags & NODE_COMM) != 0),
-                     waiter);
+          if (!done && first_w != WEFT_NONE)
+            add_cross (self, first_p, first_w); /* contradicted: counted and dropped */
         }
       else if (!has_cpu_sync && (strcmp (name, "cudaDeviceSynchronize") == 0 || strcmp (name, "cudaStreamSynchronize") == 0))
         {
