@@ -189,6 +189,9 @@ typedef struct
   guint32 lane;       /* GPU lane of that rank */
   guint   position;   /* in the lane's stream order; G_MAXUINT: from at_time */
   gint64  at_time;
+  /* TRUE: add no wait on the producer the op leaves behind on its old
+   * stream (undo / redo, where the caller puts the waits back exactly) */
+  gboolean exact;
 } WeftSolverMove;
 
 /* Several moves checked for cycles together (all or none): reordering a

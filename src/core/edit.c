@@ -182,36 +182,48 @@ record_deps (WeftEditSession *self, Action *a)
   return out;
 }
 
-/* Makes the waits of every item's op what target says (after the moves). */
-static void
-restore_deps (WeftEditSession *self, Action *a, GArray *target)
+static gboolean
+dep_in (const GArray *set, const DepRec *d)
+{
+  for (guint j = 0; j < set->len; j++)
+    {
+      const DepRec *t = &g_array_index (set, DepRec, j);
+      if (t->item == d->item && t->rank_index == d->rank_index && t->event == d->event && t->gap == d->gap)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Removes the waits of the items' ops that target does not have; returns
+ * them (to put back if the move fails). */
+static GArray *
+drop_deps (WeftEditSession *self, Action *a, GArray *target)
 {
   g_autoptr (GArray) now = record_deps (self, a);
+  GArray *dropped = g_array_new (FALSE, FALSE, sizeof (DepRec));
 
   for (guint i = 0; i < now->len; i++)
     {
       const DepRec *c = &g_array_index (now, DepRec, i);
       const Item *it = &g_array_index (a->items, Item, c->item);
-      gboolean keep = FALSE;
-      for (guint j = 0; j < target->len && !keep; j++)
-        {
-          const DepRec *t = &g_array_index (target, DepRec, j);
-          keep = t->item == c->item && t->rank_index == c->rank_index && t->event == c->event && t->gap == c->gap;
-        }
-      if (!keep)
-        weft_solver_remove_dependency (self->solver, c->rank_index, c->event, it->rank_index, it->event);
+      if (!dep_in (target, c) &&
+          weft_solver_remove_dependency (self->solver, c->rank_index, c->event, it->rank_index, it->event))
+        g_array_append_val (dropped, *c);
     }
-  for (guint j = 0; j < target->len; j++)
+  return dropped;
+}
+
+/* Adds the waits of deps the items' ops do not have yet. */
+static void
+add_deps (WeftEditSession *self, Action *a, GArray *deps)
+{
+  g_autoptr (GArray) now = record_deps (self, a);
+
+  for (guint j = 0; j < deps->len; j++)
     {
-      const DepRec *t = &g_array_index (target, DepRec, j);
+      const DepRec *t = &g_array_index (deps, DepRec, j);
       const Item *it = &g_array_index (a->items, Item, t->item);
-      gboolean have = FALSE;
-      for (guint i = 0; i < now->len && !have; i++)
-        {
-          const DepRec *c = &g_array_index (now, DepRec, i);
-          have = t->item == c->item && t->rank_index == c->rank_index && t->event == c->event && t->gap == c->gap;
-        }
-      if (!have)
+      if (!dep_in (now, t))
         {
           g_autoptr (GError) e = NULL;
           if (!weft_solver_add_dependency (self->solver, t->rank_index, t->event, it->rank_index, it->event, t->gap, &e))
@@ -220,12 +232,20 @@ restore_deps (WeftEditSession *self, Action *a, GArray *target)
     }
 }
 
+/* Undo and redo put back a state that existed: its stream orders and its
+ * waits. First the waits of the moved ops that state did not have go, then
+ * the ops move exactly (the solver adds no wait on the op each leaves
+ * behind: moving back across streams used to add one, which could close a
+ * cycle and refuse the undo), then the waits it had come back. Every state
+ * in between has a subset of that state's dependencies, so none is a
+ * cycle. The first application keeps the solver's own rules. */
 static gboolean
 position_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
 {
   guint n = a->items->len;
   g_autofree WeftSolverMove *moves = g_new0 (WeftSolverMove, MAX (n, 1));
   GArray *target = undo ? a->deps_before : a->deps_after;
+  g_autoptr (GArray) dropped = NULL;
   gboolean ok;
 
   for (guint k = 0; k < n; k++)
@@ -235,11 +255,21 @@ position_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
       moves[k].event = it->event;
       moves[k].lane = undo ? it->old_lane : it->new_lane;
       moves[k].position = undo ? it->old_pos : it->new_pos;
+      moves[k].exact = target != NULL;
     }
   weft_solver_begin_batch (self->solver);
+  if (target != NULL)
+    dropped = drop_deps (self, a, target);
   ok = weft_solver_move_many (self->solver, moves, n, error);
   if (ok && target != NULL)
-    restore_deps (self, a, target);
+    {
+      /* the move drops waits its new stream order covers: put back what
+       * the state had, remove anything else */
+      g_autoptr (GArray) extra = drop_deps (self, a, target);
+      add_deps (self, a, target);
+    }
+  else if (!ok && dropped != NULL)
+    add_deps (self, a, dropped);
   weft_solver_end_batch (self->solver);
   return ok;
 }

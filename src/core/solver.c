@@ -3020,9 +3020,10 @@ typedef struct
   gboolean producer_edge;
 } MoveUndo;
 
-/* The structural part of a move, no topological check. */
+/* The structural part of a move, no topological check. Unless exact, an
+ * op that changes stream keeps waiting for the op it followed. */
 static void
-move_apply (WeftSolver *self, guint32 v, guint32 lane, guint position, MoveUndo *u)
+move_apply (WeftSolver *self, guint32 v, guint32 lane, guint position, gboolean exact, MoveUndo *u)
 {
   Node *n = &self->nodes[v];
   guint32 old_prev = _weft_solver_stream_prev (self, v);
@@ -3033,7 +3034,7 @@ move_apply (WeftSolver *self, guint32 v, guint32 lane, guint position, MoveUndo 
   u->producer_edge = FALSE;
   lane_detach (self, v);
   lane_attach (self, v, lane, position);
-  if (lane != u->old_lane && old_prev != WEFT_NONE && !has_in_from (self, v, old_prev))
+  if (!exact && lane != u->old_lane && old_prev != WEFT_NONE && !has_in_from (self, v, old_prev))
     {
       /* keep waiting for the producer it used to follow on its old stream */
       node_add_in (self, v, old_prev, WEFT_DEP_CROSS_STREAM, 0);
@@ -3121,7 +3122,7 @@ weft_solver_move_many (WeftSolver *self, const WeftSolverMove *moves, guint n_mo
       guint position = moves[i].position;
       if (position == G_MAXUINT)
         position = position_for_time (self, moves[i].rank_index, moves[i].lane, moves[i].at_time, nodes[i]);
-      move_apply (self, nodes[i], moves[i].lane, position, &undo[i]);
+      move_apply (self, nodes[i], moves[i].lane, position, moves[i].exact, &undo[i]);
     }
   {
     /* only the incoming dependencies of these changed: repair the order locally */
