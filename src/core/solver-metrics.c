@@ -248,8 +248,8 @@ update_crit (WeftSolver *self)
 gboolean
 weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event)
 {
-  _weft_solver_sync (self);
   guint32 v = _weft_solver_node (self, rank_index, event);
+  _weft_solver_sync (self);
   if (v == WEFT_NONE)
     return FALSE;
   update_crit (self);
@@ -261,9 +261,9 @@ weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event)
 void
 _weft_solver_update_slack (WeftSolver *self)
 {
-  _weft_solver_sync (self);
   gint64 deadline = G_MININT64;
   gint64 *L;
+  _weft_solver_sync (self);
   if (self->slack_generation == self->generation && self->latest != NULL && self->n_latest == self->n_nodes)
     return;
   g_free (self->latest);
@@ -339,9 +339,9 @@ _weft_solver_update_slack (WeftSolver *self)
 gint64
 weft_solver_slack (WeftSolver *self, guint rank_index, guint32 event)
 {
-  _weft_solver_sync (self);
   guint32 v = _weft_solver_node (self, rank_index, event);
   gint64 l;
+  _weft_solver_sync (self);
   if (v == WEFT_NONE)
     return -1;
   _weft_solver_update_slack (self);
@@ -529,8 +529,8 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
 gboolean
 weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
 {
-  _weft_solver_sync (self);
   MetricsEntry e;
+  _weft_solver_sync (self);
   g_return_val_if_fail (out != NULL, FALSE);
   if (rank_index != WEFT_SOLVER_ALL_RANKS && rank_index >= self->n_ranks)
     return FALSE;
@@ -570,9 +570,9 @@ lane_copy_free (gpointer data)
 void
 _weft_solver_compute_baseline (WeftSolver *self)
 {
-  _weft_solver_sync (self);
   Snapshot *sn = &self->snap;
   guint n = self->n_nodes;
+  _weft_solver_sync (self);
   sn->n_nodes = n;
   sn->start = g_new (gint64, MAX (1, n));
   sn->end = g_new (gint64, MAX (1, n));
@@ -669,8 +669,8 @@ _weft_solver_metrics_free (WeftSolver *self)
 gboolean
 weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out)
 {
-  _weft_solver_sync (self);
   MetricsEntry e;
+  _weft_solver_sync (self);
   g_return_val_if_fail (out != NULL, FALSE);
   if (rank_index != WEFT_SOLVER_ALL_RANKS && rank_index >= self->n_ranks)
     return FALSE;
@@ -699,12 +699,12 @@ gboolean
 weft_solver_instance_info (WeftSolver *self, guint32 instance, WeftSolverInstanceInfo *info,
                            WeftSolverArrival *arrivals, guint max_arrivals)
 {
-  _weft_solver_sync (self);
   guint32 iv;
   Node *in;
   guint k = 0;
   WeftSolverInstanceInfo dummy;
 
+  _weft_solver_sync (self);
   if (info == NULL)
     info = &dummy;
   memset (info, 0, sizeof *info);

@@ -2668,9 +2668,9 @@ weft_solver_min_start (WeftSolver *self, guint rank_index, guint32 event)
 WeftDepKind
 weft_solver_binding (WeftSolver *self, guint rank_index, guint32 event, guint *pred_rank_index, guint32 *pred_event)
 {
-  _weft_solver_sync (self);
   guint32 v = _weft_solver_node (self, rank_index, event);
   Node *n, *p;
+  _weft_solver_sync (self);
   if (v == WEFT_NONE)
     return WEFT_DEP_NONE;
   n = &self->nodes[v];
@@ -2693,8 +2693,8 @@ weft_solver_binding (WeftSolver *self, guint rank_index, guint32 event, guint *p
 WeftTimeSpan
 weft_solver_span (WeftSolver *self)
 {
-  _weft_solver_sync (self);
   WeftTimeSpan span = { G_MAXINT64, G_MININT64 };
+  _weft_solver_sync (self);
   for (guint32 v = 0; v < self->n_nodes; v++)
     {
       Node *n = &self->nodes[v];
@@ -2711,11 +2711,11 @@ weft_solver_span (WeftSolver *self)
 guint
 weft_solver_preds (WeftSolver *self, guint rank_index, guint32 event, WeftSolverDep *out, guint max)
 {
-  _weft_solver_sync (self);
   guint32 v = _weft_solver_node (self, rank_index, event);
   guint k = 0;
   Node *n;
   guint32 p;
+  _weft_solver_sync (self);
   if (v == WEFT_NONE)
     return 0;
   n = &self->nodes[v];
@@ -3093,11 +3093,11 @@ static guint position_for_time (WeftSolver *self, guint rank_index, guint32 lane
 gboolean
 weft_solver_move_many (WeftSolver *self, const WeftSolverMove *moves, guint n_moves, GError **error)
 {
-  _weft_solver_sync (self);
   MoveUndo *undo;
   guint32 *nodes;
   gboolean ok;
 
+  _weft_solver_sync (self);
   nodes = g_new (guint32, MAX (1, n_moves));
   for (guint i = 0; i < n_moves; i++)
     {
@@ -3180,8 +3180,8 @@ gboolean
 weft_solver_move_to_lane (WeftSolver *self, guint rank_index, guint32 event, guint32 lane, gint64 at_time,
                           GError **error)
 {
-  _weft_solver_sync (self);
   guint32 v = require_node (self, rank_index, event, error);
+  _weft_solver_sync (self);
   if (v == WEFT_NONE || !check_gpu_lane (self, rank_index, lane, error))
     return FALSE;
   return weft_solver_move_to_position (self, rank_index, event, lane,
@@ -3289,10 +3289,10 @@ guint32
 weft_solver_insert_op (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, const WeftSolverOpSpec *spec,
                        GError **error)
 {
-  _weft_solver_sync (self);
   WeftRank *rank;
   guint32 ev, v;
   guint position;
+  _weft_solver_sync (self);
   if (spec == NULL)
     {
       g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: insert without an op spec");
@@ -3339,7 +3339,6 @@ guint32
 weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec, const WeftSolverPlace *places,
                                guint n_places, guint32 *events_out, GError **error)
 {
-  _weft_solver_sync (self);
   WeftTrace *trace = self->trace;
   guint n_nodes0 = self->n_nodes;
   guint32 inst_idx = trace->instances->len;
@@ -3349,6 +3348,7 @@ weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
   WeftCollInstance inst;
   gboolean ok;
 
+  _weft_solver_sync (self);
   if (spec == NULL || places == NULL || n_places == 0)
     {
       g_set_error_literal (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: collective without places");
@@ -3509,8 +3509,8 @@ remove_one (WeftSolver *self, guint32 v)
 gboolean
 weft_solver_remove_op (WeftSolver *self, guint rank_index, guint32 event, GError **error)
 {
-  _weft_solver_sync (self);
   guint32 v = require_node (self, rank_index, event, error);
+  _weft_solver_sync (self);
   if (v == WEFT_NONE)
     return FALSE;
   if (is_member (self, v))
@@ -3557,9 +3557,9 @@ restore_one (WeftSolver *self, guint32 v)
 gboolean
 weft_solver_restore_op (WeftSolver *self, guint rank_index, guint32 event, GError **error)
 {
-  _weft_solver_sync (self);
   GArray *map;
   guint32 v, iv;
+  _weft_solver_sync (self);
   if (rank_index >= self->n_ranks)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "solver: no rank index %u", rank_index);
@@ -3622,9 +3622,9 @@ gboolean
 weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_event, guint to_rank, guint32 to_event,
                             gint64 gap, GError **error)
 {
-  _weft_solver_sync (self);
   guint32 f = require_node (self, from_rank, from_event, error);
   guint32 t = f == WEFT_NONE ? WEFT_NONE : require_node (self, to_rank, to_event, error);
+  _weft_solver_sync (self);
   if (t == WEFT_NONE)
     return FALSE;
   if (f == t)
@@ -3652,10 +3652,10 @@ weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_even
 gboolean
 weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_event, guint to_rank, guint32 to_event)
 {
-  _weft_solver_sync (self);
   guint32 f = _weft_solver_node (self, from_rank, from_event);
   guint32 t = _weft_solver_node (self, to_rank, to_event);
   gboolean removed = FALSE;
+  _weft_solver_sync (self);
   if (f == WEFT_NONE || t == WEFT_NONE)
     return FALSE;
   for (guint i = self->nodes[t].n_in; i > 0; i--)
