@@ -70,25 +70,13 @@ _weft_solver_sync_nodes (WeftSolver *self)
 static void
 plan_base (const Node *n, guint n_edges, gint64 *base, guint8 *kind)
 {
-  gint64 best = G_MININT64;
-  guint8 k = WEFT_DEP_NONE;
-  if (n->kind != NODE_INST)
-    {
-      if (n->release != G_MININT64)
-        {
-          best = n->release;
-          k = n->release_kind;
-        }
-      if (n->min_start != G_MININT64 && n->min_start > best)
-        {
-          best = n->min_start;
-          k = WEFT_DEP_USER;
-        }
-      if (best == G_MININT64 && n_edges == 0)
-        best = n->obs_start;
-    }
-  *base = best;
-  *kind = k;
+  *base = G_MININT64;
+  *kind = WEFT_DEP_NONE;
+  if (n->kind == NODE_INST)
+    return;   /* an instance reads its members only */
+  _weft_solver_node_release (n, base, kind);
+  if (*base == G_MININT64 && n_edges == 0)
+    *base = n->obs_start;
 }
 
 static void

@@ -75,7 +75,7 @@ typedef struct
  * from stale_lo on may be newer than their nodes, until _weft_solver_sync
  * writes them back (every public entry point that reads the nodes' times
  * syncs first; the readers of single times go through
- * _weft_solver_node_start/_end). eval_node keeps the copy current. Valid
+ * _weft_solver_node_times). eval_node keeps the copy current. Valid
  * until a structural change (new or deleted nodes, edges, stream or
  * topological order): plan_invalidate, which syncs first. A change of
  * min_start or duration only refreshes the node's entry. */
@@ -215,6 +215,26 @@ _weft_solver_is_member (WeftSolver *self, guint32 u)
   return n->kind == NODE_OP && n->inst != WEFT_NONE && _weft_solver_live (self, n->inst);
 }
 
+/* The constant part of a node's ready time, the first candidates of every
+ * evaluation (node by node and over the plan): its release, then a later
+ * user minimum start. G_MININT64 with WEFT_DEP_NONE: neither. */
+static inline void
+_weft_solver_node_release (const Node *n, gint64 *best, guint8 *kind)
+{
+  *best = G_MININT64;
+  *kind = WEFT_DEP_NONE;
+  if (n->release != G_MININT64)
+    {
+      *best = n->release;
+      *kind = n->release_kind;
+    }
+  if (n->min_start != G_MININT64 && n->min_start > *best)
+    {
+      *best = n->min_start;
+      *kind = WEFT_DEP_USER;
+    }
+}
+
 /* solver-plan.c */
 void     _weft_solver_sync_nodes (WeftSolver *self);
 
@@ -234,27 +254,27 @@ _weft_solver_plan_invalidate (WeftSolver *self)
   self->structure++;
 }
 
-/* A node's solved start and end, current even while a plan sweep's result
- * is not written back yet. */
-static inline gint64
-_weft_solver_node_start (WeftSolver *self, guint32 v)
+/* A node's solved start and end (either may be NULL), current even while a
+ * plan sweep's result is not written back yet. */
+static inline void
+_weft_solver_node_times (WeftSolver *self, guint32 v, gint64 *start, gint64 *end)
 {
   guint q;
   if (self->plan.stale_lo != G_MAXUINT && (q = self->pos[v]) >= self->plan.stale_lo && q < self->plan.n)
-    return self->plan.start[q];
-  return self->nodes[v].start;
+    {
+      if (start != NULL)
+        *start = self->plan.start[q];
+      if (end != NULL)
+        *end = self->plan.end[q];
+      return;
+    }
+  if (start != NULL)
+    *start = self->nodes[v].start;
+  if (end != NULL)
+    *end = self->nodes[v].end;
 }
 
-static inline gint64
-_weft_solver_node_end (WeftSolver *self, guint32 v)
-{
-  guint q;
-  if (self->plan.stale_lo != G_MAXUINT && (q = self->pos[v]) >= self->plan.stale_lo && q < self->plan.n)
-    return self->plan.end[q];
-  return self->nodes[v].end;
-}
-
-/* Copies node v's solved state into the plan's mirror (after eval_node). */
+/* Copies node v's solved state into the plan's copy (after eval_node). */
 static inline void
 _weft_solver_plan_mirror (WeftSolver *self, guint32 v)
 {

@@ -826,20 +826,11 @@ static void
 eval_ready (WeftSolver *self, guint32 v, gint64 *ready, guint8 *bk, guint32 *bp)
 {
   Node *n = &self->nodes[v];
-  gint64 best = G_MININT64;
-  guint8 kind = WEFT_DEP_NONE;
+  gint64 best;
+  guint8 kind;
   guint32 pred = WEFT_NONE;
 
-  if (n->release != G_MININT64)
-    {
-      best = n->release;
-      kind = n->release_kind;
-    }
-  if (n->min_start != G_MININT64 && n->min_start > best)
-    {
-      best = n->min_start;
-      kind = WEFT_DEP_USER;
-    }
+  _weft_solver_node_release (n, &best, &kind);
   if (n->kind == NODE_OP)
     {
       guint32 p = op_stream_prev (self, n);
@@ -2534,7 +2525,7 @@ _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 t)
 {
   ThreadSyncs *ts = thread_syncs (self, rank, lane);
   guint lo = 0, hi;
-  guint32 v;
+  gint64 end;
   if (ts == NULL)
     return 0;
   hi = ts->syncs->len;
@@ -2548,8 +2539,8 @@ _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 t)
     }
   if (lo == 0)
     return 0;
-  v = g_array_index (ts->syncs, guint32, lo - 1);
-  return _weft_solver_node_end (self, v) - ts->obs_end[lo - 1];
+  _weft_solver_node_times (self, g_array_index (ts->syncs, guint32, lo - 1), NULL, &end);
+  return end - ts->obs_end[lo - 1];
 }
 
 static gboolean
@@ -2595,8 +2586,7 @@ event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, g
   guint32 lane;
   if (v != WEFT_NONE)
     {
-      *start = _weft_solver_node_start (self, v);
-      *end = _weft_solver_node_end (self, v);
+      _weft_solver_node_times (self, v, start, end);
       return;
     }
   if (rank_index >= self->n_ranks || !cpu_orig (self, rank_index, event, &ts, &te, &lane))
