@@ -133,7 +133,7 @@ _weft_solver_plan_build (WeftSolver *self)
             {
               guint32 m = nd->members[i];
               if (!(self->nodes[m].flags & NODE_DELETED))
-                plan_add_edge (p, &cap, self->pos[m], 0, m, WEFT_DEP_RENDEZVOUS);
+                plan_add_edge (p, &cap, self->pos[m], self->nodes[m].end_off, m, WEFT_DEP_RENDEZVOUS);
             }
         }
       else
@@ -225,9 +225,10 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
           for (guint32 e = e0; e < e1; e++)
             {
               guint32 mq = e_src[e];
-              if (pend[mq] != end)
+              gint64 me = MAX (pstart[mq], end + e_w[e]);
+              if (pend[mq] != me)
                 {
-                  pend[mq] = end;
+                  pend[mq] = me;
                   lo = MIN (lo, mq);
                   changed = TRUE;
                 }

@@ -51,6 +51,8 @@ typedef struct
   gint64  w_stream;    /* OP: gap after its stream predecessor */
   gint64  release;     /* constant release, G_MININT64 none */
   gint64  min_start;   /* user, G_MININT64 none */
+  gint64  end_off;     /* OP member: its end - its instance's end (calibrated: each rank's
+                        * observed end skew, so that an unmodified trace replays exactly) */
   InEdge *in;
   guint   n_in, cap_in;
   guint32 *out;        /* nodes holding an InEdge from this one */
@@ -84,7 +86,8 @@ enum
   PLAN_OP = 0,     /* end = start + dur */
   PLAN_MEMBER,     /* a collective member: end is its instance's */
   PLAN_SYNC,       /* start = end */
-  PLAN_INST,       /* start = latest member start (its in edges read starts) */
+  PLAN_INST,       /* start = latest member start (its in edges read starts; their
+                    * weights are the members' end offsets) */
 };
 
 typedef struct

@@ -902,9 +902,10 @@ eval_node_graph (WeftSolver *self, guint32 v, gboolean propagate)
         {
           guint32 mi = n->members[i];
           Node *m = &self->nodes[mi];
-          if ((m->flags & NODE_DELETED) || m->end == end)
+          gint64 me = MAX (m->start, end + m->end_off);
+          if ((m->flags & NODE_DELETED) || m->end == me)
             continue;
-          m->end = end;
+          m->end = me;
           changed = TRUE;
           if (propagate)
             push_end_succ (self, mi);
@@ -1351,6 +1352,17 @@ calibrate_node (WeftSolver *self, guint32 v)
               }
           med = e[(ends->len - 1) / 2];
           n->dur = MAX (0, med - last);
+          /* each member's own observed end, as an offset from the
+           * instance's end (the ranks' ends of one collective differ by
+           * microseconds after clock alignment); a member that arrived
+           * after the others had ended (a mismatched instance, counted in
+           * n_instances_late) ends them all at its arrival */
+          for (guint i = 0; i < n->n_members; i++)
+            {
+              Node *m = &self->nodes[n->members[i]];
+              if (!(m->flags & NODE_DELETED))
+                m->end_off = med >= last ? m->obs_end - (last + n->dur) : 0;
+            }
         }
       g_array_free (ends, TRUE);
       if (c != stack_c)
