@@ -985,6 +985,97 @@ test_late_member (void)
 
 /* ---- DLRM: 8 ranks ------------------------------------------------------------ */
 
+/* ---- the same step on CUDA and on ROCm -------------------------------------------- */
+
+/* One step in the style of each runtime (names as the CUDA runtime and HIP
+ * write them; ROCm's GPU pid is 2): K1 on stream 7 (10..110 us); an event
+ * recorded after it and waited on (External id 77) before K2 on stream 20
+ * (launched at 12 us, starts at 110 us when K1 ends); a device sync
+ * (20..131 us) that returns after K2 (110..130 us); K3 launched at 135 us
+ * on stream 7 (145..165 us). The edges must not depend on the spelling. */
+static char *
+runtime_style_json (gboolean hip)
+{
+  const char *launch = hip ? "hipLaunchKernel" : "cudaLaunchKernel";
+  const char *launch2 = hip ? "hipExtModuleLaunchKernel" : "cuLaunchKernel";
+  const char *cat2 = hip ? "cuda_runtime" : "cuda_driver";
+  const char *rec = hip ? "hipEventRecord" : "cudaEventRecord";
+  const char *wait = hip ? "hipStreamWaitEvent" : "cudaStreamWaitEvent";
+  const char *sync = hip ? "hipDeviceSynchronize" : "cudaDeviceSynchronize";
+  int gpu = hip ? 2 : 0;
+  return g_strdup_printf (
+    "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": 0, \"world_size\": 1}, "
+    "\"baseTimeNanoseconds\": 1700000000000000000, \"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 100, \"tid\": 100, "
+    "\"ts\": 0.000, \"dur\": 170.000, \"args\": {\"External id\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"Cijk_Ailk_Bljk_HHS_BH_MT128x128x32_SUM0\", \"pid\": %d, \"tid\": 7, "
+    "\"ts\": 10.000, \"dur\": 100.000, \"args\": {\"device\": %d, \"stream\": 7, \"correlation\": 11, \"External id\": 11}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": 100, \"tid\": 100, \"ts\": 1.000, "
+    "\"dur\": 2.000, \"args\": {\"correlation\": 11, \"External id\": 11}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": 100, \"tid\": 100, \"ts\": 5.000, "
+    "\"dur\": 1.000, \"args\": {\"correlation\": 12, \"External id\": 77}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": 100, \"tid\": 100, \"ts\": 8.000, "
+    "\"dur\": 1.000, \"args\": {\"correlation\": 13, \"External id\": 77}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<4>(int)\", "
+    "\"pid\": %d, \"tid\": 20, \"ts\": 110.000, \"dur\": 20.000, \"args\": {\"device\": %d, \"stream\": 20, "
+    "\"correlation\": 14, \"External id\": 77}},\n"
+    "{\"ph\": \"X\", \"cat\": \"%s\", \"name\": \"%s\", \"pid\": 100, \"tid\": 100, \"ts\": 12.000, "
+    "\"dur\": 2.000, \"args\": {\"correlation\": 14, \"External id\": 77}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": 100, \"tid\": 100, \"ts\": 20.000, "
+    "\"dur\": 111.000, \"args\": {\"correlation\": 15}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"void at::native::vectorized_elementwise_kernel<8>(int)\", "
+    "\"pid\": %d, \"tid\": 7, \"ts\": 145.000, \"dur\": 20.000, \"args\": {\"device\": %d, \"stream\": 7, "
+    "\"correlation\": 16, \"External id\": 16}},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"%s\", \"pid\": 100, \"tid\": 100, \"ts\": 135.000, "
+    "\"dur\": 2.000, \"args\": {\"correlation\": 16, \"External id\": 16}}\n"
+    "]}\n",
+    gpu, gpu, launch, rec, wait, gpu, gpu, cat2, launch2, sync, gpu, gpu, launch);
+}
+
+static void
+test_runtime_styles (void)
+{
+  WeftSolverStats st[2];
+  for (int hip = 0; hip < 2; hip++)
+    {
+      g_autofree char *json = runtime_style_json (hip);
+      g_autofree char *path = weft_test_write_file (hip ? "rocm-style.json" : "cuda-style.json", json, -1);
+      g_autoptr (WeftTrace) trace = load (path);
+      g_autoptr (WeftSolver) solver = solver_for (trace);
+      g_autoptr (GError) error = NULL;
+      WeftRank *rank = weft_trace_rank (trace, 0);
+      guint32 k1 = find_event (trace, 0, "kernel", 11), k2 = find_event (trace, 0, "kernel", 14);
+      guint32 k3 = find_event (trace, 0, "kernel", 16);
+      gint64 s2 = weft_solver_start (solver, 0, k2), s3 = weft_solver_start (solver, 0, k3);
+      guint pr;
+      guint32 pe;
+      WeftMetrics m;
+
+      g_assert_cmpuint (k1, !=, WEFT_NONE);
+      g_assert_cmpuint (k2, !=, WEFT_NONE);
+      g_assert_cmpuint (k3, !=, WEFT_NONE);
+      weft_solver_stats (solver, &st[hip]);
+      g_assert_cmpuint (st[hip].n_ops, ==, 3);
+      g_assert_cmpuint (st[hip].n_launch, ==, 3);
+      g_assert_cmpuint (st[hip].n_cross_stream, ==, 1);
+      g_assert_cmpuint (st[hip].n_syncs, ==, 1);
+      g_assert_cmpuint (st[hip].n_sync_edges, >=, 1);
+      /* the Tensile GEMM is a GEMM on either */
+      g_assert_cmpint (weft_rank_event (rank, k1)->kclass, ==, WEFT_KCLASS_GEMM);
+      g_assert_cmpint (weft_solver_binding (solver, 0, k2, &pr, &pe), ==, WEFT_DEP_CROSS_STREAM);
+      g_assert_cmpuint (pe, ==, k1);
+      g_assert_cmpint (weft_solver_binding (solver, 0, k3, &pr, &pe), ==, WEFT_DEP_LAUNCH);
+      /* K1 50 us longer: K2 waits for it, the sync returns later, K3 follows */
+      g_assert_true (weft_solver_set_duration (solver, 0, k1, 150 * US, &error));
+      g_assert_cmpint (weft_solver_start (solver, 0, k2), ==, s2 + 50 * US);
+      g_assert_cmpint (weft_solver_start (solver, 0, k3), ==, s3 + 50 * US);
+      g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+      g_assert_cmpint (m.cp_length, <=, m.step_time);
+      g_assert_cmpint (m.cp_wait, ==, 0);
+    }
+  g_assert_cmpuint (st[0].n_sync_edges, ==, st[1].n_sync_edges);
+}
+
 static void
 test_dlrm_rendezvous (void)
 {
@@ -1554,3 +1645,4 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/late-member", test_late_member);
   return g_test_run ();
 }
+  g_test_add_func ("/solver/runtime-styles", test_runtime_styles);

@@ -1509,6 +1509,23 @@ lane_last_launched_before (WeftSolver *self, Scratch *sc, GArray *order, gint64 
   return lo == 0 ? WEFT_NONE : g_array_index (order, guint32, lo - 1);
 }
 
+/* What a blocking sync called at t and returning at t_end waited for on a
+ * lane: the last op launched by t, or a later op with no launch in the
+ * trace (queued before the profile began) that ended by t_end. */
+static guint32
+lane_sync_target (WeftSolver *self, Scratch *sc, GArray *order, gint64 t, gint64 t_end)
+{
+  guint32 g = lane_last_launched_before (self, sc, order, t);
+  for (guint j = g != WEFT_NONE ? self->nodes[g].lane_pos + 1 : 0; j < order->len; j++)
+    {
+      const Node *n = &self->nodes[g_array_index (order, guint32, j)];
+      if (n->launch_time != G_MININT64 || n->obs_end > t_end + TOL_NS)
+        break;
+      g = g_array_index (order, guint32, j);
+    }
+  return g;
+}
+
 /* First op of a lane launched at or after t. */
 static guint32
 lane_first_launched_after (WeftSolver *self, Scratch *sc, GArray *order, gint64 t)
@@ -1743,6 +1760,46 @@ is_d2h_pageable (const char *name)
          strstr (name, "Pageable") != NULL;
 }
 
+/* Runtime calls that give edges, by name: CUDA runtime, CUDA driver and
+ * HIP (ROCm) spell the same calls differently (docs/solver.md). */
+typedef enum
+{
+  RT_OTHER = 0,
+  RT_EVENT_RECORD,
+  RT_STREAM_WAIT,
+  RT_DEVICE_SYNC,
+  RT_STREAM_SYNC,
+  RT_MEMCPY,
+} RuntimeCall;
+
+static const char * const event_record_names[] = {
+  "cudaEventRecord", "cudaEventRecordWithFlags", "cuEventRecord", "cuEventRecordWithFlags",
+  "hipEventRecord", "hipEventRecordWithFlags",
+};
+
+static RuntimeCall
+runtime_call (const char *name)
+{
+  static const struct { const char *name; RuntimeCall call; } exact[] = {
+    { "cudaStreamWaitEvent", RT_STREAM_WAIT },   { "cuStreamWaitEvent", RT_STREAM_WAIT },
+    { "hipStreamWaitEvent", RT_STREAM_WAIT },    { "cudaDeviceSynchronize", RT_DEVICE_SYNC },
+    { "cuCtxSynchronize", RT_DEVICE_SYNC },      { "hipDeviceSynchronize", RT_DEVICE_SYNC },
+    { "cudaStreamSynchronize", RT_STREAM_SYNC }, { "cuStreamSynchronize", RT_STREAM_SYNC },
+    { "hipStreamSynchronize", RT_STREAM_SYNC },
+  };
+  if (name[0] != 'c' && name[0] != 'h')
+    return RT_OTHER;
+  for (guint i = 0; i < G_N_ELEMENTS (exact); i++)
+    if (strcmp (name, exact[i].name) == 0)
+      return exact[i].call;
+  for (guint i = 0; i < G_N_ELEMENTS (event_record_names); i++)
+    if (strcmp (name, event_record_names[i]) == 0)
+      return RT_EVENT_RECORD;
+  if (g_str_has_prefix (name, "cudaMemcpy") || g_str_has_prefix (name, "hipMemcpy") || g_str_has_prefix (name, "cuMemcpy"))
+    return RT_MEMCPY;
+  return RT_OTHER;
+}
+
 static gint
 cpu_orig_cmp (gconstpointer a, gconstpointer b)
 {
@@ -1888,17 +1945,27 @@ build_rank (WeftSolver *self, guint r)
         }
     }
 
-  /* cudaEventRecord calls by (thread, External id), sorted by time */
+  /* cudaEventRecord (hipEventRecord, ...) calls by (thread, External id), sorted by time */
   records = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) g_array_unref);
   {
-    guint32 record_name = weft_strings_lookup (rank->strings, "cudaEventRecord", -1);
-    for (guint i = 0; record_name != WEFT_NONE && i < rank->events->len; i++)
+    guint32 record_names[G_N_ELEMENTS (event_record_names)];
+    guint n_record_names = 0;
+    for (guint k = 0; k < G_N_ELEMENTS (event_record_names); k++)
+      {
+        guint32 id = weft_strings_lookup (rank->strings, event_record_names[k], -1);
+        if (id != WEFT_NONE)
+          record_names[n_record_names++] = id;
+      }
+    for (guint i = 0; n_record_names > 0 && i < rank->events->len; i++)
       {
         WeftEvent *ev = weft_rank_event (rank, i);
         GArray *recs;
         RecordRec rr;
-        if (ev->name != record_name || ev->category != WEFT_CAT_CUDA_RUNTIME || ev->external_id < 0 ||
-            ev->lane == WEFT_NONE || ev->ph != WEFT_PH_X)
+        gboolean is_record = FALSE;
+        for (guint k = 0; k < n_record_names && !is_record; k++)
+          is_record = ev->name == record_names[k];
+        if (!is_record || (ev->category != WEFT_CAT_CUDA_RUNTIME && ev->category != WEFT_CAT_CUDA_DRIVER) ||
+            ev->external_id < 0 || ev->lane == WEFT_NONE || ev->ph != WEFT_PH_X)
           continue;
         recs = g_hash_table_lookup (records, &ev->external_id);
         if (recs == NULL)
@@ -1917,6 +1984,7 @@ build_rank (WeftSolver *self, guint r)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       const char *name;
+      RuntimeCall call_kind;
       if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
         continue;
       if (ev->category == WEFT_CAT_CUDA_SYNC)
@@ -1978,7 +2046,7 @@ build_rank (WeftSolver *self, guint r)
                         continue;
                       if (strcmp (name, "Stream Sync") == 0 && lane->tid != stream)
                         continue;
-                      g = lane_last_launched_before (self, &sc, o, call_t);
+                      g = lane_sync_target (self, &sc, o, call_t, weft_event_end (call) + rs->offset);
                       if (g != WEFT_NONE)
                         g_array_append_val (t, g);
                     }
@@ -1988,10 +2056,13 @@ build_rank (WeftSolver *self, guint r)
             }
           continue;
         }
-      if (ev->category != WEFT_CAT_CUDA_RUNTIME || ev->lane == WEFT_NONE)
+      if ((ev->category != WEFT_CAT_CUDA_RUNTIME && ev->category != WEFT_CAT_CUDA_DRIVER) || ev->lane == WEFT_NONE)
         continue;
       name = weft_rank_string (rank, ev->name);
-      if (strcmp (name, "cudaStreamWaitEvent") == 0 && !has_wait_sync)
+      call_kind = runtime_call (name);
+      if (call_kind == RT_OTHER)
+        continue;
+      if (call_kind == RT_STREAM_WAIT && !has_wait_sync)
         {
           /* ProcessGroupNCCL pattern: the stream of the next launch waits
            * for the last op launched before the cudaEventRecord sharing the
@@ -2029,16 +2100,16 @@ build_rank (WeftSolver *self, guint r)
           if (!done && first_w != WEFT_NONE)
             add_cross (self, first_p, first_w); /* contradicted: counted and dropped */
         }
-      else if (!has_cpu_sync && (strcmp (name, "cudaDeviceSynchronize") == 0 || strcmp (name, "cudaStreamSynchronize") == 0))
+      else if (!has_cpu_sync && (call_kind == RT_DEVICE_SYNC || call_kind == RT_STREAM_SYNC))
         {
           gint64 t = ev->ts + rs->offset;
           GArray *tg = g_array_new (FALSE, FALSE, sizeof (guint32));
-          if (name[10] == 'D')
+          if (call_kind == RT_DEVICE_SYNC)
             {
               for (guint li = 0; li < rs->lanes->len; li++)
                 {
                   GArray *o = g_ptr_array_index (rs->lanes, li);
-                  guint32 g = o ? lane_last_launched_before (self, &sc, o, t) : WEFT_NONE;
+                  guint32 g = o ? lane_sync_target (self, &sc, o, t, weft_event_end (ev) + rs->offset) : WEFT_NONE;
                   if (g != WEFT_NONE)
                     g_array_append_val (tg, g);
                 }
@@ -2050,7 +2121,7 @@ build_rank (WeftSolver *self, guint r)
               if (last != WEFT_NONE)
                 {
                   GArray *o = lane_order (self, r, self->nodes[last].lane);
-                  guint32 g = lane_last_launched_before (self, &sc, o, t);
+                  guint32 g = lane_sync_target (self, &sc, o, t, weft_event_end (ev) + rs->offset);
                   if (g != WEFT_NONE)
                     g_array_append_val (tg, g);
                 }
@@ -2058,10 +2129,14 @@ build_rank (WeftSolver *self, guint r)
           add_sync_spec (specs, i, ev->lane, (guint32 *) (void *) tg->data, tg->len);
           g_array_free (tg, TRUE);
         }
-      else if ((ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE && g_str_has_prefix (name, "cudaMemcpy"))
+      else if ((ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE && call_kind == RT_MEMCPY)
         {
           guint32 g = _weft_solver_node (self, r, ev->link);
-          if (g != WEFT_NONE && is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name)))
+          /* a copy to pageable host memory blocks the thread, and so does
+           * every synchronous copy call (cudaMemcpy, hipMemcpy,
+           * hipMemcpyWithStream: no "Async" in the name) */
+          if (g != WEFT_NONE && (is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name)) ||
+                                 strstr (name, "Async") == NULL))
             add_sync_spec (specs, i, ev->lane, &g, 1);
         }
     }
