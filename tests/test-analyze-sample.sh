@@ -62,8 +62,11 @@ first = ranks[straggler][0]
 last_end = max(o["end"] for ops in ranks.values() for o in ops)
 want = {
     # its launch latency, and before it, back to the first op of any rank
-    # (the path completion rule), its CPU that had not launched yet
-    "launch_us": first["ts"] - min(first["launch"], min(ops[0]["ts"] for ops in ranks.values())),
+    # (the path completion rule), its CPU that had not launched yet; the
+    # path is the step's, clipped to the step's window (it begins at the
+    # first op of any rank, so a launch before that is outside it)
+    "launch_us": first["ts"] - max(min(first["launch"], min(ops[0]["ts"] for ops in ranks.values())),
+                                   min(ops[0]["ts"] for ops in ranks.values())),
     "compute_us": (arrival - first["ts"]) + (last_end - ar_end),
     "communication_us": ar_end - arrival,
     "waiting_us": 0.0,

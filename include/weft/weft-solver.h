@@ -46,6 +46,9 @@ typedef enum
   WEFT_DEP_SYNC,          /* a GPU-to-CPU sync the launching thread waited on */
   WEFT_DEP_USER,          /* a minimum start set by the user */
   WEFT_DEP_EXPLICIT,      /* a dependency added with weft_solver_add_dependency() */
+  WEFT_DEP_INFERRED,      /* critical path only: no recorded edge explains the start; the op of the
+                           * rank that ended last before it (or its late launch) is taken as the
+                           * cause (docs/solver.md, "Inferred edges") */
   WEFT_DEP_N_KINDS
 } WeftDepKind;
 
@@ -295,6 +298,7 @@ typedef struct
   gint64 cp_comm;         /* transfer time of collectives */
   gint64 cp_launch;       /* CPU-bound: launch latency / CPU work / syncs */
   gint64 cp_wait;         /* gaps: waiting on other streams, stream gaps */
+  gint64 cp_inferred;     /* gaps explained only by inferred edges (WEFT_DEP_INFERRED) */
   guint  cp_n_ops;
 } WeftMetrics;
 
@@ -315,6 +319,7 @@ typedef enum
   WEFT_CP_COMM,         /* a collective's transfer */
   WEFT_CP_LAUNCH,       /* CPU: launch latency, CPU work between a sync and a launch */
   WEFT_CP_WAIT,         /* waiting: stream gaps, cross-stream waits */
+  WEFT_CP_INFERRED,     /* the gap before an op whose start only an inferred edge explains */
 } WeftCpKind;
 
 typedef struct
@@ -325,12 +330,22 @@ typedef struct
   WeftDepKind via;        /* the binding edge into this op */
   gint64     begin;       /* segment on the common timeline */
   gint64     end;
+  guint      pred_rank_index; /* WEFT_DEP_INFERRED: the op taken as the cause (else WEFT_NONE) */
+  guint32    pred_event;
 } WeftCpSegment;
 
 /* The critical path of a step (WEFT_SOLVER_ALL_STEPS: the whole schedule):
  * from the last finish back through binding predecessors across ranks,
  * returned in time order as contiguous segments. Free with g_array_unref. */
 GArray     *weft_solver_critical_path (WeftSolver *self, int step);
+/* The inferred cause of an op's start (WEFT_DEP_INFERRED), where no
+ * recorded edge explains it (it is released at its observed time): the op
+ * of its rank that ended last before it started, if that was at most 50 us
+ * before (what the critical path goes on through; docs/solver.md,
+ * "Inferred edges"). WEFT_DEP_NONE when the op has a recorded binding or
+ * nothing on its rank ended shortly before it. */
+WeftDepKind weft_solver_inferred_cause (WeftSolver *self, guint rank_index, guint32 event,
+                                        guint *pred_rank_index, guint32 *pred_event);
 /* TRUE when the op lies on the whole-schedule critical path. */
 gboolean    weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event);
 

@@ -555,6 +555,16 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
                                                 prank->rank);
           grid_row (grid, row++, "Waits for", s);
         }
+      else if (weft_solver_inferred_cause (self->solver, rank_index, event, &pr, &pe) == WEFT_DEP_INFERRED &&
+               pr < self->trace->ranks->len)
+        {
+          /* no recorded edge explains the start: say what most likely did */
+          WeftRank *prank = weft_trace_rank (self->trace, pr);
+          g_autofree char *s = g_strdup_printf ("inferred: %s (rank %d; no recorded edge, it ended last before)",
+                                                weft_rank_string (prank, weft_rank_event (prank, pe)->name),
+                                                prank->rank);
+          grid_row (grid, row++, "Waits for", s);
+        }
     }
   if (ev->link != WEFT_NONE && ev->link < rank->events->len)
     {

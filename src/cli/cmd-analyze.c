@@ -28,6 +28,7 @@ cp_kind_name (WeftCpKind k)
     case WEFT_CP_COMPUTE: return "compute";
     case WEFT_CP_COMM: return "communication";
     case WEFT_CP_LAUNCH: return "launch/CPU";
+    case WEFT_CP_INFERRED: return "inferred";
     case WEFT_CP_WAIT:
     default: return "waiting";
     }
@@ -54,6 +55,7 @@ metrics_json (const WeftMetrics *m, const WeftMetrics *base)
   json_object_object_add (o, "critical_path_communication_us", json_object_new_double (us (m->cp_comm)));
   json_object_object_add (o, "critical_path_launch_us", json_object_new_double (us (m->cp_launch)));
   json_object_object_add (o, "critical_path_waiting_us", json_object_new_double (us (m->cp_wait)));
+  json_object_object_add (o, "critical_path_inferred_us", json_object_new_double (us (m->cp_inferred)));
   if (base != NULL)
     {
       json_object_object_add (o, "step_time_delta_us", json_object_new_double (us (m->step_time - base->step_time)));
@@ -284,6 +286,7 @@ weft_cmd_analyze (int argc, char **argv)
       json_object_object_add (cpo, "communication_us", json_object_new_double (us (whole.cp_comm)));
       json_object_object_add (cpo, "launch_us", json_object_new_double (us (whole.cp_launch)));
       json_object_object_add (cpo, "waiting_us", json_object_new_double (us (whole.cp_wait)));
+      json_object_object_add (cpo, "inferred_us", json_object_new_double (us (whole.cp_inferred)));
       json_object_object_add (cpo, "n_ops", json_object_new_int ((int) whole.cp_n_ops));
       for (guint i = 0; i < ops->len && i < (guint) top; i++)
         {
@@ -300,6 +303,34 @@ weft_cmd_analyze (int argc, char **argv)
           json_object_array_add (longest, o);
         }
       json_object_object_add (cpo, "longest_ops", longest);
+      {
+        /* the edges the path goes through that no recorded edge gives */
+        json_object *inf = json_object_new_array ();
+        for (guint i = 0; i < cp->len; i++)
+          {
+            const WeftCpSegment *s = &g_array_index (cp, WeftCpSegment, i);
+            json_object *o;
+            if (s->via != WEFT_DEP_INFERRED)
+              continue;
+            o = json_object_new_object ();
+            json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (trace, s->rank_index)->rank));
+            json_object_object_add (o, "event", json_object_new_int64 (s->event));
+            json_object_object_add (o, "name", json_object_new_string (event_name (trace, s->rank_index, s->event)));
+            json_object_object_add (o, "kind", json_object_new_string (cp_kind_name (s->kind)));
+            if (s->pred_event != WEFT_NONE)
+              {
+                json_object_object_add (o, "after_event", json_object_new_int64 (s->pred_event));
+                json_object_object_add (o, "after_name",
+                                        json_object_new_string (event_name (trace, s->pred_rank_index, s->pred_event)));
+              }
+            else
+              json_object_object_add (o, "after", json_object_new_string ("its late CPU launch"));
+            json_object_object_add (o, "begin_ns", json_object_new_int64 (s->begin));
+            json_object_object_add (o, "gap_us", json_object_new_double (us (s->end - s->begin)));
+            json_object_array_add (inf, o);
+          }
+        json_object_object_add (cpo, "inferred_edges", inf);
+      }
       json_object_object_add (doc, "critical_path", cpo);
 
       for (guint i = 0; i < rows->len; i++)
@@ -378,9 +409,9 @@ weft_cmd_analyze (int argc, char **argv)
           print_metrics_row (label, &m);
         }
       printf ("\nCritical path (across ranks): %.1f us = compute %.1f + communication %.1f + launch/CPU %.1f + "
-              "waiting %.1f; %u ops\n",
-              us (whole.cp_length), us (whole.cp_compute), us (whole.cp_comm), us (whole.cp_launch), us (whole.cp_wait),
-              whole.cp_n_ops);
+              "inferred %.1f + waiting %.1f; %u ops\n",
+              us (whole.cp_length), us (whole.cp_compute), us (whole.cp_comm), us (whole.cp_launch),
+              us (whole.cp_inferred), us (whole.cp_wait), whole.cp_n_ops);
       if (ops->len > 0)
         printf ("Longest ops on the critical path:\n");
       for (guint i = 0; i < ops->len && i < (guint) top; i++)

@@ -62,7 +62,23 @@ seg_add (GArray *segs, const Node *n, WeftCpKind kind, WeftDepKind via, gint64 b
   s.via = via;
   s.begin = begin;
   s.end = end;
+  s.pred_rank_index = WEFT_NONE;
+  s.pred_event = WEFT_NONE;
   g_array_append_val (segs, s);
+}
+
+/* seg_add for the gap before an op that an inferred edge from x explains */
+static void
+seg_add_inferred (WeftSolver *self, GArray *segs, const Node *n, WeftCpKind kind, guint32 x, gint64 begin, gint64 end)
+{
+  WeftCpSegment *s;
+  seg_add (segs, n, kind, WEFT_DEP_INFERRED, begin, end);
+  s = &g_array_index (segs, WeftCpSegment, segs->len - 1);
+  if (x != WEFT_NONE)
+    {
+      s->pred_rank_index = self->nodes[x].rank;
+      s->pred_event = self->nodes[x].event;
+    }
 }
 
 static gboolean
@@ -71,17 +87,130 @@ is_member_node (WeftSolver *self, const Node *n)
   return n->kind == NODE_OP && n->inst != WEFT_NONE && _weft_solver_node_is_live (self, n->inst);
 }
 
+/* The inferred cause of live node b's start t, when no recorded edge
+ * explains it (docs/solver.md, "Inferred edges"): of the rank's GPU ops
+ * that ended by t, the one that ended last (what the op most likely waited
+ * for: an event the trace does not record, a wait issued on another
+ * thread). Each stream is searched from its last op starting before t back
+ * over a few ops (ends on a stream are monotonic but for observed
+ * overlaps). WEFT_NONE when no op of the rank ended by then. */
+#define INFER_SCAN 8
+#define TOL_WAKE_NS 1000 /* a GPU op ending this soon after a thread woke may have woken it */
+#define WAKE_NS 50000    /* what ended more than this before a start or a wake did not cause it */
+
+static guint32
+infer_pred (WeftSolver *self, guint32 b, gint64 t)
+{
+  const Node *bn = &self->nodes[b];
+  GPtrArray *lanes = self->ranks[bn->rank].lanes;
+  guint32 best = WEFT_NONE;
+  gint64 best_end = G_MININT64;
+
+  for (guint li = 0; li < lanes->len; li++)
+    {
+      GArray *o = g_ptr_array_index (lanes, li);
+      const guint32 *ord;
+      guint lo = 0, hi;
+      if (o == NULL || o->len == 0)
+        continue;
+      ord = (const guint32 *) (void *) o->data;
+      hi = o->len;
+      while (lo < hi) /* first position starting at or after t */
+        {
+          guint mid = lo + (hi - lo) / 2;
+          if (self->nodes[ord[mid]].start < t)
+            lo = mid + 1;
+          else
+            hi = mid;
+        }
+      for (guint j = lo, k = 0; j > 0 && k < INFER_SCAN; j--, k++)
+        {
+          guint32 v = ord[j - 1];
+          const Node *n = &self->nodes[v];
+          if (v == b || (n->flags & NODE_DELETED) || n->end > t || n->start >= t)
+            continue;
+          if (n->end > best_end)
+            {
+              best_end = n->end;
+              best = v;
+            }
+          break; /* the latest end on this stream before t */
+        }
+    }
+  return best;
+}
+
+/* When the CPU thread that launched an op at t began the busy run that
+ * led to the launch: going back from t over the thread's CPU ops and
+ * runtime calls (annotations and Python frames span whole steps: they say
+ * nothing about the thread being busy), the start of the run with no idle
+ * gap of IDLE_NS or more. G_MININT64 when the run goes back to before
+ * floor (the thread was busy throughout: CPU-bound) or the scan limit. */
+#define IDLE_NS 100000
+#define RUN_SCAN 20000
+
+static gint64
+thread_run_start (WeftSolver *self, guint r, guint32 launch_event, gint64 t, gint64 floor)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  gint64 off = self->ranks[r].offset;
+  const WeftEvent *le;
+  WeftLane *lane;
+  const guint32 *ev;
+  guint lo = 0, hi, scanned = 0;
+  gint64 run_lo = t;
+
+  if (launch_event == WEFT_NONE || launch_event >= rank->events->len)
+    return G_MININT64;
+  le = weft_rank_event (rank, launch_event);
+  if (le->lane == WEFT_NONE)
+    return G_MININT64;
+  lane = weft_rank_lane (rank, le->lane);
+  ev = (const guint32 *) (void *) lane->events->data;
+  hi = lane->events->len;
+  while (lo < hi) /* first event starting after t */
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (weft_rank_event (rank, ev[mid])->ts + off <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  for (guint j = lo; j > 0 && scanned < RUN_SCAN; j--, scanned++)
+    {
+      const WeftEvent *e = weft_rank_event (rank, ev[j - 1]);
+      gint64 s = e->ts + off;
+      if (e->ph != WEFT_PH_X || (e->flags & WEFT_EVENT_DELETED) ||
+          (e->category != WEFT_CAT_CPU_OP && e->category != WEFT_CAT_CUDA_RUNTIME &&
+           e->category != WEFT_CAT_CUDA_DRIVER))
+        continue;
+      if (s + e->dur >= run_lo - IDLE_NS)
+        {
+          run_lo = MIN (run_lo, s);
+          if (run_lo <= floor)
+            return G_MININT64;
+        }
+      else if (s < run_lo - 8 * IDLE_NS && scanned > 64)
+        break; /* far enough back that no earlier op reaches the run */
+    }
+  return scanned >= RUN_SCAN ? G_MININT64 : run_lo;
+}
+
 /* Walks binding predecessors back from the op with the latest end among the
- * ops of (rank, step) (given as hint_last / hint_begin when the caller has
- * them, else WEFT_NONE); marks the nodes when mark. */
+ * ops of (rank, step) (given as hint_last with the window [hint_begin,
+ * hint_end] when the caller has them, else WEFT_NONE); marks the nodes when
+ * mark. The path is the step's: it never leaves the window (segments are
+ * clipped to it), so it is never longer than the window. Where no recorded
+ * edge explains a start, it goes on through an inferred one. */
 static GArray *
-critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, guint32 hint_last, gint64 hint_begin)
+critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, guint32 hint_last, gint64 hint_begin,
+                        gint64 hint_end)
 {
   GArray *segs = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
   guint32 last = hint_last;
   guint32 cur;
   guint guard = 0;
-  gint64 window_begin = hint_begin;
+  gint64 window_begin = hint_begin, window_end = hint_end;
 
   /* over the streams of the ranks concerned only (the node array is large) */
   for (guint r = 0; r < self->n_ranks && hint_last == WEFT_NONE; r++)
@@ -105,50 +234,91 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
     }
   if (last == WEFT_NONE)
     return segs;
+  if (hint_last == WEFT_NONE)
+    window_end = self->nodes[last].end;
 
   cur = last;
   while (cur != WEFT_NONE && guard++ < 4 * self->n_nodes + 16)
     {
       Node *n = &self->nodes[cur];
       Node *b;        /* the node whose start binding we follow next */
-      guint32 bv;
+      gint64 b_start;
 
       if (n->kind == NODE_OP && step != WEFT_SOLVER_ALL_STEPS && n->step != step && cur != last)
         break;
+      if (n->end <= window_begin && cur != last)
+        break; /* before the window: nothing of it is on this step's path */
       if (mark)
         n->flags |= NODE_CRIT;
       if (n->kind == NODE_OP && is_member_node (self, n))
         {
           Node *in = &self->nodes[n->inst];
+          guint32 bv;
           seg_add (segs, n, WEFT_CP_COMM, WEFT_DEP_RENDEZVOUS, in->start, n->end);
           bv = in->bind_pred;
           if (bv == WEFT_NONE)
             break;
           b = &self->nodes[bv];
+          cur = bv;
           if (mark)
             b->flags |= NODE_CRIT;
         }
       else if (n->kind == NODE_OP)
         {
           seg_add (segs, n, (n->flags & NODE_COMM) ? WEFT_CP_COMM : WEFT_CP_COMPUTE, n->bind_kind, n->start, n->end);
-          bv = cur;
           b = n;
         }
       else
-        {
-          /* a sync node: the CPU thread went on at n->end */
-          bv = cur;
-          b = n;
-        }
+        b = n; /* a sync node: the CPU thread went on at n->end */
+      b_start = b->kind == NODE_SYNC ? b->end : b->start;
+      if (b_start <= window_begin)
+        break;
 
       /* the gap before b's start */
       if (b->bind_pred == WEFT_NONE)
         {
+          guint32 x;
           if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_LAUNCH && b->launch_time != G_MININT64)
-            seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->launch_time, b->start);
-          else if (b->kind == NODE_SYNC)
-            seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
-          break;
+            {
+              /* CPU-bound since the launching thread's busy run began; a
+               * thread that was idle before it was woken by something: the
+               * rank's GPU op that ended last before (a completion it
+               * waited for the trace does not record) */
+              gint64 run = thread_run_start (self, b->rank, b->launch, b->launch_time, window_begin);
+              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->launch_time, b->start);
+              if (run == G_MININT64 || (x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE ||
+                  run - self->nodes[x].end > WAKE_NS)
+                break;
+              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, run, b->launch_time);
+              if (self->nodes[x].end < run)
+                seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, x, self->nodes[x].end, run);
+              cur = x;
+              continue;
+            }
+          if (b->kind == NODE_SYNC)
+            {
+              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
+              break;
+            }
+          if (b->kind != NODE_OP || b->bind_kind == WEFT_DEP_USER)
+            break; /* a user minimum start: the path begins there */
+          /* released at its observed time: nothing recorded explains it */
+          x = infer_pred (self, cur, b->start);
+          if (b->launch_time != G_MININT64 && (x == WEFT_NONE || b->launch_time >= self->nodes[x].end))
+            {
+              /* launched after anything it could wait for ended: it waited
+               * for the CPU (a late launch held by something unseen) */
+              seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, WEFT_NONE, b->launch_time, b->start);
+              break;
+            }
+          if (x == WEFT_NONE)
+            break;
+          /* soon after x ended: it waited for x; long after: it waited (for
+           * nothing that ran on the rank's GPU) */
+          seg_add_inferred (self, segs, b, b->start - self->nodes[x].end <= WAKE_NS ? WEFT_CP_INFERRED : WEFT_CP_WAIT,
+                            x, self->nodes[x].end, b->start);
+          cur = x;
+          continue;
         }
       {
         Node *p = &self->nodes[b->bind_pred];
@@ -171,9 +341,8 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
         if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_STREAM && b->launch == WEFT_NONE &&
             b->start - p->end > self->ranks[b->rank].typ_gap + 1000)
           k = WEFT_CP_LAUNCH;
-        seg_add (segs, b, k, b->bind_kind, p->end, b->kind == NODE_SYNC ? b->end : b->start);
+        seg_add (segs, b, k, b->bind_kind, p->end, b_start);
         cur = b->bind_pred;
-        (void) bv;
       }
     }
 
@@ -187,26 +356,32 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
       const WeftCpSegment *head = &g_array_index (segs, WeftCpSegment, segs->len - 1);
       if (head->begin > window_begin)
         {
-          gboolean cpu = head->kind == WEFT_CP_LAUNCH;
+          gboolean cpu = head->kind == WEFT_CP_LAUNCH || head->kind == WEFT_CP_INFERRED;
           WeftCpSegment pre = *head;
           pre.kind = cpu ? WEFT_CP_LAUNCH : WEFT_CP_WAIT;
           pre.via = WEFT_DEP_NONE;
+          pre.pred_rank_index = WEFT_NONE;
+          pre.pred_event = WEFT_NONE;
           pre.begin = window_begin;
           pre.end = head->begin;
           g_array_append_val (segs, pre);
         }
     }
 
-  /* time order, clipped so that segments do not overlap */
+  /* time order, clipped to the window and so that segments do not overlap */
   {
     GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
-    gint64 t = G_MININT64;
+    gint64 t = window_begin;
     for (guint i = segs->len; i > 0; i--)
       {
         WeftCpSegment s = g_array_index (segs, WeftCpSegment, i - 1);
         gboolean is_op = s.kind == WEFT_CP_COMPUTE || s.kind == WEFT_CP_COMM;
-        if (t != G_MININT64 && s.begin < t)
+        if (s.end < window_begin || s.begin > window_end)
+          continue;
+        if (s.begin < t)
           s.begin = t;
+        if (s.end > window_end)
+          s.end = window_end;
         if (s.end < s.begin)
           s.end = s.begin;
         if (s.end == s.begin && !is_op)
@@ -222,7 +397,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
 static GArray *
 critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
 {
-  return critical_segments_from (self, rank, step, mark, WEFT_NONE, G_MAXINT64);
+  return critical_segments_from (self, rank, step, mark, WEFT_NONE, G_MAXINT64, G_MININT64);
 }
 
 GArray *
@@ -243,6 +418,30 @@ update_crit (WeftSolver *self)
   segs = critical_segments (self, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, TRUE);
   g_array_free (segs, TRUE);
   self->crit_generation = self->generation + 1;
+}
+
+WeftDepKind
+weft_solver_inferred_cause (WeftSolver *self, guint rank_index, guint32 event, guint *pred_rank_index,
+                            guint32 *pred_event)
+{
+  guint32 v = _weft_solver_node (self, rank_index, event), x;
+  const Node *n;
+  _weft_solver_sync (self);
+  if (v == WEFT_NONE)
+    return WEFT_DEP_NONE;
+  n = &self->nodes[v];
+  if (n->kind != NODE_OP || n->bind_pred != WEFT_NONE || n->bind_kind != WEFT_DEP_NONE)
+    return WEFT_DEP_NONE;
+  if (_weft_solver_is_member (self, v))
+    return WEFT_DEP_NONE;
+  x = infer_pred (self, v, n->start);
+  if (x == WEFT_NONE || n->start - self->nodes[x].end > WAKE_NS)
+    return WEFT_DEP_NONE;
+  if (pred_rank_index != NULL)
+    *pred_rank_index = self->nodes[x].rank;
+  if (pred_event != NULL)
+    *pred_event = self->nodes[x].event;
+  return WEFT_DEP_INFERRED;
 }
 
 gboolean
@@ -507,7 +706,7 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
   m->overlap_pct = sum_comm > 0 ? 100.0 * (double) sum_ov / (double) sum_comm : 0.0;
 
   {
-    GArray *segs = critical_segments_from (self, rank, step, FALSE, last, begin);
+    GArray *segs = critical_segments_from (self, rank, step, FALSE, last, begin, end);
     for (guint i = 0; i < segs->len; i++)
       {
         const WeftCpSegment *s = &g_array_index (segs, WeftCpSegment, i);
@@ -518,6 +717,7 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
           case WEFT_CP_COMM: m->cp_comm += d; m->cp_n_ops++; break;
           case WEFT_CP_LAUNCH: m->cp_launch += d; break;
           case WEFT_CP_WAIT: m->cp_wait += d; break;
+          case WEFT_CP_INFERRED: m->cp_inferred += d; break;
           }
         m->cp_length += d;
       }

@@ -15,7 +15,7 @@
 const char *
 weft_dep_kind_to_string (WeftDepKind kind)
 {
-  static const char *names[] = { "none", "stream", "launch", "cross-stream", "rendezvous", "sync", "user", "explicit" };
+  static const char *names[] = { "none", "stream", "launch", "cross-stream", "rendezvous", "sync", "user", "explicit", "inferred" };
   return kind < G_N_ELEMENTS (names) ? names[kind] : "none";
 }
 
