@@ -354,6 +354,7 @@ finish_collective (WeftRank *rank, WeftCollective *c, const CollExtra *extra)
       n = c->in_nelems >= 0 ? c->in_nelems : c->out_nelems;
       break;
     case WEFT_COLL_BARRIER:
+    case WEFT_COLL_EP_NOTIFY:
     case WEFT_COLL_SEND_RECV:
     case WEFT_COLL_UNKNOWN:
     case WEFT_COLL_NONE:
