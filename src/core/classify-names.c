@@ -82,20 +82,133 @@ kernel_base_name (const char *name)
 
 /* ---- kernel classes -------------------------------------------------------- */
 
-/* Communication kernels that are not NCCL/RCCL (PyTorch symmetric memory,
- * vLLM custom all-reduce): all-reduce or all-gather by their names. */
+/* The last component of a qualified function name ("deep_ep::intranode::dispatch"
+ * -> "dispatch"); a name without "::" (a C or mangled name) is itself. */
+static const char *
+leaf_name (const char *base)
+{
+  const char *p = base, *q;
+
+  while ((q = strstr (p, "::")) != NULL)
+    p = q + 2;
+  return p;
+}
+
+/* Collective type named by the words of a (lowercase) kernel name, UNKNOWN
+ * when no word names one. Reduce-scatter before all-reduce and reduce. */
+static WeftCollType
+coll_from_words (const char *s)
+{
+  static const char * const all_to_all[] = { "alltoall", "all_to_all", "all2all", NULL };
+  static const char * const reduce_scatter[] = { "reducescatter", "reduce_scatter", NULL };
+  static const char * const all_gather[] = { "allgather", "all_gather", "fcollect", NULL };
+  static const char * const all_reduce[] = { "allreduce", "all_reduce", NULL };
+  static const char * const broadcast[] = { "broadcast", "bcast", NULL };
+
+  if (has_any (s, all_to_all))
+    return WEFT_COLL_ALL_TO_ALL;
+  if (has_any (s, reduce_scatter))
+    return WEFT_COLL_REDUCE_SCATTER;
+  if (has_any (s, all_gather))
+    return WEFT_COLL_ALL_GATHER;
+  if (has_any (s, all_reduce))
+    return WEFT_COLL_ALL_REDUCE;
+  if (has_any (s, broadcast))
+    return WEFT_COLL_BROADCAST;
+  if (has (s, "barrier"))
+    return WEFT_COLL_BARRIER;
+  return WEFT_COLL_UNKNOWN;
+}
+
+/* Expert-parallel dispatch / combine (DeepEP and its forks, MORI): the
+ * namespace shape AND the word are required, so that an ordinary kernel
+ * with "combine" or "dispatch" in its name stays compute.
+ * "deep_ep::intranode::dispatch", "deep_ep::internode_ll::combine",
+ * "primus_turbo::ep::internode::dispatch", "mori::moe::EpDispatchIntraNodeKernel". */
+static WeftCollType
+ep_kernel (const char *base)
+{
+  const char *leaf = leaf_name (base);
+  gboolean ep_ns = has (base, "deep_ep") || has (base, "::ep::") || g_str_has_prefix (base, "ep::") ||
+                   has (base, "intranode") || has (base, "internode") || g_str_has_prefix (base, "mori::") ||
+                   g_str_has_prefix (leaf, "epdispatch") || g_str_has_prefix (leaf, "epcombine");
+
+  if (!ep_ns)
+    return WEFT_COLL_NONE;
+  /* bookkeeping first: notify_dispatch, cached_notify_combine and
+   * get_dispatch_layout name dispatch / combine too */
+  if (has (leaf, "notify") || has (leaf, "layout") || has (leaf, "clean_low_latency"))
+    return WEFT_COLL_EP_NOTIFY;
+  if (has (leaf, "barrier"))
+    return WEFT_COLL_BARRIER;
+  if (has (leaf, "dispatch") || has (leaf, "combine"))
+    return WEFT_COLL_ALL_TO_ALL;
+  return WEFT_COLL_NONE;
+}
+
+/* NVSHMEM: kernels of the library ("nvshmemi_*", "nvshmemx_*", a namespace
+ * "nvshmem*::" such as torch's "c10d::nvshmem_extension::allToAllV") and its
+ * on-stream collectives, global functions named "<coll>_on_stream_kernel*"
+ * ("barrier_on_stream_kernel_threadgroup", "alltoall_on_stream_kernel",
+ * "fcollect_on_stream_kernel", "rdxn_*", "sync_all_*"). */
+static WeftCollType
+nvshmem_kernel (const char *base)
+{
+  const char *leaf = leaf_name (base);
+  static const char * const on_stream[] = { "barrier", "sync", "alltoall", "broadcast", "fcollect",
+                                            "rdxn", "reducescatter", NULL };
+  WeftCollType t;
+
+  if (!g_str_has_prefix (base, "nvshmem") && !has (base, "::nvshmem"))
+    {
+      gboolean coll = FALSE;
+      /* on-stream collectives are global functions of the library */
+      if (leaf != base || !has (leaf, "_on_stream_kernel"))
+        return WEFT_COLL_NONE;
+      for (guint i = 0; on_stream[i] != NULL && !coll; i++)
+        coll = g_str_has_prefix (leaf, on_stream[i]);
+      if (!coll)
+        return WEFT_COLL_NONE;
+    }
+  t = coll_from_words (leaf);
+  if (t != WEFT_COLL_UNKNOWN)
+    return t;
+  /* OpenSHMEM reductions leave the result on every PE; sync is a barrier */
+  if (has (leaf, "rdxn") || has (leaf, "reduce"))
+    return WEFT_COLL_ALL_REDUCE;
+  if (g_str_has_prefix (leaf, "sync") || has (leaf, "_sync"))
+    return WEFT_COLL_BARRIER;
+  return WEFT_COLL_UNKNOWN;
+}
+
+/* Communication kernels that are not NCCL/RCCL: expert parallelism,
+ * NVSHMEM, PyTorch symmetric memory, vLLM / TensorRT-LLM custom all-reduce. */
 static WeftCollType
 other_comm_kernel (const char *base)
 {
   static const char * const all_reduce[] = { "multimem_all_reduce", "one_shot_all_reduce",
                                              "two_shot_all_reduce", "cross_device_reduce",
-                                             "multimem_one_shot", NULL };
+                                             "oneshotallreduce", "twoshotallreduce", NULL };
   static const char * const all_gather[] = { "multimem_all_gather", "one_shot_all_gather", NULL };
+  WeftCollType t;
 
+  if ((t = ep_kernel (base)) != WEFT_COLL_NONE)
+    return t;
+  if ((t = nvshmem_kernel (base)) != WEFT_COLL_NONE)
+    return t;
   if (has_any (base, all_reduce))
     return WEFT_COLL_ALL_REDUCE;
   if (has_any (base, all_gather))
     return WEFT_COLL_ALL_GATHER;
+  /* torch symmetric memory reduces to one rank (multimem_one_shot_reduce_kernel) */
+  if (has (base, "multimem_one_shot_reduce"))
+    return WEFT_COLL_REDUCE;
+  if (has (base, "multimem_one_shot"))
+    return WEFT_COLL_ALL_REDUCE;
+  /* the rest of c10d::symmetric_memory: barrier_kernel, put_signal_kernel,
+   * wait_signal_kernel; the type their name says, else unknown */
+  if (has (base, "symmetric_memory::") || has (base, "symm_mem::"))
+    return coll_from_words (leaf_name (base));
   return WEFT_COLL_NONE;
 }
 
@@ -176,8 +289,58 @@ classify_triton (const char *base)
   return WEFT_KCLASS_OTHER;
 }
 
+/* One operand of a Tensile kernel name: the operand letter, then its index
+ * letters, then '_' ("ailk_", "bljk_"). */
+static gboolean
+tensile_operand (const char **p, char operand)
+{
+  const char *s = *p;
+  guint n = 0;
+
+  if (*s != operand)
+    return FALSE;
+  for (s++; g_ascii_islower (*s); s++)
+    n++;
+  if (n < 2 || *s != '_')
+    return FALSE;
+  *p = s + 1;
+  return TRUE;
+}
+
+/* Tensile / hipBLASLt GEMM: "Cijk_Ailk_Bljk_BBS_BH_..._SUM0..." or
+ * "Custom_Cijk_Alik_Bjlk_...": C's indices, then A's and B's. The rest of
+ * the name describes tiling and summation (MT, MI, SU, GSU, SUM0 are not
+ * reductions). A lookalike without the A and B operands is not one. */
+static gboolean
+tensile_gemm (const char *base)
+{
+  const char *p = base;
+
+  if (g_str_has_prefix (p, "custom_"))
+    p += strlen ("custom_");
+  if (!g_str_has_prefix (p, "cijk_"))
+    return FALSE;
+  p += strlen ("cijk_");
+  return tensile_operand (&p, 'a') && tensile_operand (&p, 'b');
+}
+
+static WeftKernelClass classify_rules (const char *base, const char *full);
+
+/* Composable Kernel's tile kernels run through one generic entry,
+ * "ck_tile::kentry<256, 1, ck_tile::FmhaFwdKernel<...>>": the kernel
+ * in its template arguments says what it does. */
 static WeftKernelClass
 classify_lower (const char *base, const char *full)
+{
+  const char *args;
+
+  if (g_str_has_suffix (base, "kentry") && (args = strstr (full, "kentry<")) != NULL)
+    return classify_rules (args + strlen ("kentry<"), full);
+  return classify_rules (base, full);
+}
+
+static WeftKernelClass
+classify_rules (const char *base, const char *full)
 {
   static const char * const cache_copies[] = { "reshape_and_cache", "copy_page", "kv_cache", NULL };
   static const char * const attention[] = { "flash", "fmha", "attention", "attn", "sdpa", "mha_", "_mha",
@@ -186,7 +349,8 @@ classify_lower (const char *base, const char *full)
                                             "adadelta", "shampoo", "optimizer", NULL };
   static const char * const gemm[] = { "gemm", "gemv", "matmul", "nvjet", "xmma", "wgmma", "cutlass",
                                        "cublas", "scudnn", "convolution", "conv1d", "conv2d", "conv3d",
-                                       "dgrad", "wgrad", "winograd", "magma", "dot_kernel", NULL };
+                                       "dgrad", "wgrad", "winograd", "magma", "dot_kernel", "conv_fwd", "conv_bwd",
+                                       NULL };
   static const char * const norm[] = { "layer_norm", "layernorm", "rms_norm", "rmsnorm", "batch_norm",
                                        "batchnorm", "bn_fw", "bn_bw", "group_norm", "groupnorm",
                                        "instance_norm", "instancenorm", "gammabetabackward",
@@ -205,6 +369,10 @@ classify_lower (const char *base, const char *full)
 
   if (g_str_has_prefix (base, "triton_"))
     return classify_triton (base);
+  /* ROCm GEMMs: Tensile / hipBLASLt by their name's shape (before the
+   * substring rules: "SUM0" is not a sum), hipBLASLt by name */
+  if (tensile_gemm (base) || has (base, "hipblaslt") || has (base, "_hhs_bh_") || has (base, "_bbs_bh_"))
+    return WEFT_KCLASS_GEMM;
   /* FBGEMM's namespace says "gemm"; its kernels are embeddings and permutes */
   if (g_str_has_prefix (base, "fbgemm_gpu::"))
     base += strlen ("fbgemm_gpu::");
