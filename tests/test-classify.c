@@ -12,6 +12,7 @@
 #include "weft/weft-classify.h"
 #include "weft/weft-load.h"
 #include "weft/weft-model.h"
+#include "weft/weft-solver.h"
 
 /* ---- kernel names -------------------------------------------------------------- */
 
@@ -35,6 +36,62 @@ static const NameCase name_cases[] = {
   { "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long, "
     "unsigned int**, unsigned long, unsigned long)",
     WEFT_KCLASS_COMM },
+  /* ROCm GEMMs: Tensile (SUM0, GSU, SU are not reductions), hipBLASLt, Composable Kernel */
+  { "Cijk_Ailk_Bljk_BBS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0_APM1_ABV0_ACED0_AF0EM1_AF1EM1_AMAS3_ASE_ASGT_ASLT_"
+    "GRVW8_GSU1_GSUASB_GLS0_ISA90a_IU1_K1_KLA_LBSPP0_LPA0_LPB8_SU32_SUM0_SUS256_SCIUI1_SPO0_SRVW0_WG32_4_1_WGM8",
+    WEFT_KCLASS_GEMM },
+  { "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_LDSB1_AFC1_AFEM1_AFEM1_ASEM1_CLR1_"
+    "CADS0_DTVA0_DTVB0_EPS0_FDSI0_GRPM1_GRVWA8_GRVWB8_GSUAMB_GLS0_ISA942_IU1_K1_LBSPPA1024_LBSPPB512",
+    WEFT_KCLASS_GEMM },
+  { "Cijk_Ailk_Bjlk_BBS_BH_Bias_HAS_SAV_UserArgs_MT128x64x32_MI32x32x1_SN_LDSB0_AFC1_AFEM1_AFEM1_ASEM1_CLR1",
+    WEFT_KCLASS_GEMM },
+  { "Custom_Cijk_Alik_Bljk_HHS_BH_Bias_AS_SAV_UserArgs_MT256x256x64_MI16x16x1_SN_GSU4_SUM0", WEFT_KCLASS_GEMM },
+  { "void hipblaslt_ext::amax_kernel<float>(float*, float const*)", WEFT_KCLASS_GEMM },
+  { "void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<ck::tensor_layout::gemm::RowMajor>, "
+    "true, (ck::InMemoryDataOperationEnum)0, 1, (ck::TailNumber)1>(ck::GridwiseGemm_xdl_cshuffle_v3::Argument)",
+    WEFT_KCLASS_GEMM },
+  { "void ck::tensor_operation::device::kernel_grouped_gemm_xdl_splitk<ck::GridwiseGemmMultipleD_xdl_splitk>(void "
+    "const*, int)",
+    WEFT_KCLASS_GEMM },
+  { "void ck::kernel_grouped_conv_fwd_multiple_abd_xdl_cshuffle<ck::GridwiseGemmMultipleABD_xdl_cshuffle<int> >("
+    "int)",
+    WEFT_KCLASS_GEMM },
+  { "void ck_tile::kentry<256, 1, ck_tile::GemmKernel<ck_tile::GemmTile1DPartitioner<ck_tile::sequence<256, 256, "
+    "64> >, ck_tile::GemmPipelineAgBgCrCompV3<int> > >(ck_tile::GemmKernelArgs)",
+    WEFT_KCLASS_GEMM },
+  { "igemm_fwd_gtcx2_nhwc_bf16_bx0_ex1_bt256x64x8_wt64x16x4_ws1x1_wr2x2_ta1x1x8x1_1x8x1x32_tb1x1x2x1_1x8x1x32_me",
+    WEFT_KCLASS_GEMM },
+  /* ROCm attention: CK tile FMHA (also through the kentry wrapper), aiter */
+  { "void ck_tile::kentry<256, 2, ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVSAsync<ck_tile::BlockGemm"
+    "ARegBSmemCRegV2<int> > > >(ck_tile::FmhaFwdKernel::FmhaFwdGroupModeKargs)",
+    WEFT_KCLASS_ATTENTION },
+  { "ck_tile::FmhaBwdDQDKDVKernel<ck_tile::BlockFmhaBwdPipeline<int> >", WEFT_KCLASS_ATTENTION },
+  { "_ZN5aiter42fmha_fwd_hd128_bf16_causal_rtz_group_psskE", WEFT_KCLASS_ATTENTION },
+  { "attn_fwd", WEFT_KCLASS_ATTENTION },
+  { "void ck_tile::kentry<64, 1, ck_tile::Rmsnorm2dFwd<ck_tile::Rmsnorm2dFwdPipelineOnePass<int> > >(ck_tile::"
+    "Rmsnorm2dFwdHostArgs)",
+    WEFT_KCLASS_NORM },
+  /* expert parallelism: DeepEP and forks (dispatch / combine, notify / layout) */
+  { "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, int*, int*, int4 const*, "
+    "float const*, long const*, float const*, bool const*, int const*, int, int, int, int, int, int, int)",
+    WEFT_KCLASS_COMM },
+  { "void deep_ep::intranode::combine<__nv_bfloat16, 8, 768, 4096>(__nv_bfloat16*, float*, __nv_bfloat16 const*)",
+    WEFT_KCLASS_COMM },
+  { "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int)",
+    WEFT_KCLASS_COMM },
+  { "void primus_turbo::ep::internode::dispatch<false, 8, 3, 4096>(int4*, float*)", WEFT_KCLASS_COMM },
+  { "void mori::moe::EpDispatchIntraNodeKernel<__hip_bfloat16>(mori::moe::EpDispatchCombineArgs<__hip_bfloat16>)",
+    WEFT_KCLASS_COMM },
+  /* NVSHMEM, torch symmetric memory */
+  { "void barrier_on_stream_kernel_threadgroup<(threadgroup_t)1>(int, int)", WEFT_KCLASS_COMM },
+  { "nvshmemi_proxy_rma_entrypoint_blocking", WEFT_KCLASS_COMM },
+  { "void c10d::nvshmem_extension::allToAllV(void*, void*, long*, long, int)", WEFT_KCLASS_COMM },
+  { "c10d::symmetric_memory::barrier_kernel(unsigned int**, int, int, int, unsigned long)", WEFT_KCLASS_COMM },
+  { "void c10d::symmetric_memory::two_shot_all_reduce_kernel<c10::BFloat16, 8>(c10::BFloat16**, unsigned long)",
+    WEFT_KCLASS_COMM },
+  /* RCCL */
+  { "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", WEFT_KCLASS_COMM },
+  { "rcclGenericKernel", WEFT_KCLASS_COMM },
   /* GEMM (cuBLAS, cuBLASLt, CUTLASS, cuDNN convolutions) */
   { "volta_sgemm_128x32_nn", WEFT_KCLASS_GEMM },
   { "ampere_sgemm_128x64_nn", WEFT_KCLASS_GEMM },
@@ -225,6 +282,23 @@ static const NameCase name_cases[] = {
     "int>)",
     WEFT_KCLASS_OTHER },
   { "", WEFT_KCLASS_OTHER },
+  /* negatives: "combine", "dispatch", "notify", "layout", "barrier", a
+   * Cijk lookalike, outside the namespaces and shapes of the rules above */
+  { "triton_poi_fused_add_combine_0", WEFT_KCLASS_ELEMENTWISE },
+  { "triton_red_fused_dispatch_sum_1", WEFT_KCLASS_REDUCTION },
+  { "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, "
+    "at::native::combine_functor<float> > > >(at::native::ReduceOp<float>)",
+    WEFT_KCLASS_REDUCTION },
+  { "void at::native::index_put_kernel_impl<at::native::OpaqueType<2> >(at::TensorIterator&)", WEFT_KCLASS_ELEMENTWISE },
+  { "void at::native::(anonymous namespace)::dispatch_layout_kernel<float>(float*)", WEFT_KCLASS_OTHER },
+  { "void moe::dev::routing::notify_kernel<int>(int*)", WEFT_KCLASS_OTHER },
+  { "void at::native::(anonymous namespace)::barrier_kernel(int*)", WEFT_KCLASS_OTHER },
+  { "Cijk_sum_kernel", WEFT_KCLASS_REDUCTION },
+  { "void tensile_cijk_copy<float>(float*)", WEFT_KCLASS_COPY },
+  { "SubTensorOpWithCastTensor1d", WEFT_KCLASS_ELEMENTWISE },
+  { "void cutlass::Kernel2<cutlass_80_simt_sgemm_128x32_8x5_nn_align1>(cutlass_80_simt_sgemm_128x32_8x5_nn_align1::"
+    "Params)",
+    WEFT_KCLASS_GEMM },
 };
 
 static void
@@ -274,8 +348,70 @@ test_coll_kernel_names (void)
       WEFT_COLL_ALL_TO_ALL },
     { "void (anonymous namespace)::multimem_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*, unsigned long)",
       WEFT_COLL_ALL_REDUCE },
+    /* RCCL */
+    { "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", WEFT_COLL_UNKNOWN },
+    { "rcclGenericKernel", WEFT_COLL_UNKNOWN },
+    { "mscclKernel_Sum_bf16_Simple_false(ncclDevComm*, mscclAlgo*, mscclWork*)", WEFT_COLL_UNKNOWN },
+    /* DeepEP: dispatch / combine are all-to-alls, notify / layout / buffer cleaning bookkeeping */
+    { "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*)", WEFT_COLL_ALL_TO_ALL },
+    { "void deep_ep::intranode::combine<__nv_bfloat16, 8, 768, 4096>(__nv_bfloat16*)", WEFT_COLL_ALL_TO_ALL },
+    { "void deep_ep::intranode::notify_dispatch<8>(int const*, int*, int)", WEFT_COLL_EP_NOTIFY },
+    { "void deep_ep::intranode::cached_notify_dispatch<8>(int const*, int, void**, int**, int)", WEFT_COLL_EP_NOTIFY },
+    { "void deep_ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int**, int)", WEFT_COLL_EP_NOTIFY },
+    { "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*)", WEFT_COLL_EP_NOTIFY },
+    { "void deep_ep::internode::dispatch<false, 8, 3, 4096, 20, 5>(int4*, float*, long*)", WEFT_COLL_ALL_TO_ALL },
+    { "void deep_ep::internode::notify_dispatch<false, 8>(int const*, int*, int)", WEFT_COLL_EP_NOTIFY },
+    { "void deep_ep::internode::cached_notify<8>(int, int, int)", WEFT_COLL_EP_NOTIFY },
+    { "void deep_ep::internode::combine<__nv_bfloat16, 8, 3>(int4*)", WEFT_COLL_ALL_TO_ALL },
+    { "void deep_ep::internode_ll::dispatch<true, 3, 7168>(void*, float*, int*)", WEFT_COLL_ALL_TO_ALL },
+    { "void deep_ep::internode_ll::combine<false, 3, 7168, 9>(void*, void*)", WEFT_COLL_ALL_TO_ALL },
+    { "void deep_ep::internode_ll::clean_low_latency_buffer<32>(int*, int, int*, int)", WEFT_COLL_EP_NOTIFY },
+    { "void deep_ep::intranode::barrier<8>(int**, int)", WEFT_COLL_BARRIER },
+    { "_ZN7deep_ep9intranode8dispatchILi8ELi768ELi8192EEEvP4int4PfPiPlS3_S4_S4_PKS1_", WEFT_COLL_ALL_TO_ALL },
+    /* forks that rename the namespace */
+    { "void primus_turbo::ep::internode::dispatch<false, 8, 3>(int4*)", WEFT_COLL_ALL_TO_ALL },
+    { "void primus_turbo::ep::intranode::combine<__hip_bfloat16, 8>(int*)", WEFT_COLL_ALL_TO_ALL },
+    { "void primus_turbo::ep::intranode::notify_dispatch<8>(int*)", WEFT_COLL_EP_NOTIFY },
+    { "void mori::moe::EpDispatchIntraNodeKernel<__hip_bfloat16>(mori::moe::EpDispatchCombineArgs<__hip_bfloat16>)",
+      WEFT_COLL_ALL_TO_ALL },
+    { "void mori::moe::EpCombineInterNodeKernel<__hip_bfloat16>(mori::moe::EpDispatchCombineArgs<__hip_bfloat16>)",
+      WEFT_COLL_ALL_TO_ALL },
+    /* NVSHMEM: library kernels and on-stream collectives */
+    { "void barrier_on_stream_kernel_threadgroup<(threadgroup_t)1>(int, int)", WEFT_COLL_BARRIER },
+    { "sync_all_on_stream_kernel_warp()", WEFT_COLL_BARRIER },
+    { "void alltoall_on_stream_kernel<float>(int, float*, float const*, unsigned long)", WEFT_COLL_ALL_TO_ALL },
+    { "void fcollect_on_stream_kernel<int>(int, int*, int const*, unsigned long)", WEFT_COLL_ALL_GATHER },
+    { "void rdxn_on_stream_kernel<float, (rdxn_ops)0>(int, float*, float const*, unsigned long)",
+      WEFT_COLL_ALL_REDUCE },
+    { "void reducescatter_on_stream_kernel<float, (rdxn_ops)0>(int, float*)", WEFT_COLL_REDUCE_SCATTER },
+    { "void nvshmemi_alltoall_threadgroup_kernel<float>(int)", WEFT_COLL_ALL_TO_ALL },
+    { "nvshmemi_proxy_rma_entrypoint_blocking", WEFT_COLL_UNKNOWN },
+    { "void c10d::nvshmem_extension::allToAllV(void*, void*, long*, long, int)", WEFT_COLL_ALL_TO_ALL },
+    { "void c10d::nvshmem_extension::exchangeSplitAndOffset(long*, int)", WEFT_COLL_UNKNOWN },
+    /* torch symmetric memory */
+    { "c10d::symmetric_memory::barrier_kernel(unsigned int**, int, int, int, unsigned long)", WEFT_COLL_BARRIER },
+    { "c10d::symmetric_memory::put_signal_kernel(unsigned int**, int, int, int, unsigned long)", WEFT_COLL_UNKNOWN },
+    { "c10d::symmetric_memory::(anonymous namespace)::wait_signal_kernel(unsigned int**, int, int, int)",
+      WEFT_COLL_UNKNOWN },
+    { "void c10d::symmetric_memory::one_shot_all_reduce_kernel<c10::BFloat16, 8, 8>(c10::BFloat16**, unsigned long)",
+      WEFT_COLL_ALL_REDUCE },
+    { "void c10d::symmetric_memory::two_shot_all_reduce_kernel<c10::BFloat16, 8>(c10::BFloat16**)",
+      WEFT_COLL_ALL_REDUCE },
+    { "void (anonymous namespace)::multimem_one_shot_all_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*)",
+      WEFT_COLL_ALL_REDUCE },
+    { "void (anonymous namespace)::multimem_one_shot_reduce_kernel<c10::BFloat16, 16>(c10::BFloat16*)",
+      WEFT_COLL_REDUCE },
+    { "void (anonymous namespace)::multimem_all_gather_kernel<16>(unsigned char*)", WEFT_COLL_ALL_GATHER },
+    { "void tensorrt_llm::kernels::oneShotAllReduceKernel<__nv_bfloat16, 8>(int)", WEFT_COLL_ALL_REDUCE },
+    /* not communication */
     { "volta_sgemm_128x32_nn", WEFT_COLL_NONE },
     { "void at::native::reduce_kernel<512, 1>(at::native::ReduceOp<float>)", WEFT_COLL_NONE },
+    { "triton_poi_fused_add_combine_0", WEFT_COLL_NONE },
+    { "void at::native::(anonymous namespace)::dispatch_layout_kernel<float>(float*)", WEFT_COLL_NONE },
+    { "void at::native::(anonymous namespace)::barrier_kernel(int*)", WEFT_COLL_NONE },
+    { "void at::native::(anonymous namespace)::sync_on_stream_kernel(int)", WEFT_COLL_NONE },
+    { "void deep_ep::intranode::reduce_helper<8>(int*)", WEFT_COLL_NONE },
+    { "Cijk_Ailk_Bljk_BBS_BH_MT128x128x32_MI32x32x8x1_SN_SU32_SUM0", WEFT_COLL_NONE },
     { "", WEFT_COLL_NONE },
   };
 
@@ -811,6 +947,8 @@ typedef struct
   int      world;
   char    *pg_config;   /* JSON array text or NULL */
   gint64   skew;        /* ns added to every time: this rank's clock error */
+  const char *launch;   /* runtime call of a launch: cudaLaunchKernel, or hipLaunchKernel (ROCm) */
+  const char *gpu_pid;  /* pid of the GPU lanes: "0", or "2" (ROCm) */
 } RankJson;
 
 static void
@@ -821,6 +959,8 @@ rj_init (RankJson *rj, int rank, int world, const char *pg_config, gint64 skew)
   rj->world = world;
   rj->pg_config = g_strdup (pg_config);
   rj->skew = skew;
+  rj->launch = "cudaLaunchKernel";
+  rj->gpu_pid = "0";
 }
 
 /* Kineto's relative "ts": microseconds with 3 decimals. */
@@ -857,7 +997,7 @@ rj_launch (RankJson *rj, gint64 ts, gint64 corr, gint64 ext)
 {
   g_autofree char *args = g_strdup_printf ("\"External id\": %" G_GINT64_FORMAT ", \"cbid\": 211, \"correlation\": %"
                                            G_GINT64_FORMAT, ext, corr);
-  rj_event (rj, "cuda_runtime", "cudaLaunchKernel", "100", "100", ts, 5000, args);
+  rj_event (rj, "cuda_runtime", rj->launch, "100", "100", ts, 5000, args);
 }
 
 static void
@@ -868,7 +1008,7 @@ rj_gpu (RankJson *rj, const char *cat, const char *name, int stream, gint64 ts, 
   g_autofree char *args = g_strdup_printf ("\"External id\": %" G_GINT64_FORMAT ", \"device\": 0, \"stream\": %d, "
                                            "\"correlation\": %" G_GINT64_FORMAT "%s%s",
                                            ext, stream, corr, extra ? ", " : "", extra ? extra : "");
-  rj_event (rj, cat, name, "0", tid, ts, dur, args);
+  rj_event (rj, cat, name, rj->gpu_pid, tid, ts, dur, args);
 }
 
 /* A launch at ts and its kernel at kts (correlation = ext = id). */
@@ -879,13 +1019,11 @@ rj_kernel (RankJson *rj, const char *name, int stream, gint64 ts, gint64 kts, gi
   rj_gpu (rj, "kernel", name, stream, kts, kdur, id, id, extra);
 }
 
-static WeftRank *
-rj_load (RankJson *rj)
+/* The whole JSON text of the rank; frees the events. */
+static GString *
+rj_finish (RankJson *rj)
 {
-  g_autoptr (GString) json = g_string_new (NULL);
-  g_autoptr (GError) error = NULL;
-  g_autofree char *name = g_strdup_printf ("rank%d_trace.json", rj->rank);
-  WeftRank *rank;
+  GString *json = g_string_new (NULL);
 
   g_string_append_printf (json, "{\"schemaVersion\": 1, \"distributedInfo\": {\"backend\": \"nccl\", \"rank\": %d, "
                                 "\"world_size\": %d",
@@ -894,13 +1032,35 @@ rj_load (RankJson *rj)
     g_string_append_printf (json, ", \"pg_config\": %s", rj->pg_config);
   g_string_append_printf (json, "}, \"baseTimeNanoseconds\": %" G_GINT64_FORMAT ", \"traceEvents\": [\n%s\n]}\n",
                           BASE_NS, rj->events->str);
+  g_string_free (rj->events, TRUE);
+  g_free (rj->pg_config);
+  return json;
+}
+
+static WeftRank *
+rj_load (RankJson *rj)
+{
+  g_autoptr (GString) json = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *name = g_strdup_printf ("rank%d_trace.json", rj->rank);
+  int rank_number = rj->rank;
+  WeftRank *rank;
+
+  json = rj_finish (rj);
   rank = weft_rank_load_buffer (name, json->str, json->len, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (rank);
-  g_assert_cmpint (rank->rank, ==, rj->rank);
-  g_string_free (rj->events, TRUE);
-  g_free (rj->pg_config);
+  g_assert_cmpint (rank->rank, ==, rank_number);
   return rank;
+}
+
+/* Writes the rank to DIR/rank<R>.pt.trace.json under the test's tmpdir. */
+static void
+rj_write (RankJson *rj, const char *dir)
+{
+  g_autofree char *name = g_strdup_printf ("%s/rank%d.pt.trace.json", dir, rj->rank);
+  g_autoptr (GString) json = rj_finish (rj);
+  g_autofree char *path = weft_test_write_file (name, json->str, (gssize) json->len);
 }
 
 static WeftCollective *
@@ -1350,6 +1510,334 @@ test_odd_args_and_created (void)
   weft_rank_free (rank);
 }
 
+/* ---- stacks beyond NCCL: expert parallelism, ROCm --------------------------------- */
+
+typedef struct
+{
+  const char *what;
+  const char *launch;          /* runtime call of every launch */
+  const char *gpu_pid;
+  const char *gemm;
+  const char *layout, *notify, *dispatch, *cached_notify, *combine;
+  const char *allreduce;       /* NCCL / RCCL kernel on its own stream */
+  gboolean    allreduce_args;  /* with record_param_comms-style args (pg, Seq) */
+} EpStack;
+
+/* One MoE layer per rank in the style of DeepEP: layout / notify / dispatch
+ * and notify / combine kernels on their own stream 24, launched like any
+ * kernel, no collective args; expert GEMMs on stream 7 overlap them but
+ * the last 40 us of combine; one all-reduce on stream 20, inside dispatch.
+ * Rank r starts dispatch 7r us later; every kernel ends at the same time
+ * on both ranks. */
+static void
+ep_rank (const EpStack *st, int r, const char *dir)
+{
+  RankJson rj;
+  const gint64 us = 1000;
+
+  rj_init (&rj, r, 2, "[{\"pg_name\": \"0\", \"pg_desc\": \"default_pg\", \"pg_size\": 2, \"ranks\": [0, 1]}]", 0);
+  rj.launch = st->launch;
+  rj.gpu_pid = st->gpu_pid;
+  rj_event (&rj, "user_annotation", "ProfilerStep#3", "100", "100", 50 * us, 900 * us, "\"External id\": 100");
+  rj_kernel (&rj, st->gemm, 7, 100 * us, 110 * us, 400 * us, 1, NULL);
+  rj_kernel (&rj, st->layout, 24, 102 * us, 120 * us, 5 * us, 2, NULL);
+  rj_kernel (&rj, st->notify, 24, 104 * us, 130 * us, 20 * us, 3, NULL);
+  rj_kernel (&rj, st->dispatch, 24, 106 * us, (160 + 7 * r) * us, (200 - 7 * r) * us, 4, NULL);
+  rj_kernel (&rj, st->allreduce, 20, 108 * us, 200 * us, 100 * us, 5,
+             st->allreduce_args ? "\"Collective name\": \"allreduce\", \"In msg nelems\": 4096, \"Out msg nelems\": "
+                                  "4096, \"Group size\": 2, \"dtype\": \"BFloat16\", \"Process Group Name\": \"0\", "
+                                  "\"Process Group Ranks\": \"[0, 1]\", \"Seq\": 1"
+                                : NULL);
+  rj_kernel (&rj, st->gemm, 7, 515 * us, 520 * us, 300 * us, 6, NULL);
+  rj_kernel (&rj, st->cached_notify, 24, 522 * us, 530 * us, 10 * us, 7, NULL);
+  rj_kernel (&rj, st->combine, 24, 524 * us, 560 * us, 300 * us, 8, NULL);
+  rj_write (&rj, dir);
+}
+
+static void
+check_ep_stack (const EpStack *st)
+{
+  static const WeftCollType expected[] = { WEFT_COLL_EP_NOTIFY, WEFT_COLL_EP_NOTIFY, WEFT_COLL_ALL_TO_ALL,
+                                           WEFT_COLL_ALL_REDUCE, WEFT_COLL_EP_NOTIFY, WEFT_COLL_ALL_TO_ALL };
+  g_autofree char *dir = g_strdup_printf ("ep-%s", st->what);
+  g_autofree char *path = g_build_filename (weft_test_tmpdir (), dir, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+  WeftSolver *solver;
+  WeftMetrics m;
+  guint n_ordinal = 0;
+
+  for (int r = 0; r < 2; r++)
+    ep_rank (st, r, dir);
+  trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (trace->ranks->len, ==, 2);
+
+  for (guint ri = 0; ri < 2; ri++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, ri);
+      g_assert_cmpuint (rank->collectives->len, ==, G_N_ELEMENTS (expected));
+      for (guint i = 0; i < rank->collectives->len; i++)
+        {
+          WeftCollective *c = rank_coll (rank, i);
+          const WeftEvent *ev = weft_rank_event (rank, c->event);
+          WeftCollType want = expected[i];
+          if (i == 3 && !st->allreduce_args)
+            want = WEFT_COLL_UNKNOWN; /* RCCL Generic without args: the name does not say */
+          g_assert_cmpint (ev->kclass, ==, WEFT_KCLASS_COMM);
+          g_assert_cmpint (ev->link, !=, WEFT_NONE); /* launched by the runtime call */
+          g_assert_cmpstr (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name), ==, st->launch);
+          g_assert_cmpint (c->type, ==, want);
+          g_assert_cmpint (c->source, ==, i == 3 && st->allreduce_args ? WEFT_COLL_SOURCE_KERNEL_ARGS
+                                                                        : WEFT_COLL_SOURCE_KERNEL_NAME);
+          g_assert_cmpint (c->instance, !=, WEFT_NONE);
+        }
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, i);
+          if ((ev->flags & WEFT_EVENT_GPU_OP) && ev->kclass != WEFT_KCLASS_COMM)
+            g_assert_cmpint (ev->kclass, ==, WEFT_KCLASS_GEMM);
+        }
+    }
+
+  /* every collective is one instance over both ranks: the EP kernels (and
+   * the RCCL kernel without args) by order on their stream */
+  g_assert_cmpuint (trace->instances->len, ==, G_N_ELEMENTS (expected));
+  for (guint k = 0; k < trace->instances->len; k++)
+    {
+      WeftCollInstance *inst = trace_instance (trace, k);
+      g_assert_cmpuint (inst->members->len, ==, 2);
+      g_assert_cmpuint (instance_member (inst, 0)->coll, ==, instance_member (inst, 1)->coll);
+      if (inst->method == WEFT_MATCH_STREAM_ORDINAL)
+        n_ordinal++;
+      else
+        {
+          g_assert_true (st->allreduce_args);
+          g_assert_cmpint (inst->method, ==, WEFT_MATCH_SEQ);
+        }
+    }
+  g_assert_cmpuint (n_ordinal, ==, st->allreduce_args ? 5 : 6);
+  /* dispatch ends together on both ranks: the offset stays 0 */
+  g_assert_true (trace->offsets_estimated);
+  g_assert_cmpint (weft_trace_rank (trace, 1)->clock_offset_ns, ==, 0);
+
+  /* the solver counts them as communication, overlapped by the GEMMs */
+  solver = weft_solver_new (trace, &error);
+  g_assert_no_error (error);
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+  g_test_message ("%s: comm %.1f us, overlapped %.1f us (%.1f %%), exposed %.1f us", st->what, m.comm / 1e3,
+                  m.overlapped / 1e3, m.overlap_pct, m.exposed_comm / 1e3);
+  /* union of communication per rank: 5 + 20 + (200 - 7r) + 10 + 300 us (the
+   * all-reduce lies inside dispatch), mean over the ranks; 40 us exposed */
+  g_assert_cmpint (m.comm, ==, 531500);
+  g_assert_cmpint (m.exposed_comm, ==, 40000);
+  g_assert_cmpint (m.overlapped, ==, m.comm - 40000);
+  g_assert_cmpfloat (m.overlap_pct, >, 0.0);
+  g_assert_cmpfloat (m.overlap_pct, <, 100.0);
+  weft_solver_free (solver);
+}
+
+static void
+test_deepep_two_ranks (void)
+{
+  static const EpStack cuda = {
+    "deepep-cuda", "cudaLaunchKernel", "0",
+    "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT",
+    "void deep_ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*, int, int, int)",
+    "void deep_ep::intranode::notify_dispatch<8>(int const*, int*, int, int const*, int*, int, int, bool const*)",
+    "void deep_ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*, int*, int*, int4 const*)",
+    "void deep_ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int**, int)",
+    "void deep_ep::intranode::combine<__nv_bfloat16, 8, 768, 4096>(__nv_bfloat16*, float*, __nv_bfloat16 const*)",
+    "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<4096ul>)", TRUE,
+  };
+  static const EpStack rocm = {
+    "primus-rocm", "hipLaunchKernel", "2",
+    "Cijk_Alik_Bljk_BBS_BH_Bias_HA_S_SAV_UserArgs_MT256x192x64_MI16x16x1_SN_LDSB1_GSUAMBSK_SU32_SUM0",
+    "void primus_turbo::ep::layout::get_dispatch_layout<256, 32, 8>(long const*, int*, int*, int*, bool*)",
+    "void primus_turbo::ep::intranode::notify_dispatch<8>(int const*, int*, int, int const*, int*)",
+    "void primus_turbo::ep::intranode::dispatch<8, 768, 8192>(int4*, float*, int*, long*, float*)",
+    "void primus_turbo::ep::intranode::cached_notify_combine<8>(void**, int*, int, int, int**, int)",
+    "void primus_turbo::ep::intranode::combine<__hip_bfloat16, 8, 768, 4096>(__hip_bfloat16*, float*)",
+    "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", FALSE,
+  };
+
+  check_ep_stack (&cuda);
+  check_ep_stack (&rocm);
+}
+
+/* An MI300-style ROCm trace: hipLaunchKernel / hipExtModuleLaunchKernel /
+ * hipModuleLaunchKernel, GPU pid 2, Tensile and CK kernels, an RCCL kernel
+ * without args overlapping a GEMM, a DtoD copy. */
+static void
+test_rocm_mi300_style (void)
+{
+  static const struct
+  {
+    const char     *launch;
+    const char     *name;
+    int             stream;
+    WeftKernelClass expected;
+  } ops[] = {
+    { "hipExtModuleLaunchKernel", "Cijk_Ailk_Bljk_BBS_BH_MT128x128x32_MI32x32x8x1_SN_1LDSB0_GSU1_SU32_SUM0_SUS256_WGM8",
+      0, WEFT_KCLASS_GEMM },
+    { "hipExtModuleLaunchKernel", "Cijk_Alik_Bljk_B_BS_BH_Bias_HA_S_SAV_UserArgs_MT256x128x64_MI16x16x1_SN_GSUAMB",
+      0, WEFT_KCLASS_GEMM },
+    { "hipModuleLaunchKernel", "void ck_tile::kentry<256, 2, ck_tile::FmhaFwdKernel<ck_tile::BlockFmhaPipelineQRKSVS"
+      "Async<int> > >(ck_tile::FmhaFwdKernel::FmhaFwdGroupModeKargs)", 0, WEFT_KCLASS_ATTENTION },
+    { "hipLaunchKernel", "void ck::kernel_gemm_xdl_cshuffle_v3<ck::GridwiseGemm_xdl_cshuffle_v3<int>, true>(ck::"
+      "GridwiseGemm_xdl_cshuffle_v3<int>::Argument)", 0, WEFT_KCLASS_GEMM },
+    { "hipLaunchKernel", "void at::native::vectorized_elementwise_kernel<8, at::native::CUDAFunctor_add<c10::BFloat16>,"
+      " std::array<char*, 3ul> >(int, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)", 0,
+      WEFT_KCLASS_ELEMENTWISE },
+    { "hipLaunchKernel", "ncclDevKernel_Generic_1(ncclDevKernelArgsStorage<4096ul>)", 1, WEFT_KCLASS_COMM },
+  };
+  RankJson rj;
+  g_autofree char *path = g_build_filename (weft_test_tmpdir (), "rocm-mi300", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+  WeftRank *rank;
+  WeftSolver *solver;
+  WeftMetrics m;
+  gint64 t = 100000, gemm_ns = 0, total_ns = 0;
+  guint n_checked = 0;
+
+  rj_init (&rj, 0, 1, NULL, 0);
+  rj.gpu_pid = "2";
+  for (guint i = 0; i < G_N_ELEMENTS (ops); i++)
+    {
+      rj.launch = ops[i].launch;
+      /* the RCCL kernel runs during the first GEMM */
+      if (ops[i].stream == 1)
+        rj_kernel (&rj, ops[i].name, 1, 101000, 120000, 50000, (gint64) i + 1, NULL);
+      else
+        {
+          rj_kernel (&rj, ops[i].name, 0, t, t + 10000, 80000, (gint64) i + 1, NULL);
+          t += 90000;
+        }
+    }
+  rj.launch = "hipMemcpyAsync";
+  rj_launch (&rj, t, 50, 50);
+  rj_gpu (&rj, "gpu_memcpy", "Memcpy DtoD (Device -> Device)", 0, t + 5000, 2000, 50, 50, "\"bytes\": 1048576");
+  rj_write (&rj, "rocm-mi300");
+  trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  rank = weft_trace_rank (trace, 0);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (!(ev->flags & WEFT_EVENT_GPU_OP))
+        continue;
+      if (ev->category == WEFT_CAT_GPU_MEMCPY)
+        g_assert_cmpint (ev->kclass, ==, WEFT_KCLASS_COPY);
+      else
+        {
+          g_assert_cmpint (ev->correlation, >=, 1);
+          g_assert_cmpint (ev->correlation, <=, (gint64) G_N_ELEMENTS (ops));
+          g_assert_cmpint (ev->kclass, ==, ops[ev->correlation - 1].expected);
+          g_assert_cmpint (ev->link, !=, WEFT_NONE);
+          g_assert_cmpstr (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name), ==,
+                           ops[ev->correlation - 1].launch);
+          if (ev->kclass == WEFT_KCLASS_GEMM)
+            gemm_ns += ev->dur;
+          total_ns += ev->dur;
+        }
+      n_checked++;
+    }
+  g_assert_cmpuint (n_checked, ==, G_N_ELEMENTS (ops) + 1);
+  g_assert_cmpint (gemm_ns, ==, 3 * 80000);
+  g_assert_cmpuint (rank->collectives->len, ==, 1);
+  g_assert_cmpint (rank_coll (rank, 0)->type, ==, WEFT_COLL_UNKNOWN);
+  g_assert_cmpuint (trace->instances->len, ==, 1); /* one rank: a one-rank instance */
+
+  solver = weft_solver_new (trace, &error);
+  g_assert_no_error (error);
+  g_assert_true (weft_solver_metrics (solver, 0, WEFT_SOLVER_ALL_STEPS, &m));
+  g_test_message ("mi300-style: comm %.1f us, overlapped %.1f us (%.1f %%), GEMM %.0f %% of kernel time",
+                  m.comm / 1e3, m.overlapped / 1e3, m.overlap_pct, 100.0 * gemm_ns / total_ns);
+  g_assert_cmpint (m.comm, >, 0);
+  g_assert_cmpint (m.overlapped, >, 0);
+  g_assert_cmpfloat (m.overlap_pct, >, 0.0);
+  weft_solver_free (solver);
+}
+
+/* Kernel time per class of a shared trace; every Cijk_ kernel is a GEMM. */
+static void
+class_times (const char *relative, gint64 *per_class, guint *n_cijk)
+{
+  g_autofree char *path = weft_test_require_trace (relative);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+
+  memset (per_class, 0, sizeof (gint64) * WEFT_KCLASS_N_CLASSES);
+  *n_cijk = 0;
+  if (path == NULL)
+    return;
+  trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  for (guint ri = 0; ri < trace->ranks->len; ri++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, ri);
+      for (guint i = 0; i < rank->events->len; i++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, i);
+          const char *name = weft_rank_string (rank, ev->name);
+          if (!(ev->flags & WEFT_EVENT_GPU_OP))
+            continue;
+          per_class[ev->kclass] += ev->dur;
+          if (strstr (name, "Cijk_") != NULL)
+            {
+              if (ev->kclass != WEFT_KCLASS_GEMM)
+                g_error ("%s: %s is %s, not gemm", relative, name, weft_kernel_class_to_string (ev->kclass));
+              (*n_cijk)++;
+            }
+        }
+    }
+}
+
+static double
+gemm_share (const gint64 *per_class)
+{
+  gint64 total = 0;
+  for (int k = 0; k < WEFT_KCLASS_N_CLASSES; k++)
+    total += per_class[k];
+  return total > 0 ? (double) per_class[WEFT_KCLASS_GEMM] / (double) total : 0.0;
+}
+
+/* The shared ROCm traces: every Tensile kernel is a GEMM; the MI300 and
+ * H100 runs of the same model have alike GEMM shares. */
+static void
+test_rocm_shared_traces (void)
+{
+  static const char *rocm[] = { "TraceLens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+                                "TraceLens/mi210/gpu_only_trace/gpu_only_trace.json.gz",
+                                "TraceLens/torch_compile_triton/trace.json.gz" };
+  gint64 per_class[WEFT_KCLASS_N_CLASSES], mi300[WEFT_KCLASS_N_CLASSES], h100[WEFT_KCLASS_N_CLASSES];
+  guint n_cijk, n;
+  g_autofree char *probe = weft_test_require_trace (rocm[0]);
+
+  if (probe == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (rocm); i++)
+    {
+      class_times (rocm[i], per_class, &n_cijk);
+      g_test_message ("%s: %u Cijk_ kernels, GEMM %.1f %% of GPU-op time", rocm[i], n_cijk,
+                      100.0 * gemm_share (per_class));
+      g_assert_cmpuint (n_cijk, >, 0);
+      if (i == 0)
+        memcpy (mi300, per_class, sizeof mi300);
+    }
+  g_assert_cmpint (mi300[WEFT_KCLASS_OTHER], ==, 0);
+  g_assert_cmpfloat (gemm_share (mi300), >, 0.0);
+  class_times ("TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz", h100, &n);
+  if (gemm_share (h100) > 0.0)
+    {
+      double ratio = gemm_share (mi300) / gemm_share (h100);
+      g_test_message ("GEMM share: MI300 %.1f %%, H100 %.1f %%", 100.0 * gemm_share (mi300), 100.0 * gemm_share (h100));
+      g_assert_cmpfloat (ratio, >, 0.5);
+      g_assert_cmpfloat (ratio, <, 2.0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1370,5 +1858,8 @@ main (int argc, char **argv)
   g_test_add_func ("/classify/nccl-data", test_nccl_data);
   g_test_add_func ("/classify/fsdp8-seq", test_fsdp8_seq);
   g_test_add_func ("/classify/b200-allgather", test_tracelens_allgather);
+  g_test_add_func ("/classify/deepep-two-ranks", test_deepep_two_ranks);
+  g_test_add_func ("/classify/rocm-mi300-style", test_rocm_mi300_style);
+  g_test_add_func ("/classify/rocm-shared-traces", test_rocm_shared_traces);
   return g_test_run ();
 }

@@ -8,8 +8,11 @@ G_BEGIN_DECLS
 /* Class of a GPU kernel from its name (the category decides copy). */
 WeftKernelClass weft_classify_kernel_name (const char *name);
 
-/* Collective type from an NCCL/RCCL kernel name (ncclKernel_*, ncclDevKernel_*,
- * ncclSymkDevKernel_*, RCCL), WEFT_COLL_NONE if it is not one. */
+/* Collective type from a communication kernel's name: NCCL/RCCL
+ * (ncclKernel_*, ncclDevKernel_*, ncclSymkDevKernel_*, rccl*), expert
+ * parallelism (DeepEP and forks: dispatch/combine -> all_to_all,
+ * notify/layout -> ep_notify), NVSHMEM, torch symmetric memory, custom
+ * all-reduces; WEFT_COLL_NONE if it is not one (docs/classification.md). */
 WeftCollType    weft_coll_type_from_kernel_name (const char *name);
 
 /* Collective type from a "Collective name" arg (allreduce, _allgather_base, ...). */

@@ -102,7 +102,7 @@ typedef enum
   WEFT_KCLASS_OPTIMIZER,
   WEFT_KCLASS_COPY,        /* memcpy / memset / copy kernels */
   WEFT_KCLASS_OTHER,
-  WEFT_KCLASS_COMM,        /* communication (NCCL/RCCL) */
+  WEFT_KCLASS_COMM,        /* communication (NCCL/RCCL, EP, NVSHMEM, symmetric memory) */
   WEFT_KCLASS_N_CLASSES
 } WeftKernelClass;
 
@@ -121,6 +121,7 @@ typedef enum
   WEFT_COLL_BROADCAST,
   WEFT_COLL_REDUCE,
   WEFT_COLL_BARRIER,
+  WEFT_COLL_EP_NOTIFY,      /* expert-parallel bookkeeping: DeepEP notify / layout / buffer clean */
   WEFT_COLL_UNKNOWN,
   WEFT_COLL_N_TYPES
 } WeftCollType;

@@ -60,6 +60,7 @@ weft_coll_bus_factor (WeftCollType type, int n)
     case WEFT_COLL_REDUCE:
       return 1.0;
     case WEFT_COLL_BARRIER:
+    case WEFT_COLL_EP_NOTIFY:
       return 0.0;
     default:
       return 1.0;
@@ -263,7 +264,7 @@ static gboolean
 sample_usable (const WeftCollective *c)
 {
   return c->type != WEFT_COLL_NONE && c->type != WEFT_COLL_UNKNOWN && c->type != WEFT_COLL_BARRIER
-         && c->bytes >= 0;
+         && c->type != WEFT_COLL_EP_NOTIFY && c->bytes >= 0;
 }
 
 static void

@@ -67,7 +67,9 @@ weft_kernel_class_to_string (WeftKernelClass kclass)
 
 static const char *coll_names[] = { "none",       "all_reduce", "all_gather", "reduce_scatter",
                                      "all_to_all", "send",       "recv",       "send_recv",
-                                     "broadcast",  "reduce",     "barrier",    "unknown" };
+                                     "broadcast",  "reduce",     "barrier",    "ep_notify",
+                                     "unknown" };
+G_STATIC_ASSERT (G_N_ELEMENTS (coll_names) == WEFT_COLL_N_TYPES);
 
 const char *
 weft_coll_type_to_string (WeftCollType type)

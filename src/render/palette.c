@@ -43,6 +43,7 @@ static const guint32 coll_rgb[WEFT_COLL_N_TYPES] = {
   [WEFT_COLL_BROADCAST] = 0xff8c69,
   [WEFT_COLL_REDUCE] = 0xa83232,
   [WEFT_COLL_BARRIER] = 0x8a3b12,
+  [WEFT_COLL_EP_NOTIFY] = 0xe8a0b8,
   [WEFT_COLL_UNKNOWN] = 0xdf4f4f,
 };
 
