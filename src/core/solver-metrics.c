@@ -432,8 +432,6 @@ weft_solver_inferred_cause (WeftSolver *self, guint rank_index, guint32 event, g
   n = &self->nodes[v];
   if (n->kind != NODE_OP || n->bind_pred != WEFT_NONE || n->bind_kind != WEFT_DEP_NONE)
     return WEFT_DEP_NONE;
-  if (_weft_solver_is_member (self, v))
-    return WEFT_DEP_NONE;
   x = infer_pred (self, v, n->start);
   if (x == WEFT_NONE || n->start - self->nodes[x].end > WAKE_NS)
     return WEFT_DEP_NONE;
