@@ -70,6 +70,10 @@ typedef struct
 #define ELEM "void at::native::vectorized_elementwise_kernel<4>(int)"
 #define AR "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)"
 
+/* The end of the ProfilerStep#1 annotation gen_rank_json writes (us); < 0:
+ * 10 us after the last op. */
+static double gen_step_end_us = -1;
+
 /* One rank's Kineto JSON: kernels on pid 0, their cudaLaunchKernel on the
  * main thread (pid/tid 100) linked by correlation, a ProfilerStep#1 span. */
 static char *
@@ -86,7 +90,7 @@ gen_rank_json (int rank, int world, const GenOp *ops, guint n, const char *extra
   g_string_append_printf (s,
                           "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 100, "
                           "\"tid\": 100, \"ts\": 0.000, \"dur\": %.3f, \"args\": {\"External id\": 1}}",
-                          end + 10);
+                          gen_step_end_us >= 0 ? gen_step_end_us : end + 10);
   for (guint i = 0; i < n; i++)
     {
       int corr = 1000 + (int) i;
@@ -1619,6 +1623,8 @@ replay_one (const char *relative)
             }
         }
       g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+      g_assert_cmpint (m.step_source, ==, WEFT_STEP_TIME_GPU_SPAN);
+      g_assert_cmpint (m.step_time, ==, m.gpu_span);
       g_assert_cmpfloat (ABS ((double) (m.step_time - (hi - lo))), <=, 0.005 * (double) (hi - lo));
       /* per ProfilerStep: the observed span of the ops of the step (an op
        * belongs to ProfilerStep#N when its launch starts inside the step's
@@ -1654,16 +1660,44 @@ replay_one (const char *relative)
                     shi = MAX (shi, weft_event_end (ev) + off);
                   }
               }
-            if (slo > shi)
-              {
-                g_assert_false (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &m));
-                continue;
-              }
-            g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &m));
-            g_assert_cmpfloat (ABS ((double) (m.step_time - (shi - slo))), <=, 0.005 * (double) (shi - slo));
-            check_path_within_step (relative, solver, trace, step);
-            g_test_message ("%s: ProfilerStep#%d: step time %.1f us (observed %.1f us)", relative, step,
-                            m.step_time / 1e3, (shi - slo) / 1e3);
+            /* the step time is the ProfilerStep#N span (the longest over
+             * the ranks), exactly, on the trace as loaded; the GPU span of
+             * the step's ops is its own figure */
+            {
+              gint64 ps = -1;
+              for (guint r = 0; r < trace->ranks->len; r++)
+                {
+                  WeftRank *rank = weft_trace_rank (trace, r);
+                  gint64 plo = G_MAXINT64, phi = G_MININT64;
+                  for (guint q = 0; q < rank->steps->len; q++)
+                    {
+                      const WeftStep *st = &g_array_index (rank->steps, WeftStep, q);
+                      if (st->number != step)
+                        continue;
+                      plo = MIN (plo, st->begin);
+                      phi = MAX (phi, st->end);
+                    }
+                  if (phi != G_MININT64)
+                    ps = MAX (ps, phi - plo);
+                }
+              g_assert_cmpint (ps, >=, 0);
+              g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &m));
+              g_assert_cmpint (m.step_source, ==, WEFT_STEP_TIME_PROFILER_STEP);
+              g_assert_cmpint (ABS (m.step_time - ps), <=, 1);
+              g_assert_cmpint (m.end - m.begin, ==, m.step_time);
+              check_path_within_step (relative, solver, trace, step);
+              if (slo > shi)
+                {
+                  g_assert_cmpint (m.gpu_span, ==, 0);
+                  g_test_message ("%s: ProfilerStep#%d: step time %.1f us, no GPU op", relative, step,
+                                  m.step_time / 1e3);
+                  continue;
+                }
+              g_assert_cmpfloat (ABS ((double) (m.gpu_span - (shi - slo))), <=, 0.005 * (double) (shi - slo));
+              g_test_message ("%s: ProfilerStep#%d: step time %.1f us (ProfilerStep %.1f us), GPU span %.1f us "
+                              "(observed %.1f us)",
+                              relative, step, m.step_time / 1e3, ps / 1e3, m.gpu_span / 1e3, (shi - slo) / 1e3);
+            }
           }
       }
     }
@@ -1679,6 +1713,151 @@ replay_one (const char *relative)
                     st.n_cross_stream, st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved,
                     st.n_instances_late, st.n_unexplained);
   }
+}
+
+/* ---- step time and overlap as users define them (docs/solver.md, "Metrics") ---- */
+
+static void
+step_metrics (WeftSolver *solver, WeftMetrics *m)
+{
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, 1, m));
+  g_assert_cmpint (m->step_source, ==, WEFT_STEP_TIME_PROFILER_STEP);
+  g_assert_cmpint (m->end - m->begin, ==, m->step_time);
+}
+
+/* HTA's overlap: communication kernels overlapped by compute kernels; a
+ * memcpy is neither. An all-reduce on stream 20 (100..300 us), a pageable
+ * H2D memcpy on stream 8 (150..250 us, inside the all-reduce) and a GEMM on
+ * stream 7 (250..350 us, its last 50 us under the all-reduce). The step
+ * (ProfilerStep#1) is 0..360 us. */
+static const GenOp memcpy_ops[] = {
+  { 20, AR, 100, 200, 90, FALSE, 0 },
+  { 7, GEMM, 250, 100, 5, FALSE, 0 },
+};
+static const char memcpy_extra[] =
+  "{\"ph\": \"X\", \"cat\": \"gpu_memcpy\", \"name\": \"Memcpy HtoD (Pageable -> Device)\", \"pid\": 0, "
+  "\"tid\": 8, \"ts\": 150.000, \"dur\": 100.000, \"args\": {\"device\": 0, \"stream\": 8, \"correlation\": 4000, "
+  "\"bytes\": 1048576, \"memory bandwidth (GB/s)\": 10.5}}";
+
+static void
+test_overlap_excludes_memcpy (void)
+{
+  const GenOp *ops[] = { memcpy_ops };
+  guint n[] = { G_N_ELEMENTS (memcpy_ops) };
+  const char *extra[] = { memcpy_extra };
+  g_autoptr (WeftTrace) trace = gen_trace_extra ("memcpy-overlap", 1, ops, n, extra);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 gemm = find_named (trace, 0, GEMM, 0);
+  WeftMetrics m;
+
+  step_metrics (solver, &m);
+  g_assert_cmpint (m.step_time, ==, 360 * US);
+  g_assert_cmpint (m.gpu_span, ==, 250 * US);
+  g_assert_cmpint (m.gpu_begin - m.begin, ==, 100 * US);
+  g_assert_cmpint (m.comm, ==, 200 * US);
+  g_assert_cmpint (m.compute, ==, 100 * US);           /* the GEMM; not the memcpy */
+  g_assert_cmpint (m.memcpy_memset, ==, 100 * US);
+  g_assert_cmpint (m.overlapped, ==, 50 * US);         /* 250..300: the GEMM under the all-reduce */
+  g_assert_cmpint (m.comm_only, ==, 150 * US);         /* 100..250, the memcpy does not hide it */
+  g_assert_cmpfloat_with_epsilon (m.overlap_pct, 25.0, 1e-9);
+  g_assert_cmpint (m.idle, ==, 110 * US);              /* 0..100 and 350..360: no GPU op at all */
+
+  /* the GEMM moved off the all-reduce: only the memcpy overlaps it, overlap 0 */
+  g_assert_true (weft_solver_set_min_start (solver, 0, gemm, weft_solver_start (solver, 0, gemm) + 50 * US, &error));
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, 1, &m));
+  g_assert_cmpint (m.overlapped, ==, 0);
+  g_assert_cmpfloat (m.overlap_pct, ==, 0.0);
+  g_assert_cmpint (m.comm_only, ==, 200 * US);
+  /* the GEMM now ends at 400 us, 40 us past the step's end: the step grows by that */
+  g_assert_cmpint (m.step_time, ==, 400 * US);
+  g_assert_cmpint (m.gpu_span, ==, 300 * US);
+}
+
+/* K1 (10..110 us) and K2 (110..210 us) queued on stream 7, launched at 0
+ * and 2 us; the CPU waits for K2 in cudaStreamSynchronize (6..212 us, a
+ * loss.item()) and the step's annotation ends at 220 us. */
+static const GenOp step_ops[] = {
+  { 7, GEMM, 10, 100, 0, FALSE, 0 },
+  { 7, ELEM, 110, 100, 2, FALSE, 0 },
+};
+static const char step_sync_extra[] =
+  "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", \"pid\": 100, \"tid\": 100, "
+  "\"ts\": 6.000, \"dur\": 206.000, \"args\": {\"cbid\": 131, \"correlation\": 3000}}";
+
+static void
+test_step_time_sync (void)
+{
+  const GenOp *ops[] = { step_ops };
+  guint n[] = { 2 };
+  const char *extra[] = { step_sync_extra };
+  g_autoptr (WeftTrace) trace = gen_trace_extra ("step-sync", 1, ops, n, extra);
+  g_autoptr (WeftSolver) solver = solver_for (trace);
+  g_autoptr (GError) error = NULL;
+  guint32 k1 = find_named (trace, 0, GEMM, 0);
+  WeftMetrics m, base;
+
+  step_metrics (solver, &base);
+  g_assert_cmpint (base.step_time, ==, 220 * US);
+  g_assert_cmpint (base.gpu_span, ==, 200 * US);
+  /* K1 30 us longer: K2 and the sync end 30 us later, and so does the step */
+  g_assert_true (weft_solver_set_duration (solver, 0, k1, 130 * US, &error));
+  step_metrics (solver, &m);
+  g_assert_cmpint (m.step_time, ==, base.step_time + 30 * US);
+  g_assert_cmpint (m.begin, ==, base.begin);
+  g_assert_cmpint (m.gpu_span, ==, base.gpu_span + 30 * US);
+  /* 50 us shorter: the sync returns earlier, the step is 50 us shorter */
+  g_assert_true (weft_solver_set_duration (solver, 0, k1, 50 * US, &error));
+  step_metrics (solver, &m);
+  g_assert_cmpint (m.step_time, ==, base.step_time - 50 * US);
+  g_assert_true (weft_solver_baseline_metrics (solver, WEFT_SOLVER_ALL_RANKS, 1, &m));
+  g_assert_cmpint (m.step_time, ==, base.step_time);
+  /* the critical path covers the step window (it begins at the step's begin) */
+  {
+    g_autoptr (GArray) cp = weft_solver_critical_path (solver, 1);
+    step_metrics (solver, &m);
+    g_assert_cmpuint (cp->len, >, 0);
+    g_assert_cmpint (g_array_index (cp, WeftCpSegment, 0).begin, ==, m.begin);
+  }
+}
+
+/* Without a sync the CPU's annotation does not wait for the GPU. The step
+ * end is the annotation's end, pushed by GPU work of the step only where an
+ * edit moves it past that end by more than it ran past it as loaded:
+ * (a) the GPU ends before the annotation (210 vs 220 us): K1 30 us longer
+ *     ends the GPU at 240 us, so the step grows by 20 us; shorter, no change;
+ * (b) the GPU ran 60 us past the annotation as loaded (step 0..150 us): K1
+ *     30 us longer lengthens the step by 30 us; shorter, no change. */
+static void
+test_step_time_no_sync (void)
+{
+  const GenOp *ops[] = { step_ops };
+  guint n[] = { 2 };
+  for (int lag = 0; lag < 2; lag++)
+    {
+      g_autoptr (WeftTrace) trace = NULL;
+      g_autoptr (WeftSolver) solver = NULL;
+      g_autoptr (GError) error = NULL;
+      guint32 k1;
+      WeftMetrics m, base;
+
+      gen_step_end_us = lag ? 150 : -1;
+      trace = gen_trace (lag ? "step-lag" : "step-nosync", 1, ops, n);
+      gen_step_end_us = -1;
+      solver = solver_for (trace);
+      k1 = find_named (trace, 0, GEMM, 0);
+      step_metrics (solver, &base);
+      g_assert_cmpint (base.step_time, ==, lag ? 150 * US : 220 * US);
+      g_assert_cmpint (base.gpu_span, ==, 200 * US);
+      g_assert_true (weft_solver_set_duration (solver, 0, k1, 130 * US, &error));
+      step_metrics (solver, &m);
+      g_assert_cmpint (m.step_time, ==, base.step_time + (lag ? 30 : 20) * US);
+      g_assert_cmpint (m.gpu_span, ==, base.gpu_span + 30 * US);
+      g_assert_true (weft_solver_set_duration (solver, 0, k1, 50 * US, &error));
+      step_metrics (solver, &m);
+      g_assert_cmpint (m.step_time, ==, base.step_time);
+      g_assert_cmpint (m.gpu_span, ==, base.gpu_span - 50 * US);
+    }
 }
 
 static void
@@ -1715,6 +1894,9 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/solver/replay-shared", test_replay_shared);
+  g_test_add_func ("/solver/overlap-excludes-memcpy", test_overlap_excludes_memcpy);
+  g_test_add_func ("/solver/step-time-sync", test_step_time_sync);
+  g_test_add_func ("/solver/step-time-no-sync", test_step_time_no_sync);
   g_test_add_func ("/solver/dlrm-rendezvous", test_dlrm_rendezvous);
   g_test_add_func ("/solver/analyze-dlrm", test_analyze_dlrm);
   g_test_add_func ("/solver/analyze-bad-step", test_analyze_bad_step);

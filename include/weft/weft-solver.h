@@ -275,21 +275,42 @@ void        weft_solver_apply_to_model (WeftSolver *self);
 #define WEFT_SOLVER_ALL_RANKS G_MAXUINT
 #define WEFT_SOLVER_ALL_STEPS (-1)
 
+/* What a WeftMetrics step time measures (docs/solver.md, "Metrics"). */
+typedef enum
+{
+  WEFT_STEP_TIME_GPU_SPAN = 0,   /* no ProfilerStep#N: first GPU op start to last GPU op end */
+  WEFT_STEP_TIME_PROFILER_STEP,  /* the ProfilerStep#N annotation, re-timed by the solver */
+} WeftStepTimeSource;
+
 typedef struct
 {
   int    step;            /* ProfilerStep number, WEFT_SOLVER_ALL_STEPS for the whole trace */
   guint  n_ranks;         /* ranks included */
-  gint64 begin;           /* first GPU op start of the step (common timeline) */
-  gint64 end;             /* last GPU op end */
-  gint64 step_time;       /* end - begin (whole: over all ranks) */
-  /* GPU time on the rank's streams within [begin, end) (interval union;
-   * whole trace: mean over ranks): */
-  gint64 compute;         /* any compute */
+  /* The step window (common timeline): the rank's ProfilerStep#N span on
+   * its CPU thread, shifted with the thread after GPU-to-CPU syncs, its end
+   * pushed by GPU work of the step that an edit moved past it; without a
+   * ProfilerStep (WEFT_SOLVER_ALL_STEPS, or none in the trace) the GPU span.
+   * Whole trace: the window of the rank with the longest step. */
+  gint64 begin;
+  gint64 end;
+  gint64 step_time;       /* end - begin: the iteration time (whole: max over ranks) */
+  WeftStepTimeSource step_source;
+  /* first GPU op start / last GPU op end of the ops of the step (whole: over
+   * all ranks), and gpu_end - gpu_begin; 0 when the step has no GPU op */
+  gint64 gpu_begin;
+  gint64 gpu_end;
+  gint64 gpu_span;
+  /* GPU time of the rank's ops of the step (interval union; whole trace:
+   * mean over ranks). Compute = kernels that are not communication;
+   * memcpy / memset (gpu_memcpy / gpu_memset events) are neither, as in
+   * HTA, and have their own figure. */
+  gint64 compute;         /* any compute kernel */
   gint64 comm;            /* any communication */
   gint64 compute_only;
-  gint64 overlapped;      /* compute and communication at once */
+  gint64 overlapped;      /* compute and communication kernels at once */
   gint64 comm_only;       /* = exposed communication */
-  gint64 idle;            /* no GPU op at all */
+  gint64 memcpy_memset;   /* any memcpy / memset */
+  gint64 idle;            /* in the step window, no GPU op at all (of any step) */
   double overlap_pct;     /* 100 * overlapped / comm (HTA's definition); 0 without comm */
   gint64 exposed_comm;    /* comm_only */
   /* critical path of the step (across ranks): its length and composition */
@@ -302,11 +323,15 @@ typedef struct
   guint  cp_n_ops;
 } WeftMetrics;
 
+/* "profiler_step" or "gpu_span" (the --json step_time_source). */
+const char *weft_step_time_source_to_string (WeftStepTimeSource source);
+
 /* Steps present (ProfilerStep#N numbers, sorted, over all ranks); an empty
  * array when the trace has none. Free with g_array_unref. */
 GArray     *weft_solver_steps (WeftSolver *self);
 /* Metrics now (rank_index or WEFT_SOLVER_ALL_RANKS; step or
- * WEFT_SOLVER_ALL_STEPS). FALSE when the step has no GPU op on that rank. */
+ * WEFT_SOLVER_ALL_STEPS). FALSE when the step has neither a GPU op nor a
+ * ProfilerStep#N annotation on that rank (any rank, for the whole trace). */
 gboolean    weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);
 /* The same from the first solve (the trace as loaded). */
 gboolean    weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);

@@ -45,7 +45,9 @@ static guint signals[N_SIGNALS];
 
 static const char *const chip_names[N_CHIPS] = { "Step", "Overlap", "Exposed comm", "Critical path" };
 static const char *const chip_tips[N_CHIPS] = {
-  "Step time: first GPU op start to last GPU op end of the step over all ranks",
+  "Step time: the iteration time, as torchtitan logs it and HTA reports it: the ProfilerStep#N span on the "
+  "CPU (the longest rank), re-timed after edits (it moves with GPU-to-CPU syncs, and with GPU work of the step "
+  "pushed past its end); without a ProfilerStep (whole trace), the GPU span",
   "Overlap %: time communication runs beside compute, divided by all communication time "
   "(HTA's definition), mean over ranks",
   "Exposed communication: time only communication runs on the GPU (no compute beside it), mean over ranks",
@@ -93,7 +95,17 @@ update_chips (WeftMetricsBar *self)
   {
     g_autofree char *v = weft_format_duration (self->now.step_time);
     g_autofree char *d = delta_markup (self->now.step_time - self->base.step_time, TRUE, FALSE);
+    g_autofree char *g = weft_format_duration (self->now.gpu_span);
+    g_autofree char *gd = weft_format_delta (self->now.gpu_span - self->base.gpu_span);
+    g_autofree char *tip = NULL;
     set_chip (self, CHIP_STEP, v, d);
+    tip = g_strdup_printf ("%s\nHere: %s.\nGPU span (first GPU op start to last GPU op end of the step's ops, all "
+                           "ranks): %s (%s)",
+                           chip_tips[CHIP_STEP],
+                           self->now.step_source == WEFT_STEP_TIME_PROFILER_STEP ? "the ProfilerStep span"
+                                                                                 : "the GPU span (no ProfilerStep)",
+                           g, self->now.gpu_span == self->base.gpu_span ? "as loaded" : gd);
+    gtk_widget_set_tooltip_text (self->chips[CHIP_STEP], tip);
   }
   {
     g_autofree char *v = self->now.comm > 0 ? g_strdup_printf ("%.1f%%", self->now.overlap_pct) : g_strdup ("–");

@@ -536,8 +536,14 @@ compose_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
       g_task_return_error (task, error);
       return;
     }
-  p->have_metrics = weft_solver_metrics (weft_edit_session_get_solver (p->session), WEFT_SOLVER_ALL_RANKS,
-                                         WEFT_SOLVER_ALL_STEPS, &p->m);
+  {
+    /* the figures the window's chips will show: its first step (the
+     * ProfilerStep span the composer writes), else the whole trace */
+    WeftSolver *solver = weft_edit_session_get_solver (p->session);
+    g_autoptr (GArray) steps = weft_solver_steps (solver);
+    int step = steps->len > 0 ? g_array_index (steps, int, 0) : WEFT_SOLVER_ALL_STEPS;
+    p->have_metrics = weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &p->m);
+  }
   p->compose_us = t1 - t0;
   p->solve_us = g_get_monotonic_time () - t1;
   /* rank 0 with its lanes, the others collapsed to their overlap band */

@@ -563,6 +563,10 @@ write_state (WeftWindow *self)
           add_int64 (m, "exposed_comm", now.exposed_comm);
           add_int64 (m, "critical_path", now.cp_length);
           add_int64 (m, "baseline_step_time", base.step_time);
+          json_object_object_add (m, "step_time_source",
+                                  json_object_new_string (weft_step_time_source_to_string (now.step_source)));
+          add_int64 (m, "gpu_span", now.gpu_span);
+          add_int64 (m, "baseline_gpu_span", base.gpu_span);
           json_object_object_add (root, "metrics", m);
         }
     }

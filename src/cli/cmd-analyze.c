@@ -13,6 +13,12 @@
 #include "weft/weft.h"
 
 #define OVERLAP_DEF "overlap % = overlapped / communication time (HTA's definition)"
+#define STEP_DEF                                                                                                   \
+  "step time = the ProfilerStep#N span on the rank's CPU thread (re-timed after edits; whole trace: the longest "   \
+  "rank), else (no ProfilerStep, or the whole trace) the GPU span; step_time_source says which"
+#define GPU_SPAN_DEF "GPU span = first GPU op start to last GPU op end of the ops launched in the step (all ranks)"
+#define COMPUTE_DEF                                                                                                \
+  "compute = kernels other than communication; memcpy/memset are neither (HTA), see memcpy_memset_us"
 
 static double
 us (gint64 ns)
@@ -42,11 +48,17 @@ metrics_json (const WeftMetrics *m, const WeftMetrics *base)
   json_object_object_add (o, "begin_ns", json_object_new_int64 (m->begin));
   json_object_object_add (o, "end_ns", json_object_new_int64 (m->end));
   json_object_object_add (o, "step_time_us", json_object_new_double (us (m->step_time)));
+  json_object_object_add (o, "step_time_source",
+                          json_object_new_string (weft_step_time_source_to_string (m->step_source)));
+  json_object_object_add (o, "gpu_begin_ns", json_object_new_int64 (m->gpu_begin));
+  json_object_object_add (o, "gpu_end_ns", json_object_new_int64 (m->gpu_end));
+  json_object_object_add (o, "gpu_span_us", json_object_new_double (us (m->gpu_span)));
   json_object_object_add (o, "compute_us", json_object_new_double (us (m->compute)));
   json_object_object_add (o, "communication_us", json_object_new_double (us (m->comm)));
   json_object_object_add (o, "compute_only_us", json_object_new_double (us (m->compute_only)));
   json_object_object_add (o, "overlapped_us", json_object_new_double (us (m->overlapped)));
   json_object_object_add (o, "communication_only_us", json_object_new_double (us (m->comm_only)));
+  json_object_object_add (o, "memcpy_memset_us", json_object_new_double (us (m->memcpy_memset)));
   json_object_object_add (o, "idle_us", json_object_new_double (us (m->idle)));
   json_object_object_add (o, "overlap_pct", json_object_new_double (m->overlap_pct));
   json_object_object_add (o, "exposed_communication_us", json_object_new_double (us (m->exposed_comm)));
@@ -59,6 +71,7 @@ metrics_json (const WeftMetrics *m, const WeftMetrics *base)
   if (base != NULL)
     {
       json_object_object_add (o, "step_time_delta_us", json_object_new_double (us (m->step_time - base->step_time)));
+      json_object_object_add (o, "gpu_span_delta_us", json_object_new_double (us (m->gpu_span - base->gpu_span)));
       json_object_object_add (o, "overlap_pct_delta", json_object_new_double (m->overlap_pct - base->overlap_pct));
       json_object_object_add (o, "exposed_communication_delta_us",
                               json_object_new_double (us (m->exposed_comm - base->exposed_comm)));
@@ -69,8 +82,9 @@ metrics_json (const WeftMetrics *m, const WeftMetrics *base)
 static void
 print_metrics_row (const char *label, const WeftMetrics *m)
 {
-  printf ("  %-10s %12.1f %12.1f %12.1f %12.1f %12.1f %8.1f %12.1f\n", label, us (m->step_time), us (m->compute_only),
-          us (m->overlapped), us (m->comm_only), us (m->idle), m->overlap_pct, us (m->exposed_comm));
+  printf ("  %-10s %12.1f %12.1f %12.1f %12.1f %12.1f %12.1f %12.1f %8.1f %12.1f\n", label, us (m->step_time),
+          us (m->gpu_span), us (m->compute_only), us (m->overlapped), us (m->comm_only), us (m->memcpy_memset),
+          us (m->idle), m->overlap_pct, us (m->exposed_comm));
 }
 
 typedef struct
@@ -249,6 +263,9 @@ weft_cmd_analyze (int argc, char **argv)
       json_object_object_add (defs, "overlap_pct", json_object_new_string (OVERLAP_DEF));
       json_object_object_add (defs, "times", json_object_new_string ("microseconds; per-rank GPU time within the step, "
                                                                       "whole trace: mean over ranks"));
+      json_object_object_add (defs, "step_time", json_object_new_string (STEP_DEF));
+      json_object_object_add (defs, "gpu_span", json_object_new_string (GPU_SPAN_DEF));
+      json_object_object_add (defs, "compute", json_object_new_string (COMPUTE_DEF));
       json_object_object_add (doc, "definitions", defs);
       json_object_object_add (doc, "whole", metrics_json (&whole, have_base ? &base : NULL));
       {
@@ -395,9 +412,13 @@ weft_cmd_analyze (int argc, char **argv)
                   st.n_unexplained);
         printf ("\n");
       }
-      printf ("%s; times in us, per rank GPU time within the step, 'all' = mean over ranks\n\n", OVERLAP_DEF);
-      printf ("  %-10s %12s %12s %12s %12s %12s %8s %12s\n", "", "step time", "compute-only", "overlapped",
-              "comm-only", "idle", "overlap%", "exposed comm");
+      printf ("%s; times in us, per rank GPU time within the step, 'all' = mean over ranks\n", OVERLAP_DEF);
+      printf ("step time: %s (here: %s); %s\n%s\n\n",
+              whole.step_source == WEFT_STEP_TIME_PROFILER_STEP ? "the ProfilerStep span, 'all' = the longest rank"
+                                                                : "the GPU span (no ProfilerStep)",
+              weft_step_time_source_to_string (whole.step_source), GPU_SPAN_DEF, COMPUTE_DEF);
+      printf ("  %-10s %12s %12s %12s %12s %12s %12s %12s %8s %12s\n", "", "step time", "gpu span", "compute-only",
+              "overlapped", "comm-only", "memcpy/set", "idle", "overlap%", "exposed comm");
       print_metrics_row ("all", &whole);
       for (guint r = 0; r < trace->ranks->len; r++)
         {

@@ -140,6 +140,54 @@ infer_pred (WeftSolver *self, guint32 b, gint64 t)
   return best;
 }
 
+/* Where the path of a window ending at t begins (walking back): of the GPU
+ * ops of the ranks concerned (any step: the GPU may still run the previous
+ * step's work) that started before t, the one whose end, cut at t, is
+ * latest; the later start on a tie. WEFT_NONE when none started before t. */
+static guint32
+anchor_at (WeftSolver *self, guint rank, gint64 t)
+{
+  guint32 best = WEFT_NONE;
+  gint64 best_end = G_MININT64;
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      GPtrArray *lanes = self->ranks[r].lanes;
+      if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
+        continue;
+      for (guint li = 0; li < lanes->len; li++)
+        {
+          GArray *o = g_ptr_array_index (lanes, li);
+          const guint32 *ord;
+          guint lo = 0, hi;
+          if (o == NULL || o->len == 0)
+            continue;
+          ord = (const guint32 *) (void *) o->data;
+          hi = o->len;
+          while (lo < hi) /* first position starting at or after t */
+            {
+              guint mid = lo + (hi - lo) / 2;
+              if (self->nodes[ord[mid]].start < t)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          for (guint j = lo, k = 0; j > 0 && k < INFER_SCAN; j--, k++)
+            {
+              const Node *n = &self->nodes[ord[j - 1]];
+              gint64 e = MIN (n->end, t);
+              if (n->flags & NODE_DELETED)
+                continue;
+              if (e > best_end || (e == best_end && best != WEFT_NONE && n->start > self->nodes[best].start))
+                {
+                  best_end = e;
+                  best = ord[j - 1];
+                }
+            }
+        }
+    }
+  return best;
+}
+
 /* When the CPU thread that launched an op at t began the busy run that
  * led to the launch: going back from t over the thread's CPU ops and
  * runtime calls (annotations and Python frames span whole steps: they say
@@ -197,11 +245,14 @@ thread_run_start (WeftSolver *self, guint r, guint32 launch_event, gint64 t, gin
 }
 
 /* Walks binding predecessors back from the op with the latest end among the
- * ops of (rank, step) (given as hint_last with the window [hint_begin,
- * hint_end] when the caller has them, else WEFT_NONE); marks the nodes when
- * mark. The path is the step's: it never leaves the window (segments are
- * clipped to it), so it is never longer than the window. Where no recorded
- * edge explains a start, it goes on through an inferred one. */
+ * ops of (rank, step) (given as hint_last when the caller has it, else
+ * WEFT_NONE); marks the nodes when mark. [hint_begin, hint_end] is the step
+ * window (WeftMetrics begin / end; G_MAXINT64 / G_MININT64 when unknown: the
+ * span of the ops). The path is the window's: it never leaves the window
+ * (segments are clipped to it), so it is never longer than the step; inside
+ * it, it goes through whatever held the step's work back, ops of the
+ * previous step still running included. Where no recorded edge explains a
+ * start, it goes on through an inferred one. */
 static GArray *
 critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, guint32 hint_last, gint64 hint_begin,
                         gint64 hint_end)
@@ -211,6 +262,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
   guint32 cur;
   guint guard = 0;
   gint64 window_begin = hint_begin, window_end = hint_end;
+  gboolean begin_known = hint_begin != G_MAXINT64;
 
   /* over the streams of the ranks concerned only (the node array is large) */
   for (guint r = 0; r < self->n_ranks && hint_last == WEFT_NONE; r++)
@@ -226,7 +278,8 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
               guint32 v = g_array_index (o, guint32, j);
               if (!op_in (self, &self->nodes[v], rank, step))
                 continue;
-              window_begin = MIN (window_begin, self->nodes[v].start);
+              if (!begin_known)
+                window_begin = MIN (window_begin, self->nodes[v].start);
               if (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end)
                 last = v;
             }
@@ -234,8 +287,20 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
     }
   if (last == WEFT_NONE)
     return segs;
-  if (hint_last == WEFT_NONE)
+  if (window_end == G_MININT64)
     window_end = self->nodes[last].end;
+  else
+    {
+      /* the window ends at a time of its own (the ProfilerStep's end): the
+       * path ends with what ran on the GPU then, and after the GPU's last
+       * op, the CPU still running the step */
+      guint32 a = anchor_at (self, rank, window_end);
+      if (a == WEFT_NONE)
+        return segs;
+      last = a;
+      if (self->nodes[last].end < window_end)
+        seg_add (segs, &self->nodes[last], WEFT_CP_LAUNCH, WEFT_DEP_NONE, self->nodes[last].end, window_end);
+    }
 
   cur = last;
   while (cur != WEFT_NONE && guard++ < 4 * self->n_nodes + 16)
@@ -244,8 +309,6 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
       Node *b;        /* the node whose start binding we follow next */
       gint64 b_start;
 
-      if (n->kind == NODE_OP && step != WEFT_SOLVER_ALL_STEPS && n->step != step && cur != last)
-        break;
       if (n->end <= window_begin && cur != last)
         break; /* before the window: nothing of it is on this step's path */
       if (mark)
@@ -403,7 +466,11 @@ critical_segments (WeftSolver *self, guint rank, int step, gboolean mark)
 GArray *
 weft_solver_critical_path (WeftSolver *self, int step)
 {
+  WeftMetrics m;
   _weft_solver_sync (self);
+  /* the path of a step covers its window, as in its metrics */
+  if (step != WEFT_SOLVER_ALL_STEPS && weft_solver_metrics (self, WEFT_SOLVER_ALL_RANKS, step, &m))
+    return critical_segments_from (self, WEFT_SOLVER_ALL_RANKS, step, FALSE, WEFT_NONE, m.begin, m.end);
   return critical_segments (self, WEFT_SOLVER_ALL_RANKS, step, FALSE);
 }
 
@@ -550,10 +617,22 @@ weft_solver_slack (WeftSolver *self, guint rank_index, guint32 event)
 
 /* ---- metrics ----------------------------------------------------------------- */
 
+/* interval classes of the sweep */
+enum
+{
+  IV_COMPUTE = 0,  /* a kernel that is not communication */
+  IV_COMM,         /* communication */
+  IV_MEM,          /* memcpy / memset: neither (HTA) */
+  IV_OTHER_STEP,   /* an op of another step inside the window: only for idle */
+};
+
+#define IV_MASK(c) (1u << (c))
+#define IV_ALL     (IV_MASK (IV_COMPUTE) | IV_MASK (IV_COMM) | IV_MASK (IV_MEM) | IV_MASK (IV_OTHER_STEP))
+
 typedef struct
 {
   gint64 s, e;
-  gboolean comm;
+  guint  cls;
 } Ival;
 
 static gint
@@ -597,30 +676,174 @@ merge_runs (GArray *iv, GArray *runs, GArray *tmp)
     }
 }
 
-/* Union length of the intervals (sorted by start) of a class (-1: all). */
+/* Union length of the intervals (sorted by start) of the classes in mask,
+ * each clipped to [lo, hi]. */
 static gint64
-union_len (const Ival *iv, guint n, int cls)
+union_len (const Ival *iv, guint n, guint mask, gint64 lo, gint64 hi)
 {
   gint64 total = 0, cs = 0, ce = G_MININT64;
   for (guint i = 0; i < n; i++)
     {
-      if (cls >= 0 && iv[i].comm != (cls == 1))
+      gint64 s = MAX (iv[i].s, lo), e = MIN (iv[i].e, hi);
+      if (!(mask & IV_MASK (iv[i].cls)))
         continue;
-      if (iv[i].e <= iv[i].s)
+      if (e <= s)
         continue;
-      if (ce == G_MININT64 || iv[i].s > ce)
+      if (ce == G_MININT64 || s > ce)
         {
           if (ce != G_MININT64)
             total += ce - cs;
-          cs = iv[i].s;
-          ce = iv[i].e;
+          cs = s;
+          ce = e;
         }
-      else if (iv[i].e > ce)
-        ce = iv[i].e;
+      else if (e > ce)
+        ce = e;
     }
   if (ce != G_MININT64)
     total += ce - cs;
   return total;
+}
+
+const char *
+weft_step_time_source_to_string (WeftStepTimeSource source)
+{
+  return source == WEFT_STEP_TIME_PROFILER_STEP ? "profiler_step" : "gpu_span";
+}
+
+static const StepWin *
+step_win (WeftSolver *self, guint rank, int step)
+{
+  if (self->step_wins == NULL || step == WEFT_SOLVER_ALL_STEPS || rank >= self->n_ranks)
+    return NULL;
+  for (guint i = self->step_win_first[rank]; i < self->step_win_first[rank + 1]; i++)
+    {
+      const StepWin *w = &g_array_index (self->step_wins, StepWin, i);
+      if (w->number == step)
+        return w;
+    }
+  return NULL;
+}
+
+/* The ProfilerStep#N annotations of every rank, with the end of their GPU
+ * ops in the first solve (the nodes hold it when this runs). */
+static void
+build_step_wins (WeftSolver *self)
+{
+  self->step_wins = g_array_new (FALSE, FALSE, sizeof (StepWin));
+  self->step_win_first = g_new0 (guint, self->n_ranks + 1);
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      WeftRank *rank = weft_trace_rank (self->trace, r);
+      gint64 off = self->ranks[r].offset;
+      guint first = self->step_wins->len;
+      self->step_win_first[r] = first;
+      for (guint k = 0; k < rank->steps->len; k++)
+        {
+          const WeftStep *st = &g_array_index (rank->steps, WeftStep, k);
+          StepWin w, *dup = NULL;
+          for (guint j = first; j < self->step_wins->len && dup == NULL; j++)
+            if (g_array_index (self->step_wins, StepWin, j).number == st->number)
+              dup = &g_array_index (self->step_wins, StepWin, j);
+          if (dup != NULL)
+            {
+              /* the same step twice on a rank (a cpu_op and a
+               * user_annotation): its extent, timed on the first's thread */
+              dup->begin = MIN (dup->begin, st->begin + off);
+              dup->end = MAX (dup->end, st->end + off);
+              continue;
+            }
+          w.rank = r;
+          w.number = st->number;
+          w.event = st->event;
+          w.lane = st->event < rank->events->len ? weft_rank_event (rank, st->event)->lane : WEFT_NONE;
+          w.begin = st->begin + off;
+          w.end = st->end + off;
+          w.gpu_end0 = G_MININT64;
+          g_array_append_val (self->step_wins, w);
+        }
+    }
+  self->step_win_first[self->n_ranks] = self->step_wins->len;
+  for (guint32 v = 0; v < self->n_nodes; v++)
+    {
+      const Node *n = &self->nodes[v];
+      if (n->kind != NODE_OP || (n->flags & NODE_DELETED) || n->step == WEFT_SOLVER_ALL_STEPS)
+        continue;
+      for (guint i = self->step_win_first[n->rank]; i < self->step_win_first[n->rank + 1]; i++)
+        {
+          StepWin *w = &g_array_index (self->step_wins, StepWin, i);
+          if (w->number == n->step)
+            {
+              w->gpu_end0 = MAX (w->gpu_end0, n->end);
+              break;
+            }
+        }
+    }
+}
+
+/* The step window of rank r for a step with a ProfilerStep annotation: its
+ * begin and end shifted with the CPU thread (a sync that now ends later or
+ * earlier moves what follows on the thread), and the end pushed by the
+ * step's GPU work (gpu_end, now) where it runs past the annotation's end by
+ * more than it did as loaded (docs/solver.md, "Metrics"). An unedited
+ * trace: exactly the annotation. */
+static void
+profiler_step_window (WeftSolver *self, const StepWin *w, gint64 gpu_end, gint64 *begin, gint64 *end)
+{
+  gint64 b = w->begin + _weft_solver_shift (self, w->rank, w->lane, w->begin);
+  gint64 e = w->end + _weft_solver_shift (self, w->rank, w->lane, w->end);
+  if (gpu_end != G_MININT64)
+    {
+      gint64 lag = w->gpu_end0 != G_MININT64 ? MAX (0, w->gpu_end0 - w->end) : 0;
+      e = MAX (e, gpu_end - lag);
+    }
+  *begin = b;
+  *end = MAX (b, e);
+}
+
+/* Appends the ops of lane order o of (rank r, step) to iv as one sorted run
+ * (cls by kind); other-step ops only when other_lo < other_hi, clipped to
+ * that window (for idle). Returns FALSE when nothing was added. */
+static gboolean
+sweep_lane (WeftSolver *self, GArray *o, guint r, int step, GArray *iv, GArray *runs, gint64 other_lo, gint64 other_hi,
+            gint64 *rb, gint64 *re, guint32 *last)
+{
+  guint run_start = iv->len;
+  gboolean sorted = TRUE;
+  for (guint j = 0; o != NULL && j < o->len; j++)
+    {
+      guint32 v = g_array_index (o, guint32, j);
+      const Node *n = &self->nodes[v];
+      Ival x;
+      if (other_lo < other_hi)
+        {
+          /* the second pass: ops of other steps inside the window */
+          if (n->kind != NODE_OP || (n->flags & NODE_DELETED) || n->step == step || n->end <= other_lo ||
+              n->start >= other_hi)
+            continue;
+          x.cls = IV_OTHER_STEP;
+        }
+      else
+        {
+          if (!op_in (self, n, r, step))
+            continue;
+          x.cls = (n->flags & NODE_COMM) ? IV_COMM : (n->flags & NODE_MEM) ? IV_MEM : IV_COMPUTE;
+          *rb = MIN (*rb, n->start);
+          *re = MAX (*re, n->end);
+          if (*last == WEFT_NONE || n->end > self->nodes[*last].end)
+            *last = v;
+        }
+      x.s = n->start;
+      x.e = n->end;
+      if (iv->len > run_start && g_array_index (iv, Ival, iv->len - 1).s > x.s)
+        sorted = FALSE;
+      g_array_append_val (iv, x);
+    }
+  if (iv->len == run_start)
+    return FALSE;
+  if (!sorted) /* negative gaps (observed overlap): sort this run */
+    qsort (&g_array_index (iv, Ival, run_start), iv->len - run_start, sizeof (Ival), ival_cmp);
+  g_array_append_val (runs, run_start);
+  return TRUE;
 }
 
 static gboolean
@@ -629,98 +852,122 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
   GArray *iv = g_array_new (FALSE, FALSE, sizeof (Ival));
   GArray *runs = g_array_new (FALSE, FALSE, sizeof (guint));
   GArray *tmp = g_array_new (FALSE, FALSE, sizeof (Ival));
-  gint64 sum_compute = 0, sum_comm = 0, sum_ov = 0, sum_union = 0;
+  gint64 sum_compute = 0, sum_comm = 0, sum_ov = 0, sum_mem = 0, sum_idle = 0;
   guint n_ranks = 0;
-  gint64 begin = G_MAXINT64, end = G_MININT64;
+  gint64 gpu_begin = G_MAXINT64, gpu_end = G_MININT64;
   guint32 last = WEFT_NONE;
 
   memset (m, 0, sizeof *m);
   m->step = step;
+  m->step_time = -1;
   for (guint r = 0; r < self->n_ranks; r++)
     {
-      gint64 rb = G_MAXINT64, re = G_MININT64, c, k, u;
+      gint64 rb = G_MAXINT64, re = G_MININT64, wb, we, c, k, u;
+      const StepWin *w;
+      WeftStepTimeSource source;
       if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
         continue;
       g_array_set_size (iv, 0);
       g_array_set_size (runs, 0);
       for (guint li = 0; li < self->ranks[r].lanes->len; li++)
-        {
-          GArray *o = g_ptr_array_index (self->ranks[r].lanes, li);
-          guint run_start = iv->len;
-          gboolean sorted = TRUE;
-          for (guint j = 0; o != NULL && j < o->len; j++)
-            {
-              const Node *n = &self->nodes[g_array_index (o, guint32, j)];
-              Ival x;
-              if (!op_in (self, n, r, step))
-                continue;
-              x.s = n->start;
-              x.e = n->end;
-              x.comm = (n->flags & NODE_COMM) != 0;
-              if (iv->len > run_start && g_array_index (iv, Ival, iv->len - 1).s > x.s)
-                sorted = FALSE;
-              g_array_append_val (iv, x);
-              rb = MIN (rb, n->start);
-              re = MAX (re, n->end);
-              if (last == WEFT_NONE || n->end > self->nodes[last].end)
-                last = g_array_index (o, guint32, j);
-            }
-          if (iv->len == run_start)
-            continue;
-          if (!sorted) /* negative gaps (observed overlap): sort this run */
-            qsort (&g_array_index (iv, Ival, run_start), iv->len - run_start, sizeof (Ival), ival_cmp);
-          g_array_append_val (runs, run_start);
-        }
-      if (iv->len == 0)
+        sweep_lane (self, g_ptr_array_index (self->ranks[r].lanes, li), r, step, iv, runs, 0, 0, &rb, &re, &last);
+      w = step_win (self, r, step);
+      if (iv->len == 0 && w == NULL)
         continue;
+      if (w != NULL)
+        {
+          profiler_step_window (self, w, re, &wb, &we);
+          source = WEFT_STEP_TIME_PROFILER_STEP;
+          /* GPU work of the other steps in the window keeps the GPU busy */
+          for (guint li = 0; li < self->ranks[r].lanes->len && we > wb; li++)
+            sweep_lane (self, g_ptr_array_index (self->ranks[r].lanes, li), r, step, iv, runs, wb, we, &rb, &re, &last);
+        }
+      else
+        {
+          wb = rb;
+          we = re;
+          source = WEFT_STEP_TIME_GPU_SPAN;
+        }
       merge_runs (iv, runs, tmp);
-      c = union_len ((Ival *) (void *) iv->data, iv->len, 0);
-      k = union_len ((Ival *) (void *) iv->data, iv->len, 1);
-      u = union_len ((Ival *) (void *) iv->data, iv->len, -1);
+      c = union_len ((Ival *) (void *) iv->data, iv->len, IV_MASK (IV_COMPUTE), G_MININT64, G_MAXINT64);
+      k = union_len ((Ival *) (void *) iv->data, iv->len, IV_MASK (IV_COMM), G_MININT64, G_MAXINT64);
+      u = union_len ((Ival *) (void *) iv->data, iv->len, IV_MASK (IV_COMPUTE) | IV_MASK (IV_COMM), G_MININT64,
+                     G_MAXINT64);
       sum_compute += c;
       sum_comm += k;
       sum_ov += c + k - u;
-      sum_union += u;
+      sum_mem += union_len ((Ival *) (void *) iv->data, iv->len, IV_MASK (IV_MEM), G_MININT64, G_MAXINT64);
+      sum_idle += MAX (0, (we - wb) - union_len ((Ival *) (void *) iv->data, iv->len, IV_ALL, wb, we));
       n_ranks++;
-      begin = MIN (begin, rb);
-      end = MAX (end, re);
+      if (re != G_MININT64)
+        {
+          gpu_begin = MIN (gpu_begin, rb);
+          gpu_end = MAX (gpu_end, re);
+        }
+      /* whole trace: the rank with the longest step (ranks step together;
+       * each rank's span is free of clock offsets); a ProfilerStep window
+       * before a GPU span */
+      if (m->step_time < 0 ||
+          (source == m->step_source ? we - wb > m->step_time : source == WEFT_STEP_TIME_PROFILER_STEP))
+        {
+          m->begin = wb;
+          m->end = we;
+          m->step_time = we - wb;
+          m->step_source = source;
+        }
     }
   g_array_free (iv, TRUE);
   g_array_free (runs, TRUE);
   g_array_free (tmp, TRUE);
   if (n_ranks == 0)
-    return FALSE;
+    {
+      memset (m, 0, sizeof *m);
+      m->step = step;
+      return FALSE;
+    }
   m->n_ranks = n_ranks;
-  m->begin = begin;
-  m->end = end;
-  m->step_time = end - begin;
+  if (gpu_end != G_MININT64)
+    {
+      m->gpu_begin = gpu_begin;
+      m->gpu_end = gpu_end;
+      m->gpu_span = gpu_end - gpu_begin;
+    }
+  if (m->step_source == WEFT_STEP_TIME_GPU_SPAN)
+    {
+      /* no ProfilerStep: the GPU span over all ranks (one common timeline) */
+      m->begin = m->gpu_begin;
+      m->end = m->gpu_end;
+      m->step_time = m->gpu_span;
+    }
   m->compute = sum_compute / n_ranks;
   m->comm = sum_comm / n_ranks;
   m->overlapped = sum_ov / n_ranks;
   m->compute_only = m->compute - m->overlapped;
   m->comm_only = m->comm - m->overlapped;
   m->exposed_comm = m->comm_only;
-  m->idle = MAX (0, m->step_time - sum_union / n_ranks);
+  m->memcpy_memset = sum_mem / n_ranks;
+  m->idle = sum_idle / n_ranks;
   m->overlap_pct = sum_comm > 0 ? 100.0 * (double) sum_ov / (double) sum_comm : 0.0;
 
-  {
-    GArray *segs = critical_segments_from (self, rank, step, FALSE, last, begin, end);
-    for (guint i = 0; i < segs->len; i++)
-      {
-        const WeftCpSegment *s = &g_array_index (segs, WeftCpSegment, i);
-        gint64 d = s->end - s->begin;
-        switch (s->kind)
-          {
-          case WEFT_CP_COMPUTE: m->cp_compute += d; m->cp_n_ops++; break;
-          case WEFT_CP_COMM: m->cp_comm += d; m->cp_n_ops++; break;
-          case WEFT_CP_LAUNCH: m->cp_launch += d; break;
-          case WEFT_CP_WAIT: m->cp_wait += d; break;
-          case WEFT_CP_INFERRED: m->cp_inferred += d; break;
-          }
-        m->cp_length += d;
-      }
-    g_array_free (segs, TRUE);
-  }
+  if (last != WEFT_NONE)
+    {
+      GArray *segs = critical_segments_from (self, rank, step, FALSE, last, m->begin, m->end);
+      for (guint i = 0; i < segs->len; i++)
+        {
+          const WeftCpSegment *s = &g_array_index (segs, WeftCpSegment, i);
+          gint64 d = s->end - s->begin;
+          switch (s->kind)
+            {
+            case WEFT_CP_COMPUTE: m->cp_compute += d; m->cp_n_ops++; break;
+            case WEFT_CP_COMM: m->cp_comm += d; m->cp_n_ops++; break;
+            case WEFT_CP_LAUNCH: m->cp_launch += d; break;
+            case WEFT_CP_WAIT: m->cp_wait += d; break;
+            case WEFT_CP_INFERRED: m->cp_inferred += d; break;
+            }
+          m->cp_length += d;
+        }
+      g_array_free (segs, TRUE);
+    }
   return TRUE;
 }
 
@@ -804,6 +1051,7 @@ _weft_solver_compute_baseline (WeftSolver *self)
         }
     }
   self->steps = weft_solver_steps (self);
+  build_step_wins (self);
   self->baseline = g_array_new (FALSE, FALSE, sizeof (MetricsEntry));
 }
 
@@ -854,6 +1102,9 @@ _weft_solver_metrics_free (WeftSolver *self)
     g_array_free (self->steps, TRUE);
   if (self->metrics_cache)
     g_array_free (self->metrics_cache, TRUE);
+  if (self->step_wins)
+    g_array_free (self->step_wins, TRUE);
+  g_free (self->step_win_first);
   g_free (sn->start);
   g_free (sn->end);
   g_free (sn->bind_pred);

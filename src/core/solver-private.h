@@ -21,6 +21,7 @@ enum
   NODE_CRIT    = 1 << 2,
   NODE_COMM    = 1 << 3,  /* communication op */
   NODE_HIDDEN  = 1 << 4,  /* created after the baseline, hidden while it is swapped in */
+  NODE_MEM     = 1 << 5,  /* memcpy / memset (neither compute nor communication in the metrics) */
 };
 
 typedef struct
@@ -137,6 +138,20 @@ typedef struct
   WeftMetrics m;
 } MetricsEntry;
 
+/* A rank's ProfilerStep#N as loaded (solver-metrics.c): the CPU annotation
+ * on the common timeline and the end of the step's GPU ops in the first
+ * solve, for the step window (docs/solver.md, "Metrics"). */
+typedef struct
+{
+  guint   rank;
+  int     number;
+  guint32 event;       /* the annotation */
+  guint32 lane;        /* its CPU thread, WEFT_NONE */
+  gint64  begin;       /* observed, common timeline */
+  gint64  end;
+  gint64  gpu_end0;    /* last end of the step's GPU ops as loaded, G_MININT64 none */
+} StepWin;
+
 /* The schedule as loaded, for baseline metrics computed on demand: swapped
  * into the nodes and lane orders for the computation, then back. */
 typedef struct
@@ -191,6 +206,8 @@ struct _WeftSolver
   GArray    *baseline;          /* MetricsEntry, computed on demand */
   Snapshot   snap;
   GArray    *steps;             /* int, sorted */
+  GArray    *step_wins;         /* StepWin, by rank then begin */
+  guint     *step_win_first;    /* n_ranks + 1: the wins of rank r are [first[r], first[r + 1]) */
   guint      n_edits_applied;
   WeftSolverStats stats;
   guint32   *mark;          /* per node: DFS stamp (incremental topological order) */

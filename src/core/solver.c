@@ -1868,6 +1868,8 @@ build_rank (WeftSolver *self, guint r)
               n->dur = ev->dur;
               if (ev->kclass == WEFT_KCLASS_COMM)
                 n->flags |= NODE_COMM;
+              else if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
+                n->flags |= NODE_MEM;
               if (ev->link != WEFT_NONE && ev->link < rank->events->len)
                 {
                   WeftEvent *l = weft_rank_event (rank, ev->link);
@@ -3344,6 +3346,8 @@ new_op_node (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, g
   n->end = at_time + ev->dur;
   if (ev->kclass == WEFT_KCLASS_COMM)
     n->flags |= NODE_COMM;
+  else if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
+    n->flags |= NODE_MEM;
   set_ev_node (self, rank_index, event, v);
   return v;
 }
