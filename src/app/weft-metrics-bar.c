@@ -126,9 +126,11 @@ update_chips (WeftMetricsBar *self)
     g_autofree char *m = weft_format_duration (self->now.cp_comm);
     g_autofree char *l = weft_format_duration (self->now.cp_launch);
     g_autofree char *w = weft_format_duration (self->now.cp_wait);
+    g_autofree char *i = weft_format_duration (self->now.cp_inferred);
     set_chip (self, CHIP_CRITICAL, v, d);
-    tip = g_strdup_printf ("%s\n%u ops: compute %s, communication %s, launch/CPU %s, waiting %s", chip_tips[CHIP_CRITICAL],
-                           self->now.cp_n_ops, c, m, l, w);
+    tip = g_strdup_printf ("%s\n%u ops: compute %s, communication %s, launch/CPU %s, inferred %s (through edges "
+                           "no event records: the op of the rank that ended last before), waiting %s",
+                           chip_tips[CHIP_CRITICAL], self->now.cp_n_ops, c, m, l, i, w);
     gtk_widget_set_tooltip_text (self->chips[CHIP_CRITICAL], tip);
   }
 }

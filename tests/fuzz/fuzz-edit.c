@@ -176,6 +176,58 @@ snapshot (WeftEditSession *s)
   return out;
 }
 
+/* The critical path of every step (and of the whole trace), on every rank
+ * and across ranks, never exceeds the step, and its parts add up. */
+static void
+expect_path_within_steps (WeftEditSession *s, const char *what)
+{
+  WeftTrace *trace = weft_edit_session_get_trace (s);
+  WeftSolver *solver = weft_edit_session_get_solver (s);
+  GArray *steps = weft_solver_steps (solver);
+  for (guint k = 0; k <= steps->len; k++)
+    {
+      int step = k < steps->len ? g_array_index (steps, int, k) : WEFT_SOLVER_ALL_STEPS;
+      for (guint r = 0; r <= trace->ranks->len; r++)
+        {
+          WeftMetrics m;
+          if (!weft_solver_metrics (solver, r < trace->ranks->len ? r : WEFT_SOLVER_ALL_RANKS, step, &m))
+            continue;
+          if (m.cp_length > m.step_time ||
+              m.cp_compute + m.cp_comm + m.cp_launch + m.cp_wait + m.cp_inferred != m.cp_length)
+            {
+              fprintf (stderr, "fuzz-edit: %s: step %d rank %u: critical path %" G_GINT64_FORMAT " ns for a %" G_GINT64_FORMAT
+                       " ns step (or its parts do not add up)\n", what, step, r, m.cp_length, m.step_time);
+              abort ();
+            }
+        }
+    }
+  g_array_unref (steps);
+}
+
+/* An unedited trace replays exactly: every op at its observed times. */
+static void
+expect_observed (WeftEditSession *s)
+{
+  WeftTrace *trace = weft_edit_session_get_trace (s);
+  WeftSolver *solver = weft_edit_session_get_solver (s);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      gint64 off = weft_trace_rank_offset (trace, rank);
+      for (guint32 e = 0; e < rank->events->len; e++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, e);
+          if (!weft_solver_is_node (solver, r, e))
+            continue;
+          if (weft_solver_start (solver, r, e) != ev->ts + off || weft_solver_end (solver, r, e) != weft_event_end (ev) + off)
+            {
+              fprintf (stderr, "fuzz-edit: the unedited trace does not replay: rank %u event %u\n", r, e);
+              abort ();
+            }
+        }
+    }
+}
+
 static void
 expect_same (GArray *a, GArray *b, const char *what)
 {
@@ -205,11 +257,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     return 0;
 
   s = new_session ();
+  expect_observed (s);
   loaded = snapshot (s);
   weft_edit_session_apply_script (s, script, "fuzz", NULL, &error);
   g_clear_error (&error);
   json_object_put (script);
   done = snapshot (s);
+  expect_path_within_steps (s, "after the script");
 
   /* 2: the log replays to the same schedule */
   log = weft_edit_session_log (s);
