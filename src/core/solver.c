@@ -2643,6 +2643,10 @@ cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_out, gint64 *e
   ev = weft_rank_event (rk, event);
   *lane_out = ev->lane;
   *ts_out = ev->ts;
+  /* the plan first, and without writing a pending sweep back into the
+   * nodes (they are freed below; the write-back went to freed memory) */
+  self->plan.stale_lo = G_MAXUINT;
+  _weft_solver_plan_free (self);
   *end_out = weft_event_end (ev);
   if (ev->lane == WEFT_NONE || self->n_edits_applied == 0)
     return TRUE;   /* only weft_solver_apply_to_model changes a CPU event's times */
