@@ -160,6 +160,8 @@ enum
   WEFT_EVENT_GPU_OP    = 1 << 4,  /* kernel / memcpy / memset on a GPU lane */
   WEFT_EVENT_LAUNCH    = 1 << 5,  /* CPU call that launches a GPU op */
   WEFT_EVENT_BP_E      = 1 << 6,  /* flow event with "bp":"e" */
+  WEFT_EVENT_HELD      = 1 << 7,  /* GPU op held back by a user minimum start: saved with
+                                   * args "weft held" so that its start is explained on reopening */
 };
 
 typedef struct

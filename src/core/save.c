@@ -283,6 +283,7 @@ typedef struct
   WeftRank   *rank;
   guint32    *level;      /* per event: companion level, 0 = own lane */
   guint32    *bind;       /* per flow-point event: the slice it follows, WEFT_NONE */
+  gboolean   *drop;       /* per event: a flow point of a deleted slice (NULL: none) */
   gboolean    any;        /* any re-serialisation needed at all */
 } SavePlan;
 
@@ -540,6 +541,23 @@ plan_init (SavePlan *plan, WeftRank *rank)
   memset (plan, 0, sizeof *plan);
   plan->rank = rank;
 
+  /* A deleted op was never launched: both points of its flows go (else the
+   * end would bind to whatever op now runs at its old time). */
+  for (guint i = 0; i < rank->flows->len; i++)
+    {
+      const WeftFlow *f = &g_array_index (rank->flows, WeftFlow, i);
+      gboolean gone = (f->from < n && (weft_rank_event (rank, f->from)->flags & WEFT_EVENT_DELETED)) ||
+                      (f->to < n && (weft_rank_event (rank, f->to)->flags & WEFT_EVENT_DELETED));
+      if (!gone)
+        continue;
+      if (plan->drop == NULL)
+        plan->drop = g_new0 (gboolean, MAX (1, n));
+      if (f->start < n)
+        plan->drop[f->start] = TRUE;
+      if (f->end < n)
+        plan->drop[f->end] = TRUE;
+    }
+
   for (guint i = 0; i < n && !any_edit; i++)
     {
       const WeftEvent *ev = weft_rank_event (rank, i);
@@ -628,7 +646,9 @@ plan_clear (SavePlan *plan)
 {
   g_free (plan->level);
   g_free (plan->bind);
+  g_free (plan->drop);
   plan->level = plan->bind = NULL;
+  plan->drop = NULL;
 }
 
 /* ---- re-serialising one event -------------------------------------------- */
@@ -772,6 +792,46 @@ created_args (WeftRank *rank, guint32 idx, json_object *obj)
     }
   if (json_object_object_length (args) == 0)
     json_object_object_del (obj, "args");
+}
+
+/* A GPU op's args.stream / args.device are those of the lane it is on (the
+ * real stream, also when the op is written on a companion lane); set where
+ * the args have them, or for an op created without args. */
+static void
+gpu_op_stream_args (const WeftLane *lane, json_object *obj)
+{
+  json_object *args = NULL;
+  if (lane->kind != WEFT_LANE_GPU || lane->pid == G_MININT64)
+    return;
+  if (!json_object_object_get_ex (obj, "args", &args) || !json_object_is_type (args, json_type_object))
+    {
+      args = json_object_new_object ();
+      json_object_object_add (obj, "args", args);
+    }
+  json_object_object_add (args, "device", json_object_new_int64 (lane->pid));
+  json_object_object_add (args, "stream", json_object_new_int64 (lane->tid));
+}
+
+/* "weft held": an op that an edit holds back (a user minimum start: a drag
+ * or a shift); its start has no other cause in the file, and Weft reads
+ * the mark back as the same minimum start (docs/editing.md). */
+static void
+held_arg (const WeftEvent *ev, json_object *obj)
+{
+  json_object *args = NULL;
+  gboolean has = json_object_object_get_ex (obj, "args", &args) && json_object_is_type (args, json_type_object);
+  if (!(ev->flags & WEFT_EVENT_HELD))
+    {
+      if (has)
+        json_object_object_del (args, "weft held");
+      return;
+    }
+  if (!has)
+    {
+      args = json_object_new_object ();
+      json_object_object_add (obj, "args", args);
+    }
+  json_object_object_add (args, "weft held", json_object_new_boolean (TRUE));
 }
 
 /* ---- splicing: edited events keep their text except the changed values ---- */
@@ -934,7 +994,7 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
   const WeftEvent *timing = ev;
   guint32 lane_idx = ev->lane, level = 0;
   json_object *obj = NULL;
-  gboolean fresh = FALSE;
+  gboolean fresh = FALSE, stream_args = FALSE;
   char *text;
 
   if (plan->bind != NULL && plan->bind[idx] != WEFT_NONE)
@@ -946,9 +1006,32 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
   else if (plan->level != NULL)
     level = plan->level[idx];
 
+  /* A GPU op moved to another stream: its args.stream and args.device
+   * follow it (HTA reads the stream from the args, not the tid). */
+  if ((ev->flags & WEFT_EVENT_GPU_OP) && lane_idx != WEFT_NONE && lane_idx < rank->lanes->len)
+    {
+      const WeftLane *lane = weft_rank_lane (rank, lane_idx);
+      json_object *args = lane->kind == WEFT_LANE_GPU ? weft_event_parse_args (rank, ev) : NULL;
+      json_object *v;
+      if (args != NULL)
+        {
+          if (json_object_object_get_ex (args, "stream", &v) && json_object_get_int64 (v) != lane->tid)
+            stream_args = TRUE;
+          if (lane->pid != G_MININT64 && json_object_object_get_ex (args, "device", &v) &&
+              json_object_get_int64 (v) != lane->pid)
+            stream_args = TRUE;
+          json_object_put (args);
+        }
+    }
+
   /* Edited (not created) events: splice the new ts/dur/pid/tid values into
    * the original text; every other byte stays as read. */
-  if (!(ev->flags & WEFT_EVENT_CREATED) && ev->text != NULL && ev->text_len > 0 && ev->ph != WEFT_PH_M)
+  if ((ev->flags & WEFT_EVENT_GPU_OP) && !(ev->flags & WEFT_EVENT_HELD) && ev->text != NULL &&
+      g_strstr_len (ev->text, (gssize) ev->text_len, "\"weft held\"") != NULL)
+    stream_args = TRUE; /* no longer held: the mark goes (through json-c) */
+
+  if (!(ev->flags & (WEFT_EVENT_CREATED | WEFT_EVENT_HELD)) && !stream_args && ev->text != NULL && ev->text_len > 0 &&
+      ev->ph != WEFT_PH_M)
     {
       char ts_buf[32], dur_buf[32];
       g_autofree char *tid = NULL;
@@ -1019,6 +1102,9 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
     }
   if (ev->flags & WEFT_EVENT_CREATED)
     created_args (rank, idx, obj);
+  if ((ev->flags & WEFT_EVENT_GPU_OP) && lane_idx != WEFT_NONE && lane_idx < rank->lanes->len)
+    gpu_op_stream_args (weft_rank_lane (rank, lane_idx), obj);
+  held_arg (ev, obj);
 
   text = g_strdup (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
   json_object_put (obj);
@@ -1039,6 +1125,71 @@ write_top_key (Sink *s, WeftRank *rank, const WeftTopKey *k, const char *raw, gs
   return sink_write (s, raw, raw_len);
 }
 
+/* thread_name M events for the lanes the output has that nothing names: a
+ * GPU stream an edit created (Kineto's "stream N "), a companion lane of the
+ * overlap rule ("<name> #k"), when the rank names its other lanes (a file
+ * without M events stays without). */
+static gboolean
+write_lane_names (Sink *s, WeftRank *rank, const SavePlan *plan)
+{
+  g_autoptr (GHashTable) seen = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GArray) keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr (GArray) first_ts = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gboolean names_some = FALSE;
+
+  for (guint li = 0; li < rank->lanes->len && !names_some; li++)
+    names_some = weft_rank_lane (rank, li)->name != 0;
+  if (!names_some)
+    return TRUE;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      guint32 level = plan->level != NULL ? plan->level[i] : 0;
+      const WeftLane *lane;
+      gint64 key;
+      if (ev->ph != WEFT_PH_X || ev->lane == WEFT_NONE || ev->lane >= rank->lanes->len ||
+          (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      lane = weft_rank_lane (rank, ev->lane);
+      if (level == 0 && (lane->name != 0 || lane->kind != WEFT_LANE_GPU))
+        continue;
+      key = ((gint64) ev->lane << 24) | (gint64) MIN (level, 0xffffffu);
+      if (g_hash_table_contains (seen, &key))
+        continue;
+      g_array_append_val (keys, key);
+      g_array_append_val (first_ts, ev->ts);
+      g_hash_table_add (seen, &g_array_index (keys, gint64, keys->len - 1));
+    }
+  for (guint k = 0; k < keys->len; k++)
+    {
+      gint64 key = g_array_index (keys, gint64, k);
+      const WeftLane *lane = weft_rank_lane (rank, (guint32) (key >> 24));
+      guint32 level = (guint32) (key & 0xffffff);
+      g_autofree char *tid = companion_tid_text (rank, lane, level);
+      g_autofree char *base = lane->name != 0 ? g_strdup (weft_rank_string (rank, lane->name))
+                              : lane->kind == WEFT_LANE_GPU ? g_strdup_printf ("stream %" G_GINT64_FORMAT " ", lane->tid)
+                                                             : g_strdup_printf ("thread %s", weft_rank_string (rank, lane->tid_text));
+      g_autofree char *name = level > 0 ? g_strdup_printf ("%s #%u", g_strchomp (base), level + 1) : g_strdup (base);
+      json_object *obj = json_object_new_object (), *args = json_object_new_object ();
+      json_object *pid = json_from_raw (weft_rank_string (rank, lane->pid_text)), *tid_obj = json_from_raw (tid);
+      g_autofree char *text = NULL;
+      json_object_object_add (obj, "ph", json_object_new_string ("M"));
+      json_object_object_add (obj, "name", json_object_new_string ("thread_name"));
+      json_object_object_add (obj, "ts", time_object (text_time (rank, g_array_index (first_ts, gint64, k)), rank->ts_style));
+      if (pid != NULL)
+        json_object_object_add (obj, "pid", pid);
+      if (tid_obj != NULL)
+        json_object_object_add (obj, "tid", tid_obj);
+      json_object_object_add (args, "name", json_object_new_string (name));
+      json_object_object_add (obj, "args", args);
+      text = g_strdup (json_object_to_json_string_ext (obj, JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+      json_object_put (obj);
+      if (!sink_puts (s, ",\n  ") || !sink_puts (s, text))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 write_events (Sink *s, WeftRank *rank, const SavePlan *plan, gboolean *first_key)
 {
@@ -1052,7 +1203,7 @@ write_events (Sink *s, WeftRank *rank, const SavePlan *plan, gboolean *first_key
       const WeftEvent *ev = weft_rank_event (rank, i);
       gboolean reser;
 
-      if (ev->flags & WEFT_EVENT_DELETED)
+      if ((ev->flags & WEFT_EVENT_DELETED) || (plan->drop != NULL && plan->drop[i]))
         continue;
       reser = event_is_edited (ev) || ev->text == NULL ||
               (plan->any && (plan->level[i] > 0 || plan->bind[i] != WEFT_NONE));
@@ -1068,6 +1219,8 @@ write_events (Sink *s, WeftRank *rank, const SavePlan *plan, gboolean *first_key
       else if (!sink_write (s, ev->text, ev->text_len))
         return FALSE;
     }
+  if (!first && !write_lane_names (s, rank, plan))
+    return FALSE;
   return sink_puts (s, "\n  ]");
 }
 

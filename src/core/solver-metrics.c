@@ -363,6 +363,23 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
               seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
               break;
             }
+          if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_USER && b->launch_time != G_MININT64)
+            {
+              /* held by a user minimum start: as the saved trace records it
+               * (weft_solver_apply_to_model), launched late, at its start
+               * less the usual launch latency, by a thread that had nothing
+               * to do before: woken by the GPU op that ended just before,
+               * if one did, else the CPU (launch/CPU back to the window) */
+              gint64 lat = MAX (0, self->ranks[b->rank].typ_launch);
+              gint64 run = MAX (b->launch_time, b->start - lat);
+              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_USER, run, b->start);
+              if ((x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE || run - self->nodes[x].end > WAKE_NS)
+                break;
+              if (self->nodes[x].end < run)
+                seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, x, self->nodes[x].end, run);
+              cur = x;
+              continue;
+            }
           if (b->kind != NODE_OP || b->bind_kind == WEFT_DEP_USER)
             break; /* a user minimum start: the path begins there */
           /* released at its observed time: nothing recorded explains it */

@@ -165,9 +165,23 @@ typedef struct
   GPtrArray **lanes;   /* per rank: copy of the lane orders */
 } Snapshot;
 
+/* A gpu_user_annotation slice and the GPU ops it covered as loaded (on its
+ * stream, inside its span): it is re-timed to cover them where they are
+ * now (annot_span in solver.c). */
+typedef struct
+{
+  guint32 event;
+  guint32 lane;        /* its lane as loaded */
+  guint32 first;       /* into RankState.annot_nodes */
+  guint32 n;
+} AnnotRec;
+
 typedef struct
 {
   GArray     *ev_node;    /* guint32 per event: node or WEFT_NONE */
+  GArray     *annots;     /* AnnotRec, NULL: none */
+  GArray     *annot_nodes;/* guint32 nodes covered, by AnnotRec */
+  GHashTable *annot_of;   /* annotation event + 1 -> AnnotRec index + 1 */
   GPtrArray  *lanes;      /* per model lane: GArray of guint32 nodes (NULL: not a GPU lane) */
   GHashTable *threads;    /* CPU lane + 1 -> ThreadSyncs* */
   ThreadSyncs **thread_by_lane;  /* the same by model lane (n_thread_lanes entries; NULL none) */

@@ -1411,6 +1411,24 @@ calibrate_node (WeftSolver *self, guint32 v)
    * show. Release it at its observed time rather than stretching one edge. */
   if (n->kind == NODE_OP && nc > 0 && obs - best_t > UNEXPLAINED_NS)
     best = -1;
+  /* held by a user minimum start at its observed start (a trace saved
+   * after a drag): that explains it; every edge keeps its typical weight */
+  if (n->kind == NODE_OP && best < 0 && n->min_start == obs)
+    {
+      for (guint i = 0; i < nc; i++)
+        {
+          gint64 w = MIN (obs - c[i].s, c[i].typ);
+          if (c[i].which == -1)
+            n->release = c[i].s + w;
+          else if (c[i].which == -2)
+            n->w_stream = w;
+          else
+            n->in[c[i].which].w = w;
+        }
+      if (c != stack_c)
+        g_free (c);
+      return;
+    }
   for (guint i = 0; i < nc; i++)
     {
       gint64 exact = obs - c[i].s;
@@ -1814,6 +1832,106 @@ lane_order_free (gpointer data)
     g_array_unref (data);
 }
 
+/* gpu_user_annotation slices of the rank's GPU lanes and the ops each
+ * covered as loaded: the ops of its stream whose observed span lies inside
+ * its own (Kineto writes it from the first to the last kernel it covers). */
+static void
+build_annots (WeftSolver *self, guint r)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  RankState *rs = &self->ranks[r];
+  for (guint li = 0; li < rank->lanes->len && li < rs->lanes->len; li++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, li);
+      GArray *o = g_ptr_array_index (rs->lanes, li);
+      if (lane->kind != WEFT_LANE_GPU || o == NULL)
+        continue;
+      for (guint j = 0; j < lane->events->len; j++)
+        {
+          guint32 ei = g_array_index (lane->events, guint32, j);
+          const WeftEvent *ev = weft_rank_event (rank, ei);
+          gint64 a0, a1;
+          guint lo = 0, hi = o->len;
+          AnnotRec rec;
+          if (ev->category != WEFT_CAT_GPU_USER_ANNOTATION || ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
+            continue;
+          a0 = ev->ts + rs->offset;
+          a1 = weft_event_end (ev) + rs->offset;
+          while (lo < hi) /* first op starting at or after a0 */
+            {
+              guint mid = lo + (hi - lo) / 2;
+              if (self->nodes[g_array_index (o, guint32, mid)].obs_start < a0)
+                lo = mid + 1;
+              else
+                hi = mid;
+            }
+          if (rs->annots == NULL)
+            {
+              rs->annots = g_array_new (FALSE, FALSE, sizeof (AnnotRec));
+              rs->annot_nodes = g_array_new (FALSE, FALSE, sizeof (guint32));
+              rs->annot_of = g_hash_table_new (g_direct_hash, g_direct_equal);
+            }
+          rec.event = ei;
+          rec.lane = li;
+          rec.first = rs->annot_nodes->len;
+          for (guint k = lo; k < o->len && self->nodes[g_array_index (o, guint32, k)].obs_start <= a1; k++)
+            if (self->nodes[g_array_index (o, guint32, k)].obs_end <= a1)
+              g_array_append_val (rs->annot_nodes, g_array_index (o, guint32, k));
+          rec.n = rs->annot_nodes->len - rec.first;
+          if (rec.n == 0)
+            continue; /* covers no op: stays as it is */
+          g_array_append_val (rs->annots, rec);
+          g_hash_table_insert (rs->annot_of, GUINT_TO_POINTER (ei + 1), GUINT_TO_POINTER (rs->annots->len));
+        }
+    }
+}
+
+/* Where annotation rec belongs now: over the live ops it covered that are
+ * still on its lane (else on the lane of the first live one), from the
+ * first start to the last end. FALSE when none of its ops is left. */
+static gboolean
+annot_span (WeftSolver *self, guint r, const AnnotRec *rec, gint64 *start, gint64 *end, guint32 *lane)
+{
+  RankState *rs = &self->ranks[r];
+  const guint32 *nodes = &g_array_index (rs->annot_nodes, guint32, rec->first);
+  guint32 at = WEFT_NONE;
+  gint64 s = G_MAXINT64, e = G_MININT64;
+  for (guint k = 0; k < rec->n; k++)
+    if (live (self, nodes[k]))
+      {
+        if (self->nodes[nodes[k]].lane == rec->lane || at == WEFT_NONE)
+          at = self->nodes[nodes[k]].lane;
+        if (at == rec->lane)
+          break;
+      }
+  if (at == WEFT_NONE)
+    return FALSE;
+  for (guint k = 0; k < rec->n; k++)
+    {
+      gint64 ns, ne;
+      if (!live (self, nodes[k]) || self->nodes[nodes[k]].lane != at)
+        continue;
+      _weft_solver_node_times (self, nodes[k], &ns, &ne);
+      s = MIN (s, ns);
+      e = MAX (e, ne);
+    }
+  *start = s;
+  *end = MAX (s, e);
+  *lane = at;
+  return TRUE;
+}
+
+static const AnnotRec *
+annot_of (WeftSolver *self, guint r, guint32 event)
+{
+  RankState *rs = &self->ranks[r];
+  guint k;
+  if (rs->annot_of == NULL)
+    return NULL;
+  k = GPOINTER_TO_UINT (g_hash_table_lookup (rs->annot_of, GUINT_TO_POINTER (event + 1)));
+  return k == 0 ? NULL : &g_array_index (rs->annots, AnnotRec, k - 1);
+}
+
 static void
 build_rank (WeftSolver *self, guint r)
 {
@@ -1824,7 +1942,7 @@ build_rank (WeftSolver *self, guint r)
   GArray *gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
   GArray *typ_cand = g_array_new (FALSE, FALSE, sizeof (guint32) * 2); /* (op, stream predecessor or WEFT_NONE) */
   GArray *specs = g_array_new (FALSE, FALSE, sizeof (SyncSpec));
-  gboolean has_wait_sync = FALSE, has_cpu_sync = FALSE;
+  gboolean has_wait_sync = FALSE, has_cpu_sync = FALSE, weft_saved = FALSE;
   GHashTable *records;
   guint first_node = self->n_nodes;
 
@@ -1835,6 +1953,9 @@ build_rank (WeftSolver *self, guint r)
     g_array_index (rs->ev_node, guint32, i) = WEFT_NONE;
   rs->lanes = g_ptr_array_new_with_free_func (lane_order_free);
   rs->threads = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (guint k = 0; k < rank->top_keys->len && !weft_saved; k++)
+    weft_saved = strcmp (weft_rank_string (rank, g_array_index (rank->top_keys, WeftTopKey, k).key), "weft") == 0;
 
   sc.launches = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
   sc.runtime_by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
@@ -1879,6 +2000,13 @@ build_rank (WeftSolver *self, guint r)
                       n->launch_time = l->ts + rs->offset;
                       n->release_kind = WEFT_DEP_LAUNCH;
                     }
+                }
+              /* saved by Weft as held by a user minimum start: so it is */
+              if (weft_saved && ev->text != NULL && ev->text_len > 0 &&
+                  g_strstr_len (ev->text, (gssize) ev->text_len, "\"weft held\"") != NULL)
+                {
+                  ev->flags |= WEFT_EVENT_HELD;
+                  n->min_start = n->obs_start;
                 }
               set_ev_node (self, r, ei, v);
               g_array_append_val (order, v);
@@ -2321,6 +2449,8 @@ build_rank (WeftSolver *self, guint r)
           }
       }
 
+  build_annots (self, r);
+
   g_array_free (lat, TRUE);
   g_array_free (gaps, TRUE);
   g_array_free (typ_cand, TRUE);
@@ -2513,6 +2643,10 @@ weft_solver_free (WeftSolver *self)
 {
   if (self == NULL)
     return;
+  /* the plan first, and without writing a pending sweep back into the
+   * nodes (they are freed below; the write-back went to freed memory) */
+  self->plan.stale_lo = G_MAXUINT;
+  _weft_solver_plan_free (self);
   for (guint32 v = 0; v < self->n_nodes; v++)
     {
       g_free (self->nodes[v].in);
@@ -2532,6 +2666,12 @@ weft_solver_free (WeftSolver *self)
         thread_syncs_free (value);
       g_hash_table_destroy (rs->threads);
       g_free (rs->thread_by_lane);
+      if (rs->annots != NULL)
+        {
+          g_array_free (rs->annots, TRUE);
+          g_array_free (rs->annot_nodes, TRUE);
+          g_hash_table_destroy (rs->annot_of);
+        }
     }
   g_free (self->ranks);
   if (self->inst_node)
@@ -2643,10 +2783,6 @@ cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_out, gint64 *e
   ev = weft_rank_event (rk, event);
   *lane_out = ev->lane;
   *ts_out = ev->ts;
-  /* the plan first, and without writing a pending sweep back into the
-   * nodes (they are freed below; the write-back went to freed memory) */
-  self->plan.stale_lo = G_MAXUINT;
-  _weft_solver_plan_free (self);
   *end_out = weft_event_end (ev);
   if (ev->lane == WEFT_NONE || self->n_edits_applied == 0)
     return TRUE;   /* only weft_solver_apply_to_model changes a CPU event's times */
@@ -2681,6 +2817,12 @@ event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, g
     {
       _weft_solver_node_times (self, v, start, end);
       return;
+    }
+  if (rank_index < self->n_ranks && self->ranks[rank_index].annot_of != NULL)
+    {
+      const AnnotRec *rec = annot_of (self, rank_index, event);
+      if (rec != NULL && annot_span (self, rank_index, rec, start, end, &lane))
+        return;
     }
   if (rank_index >= self->n_ranks || !cpu_orig (self, rank_index, event, &ts, &te, &lane))
     {
@@ -3814,6 +3956,63 @@ weft_solver_apply_to_model (WeftSolver *self)
                   dirty[ts->lane] = TRUE;
                 }
             }
+        }
+      /* An op held back by a user minimum start (a drag, a shift) starts
+       * where nothing in the trace explains: it is marked, and saved with
+       * args "weft held" (save.c), which the graph of the reopened trace
+       * reads as the same minimum start (build_rank). */
+      for (guint li = 0; li < rs->lanes->len; li++)
+        {
+          GArray *o = g_ptr_array_index (rs->lanes, li);
+          for (guint j = 0; o != NULL && j < o->len; j++)
+            {
+              Node *n = &self->nodes[g_array_index (o, guint32, j)];
+              WeftEvent *ev = weft_rank_event (rank, n->event);
+              gboolean held = n->bind_kind == WEFT_DEP_USER;
+              if (held == ((ev->flags & WEFT_EVENT_HELD) != 0))
+                continue;
+              if (held)
+                ev->flags |= WEFT_EVENT_HELD | WEFT_EVENT_EDITED;
+              else
+                ev->flags = (guint8) ((ev->flags & ~WEFT_EVENT_HELD) | WEFT_EVENT_EDITED);
+            }
+        }
+      /* annotations cover their ops where they are now */
+      for (guint k = 0; rs->annots != NULL && k < rs->annots->len; k++)
+        {
+          const AnnotRec *rec = &g_array_index (rs->annots, AnnotRec, k);
+          WeftEvent *ev = weft_rank_event (rank, rec->event);
+          gint64 s, e;
+          guint32 lane;
+          if (!annot_span (self, r, rec, &s, &e, &lane))
+            {
+              /* every op it covered is gone: so is it */
+              if (!(ev->flags & WEFT_EVENT_DELETED))
+                {
+                  ev->flags |= WEFT_EVENT_DELETED | WEFT_EVENT_EDITED;
+                  if (ev->lane < rank->lanes->len)
+                    dirty[ev->lane] = TRUE;
+                }
+              continue;
+            }
+          if (ev->flags & WEFT_EVENT_DELETED)
+            ev->flags &= ~WEFT_EVENT_DELETED; /* an op of it came back (undo) */
+          s -= rs->offset;
+          e -= rs->offset;
+          if (ev->ts == s && ev->dur == e - s && ev->lane == lane)
+            continue;
+          if (ev->lane != lane)
+            {
+              model_lane_remove (rank, ev->lane, rec->event);
+              if (ev->lane < rank->lanes->len)
+                dirty[ev->lane] = TRUE;
+              ev->lane = lane;
+              model_lane_insert (rank, lane, rec->event);
+            }
+          ev->ts = s;
+          ev->dur = e - s;
+          ev->flags |= WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
+          dirty[lane] = TRUE;
         }
       for (guint li = 0; li < rank->lanes->len; li++)
         if (dirty[li])
