@@ -75,7 +75,12 @@ typedef struct
     guint32     id;
   }            *names;          /* direct-mapped cache in front of the pool */
   gboolean      ts_has_fraction;
+  guint64       n_negative_dur; /* clamped to 0 */
 } Scan;
+
+/* |ts| and |ts + dur| in ns must stay within this (about 146 years from
+ * the epoch), so that sums of a few times never leave int64. */
+#define TIME_LIMIT_NS ((G_GINT64_CONSTANT (1) << 62) - 1)
 
 /* ---- character classes ------------------------------------------------------ */
 
@@ -881,6 +886,19 @@ intern_cached (Scan *S, const char *text, gsize len)
   return id;
 }
 
+/* A "\u0000" in a string that is interned would cut the C string. */
+static gboolean
+span_has_nul (Scan *S, const StrSpan *span)
+{
+  gsize len;
+  const char *text;
+
+  if (!span->escaped)
+    return FALSE;
+  text = unescape (S, span, &len);
+  return memchr (text, '\0', len) != NULL;
+}
+
 static guint32
 intern_span (Scan *S, const StrSpan *span)
 {
@@ -974,6 +992,11 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   if (rank->events->len >= G_MAXUINT32 - 1)
     return fail (S, start, "too many events (more than 4 billion)");
 
+  if (f->has_name && span_has_nul (S, &f->name))
+    return fail (S, f->name.start - 1, "\"name\" contains \\u0000 (a NUL character): not supported");
+  if (f->has_cat && span_has_nul (S, &f->cat))
+    return fail (S, f->cat.start - 1, "\"cat\" contains \\u0000 (a NUL character): not supported");
+
   memset (&ev, 0, sizeof ev);
   ev.ph = (guint8) (f->has_ph ? phase_of (&f->ph) : WEFT_PH_OTHER);
   if (f->has_ph && f->ph.escaped)
@@ -998,7 +1021,20 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
       if (convert_time (S, f->dur, f->dur_len, "dur", &ev.dur) != SCAN_OK)
         return SCAN_ERROR;
       ev.flags |= WEFT_EVENT_HAS_DUR;
+      if (ev.dur < 0)
+        {
+          /* Kineto never writes one; a negative duration would make the
+           * solver's paths longer than the step. Counted, then reported. */
+          ev.dur = 0;
+          S->n_negative_dur++;
+        }
     }
+  if (ev.ts > TIME_LIMIT_NS || ev.ts < -TIME_LIMIT_NS)
+    return fail (S, f->ts, "\"ts\" %.*s: out of range (more than 2^62 ns, about 146 years, from 0)",
+                 (int) MIN (f->ts_len, 40), f->ts);
+  if (ev.dur > TIME_LIMIT_NS || ev.ts + ev.dur > TIME_LIMIT_NS)
+    return fail (S, f->dur, "\"dur\" %.*s: out of range (ts + dur more than 2^62 ns, about 146 years, from 0)",
+                 (int) MIN (f->dur_len, 40), f->dur);
   ev.correlation = f->correlation;
   ev.external_id = f->external_id;
   ev.flow_id = -1;
@@ -1481,6 +1517,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   if (result != NULL)
     {
       result->ts_has_fraction = S.ts_has_fraction;
+      result->n_negative_dur = S.n_negative_dur;
       result->json_bytes = weft_reader_bytes_out (reader);
     }
   if (!ok)
