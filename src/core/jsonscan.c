@@ -76,6 +76,8 @@ typedef struct
   }            *names;          /* direct-mapped cache in front of the pool */
   gboolean      ts_has_fraction;
   guint64       n_negative_dur; /* clamped to 0 */
+  guint64       budget;         /* bytes the buffer and the model may take */
+  guint64       model_bytes;    /* event records + their texts so far */
 } Scan;
 
 /* |ts| and |ts + dur| in ns must stay within this (about 146 years from
@@ -989,6 +991,15 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
 
   if (len > G_MAXUINT32)
     return fail (S, start, "event larger than 4 GiB");
+  S->model_bytes += len + 1 + sizeof (WeftEvent);
+  if (S->model_bytes > S->budget)
+    {
+      g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
+                   "%s: byte %" G_GUINT64_FORMAT ": the events take more than %" G_GUINT64_FORMAT
+                   " bytes of memory (the limit: the decompressed-size cap, at most half the memory)",
+                   S->name, offset_of (S, start), S->budget);
+      return SCAN_ERROR;
+    }
   if (rank->events->len >= G_MAXUINT32 - 1)
     return fail (S, start, "too many events (more than 4 billion)");
 
@@ -1220,8 +1231,20 @@ refill (Scan *S)
   want = MAX (scan_chunk, keep);
   if (S->cap - S->len - 1 < want)
     {
-      S->cap = S->len + want + 1;
-      S->buf = g_realloc (S->buf, S->cap);
+      /* One unit (a top-level value, an event) larger than memory allows
+       * is an error, never an allocation abort. */
+      gsize cap = S->len + want + 1;
+      char *grown = cap <= S->budget ? g_try_realloc (S->buf, cap) : NULL;
+      if (grown == NULL)
+        {
+          g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
+                       "%s: byte %" G_GUINT64_FORMAT ": a single value of more than %" G_GSIZE_FORMAT
+                       " bytes (a top-level value or an event) does not fit in memory (limit %" G_GUINT64_FORMAT
+                       " bytes)", S->name, S->base, keep, S->budget);
+          return FALSE;
+        }
+      S->buf = grown;
+      S->cap = cap;
     }
   {
     gssize n = weft_reader_read (S->reader, S->buf + S->len, S->cap - S->len - 1, &S->error);
@@ -1486,6 +1509,9 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.reader = reader;
   S.name = weft_reader_get_name (reader);
   S.max_depth = S.options->max_depth ? S.options->max_depth : DEFAULT_MAX_DEPTH;
+  /* the cap on decompressed bytes (default min (16 GiB, RAM / 2)) bounds
+   * the memory of the model too, plus room for one read */
+  S.budget = weft_reader_get_limit (reader) + 2 * (guint64) scan_chunk + 2;
   S.stack = g_malloc (S.max_depth + 1);
   S.cap = scan_chunk + 1;
   S.buf = g_malloc (S.cap);

@@ -339,6 +339,12 @@ weft_reader_set_limit (WeftReader *self, guint64 max_bytes)
   self->limit = max_bytes ? MIN (max_bytes, G_MAXUINT64 - 1) : weft_reader_default_limit ();
 }
 
+guint64
+weft_reader_get_limit (WeftReader *self)
+{
+  return self->limit;
+}
+
 void
 weft_reader_set_cancellable (WeftReader *self, GCancellable *cancellable)
 {

@@ -30,6 +30,7 @@ WeftReader      *weft_reader_new_for_memory (const char *name, const void *data,
 void             weft_reader_free (WeftReader *self);
 /* Cap on decompressed bytes; over it, read fails with WEFT_ERROR_TOO_LARGE. */
 void             weft_reader_set_limit (WeftReader *self, guint64 max_bytes);
+guint64          weft_reader_get_limit (WeftReader *self);
 /* The default cap: min (16 GiB, physical memory / 2). */
 guint64          weft_reader_default_limit (void);
 /* Checked between reads: WEFT_ERROR_CANCELLED. Not referenced. */
