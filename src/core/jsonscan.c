@@ -1233,14 +1233,15 @@ refill (Scan *S)
     {
       /* One unit (a top-level value, an event) larger than memory allows
        * is an error, never an allocation abort. */
-      gsize cap = S->len + want + 1;
-      char *grown = cap <= S->budget ? g_try_realloc (S->buf, cap) : NULL;
+      guint64 data_max = weft_reader_get_limit (S->reader) + 1; /* the reader never hands out more */
+      gsize cap = (gsize) MAX (MIN ((guint64) S->len + want + 1, data_max + 1), (guint64) S->len + 2);
+      char *grown = g_try_realloc (S->buf, cap);
       if (grown == NULL)
         {
           g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
                        "%s: byte %" G_GUINT64_FORMAT ": a single value of more than %" G_GSIZE_FORMAT
                        " bytes (a top-level value or an event) does not fit in memory (limit %" G_GUINT64_FORMAT
-                       " bytes)", S->name, S->base, keep, S->budget);
+                       " bytes)", S->name, S->base, keep, data_max - 1);
           return FALSE;
         }
       S->buf = grown;
@@ -1511,7 +1512,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.max_depth = S.options->max_depth ? S.options->max_depth : DEFAULT_MAX_DEPTH;
   /* the cap on decompressed bytes (default min (16 GiB, RAM / 2)) bounds
    * the memory of the model too, plus room for one read */
-  S.budget = weft_reader_get_limit (reader) + 2 * (guint64) scan_chunk + 2;
+  S.budget = weft_reader_get_limit (reader) + 2 * (guint64) SCAN_CHUNK;
   S.stack = g_malloc (S.max_depth + 1);
   S.cap = scan_chunk + 1;
   S.buf = g_malloc (S.cap);
