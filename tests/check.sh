@@ -23,12 +23,14 @@ build_and_test build-asan -DWEFT_SANITIZE=ON
 # the edit scripts that the seeds reach fails here. Longer runs: docs/loading.md.
 echo "== fuzz targets"
 CC=clang cmake -S . -B build-fuzz -DWEFT_FUZZ=ON -DWEFT_BUILD_APP=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build build-fuzz -j "$jobs" --target fuzz-load fuzz-edit
-for target in load edit; do
+cmake --build build-fuzz -j "$jobs" --target fuzz-load fuzz-edit fuzz-folder fuzz-save fuzz-render
+for target in load edit folder save render; do
   seeds=tests/fuzz/seeds
   [ "$target" = edit ] && seeds=tests/fuzz/seeds-edit
+  [ "$target" = folder ] && seeds=tests/fuzz/seeds-folder
   corpus=$(mktemp -d)
   cp "$seeds"/* "$corpus"/
+  LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
   build-fuzz/tests/fuzz/fuzz-$target -max_total_time=30 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="build-fuzz/crash-$target-" "$corpus" 2>build-fuzz/fuzz-$target.log \
     || { tail -40 build-fuzz/fuzz-$target.log; echo "check: fuzz-$target found a failure"; exit 1; }

@@ -204,21 +204,40 @@ test_numbers (void)
   expect_text_error ("leading-zero.json", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":012}]}", "12}", -1, "unexpected");
   expect_text_error ("bare-dot.json", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1.}]}", "}]}", -1, "decimal point");
   expect_text_error ("plus.json", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":+1}]}", "+1", -1, "not a number");
-  /* the largest values that fit still load exactly */
+  /* times are bounded by 2^62 ns (so that sums and differences of a few
+   * never leave int64): the largest values that fit load exactly... */
   {
-    const char *t = "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":9223372036854775.807,\"dur\":-9223372036854775.808}]}";
+    const char *t = "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":4611686018427387.900,\"dur\":0.003},"
+                    "{\"ph\":\"X\",\"ts\":-4611686018427387.903}]}";
     g_autoptr (GError) error = NULL;
     g_autoptr (WeftRank) rank = weft_rank_load_buffer ("edge.json", t, strlen (t), NULL, &error);
     g_assert_no_error (error);
-    g_assert_cmpint (weft_rank_event (rank, 0)->ts, ==, G_MAXINT64);
-    g_assert_cmpint (weft_rank_event (rank, 0)->dur, ==, G_MININT64);
+    g_assert_cmpint (weft_rank_event (rank, 0)->ts, ==, (G_GINT64_CONSTANT (1) << 62) - 4);
+    g_assert_cmpint (weft_event_end (weft_rank_event (rank, 0)), ==, (G_GINT64_CONSTANT (1) << 62) - 1);
+    g_assert_cmpint (weft_rank_event (rank, 1)->ts, ==, -((G_GINT64_CONSTANT (1) << 62) - 1));
   }
-  /* base + ts overflowing */
+  /* ...and the int64 limits (UBSan found overflows downstream) are refused */
+  expect_text_error ("int64-ts.json", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":9223372036854775.807,\"dur\":1}]}",
+                     "9223", -1, "out of range (more than 2^62 ns");
+  expect_text_error ("limit-ts.json", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":4611686018427387.904}]}", "4611", -1,
+                     "out of range");
+  expect_text_error ("limit-dur.json",
+                     "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":4611686018427387.900,\"dur\":0.004}]}", "0.004", -1,
+                     "ts + dur more than 2^62 ns");
+  expect_text_error ("int64-dur.json", "{\"traceEvents\":[{\"ph\":\"X\",\"ts\":1,\"dur\":9223372036854775.807}]}",
+                     "9223", -1, "out of range");
+  /* base + ts overflowing, or leaving the range */
   {
     g_autofree char *p = weft_test_write_file (
       "base-overflow.json",
       "{\"baseTimeNanoseconds\":9223372036854775807,\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}]}", -1);
-    expect_error (p, WEFT_ERROR_FORMAT, -1, "does not fit");
+    expect_error (p, WEFT_ERROR_FORMAT, -1, "out of range");
+  }
+  {
+    g_autofree char *p = weft_test_write_file (
+      "base-range.json",
+      "{\"baseTimeNanoseconds\":4611686018427387000,\"traceEvents\":[{\"ph\":\"X\",\"ts\":1}]}", -1);
+    expect_error (p, WEFT_ERROR_FORMAT, -1, "baseTimeNanoseconds + ts (+ dur) is out of range");
   }
 }
 

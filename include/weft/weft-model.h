@@ -187,7 +187,13 @@ typedef struct
 static inline gint64
 weft_event_end (const WeftEvent *ev)
 {
-  return ev->ts + ev->dur;
+  gint64 end;
+
+  /* The loader keeps |ts| and |ts + dur| within 2^62 ns; edits may not:
+   * saturate rather than wrap. */
+  if (G_UNLIKELY (__builtin_add_overflow (ev->ts, ev->dur, &end)))
+    return ev->dur > 0 ? G_MAXINT64 : G_MININT64;
+  return end;
 }
 
 typedef struct
@@ -305,6 +311,7 @@ typedef struct
   guint           trace_events_pos; /* index in top_keys before which traceEvents stood */
   GArray         *process_groups; /* WeftProcessGroup from distributedInfo.pg_config */
   GHashTable     *lane_index;     /* "pid\x1ftid" raw texts -> lane index + 1 */
+  guint64         n_negative_dur; /* events whose negative "dur" was clamped to 0 at load */
 } WeftRank;
 
 typedef struct
@@ -336,6 +343,7 @@ typedef struct
   GArray    *instances;        /* WeftCollInstance */
   gboolean   apply_clock_offsets;
   gboolean   offsets_estimated;
+  GPtrArray *warnings;         /* char*: what the loader skipped or repaired (load report) */
 } WeftTrace;
 
 /* ---- lifecycle ------------------------------------------------------------- */
@@ -346,6 +354,8 @@ WeftTrace *weft_trace_new (void);
 void       weft_trace_free (WeftTrace *self);
 /* Takes ownership of rank. */
 void       weft_trace_add_rank (WeftTrace *self, WeftRank *rank);
+/* Adds a line to trace->warnings (also g_debug; the CLI prints them). */
+void       weft_trace_add_warning (WeftTrace *self, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTrace, weft_trace_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftRank, weft_rank_free)

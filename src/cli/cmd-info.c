@@ -15,25 +15,58 @@
 
 /* ---- shared loading ------------------------------------------------------- */
 
+/* WEFT_MAX_JSON_BYTES: a positive integer of bytes, optionally followed by
+ * K, M, G or T (binary: KiB, MiB, ...). Nothing else: no sign, no spaces,
+ * no decimals, no overflow. */
+gboolean
+weft_cli_parse_bytes (const char *text, guint64 *out)
+{
+  guint64 v = 0, mult = 1;
+  const char *p = text;
+
+  if (text == NULL || !g_ascii_isdigit (*p))
+    return FALSE;
+  for (; g_ascii_isdigit (*p); p++)
+    {
+      if (v > (G_MAXUINT64 - (guint64) (*p - '0')) / 10)
+        return FALSE;
+      v = v * 10 + (guint64) (*p - '0');
+    }
+  switch (*p)
+    {
+    case '\0': break;
+    case 'k': case 'K': mult = G_GUINT64_CONSTANT (1) << 10; p++; break;
+    case 'm': case 'M': mult = G_GUINT64_CONSTANT (1) << 20; p++; break;
+    case 'g': case 'G': mult = G_GUINT64_CONSTANT (1) << 30; p++; break;
+    case 't': case 'T': mult = G_GUINT64_CONSTANT (1) << 40; p++; break;
+    default: return FALSE;
+    }
+  if (*p == 'i' && mult > 1 && p[1] == 'B')
+    p += 2;
+  else if (*p == 'B' && mult > 1)
+    p++;
+  if (*p != '\0' || v == 0 || v > G_MAXUINT64 / mult)
+    return FALSE;
+  *out = v * mult;
+  return TRUE;
+}
+
 WeftTrace *
 weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
 {
   WeftLoadOptions options = { 0 };
   const char *env = g_getenv ("WEFT_MAX_JSON_BYTES");
+  WeftTrace *trace;
 
   if (max_json_bytes == 0 && env != NULL && *env != '\0')
     {
-      char *end = NULL;
-      guint64 v;
-      errno = 0;
-      v = g_ascii_strtoull (env, &end, 10);
-      if (errno != 0 || end == env || *end != '\0' || v == 0)
+      if (!weft_cli_parse_bytes (env, &max_json_bytes))
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
-                       "WEFT_MAX_JSON_BYTES=%s: expected a positive number of bytes", env);
+                       "WEFT_MAX_JSON_BYTES=%s: expected a positive number of bytes, optionally with a K, M, G "
+                       "or T suffix (e.g. 4096, 512M, 2G)", env);
           return NULL;
         }
-      max_json_bytes = v;
     }
   options.max_json_bytes = max_json_bytes;
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
@@ -41,7 +74,11 @@ weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: no such file or folder", path);
       return NULL;
     }
-  return weft_trace_load (path, &options, NULL, error);
+  trace = weft_trace_load (path, &options, NULL, error);
+  if (trace != NULL)
+    for (guint i = 0; i < trace->warnings->len; i++)
+      g_printerr ("weft-cli: warning: %s\n", (const char *) trace->warnings->pdata[i]);
+  return trace;
 }
 
 /* ---- counting ------------------------------------------------------------- */

@@ -162,7 +162,7 @@ weft_cmd_render (int argc, char **argv)
 
   if (!g_file_test (argv[1], G_FILE_TEST_EXISTS))
     return weft_cli_fail ("render: %s: no such file or folder", argv[1]);
-  trace = weft_trace_load (argv[1], NULL, NULL, &error);
+  trace = weft_cli_load_trace (argv[1], 0, &error);
   if (trace == NULL)
     return weft_cli_fail ("%s", error->message);
 

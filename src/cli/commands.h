@@ -31,6 +31,8 @@ int weft_cli_fail (const char *format, ...) G_GNUC_PRINTF (1, 2);
  * (0 = the loader's default) or env WEFT_MAX_JSON_BYTES. NULL with the
  * loader's error (file and byte offset) on failure. */
 WeftTrace *weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error);
+/* "4096", "512M", "2G", "1GiB": bytes; FALSE for anything else (signs, 0, overflow). */
+gboolean   weft_cli_parse_bytes (const char *text, guint64 *out);
 
 /* --format of the commands that write traces (weft-cli.c): json, json.gz or
  * json.zst (also gz, zst, and each with a leading dot); NULL: json. *ext:

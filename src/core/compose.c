@@ -290,8 +290,14 @@ cpu_node (Ctx *c, int r, gint64 cost, gint64 gap)
 {
   RankState *s = &c->rs[r];
 
+  gint64 gap_ns, cost_ns;
+
   dep (c, s->cpu_last, EDGE_END);
-  s->cpu_last = node_new (c, NODE_CPU, cpu_cost (c, r, cost), cpu_cost (c, r, gap), 0);
+  /* Two draws: never as two arguments of one call, whose evaluation order
+   * is unspecified (gcc and clang differ). This is the order gcc used. */
+  gap_ns = cpu_cost (c, r, gap);
+  cost_ns = cpu_cost (c, r, cost);
+  s->cpu_last = node_new (c, NODE_CPU, cost_ns, gap_ns, 0);
   return s->cpu_last;
 }
 
@@ -356,7 +362,11 @@ runtime_call (Ctx *c, int r, const char *name, int cbid, gint64 cost, guint32 sy
   dep (c, s->cpu_last, EDGE_END);
   if (sync_on != NONE)
     dep (c, sync_on, EDGE_SYNC);
-  s->cpu_last = node_new (c, NODE_CPU, cpu_cost (c, r, cost), cpu_cost (c, r, 400), 0);
+  {
+    gint64 gap_ns = cpu_cost (c, r, 400); /* drawn first, as in cpu_node */
+    gint64 cost_ns = cpu_cost (c, r, cost);
+    s->cpu_last = node_new (c, NODE_CPU, cost_ns, gap_ns, 0);
+  }
   rec->a = s->cpu_last;
   return s->cpu_last;
 }
@@ -383,8 +393,11 @@ launch_gpu (Ctx *c, int r, int stream, const char *name, gint64 dur, gboolean is
     dep (c, s->waits[stream][i], EDGE_END);
   s->n_waits[stream] = 0;
   dep (c, call, EDGE_START);
-  g = node_new (c, dur < 0 ? NODE_COLL : NODE_GPU, dur < 0 ? 0 : dur, cpu_cost (c, r, 1200),
-                cpu_cost (c, r, 3500));
+  {
+    gint64 after_ns = cpu_cost (c, r, 3500); /* drawn first, as in cpu_node */
+    gint64 latency_ns = cpu_cost (c, r, 1200);
+    g = node_new (c, dur < 0 ? NODE_COLL : NODE_GPU, dur < 0 ? 0 : dur, latency_ns, after_ns);
+  }
   rec = rec_add (c, r, REC_GPU);
   rec->cat = is_memcpy ? "gpu_memcpy" : "kernel";
   rec->memcpy = is_memcpy;

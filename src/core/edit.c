@@ -2714,14 +2714,14 @@ resolve_one_target (WeftEditSession *self, json_object *op, WeftOpRef *ref, GErr
 static gboolean
 get_stream_device (json_object *op, gint64 *stream, gint64 *device, GError **error)
 {
-  if (!json_get_int (op, "stream", stream))
+  if (!json_get_int (op, "stream", stream) || *stream < 0)
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\"");
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\" >= 0");
       return FALSE;
     }
-  if (json_object_object_get_ex (op, "device", NULL) && !json_get_int (op, "device", device))
+  if (json_object_object_get_ex (op, "device", NULL) && (!json_get_int (op, "device", device) || *device < 0))
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer >= 0");
       return FALSE;
     }
   return TRUE;
@@ -2944,14 +2944,14 @@ script_move_many (WeftEditSession *self, json_object *moves, GError **error)
       if (!explicit_ref (self, m, "rank", "event", &ref, error) || !check_op (self, ref, error))
         return FALSE;
       if (!json_get_int (m, "position", &position) || position < 0 || position > G_MAXINT ||
-          !json_get_int (m, "stream", &stream))
+          !json_get_int (m, "stream", &stream) || stream < 0)
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "a move needs integer \"stream\" and \"position\" >= 0");
           return FALSE;
         }
-      if (json_object_object_get_ex (m, "device", NULL) && !json_get_int (m, "device", &device))
+      if (json_object_object_get_ex (m, "device", NULL) && (!json_get_int (m, "device", &device) || device < 0))
         {
-          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer");
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer >= 0");
           return FALSE;
         }
       lanes[i] = stream_lane (self, ref.rank_index, device >= 0 ? (int) MIN (device, G_MAXINT) : -1, stream);
@@ -3276,9 +3276,11 @@ script_insert_collective (WeftEditSession *self, json_object *op, GError **error
                 g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"places\" entries must be objects");
               return FALSE;
             }
-          if (!json_get_int (p, "stream", &stream) || !json_get_int (p, "at_ns", &places[i].at_time))
+          if (!json_get_int (p, "stream", &stream) || !json_get_int (p, "at_ns", &places[i].at_time) || stream < 0 ||
+              (json_object_object_get_ex (p, "device", NULL) && (!json_get_int (p, "device", &device) || device < 0)))
             {
-              g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "a place needs integer \"stream\" and \"at_ns\"");
+              g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                           "a place needs integer \"stream\" >= 0 and \"at_ns\" (and \"device\" >= 0 if any)");
               return FALSE;
             }
           if (!check_time (places[i].at_time, error))
@@ -3319,9 +3321,9 @@ script_insert_collective (WeftEditSession *self, json_object *op, GError **error
       gint64 stream;
       guint first = 0;
 
-      if (!json_get_int (op, "stream", &stream))
+      if (!json_get_int (op, "stream", &stream) || stream < 0)
         {
-          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\"");
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\" >= 0");
           return FALSE;
         }
       if (json_object_object_get_ex (op, "ranks", &ranks_j))
@@ -3546,9 +3548,13 @@ weft_edit_session_apply_script_file (WeftEditSession *self, const char *path, gu
   jerr = json_tokener_get_error (tok);
   if (script == NULL || jerr != json_tokener_success)
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %zu: %s", path,
-                   json_tokener_get_parse_end (tok),
-                   jerr != json_tokener_success ? json_tokener_error_desc (jerr) : "incomplete JSON");
+      /* json_tokener_continue ("continue") means the text ended early */
+      if (jerr == json_tokener_continue || (script == NULL && jerr == json_tokener_success))
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %zu: unexpected end of script%s", path, len,
+                     len == 0 ? " (the file is empty)" : " (truncated JSON)");
+      else
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %zu: %s", path,
+                     json_tokener_get_parse_end (tok), json_tokener_error_desc (jerr));
       json_tokener_free (tok);
       if (script)
         json_object_put (script);

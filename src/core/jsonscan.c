@@ -75,7 +75,14 @@ typedef struct
     guint32     id;
   }            *names;          /* direct-mapped cache in front of the pool */
   gboolean      ts_has_fraction;
+  guint64       n_negative_dur; /* clamped to 0 */
+  guint64       budget;         /* bytes the buffer and the model may take */
+  guint64       model_bytes;    /* event records + their texts so far */
 } Scan;
+
+/* |ts| and |ts + dur| in ns must stay within this (about 146 years from
+ * the epoch), so that sums of a few times never leave int64. */
+#define TIME_LIMIT_NS ((G_GINT64_CONSTANT (1) << 62) - 1)
 
 /* ---- character classes ------------------------------------------------------ */
 
@@ -881,6 +888,19 @@ intern_cached (Scan *S, const char *text, gsize len)
   return id;
 }
 
+/* A "\u0000" in a string that is interned would cut the C string. */
+static gboolean
+span_has_nul (Scan *S, const StrSpan *span)
+{
+  gsize len;
+  const char *text;
+
+  if (!span->escaped)
+    return FALSE;
+  text = unescape (S, span, &len);
+  return memchr (text, '\0', len) != NULL;
+}
+
 static guint32
 intern_span (Scan *S, const StrSpan *span)
 {
@@ -971,8 +991,22 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
 
   if (len > G_MAXUINT32)
     return fail (S, start, "event larger than 4 GiB");
+  S->model_bytes += len + 1 + sizeof (WeftEvent);
+  if (S->model_bytes > S->budget)
+    {
+      g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
+                   "%s: byte %" G_GUINT64_FORMAT ": the events take more than %" G_GUINT64_FORMAT
+                   " bytes of memory (the limit: the decompressed-size cap, at most half the memory)",
+                   S->name, offset_of (S, start), S->budget);
+      return SCAN_ERROR;
+    }
   if (rank->events->len >= G_MAXUINT32 - 1)
     return fail (S, start, "too many events (more than 4 billion)");
+
+  if (f->has_name && span_has_nul (S, &f->name))
+    return fail (S, f->name.start - 1, "\"name\" contains \\u0000 (a NUL character): not supported");
+  if (f->has_cat && span_has_nul (S, &f->cat))
+    return fail (S, f->cat.start - 1, "\"cat\" contains \\u0000 (a NUL character): not supported");
 
   memset (&ev, 0, sizeof ev);
   ev.ph = (guint8) (f->has_ph ? phase_of (&f->ph) : WEFT_PH_OTHER);
@@ -998,7 +1032,20 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
       if (convert_time (S, f->dur, f->dur_len, "dur", &ev.dur) != SCAN_OK)
         return SCAN_ERROR;
       ev.flags |= WEFT_EVENT_HAS_DUR;
+      if (ev.dur < 0)
+        {
+          /* Kineto never writes one; a negative duration would make the
+           * solver's paths longer than the step. Counted, then reported. */
+          ev.dur = 0;
+          S->n_negative_dur++;
+        }
     }
+  if (ev.ts > TIME_LIMIT_NS || ev.ts < -TIME_LIMIT_NS)
+    return fail (S, f->ts, "\"ts\" %.*s: out of range (more than 2^62 ns, about 146 years, from 0)",
+                 (int) MIN (f->ts_len, 40), f->ts);
+  if (ev.dur > TIME_LIMIT_NS || ev.ts + ev.dur > TIME_LIMIT_NS)
+    return fail (S, f->dur, "\"dur\" %.*s: out of range (ts + dur more than 2^62 ns, about 146 years, from 0)",
+                 (int) MIN (f->dur_len, 40), f->dur);
   ev.correlation = f->correlation;
   ev.external_id = f->external_id;
   ev.flow_id = -1;
@@ -1184,8 +1231,21 @@ refill (Scan *S)
   want = MAX (scan_chunk, keep);
   if (S->cap - S->len - 1 < want)
     {
-      S->cap = S->len + want + 1;
-      S->buf = g_realloc (S->buf, S->cap);
+      /* One unit (a top-level value, an event) larger than memory allows
+       * is an error, never an allocation abort. */
+      guint64 data_max = weft_reader_get_limit (S->reader) + 1; /* the reader never hands out more */
+      gsize cap = (gsize) MAX (MIN ((guint64) S->len + want + 1, data_max + 1), (guint64) S->len + 2);
+      char *grown = g_try_realloc (S->buf, cap);
+      if (grown == NULL)
+        {
+          g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
+                       "%s: byte %" G_GUINT64_FORMAT ": a single value of more than %" G_GSIZE_FORMAT
+                       " bytes (a top-level value or an event) does not fit in memory (limit %" G_GUINT64_FORMAT
+                       " bytes)", S->name, S->base, keep, data_max - 1);
+          return FALSE;
+        }
+      S->buf = grown;
+      S->cap = cap;
     }
   {
     gssize n = weft_reader_read (S->reader, S->buf + S->len, S->cap - S->len - 1, &S->error);
@@ -1450,6 +1510,9 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.reader = reader;
   S.name = weft_reader_get_name (reader);
   S.max_depth = S.options->max_depth ? S.options->max_depth : DEFAULT_MAX_DEPTH;
+  /* the cap on decompressed bytes (default min (16 GiB, RAM / 2)) bounds
+   * the memory of the model too, plus room for one read */
+  S.budget = weft_reader_get_limit (reader) + 2 * (guint64) SCAN_CHUNK;
   S.stack = g_malloc (S.max_depth + 1);
   S.cap = scan_chunk + 1;
   S.buf = g_malloc (S.cap);
@@ -1481,6 +1544,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   if (result != NULL)
     {
       result->ts_has_fraction = S.ts_has_fraction;
+      result->n_negative_dur = S.n_negative_dur;
       result->json_bytes = weft_reader_bytes_out (reader);
     }
   if (!ok)

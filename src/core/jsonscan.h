@@ -28,6 +28,7 @@ typedef struct
 typedef struct
 {
   gboolean ts_has_fraction;   /* some ts had decimals or an exponent */
+  guint64  n_negative_dur;    /* events whose negative "dur" was clamped to 0 */
   guint64  json_bytes;        /* decompressed bytes scanned */
 } WeftScanResult;
 

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -17,6 +18,7 @@
 #define PROGRESS_INTERVAL_US (50 * 1000)
 #define FIND_MAX_DEPTH 8
 #define SNIFF_BYTES (256 * 1024)
+#define TIME_LIMIT_NS ((G_GINT64_CONSTANT (1) << 62) - 1) /* as jsonscan.c's */
 
 /* ---- progress -------------------------------------------------------------- */
 
@@ -255,6 +257,7 @@ finish_rank (WeftRank *rank, const WeftScanResult *res, const WeftLoadOptions *o
   guint max_depth = options && options->max_depth ? options->max_depth : DEFAULT_MAX_DEPTH;
 
   rank->json_bytes = res->json_bytes;
+  rank->n_negative_dur = res->n_negative_dur;
   k = find_top_key (rank, "baseTimeNanoseconds");
   if (k != NULL)
     {
@@ -285,14 +288,17 @@ finish_rank (WeftRank *rank, const WeftScanResult *res, const WeftLoadOptions *o
       WeftEvent *events = (WeftEvent *) (void *) rank->events->data;
       for (guint i = 0; i < rank->events->len; i++)
         {
-          gint64 ts = events[i].ts;
-          if ((base > 0 && ts > G_MAXINT64 - base) || (base < 0 && ts < G_MININT64 - base))
+          gint64 ts;
+          /* the scanner bounds |ts| and |ts + dur| by 2^62; so must the sum */
+          if (__builtin_add_overflow (events[i].ts, base, &ts) || ts > TIME_LIMIT_NS || ts < -TIME_LIMIT_NS ||
+              ts + events[i].dur > TIME_LIMIT_NS)
             {
               g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT,
-                           "%s: event %u: baseTimeNanoseconds + ts does not fit in 64-bit nanoseconds", rank->path, i);
+                           "%s: event %u (traceEvents[%u]): baseTimeNanoseconds + ts (+ dur) is out of range "
+                           "(more than 2^62 ns, about 146 years, from 0)", rank->path, i, i);
               return FALSE;
             }
-          events[i].ts = ts + base;
+          events[i].ts = ts;
         }
     }
 
@@ -327,6 +333,7 @@ load_reader (WeftReader *reader, const char *path, const WeftLoadOptions *option
   WeftRank *rank;
 
   weft_reader_set_limit (reader, options ? options->max_json_bytes : 0);
+  weft_reader_set_cancellable (reader, cancellable);
   so.max_depth = options && options->max_depth ? options->max_depth : DEFAULT_MAX_DEPTH;
   so.cancellable = cancellable;
   if (progress != NULL)
@@ -455,7 +462,8 @@ rank_source_name (WeftRankSource s)
 }
 
 /* Numbers ranks without one (file order) and refuses duplicates. ranks are
- * in file order. */
+ * in file order. Keys are the rank numbers themselves (looked up with
+ * g_hash_table_lookup_extended, so rank 0 and G_MAXINT both work). */
 static gboolean
 number_ranks (WeftRank **ranks, guint n, GError **error)
 {
@@ -469,8 +477,7 @@ number_ranks (WeftRank **ranks, guint n, GError **error)
       gpointer prev;
       if (r->rank_source == WEFT_RANK_FROM_ORDER)
         continue;
-      prev = g_hash_table_lookup (used, GINT_TO_POINTER (r->rank + 1));
-      if (prev != NULL)
+      if (g_hash_table_lookup_extended (used, GINT_TO_POINTER (r->rank), NULL, &prev))
         {
           WeftRank *o = prev;
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_DUPLICATE_RANK,
@@ -479,20 +486,51 @@ number_ranks (WeftRank **ranks, guint n, GError **error)
           ok = FALSE;
           break;
         }
-      g_hash_table_insert (used, GINT_TO_POINTER (r->rank + 1), r);
+      g_hash_table_insert (used, GINT_TO_POINTER (r->rank), r);
     }
   for (guint i = 0; i < n && ok; i++)
     {
       WeftRank *r = ranks[i];
       if (r->rank_source != WEFT_RANK_FROM_ORDER)
         continue;
-      while (g_hash_table_contains (used, GINT_TO_POINTER (next + 1)))
+      while (next < G_MAXINT && g_hash_table_contains (used, GINT_TO_POINTER (next)))
         next++;
       r->rank = next;
-      g_hash_table_insert (used, GINT_TO_POINTER (next + 1), r);
+      g_hash_table_insert (used, GINT_TO_POINTER (next), r);
     }
   g_hash_table_destroy (used);
   return ok;
+}
+
+/* Files that cannot be one job: two world sizes, or a rank number that is
+ * not below its world size. ranks are in file order. */
+static gboolean
+check_one_job (WeftRank **ranks, guint n, GError **error)
+{
+  const WeftRank *sized = NULL;
+
+  for (guint i = 0; i < n; i++)
+    {
+      WeftRank *r = ranks[i];
+      if (r->world_size <= 0)
+        continue;
+      if (sized != NULL && r->world_size != sized->world_size)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_DUPLICATE_RANK,
+                       "%s: world_size %d, but %s has world_size %d: these files are not one job "
+                       "(load them separately)", r->path, r->world_size, sized->path, sized->world_size);
+          return FALSE;
+        }
+      sized = r;
+      if (r->rank >= r->world_size)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_DUPLICATE_RANK,
+                       "%s: rank %d (from %s) is not below its world_size %d: not a rank of this job", r->path,
+                       r->rank, rank_source_name (r->rank_source), r->world_size);
+          return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 /* ---- several files in parallel ------------------------------------------------ */
@@ -605,11 +643,14 @@ weft_trace_load_files (const char * const *paths, guint n_paths, const WeftLoadO
       WeftRank **ranks = g_new (WeftRank *, n_paths);
       for (guint i = 0; i < n_paths; i++)
         ranks[i] = jobs[i].rank;
-      if (number_ranks (ranks, n_paths, &first))
+      if (number_ranks (ranks, n_paths, &first) && check_one_job (ranks, n_paths, &first))
         {
           trace = weft_trace_new ();
           for (guint i = 0; i < n_paths; i++)
             {
+              if (jobs[i].rank->n_negative_dur > 0)
+                weft_trace_add_warning (trace, "%s: %" G_GUINT64_FORMAT " events with a negative \"dur\": "
+                                        "clamped to 0", jobs[i].path, jobs[i].rank->n_negative_dur);
               weft_trace_add_rank (trace, jobs[i].rank);
               jobs[i].rank = NULL;
             }
@@ -688,35 +729,67 @@ iteration_of (const char *rel)
 }
 
 static void
-walk (const char *dir, guint depth, GPtrArray *out)
+warn (GPtrArray *warnings, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+warn (GPtrArray *warnings, const char *format, ...)
+{
+  va_list ap;
+  char *line;
+
+  va_start (ap, format);
+  line = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_debug ("%s", line);
+  g_ptr_array_add (warnings, line);
+}
+
+static void
+walk (const char *dir, guint depth, GPtrArray *out, GPtrArray *warnings)
 {
   GDir *d;
   const char *name;
+  GError *error = NULL;
 
   if (depth > FIND_MAX_DEPTH)
-    return;
-  d = g_dir_open (dir, 0, NULL);
+    {
+      warn (warnings, "%s: more than %d folders deep: not searched for traces", dir, FIND_MAX_DEPTH);
+      return;
+    }
+  d = g_dir_open (dir, 0, &error);
   if (d == NULL)
-    return;
+    {
+      warn (warnings, "%s: cannot read this folder (%s): skipped", dir, error->message);
+      g_error_free (error);
+      return;
+    }
   while ((name = g_dir_read_name (d)) != NULL)
     {
       g_autofree char *child = NULL;
+      g_autofree char *lower = NULL;
+      GStatBuf st;
       if (name[0] == '.')
         continue;
       child = g_build_filename (dir, name, NULL);
-      if (g_file_test (child, G_FILE_TEST_IS_DIR))
+      if (g_stat (child, &st) != 0)
+        continue; /* a dangling link */
+      if (S_ISDIR (st.st_mode))
         {
           if (!g_file_test (child, G_FILE_TEST_IS_SYMLINK))
-            walk (child, depth + 1, out);
+            walk (child, depth + 1, out, warnings);
+          continue;
         }
-      else
+      lower = g_ascii_strdown (name, -1);
+      if (!has_trace_ext (lower))
+        continue;
+      if (!S_ISREG (st.st_mode))
         {
-          g_autofree char *lower = g_ascii_strdown (name, -1);
-          if (!has_trace_ext (lower))
-            continue;
-          if (strstr (lower, "trace") != NULL || sniff_trace (child))
-            g_ptr_array_add (out, g_steal_pointer (&child));
+          /* never opened: a FIFO would block the sniff */
+          warn (warnings, "%s: %s: skipped", child, weft_reader_describe_not_regular (st.st_mode));
+          continue;
         }
+      if (strstr (lower, "trace") != NULL || sniff_trace (child))
+        g_ptr_array_add (out, g_steal_pointer (&child));
     }
   g_dir_close (d);
 }
@@ -731,25 +804,44 @@ path_cmp (gconstpointer a, gconstpointer b)
   return strcmp (ka, kb);
 }
 
-GPtrArray *
-weft_find_trace_files (const char *path, GError **error)
+/* warnings: where to add what was skipped (never NULL). */
+static GPtrArray *
+find_trace_files (const char *path, GPtrArray *warnings, GError **error)
 {
   GPtrArray *found;
   gint64 best = -1;
   gsize root_len;
+  GStatBuf st;
 
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+  if (g_stat (path, &st) != 0)
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: no such file or folder", path);
+      int saved = errno;
+      if (saved == ENOENT || saved == ENOTDIR)
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: no such file or folder", path);
+      else
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot stat: %s", path, g_strerror (saved));
       return NULL;
     }
   found = g_ptr_array_new_with_free_func (g_free);
-  if (!g_file_test (path, G_FILE_TEST_IS_DIR))
+  if (!S_ISDIR (st.st_mode))
     {
+      /* weft_reader_open refuses FIFOs and devices with a clear message */
       g_ptr_array_add (found, g_strdup (path));
       return found;
     }
-  walk (path, 0, found);
+  {
+    GError *derr = NULL;
+    GDir *d = g_dir_open (path, 0, &derr);
+    if (d == NULL)
+      {
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot read this folder (%s)", path, derr->message);
+        g_error_free (derr);
+        g_ptr_array_free (found, TRUE);
+        return NULL;
+      }
+    g_dir_close (d);
+  }
+  walk (path, 0, found, warnings);
   root_len = strlen (path);
 
   for (guint i = 0; i < found->len; i++)
@@ -769,7 +861,9 @@ weft_find_trace_files (const char *path, GError **error)
   if (found->len == 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_NO_TRACE,
-                   "%s: no trace files in this folder (looked for *.json, *.json.gz, *.json.zst Kineto traces)", path);
+                   "%s: no trace files in this folder (looked for *.json, *.json.gz, *.json.zst Kineto traces)%s%s",
+                   path, warnings->len > 0 ? "; " : "",
+                   warnings->len > 0 ? (const char *) warnings->pdata[0] : "");
       g_ptr_array_free (found, TRUE);
       return NULL;
     }
@@ -777,12 +871,26 @@ weft_find_trace_files (const char *path, GError **error)
   return found;
 }
 
+GPtrArray *
+weft_find_trace_files (const char *path, GError **error)
+{
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+
+  return find_trace_files (path, warnings, error);
+}
+
 WeftTrace *
 weft_trace_load (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, GError **error)
 {
-  g_autoptr (GPtrArray) files = weft_find_trace_files (path, error);
+  g_autoptr (GPtrArray) warnings = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GPtrArray) files = find_trace_files (path, warnings, error);
+  WeftTrace *trace;
 
   if (files == NULL)
     return NULL;
-  return weft_trace_load_files ((const char * const *) files->pdata, files->len, options, cancellable, error);
+  trace = weft_trace_load_files ((const char * const *) files->pdata, files->len, options, cancellable, error);
+  if (trace != NULL)
+    for (guint i = 0; i < warnings->len; i++)
+      g_ptr_array_insert (trace->warnings, (gint) i, g_strdup (warnings->pdata[i]));
+  return trace;
 }

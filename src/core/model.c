@@ -2,6 +2,7 @@
  * launch links, steps). Classification and matching live in classify.c. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "weft/weft-classify.h"
@@ -181,7 +182,21 @@ weft_trace_new (void)
   self->instances = g_array_new (FALSE, TRUE, sizeof (WeftCollInstance));
   g_array_set_clear_func (self->instances, instance_clear);
   self->apply_clock_offsets = TRUE;
+  self->warnings = g_ptr_array_new_with_free_func (g_free);
   return self;
+}
+
+void
+weft_trace_add_warning (WeftTrace *self, const char *format, ...)
+{
+  va_list ap;
+  char *line;
+
+  va_start (ap, format);
+  line = g_strdup_vprintf (format, ap);
+  va_end (ap);
+  g_debug ("%s", line);
+  g_ptr_array_add (self->warnings, line);
 }
 
 void
@@ -191,6 +206,7 @@ weft_trace_free (WeftTrace *self)
     return;
   g_ptr_array_free (self->ranks, TRUE);
   g_array_free (self->instances, TRUE);
+  g_ptr_array_free (self->warnings, TRUE);
   g_free (self);
 }
 

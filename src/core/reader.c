@@ -15,7 +15,7 @@
 
 #define READER_IN_CHUNK (256u << 10)
 #define READER_SNIFF 4096
-#define DEFAULT_MAX_JSON_BYTES (G_GUINT64_CONSTANT (16) << 30)
+#define MAX_JSON_BYTES_CEILING (G_GUINT64_CONSTANT (16) << 30)
 
 struct _WeftReader
 {
@@ -42,7 +42,39 @@ struct _WeftReader
   size_t           zstd_last;   /* last ZSTD_decompressStream result (0: frame done) */
   gboolean         done;
   GError          *setup_error; /* memory readers report setup problems on read */
+  GCancellable    *cancellable;
 };
+
+/* The default cap on decompressed bytes per file: 16 GiB, but never more
+ * than half the physical memory (the model of a trace takes about as much
+ * memory as its JSON). See docs/loading.md, "Limits". */
+guint64
+weft_reader_default_limit (void)
+{
+  static guint64 limit = 0;
+
+  if (g_once_init_enter (&limit))
+    {
+      guint64 v = MAX_JSON_BYTES_CEILING;
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+      long pages = sysconf (_SC_PHYS_PAGES);
+      long page = sysconf (_SC_PAGESIZE);
+      if (pages > 0 && page > 0)
+        v = MIN (v, (guint64) pages * (guint64) page / 2);
+#endif
+      g_once_init_leave (&limit, MAX (v, (guint64) 1 << 20));
+    }
+  return limit;
+}
+
+static gboolean
+reader_cancelled (WeftReader *self, GError **error)
+{
+  if (self->cancellable == NULL || !g_cancellable_is_cancelled (self->cancellable))
+    return FALSE;
+  g_set_error (error, WEFT_ERROR, WEFT_ERROR_CANCELLED, "%s: loading cancelled", self->name);
+  return TRUE;
+}
 
 const char *
 weft_reader_format_name (WeftReaderFormat format)
@@ -94,7 +126,10 @@ fill_input_upto (WeftReader *self, gsize upto, GError **error)
     }
   while (self->in_len < upto)
     {
-      ssize_t n = read (self->fd, self->in + self->in_len, upto - self->in_len);
+      ssize_t n;
+      if (reader_cancelled (self, error))
+        return FALSE;
+      n = read (self->fd, self->in + self->in_len, upto - self->in_len);
       if (n < 0)
         {
           int saved = errno;
@@ -125,6 +160,11 @@ detect_format (WeftReader *self)
     self->format = WEFT_READER_GZIP;
   else if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd)
     self->format = WEFT_READER_ZSTD;
+  else if (n >= 8 && ((guint32) h[0] | (guint32) h[1] << 8 | (guint32) h[2] << 16 | (guint32) h[3] << 24) >=
+                         ZSTD_MAGIC_SKIPPABLE_START &&
+           ((guint32) h[0] | (guint32) h[1] << 8 | (guint32) h[2] << 16 | (guint32) h[3] << 24) <=
+             ZSTD_MAGIC_SKIPPABLE_START + 15)
+    self->format = WEFT_READER_ZSTD; /* a skippable frame first (pzstd writes one) */
   else
     self->format = WEFT_READER_PLAIN;
 }
@@ -135,7 +175,7 @@ reader_new (const char *name)
   WeftReader *self = g_new0 (WeftReader, 1);
   self->name = g_strdup (name);
   self->fd = -1;
-  self->limit = DEFAULT_MAX_JSON_BYTES;
+  self->limit = weft_reader_default_limit ();
   return self;
 }
 
@@ -194,6 +234,20 @@ reader_setup (WeftReader *self, GError **error)
   return TRUE;
 }
 
+const char *
+weft_reader_describe_not_regular (guint mode)
+{
+  if (S_ISDIR (mode))
+    return "is a folder, not a file";
+  if (S_ISFIFO (mode))
+    return "is a FIFO (named pipe), not a regular file";
+  if (S_ISSOCK (mode))
+    return "is a socket, not a regular file";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "is a device, not a regular file";
+  return "is not a regular file";
+}
+
 WeftReader *
 weft_reader_open (const char *path, GError **error)
 {
@@ -201,7 +255,9 @@ weft_reader_open (const char *path, GError **error)
   GStatBuf st;
   int fd;
 
-  fd = g_open (path, O_RDONLY | O_CLOEXEC, 0);
+  /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is cleared
+   * once fstat() says the file is a regular one. */
+  fd = g_open (path, O_RDONLY | O_CLOEXEC | O_NONBLOCK, 0);
   if (fd < 0)
     {
       int saved = errno;
@@ -210,16 +266,26 @@ weft_reader_open (const char *path, GError **error)
     }
   self = reader_new (path);
   self->fd = fd;
-  if (fstat (fd, &st) == 0)
+  if (fstat (fd, &st) != 0)
     {
-      if (S_ISDIR (st.st_mode))
-        {
-          g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: is a folder, not a file", path);
-          weft_reader_free (self);
-          return NULL;
-        }
-      self->raw_size = (guint64) st.st_size;
+      int saved = errno;
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot stat: %s", path, g_strerror (saved));
+      weft_reader_free (self);
+      return NULL;
     }
+  if (!S_ISREG (st.st_mode))
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: %s: refused (reading it could wait forever)", path,
+                   weft_reader_describe_not_regular (st.st_mode));
+      weft_reader_free (self);
+      return NULL;
+    }
+  self->raw_size = (guint64) st.st_size;
+  {
+    int flags = fcntl (fd, F_GETFL);
+    if (flags >= 0)
+      fcntl (fd, F_SETFL, flags & ~O_NONBLOCK);
+  }
   reader_start (self);
   if (!reader_setup (self, error))
     {
@@ -270,7 +336,19 @@ weft_reader_free (WeftReader *self)
 void
 weft_reader_set_limit (WeftReader *self, guint64 max_bytes)
 {
-  self->limit = max_bytes ? max_bytes : DEFAULT_MAX_JSON_BYTES;
+  self->limit = max_bytes ? MIN (max_bytes, G_MAXUINT64 - 1) : weft_reader_default_limit ();
+}
+
+guint64
+weft_reader_get_limit (WeftReader *self)
+{
+  return self->limit;
+}
+
+void
+weft_reader_set_cancellable (WeftReader *self, GCancellable *cancellable)
+{
+  self->cancellable = cancellable;
 }
 
 WeftReaderFormat
@@ -345,7 +423,10 @@ read_plain (WeftReader *self, char *buf, gsize len, GError **error)
         }
       else
         {
-          ssize_t n = read (self->fd, buf + got, len - got);
+          ssize_t n;
+          if (reader_cancelled (self, error))
+            return -1;
+          n = read (self->fd, buf + got, len - got);
           if (n < 0)
             {
               int saved = errno;
@@ -497,9 +578,10 @@ weft_reader_read (WeftReader *self, char *buf, gsize len, GError **error)
   if (len == 0)
     return 0;
   /* Never hand out more than one byte past the cap: seeing that byte is
-   * what proves the data is over it. */
-  if (self->out_done + len > self->limit + 1)
-    len = (gsize) MAX ((gint64) (self->limit + 1 - self->out_done), (gint64) 1);
+   * what proves the data is over it. (limit < G_MAXUINT64, so limit + 1
+   * cannot wrap; out_done <= limit here, or the last read failed.) */
+  if (self->out_done <= self->limit && len > self->limit + 1 - self->out_done)
+    len = (gsize) (self->limit + 1 - self->out_done);
 
   switch (self->format)
     {

@@ -30,6 +30,13 @@ WeftReader      *weft_reader_new_for_memory (const char *name, const void *data,
 void             weft_reader_free (WeftReader *self);
 /* Cap on decompressed bytes; over it, read fails with WEFT_ERROR_TOO_LARGE. */
 void             weft_reader_set_limit (WeftReader *self, guint64 max_bytes);
+guint64          weft_reader_get_limit (WeftReader *self);
+/* The default cap: min (16 GiB, physical memory / 2). */
+guint64          weft_reader_default_limit (void);
+/* Checked between reads: WEFT_ERROR_CANCELLED. Not referenced. */
+void             weft_reader_set_cancellable (WeftReader *self, GCancellable *cancellable);
+/* "is a FIFO (named pipe), not a regular file" for a st_mode. */
+const char      *weft_reader_describe_not_regular (guint mode);
 /* Fills up to len bytes; returns the number of bytes (0 at the end of the
  * data) or -1 with error set. Fills buf fully unless the data ends. */
 gssize           weft_reader_read (WeftReader *self, char *buf, gsize len, GError **error);

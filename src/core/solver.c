@@ -1388,7 +1388,12 @@ calibrate_node (WeftSolver *self, guint32 v)
       if (!live (self, e->src))
         continue;
       if (e->kind == WEFT_DEP_LAUNCH && n->kind == NODE_OP)
-        typ = (n->launch_time - s->obs_end) + rs->typ_launch; /* CPU time after the sync + latency */
+        {
+          /* CPU time after the sync + latency; saturating near the int64 limits */
+          if (__builtin_sub_overflow (n->launch_time, s->obs_end, &typ) ||
+              __builtin_add_overflow (typ, rs->typ_launch, &typ))
+            typ = n->launch_time > s->obs_end ? G_MAXINT64 : G_MININT64;
+        }
       else if (e->kind == WEFT_DEP_LAUNCH && n->kind == NODE_SYNC)
         typ = n->obs_start - s->obs_end;                      /* CPU time between two syncs */
       c[nc++] = (Cand) { s->end, typ, (int) i };

@@ -75,7 +75,8 @@ weft_render_overlap_band (WeftTrace *trace, const WeftRenderTimes *times, guint 
           g_array_append_val (edges, ee);
         }
     }
-  qsort (edges->data, edges->len, sizeof (Edge), edge_cmp);
+  if (edges->len > 1) /* qsort (NULL, 0) is undefined: a trace without GPU ops */
+    qsort (edges->data, edges->len, sizeof (Edge), edge_cmp);
   for (guint i = 0; i < edges->len;)
     {
       gint64 t = g_array_index (edges, Edge, i).t;
@@ -490,7 +491,8 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
           else
             o->group = lane->kind == WEFT_LANE_CPU ? 2 : 3;
         }
-      qsort (order, n_order, sizeof (LaneOrder), lane_order_cmp);
+      if (n_order > 1)
+        qsort (order, n_order, sizeof (LaneOrder), lane_order_cmp);
 
       rl->header_row = (int) self->rows->len;
       add_row (self, WEFT_ROW_RANK_HEADER, r, WEFT_NONE, WEFT_LANE_ROLE_NONE, WEFT_RENDER_RANK_ROW, 1);
@@ -659,6 +661,42 @@ weft_render_short_name (const char *name)
   return g_strndup (s, (gsize) (end - s));
 }
 
+/* A label costs what can be drawn: a name is cut to LABEL_MAX_INPUT bytes
+ * before it is shortened and to LABEL_MAX_CHARS characters (about 1,500 px
+ * at 7.5 pt, wider than any label that fits in a box) before Pango lays it
+ * out; a 50 MB kernel name would otherwise be shaped whole. */
+#define LABEL_MAX_INPUT 4096
+#define LABEL_MAX_CHARS 300
+
+static char *
+label_text (const char *name)
+{
+  g_autofree char *head = NULL;
+  char *text;
+  gsize len = strlen (name);
+
+  if (len > LABEL_MAX_INPUT)
+    {
+      const char *end = name + LABEL_MAX_INPUT;
+      /* back to a character boundary (names are valid UTF-8) */
+      while (end > name && ((guchar) *end & 0xc0) == 0x80)
+        end--;
+      head = g_strndup (name, (gsize) (end - name));
+      name = head;
+    }
+  text = weft_render_short_name (name);
+  if (g_utf8_strlen (text, LABEL_MAX_CHARS + 1) > LABEL_MAX_CHARS)
+    {
+      char *cut = g_utf8_offset_to_pointer (text, LABEL_MAX_CHARS);
+      char *t;
+      *cut = '\0';
+      t = g_strconcat (text, "\u2026", NULL);
+      g_free (text);
+      text = t;
+    }
+  return text;
+}
+
 PangoLayout *
 weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width)
 {
@@ -675,7 +713,7 @@ weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int
       pango_layout_set_font_description (pl, fd);
       pango_font_description_free (fd);
       {
-        g_autofree char *text = weft_render_short_name (weft_rank_string (rank, name));
+        g_autofree char *text = label_text (weft_rank_string (rank, name));
         pango_layout_set_text (pl, text, -1);
       }
       pango_layout_set_single_paragraph_mode (pl, TRUE);
