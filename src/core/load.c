@@ -712,7 +712,7 @@ walk (const char *dir, guint depth, GPtrArray *out)
       else
         {
           g_autofree char *lower = g_ascii_strdown (name, -1);
-          /* never a rank: Weft 0.1's recovery files beside a trace */
+          /* never a rank: the recovery files earlier versions wrote beside a trace */
           if (!has_trace_ext (lower) || g_str_has_suffix (lower, ".weft-recovery.json"))
             continue;
           if (strstr (lower, "trace") != NULL || sniff_trace (child))

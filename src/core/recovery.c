@@ -67,7 +67,7 @@ weft_recovery_path (const char *trace_path)
   return g_build_filename (g_get_user_state_dir (), "weft", "recovery", name, NULL);
 }
 
-/* Where Weft 0.1 wrote it when the trace's folder was not writable. */
+/* Where earlier versions wrote it when the trace's folder was not writable. */
 static char *
 legacy_cache_path (const char *trace_path)
 {

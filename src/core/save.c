@@ -1225,7 +1225,7 @@ weft_save_txn_n_replaced (WeftSaveTxn *txn)
   return txn->n_replaced;
 }
 
-/* ".<base>.XXXXXX": the temporaries of Weft before 0.2 (g_mkstemp). */
+/* ".<base>.XXXXXX": the temporaries of earlier versions (g_mkstemp). */
 static gboolean
 is_legacy_temporary (const char *name, const char *base)
 {
