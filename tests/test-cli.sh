@@ -143,10 +143,15 @@ cmp -s "$S2/rank0_trace.json" "$T/one.json" || same_json "$S2/rank0_trace.json" 
 
 expect_rc 0 "$W" convert "$T/s4" "$T/conv-zst" --format json.zst || true
 [ -f "$T/conv-zst/rank3_trace.json.zst" ] || fail "convert folder --format json.zst layout"
-# Converting again into the same folder replaces its files; another format
-# next to them is refused (a later load would mix both sets).
+# Converting again into the same folder replaces its files; the same rank
+# files in another format replace them too, in one commit (the .zst files
+# go); other trace files are refused (a later load would mix both sets).
 expect_rc 0 "$W" convert "$T/s4" "$T/conv-zst" --format json.zst || true
-expect_rc 2 "$W" convert "$T/s4" "$T/conv-zst" --format json && grep -Eq "rank[0-9]+_trace.json.zst" "$T/err" \
+cp -r "$T/conv-zst" "$T/conv-zst2"
+expect_rc 0 "$W" convert "$T/s4" "$T/conv-zst2" --format json || true
+[ "$(cd "$T/conv-zst2" && ls -A | tr '\n' ' ')" = "rank0_trace.json rank1_trace.json rank2_trace.json rank3_trace.json " ] \
+  || fail "convert over the same ranks in another format: $(ls -A "$T/conv-zst2")"
+expect_rc 2 "$W" convert "$S2" "$T/conv-zst" --format json && grep -Eq "holds rank[23]_trace.json.zst" "$T/err" \
   || fail "convert into a folder holding other trace files"
 [ ! -e "$T/conv-zst/rank0_trace.json" ] || fail "refused convert wrote files"
 expect_rc 0 "$W" convert "$T/conv-zst" "$T/conv-json" --format json || true

@@ -1384,7 +1384,8 @@ test_recovery (void)
   g_autoptr (GArray) restored = NULL;
   g_autoptr (GArray) after_redo = NULL;
   g_autofree char *found = NULL;
-  g_autofree char *expect = weft_recovery_path (dir, FALSE);
+  g_autofree char *expect = weft_recovery_path (dir);
+  g_autofree char *beside = g_strconcat (dir, ".weft-recovery.json", NULL);
   WeftEditSession *s = open_session (dir);
 
   g_assert_null (weft_recovery_find (dir));
@@ -1413,6 +1414,21 @@ test_recovery (void)
   g_assert_true (weft_edit_session_autosave (s, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_test (expect, G_FILE_TEST_EXISTS));
+  /* in the user's state folder, never beside the trace nor in its folder */
+  {
+    g_autofree char *state = g_build_filename (weft_test_tmpdir (), "state", "weft", "recovery", NULL);
+    g_autofree char *rank0 = g_build_filename (dir, "rank0_trace.json", NULL);
+    g_autofree char *beside0 = g_strconcat (rank0, ".weft-recovery.json", NULL);
+    GDir *d = g_dir_open (dir, 0, NULL);
+    const char *name;
+    g_assert_true (g_str_has_prefix (expect, state));
+    g_assert_true (g_str_has_suffix (expect, ".json"));
+    g_assert_false (g_file_test (beside, G_FILE_TEST_EXISTS));
+    g_assert_false (g_file_test (beside0, G_FILE_TEST_EXISTS));
+    while ((name = g_dir_read_name (d)) != NULL)
+      g_assert_true (g_str_equal (name, "rank0_trace.json") || g_str_equal (name, "rank1_trace.json"));
+    g_dir_close (d);
+  }
   /* an unchanged session does not rewrite it */
   {
     struct stat st1, st2;
@@ -1516,7 +1532,7 @@ test_recovery (void)
   /* saved over the trace it was loaded from: no recovery file after that */
   {
     g_autofree char *dir2 = write_trace ("recover-inplace");
-    g_autofree char *expect2 = weft_recovery_path (dir2, FALSE);
+    g_autofree char *expect2 = weft_recovery_path (dir2);
     g_autoptr (WeftEditSession) s7 = open_session (dir2);
     g_assert_true (weft_edit_set_duration (s7, find_op (s7, 0, N_G1), 1000, NULL));
     g_assert_true (weft_edit_session_autosave (s7, &error));
@@ -1531,12 +1547,46 @@ test_recovery (void)
     g_assert_null (weft_recovery_find (dir2));
   }
 
-  /* the cache location: $XDG_CACHE_HOME/weft/<sha1>.weft-recovery.json */
+  /* files of Weft 0.1: one beside the trace (in a shared folder it may be
+   * another person's) is never offered nor removed, and never loaded as a
+   * rank; one in the user's cache is offered, and removed with the new one */
   {
-    g_autofree char *cache = weft_recovery_path (dir, TRUE);
-    g_autofree char *cache_dir = g_build_filename (weft_test_tmpdir (), "cache", "weft", NULL);
-    g_assert_true (g_str_has_prefix (cache, cache_dir));
-    g_assert_true (g_str_has_suffix (cache, ".weft-recovery.json"));
+    g_autofree char *sum = NULL;
+    g_autofree char *abs = g_canonicalize_filename (dir, NULL);
+    g_autofree char *legacy = NULL;
+    g_autofree char *rank0 = g_build_filename (dir, "rank0_trace.json", NULL);
+    g_autofree char *beside0 = g_strconcat (rank0, ".weft-recovery.json", NULL);
+    g_autofree char *text = NULL;
+    g_autofree char *offered = NULL;
+    g_autoptr (WeftTrace) t = NULL;
+    g_autoptr (WeftEditSession) s8 = open_session (dir);
+    g_autofree char *legacy_dir = NULL;
+
+    weft_recovery_discard (dir);
+    g_assert_true (weft_edit_set_duration (s8, find_op (s8, 0, N_G1), 2000, NULL));
+    g_assert_true (weft_edit_session_write_recovery (s8, &error));
+    g_assert_true (g_file_get_contents (expect, &text, NULL, NULL));
+    g_assert_cmpint (g_rename (expect, beside), ==, 0);
+    g_assert_true (g_file_set_contents (beside0, text, -1, NULL));
+    g_assert_null (weft_recovery_find (dir));
+    t = weft_trace_load (dir, NULL, NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (t->ranks->len, ==, 2);
+    weft_recovery_discard (dir);
+    g_assert_true (g_file_test (beside, G_FILE_TEST_EXISTS));
+    g_assert_true (g_file_test (beside0, G_FILE_TEST_EXISTS));
+    g_unlink (beside);
+    g_unlink (beside0);
+
+    sum = g_compute_checksum_for_string (G_CHECKSUM_SHA1, abs, -1);
+    legacy = g_strdup_printf ("%s/cache/weft/%s.weft-recovery.json", weft_test_tmpdir (), sum);
+    legacy_dir = g_path_get_dirname (legacy);
+    g_assert_cmpint (g_mkdir_with_parents (legacy_dir, 0700), ==, 0);
+    g_assert_true (g_file_set_contents (legacy, text, -1, NULL));
+    offered = weft_recovery_find (dir);
+    g_assert_cmpstr (offered, ==, legacy);
+    weft_recovery_discard (dir);
+    g_assert_false (g_file_test (legacy, G_FILE_TEST_EXISTS));
   }
 }
 
@@ -1681,11 +1731,14 @@ int
 main (int argc, char **argv)
 {
   g_autofree char *cache = NULL;
+  g_autofree char *state = NULL;
 
   g_test_init (&argc, &argv, NULL);
   /* before GLib reads it */
   cache = g_build_filename (weft_test_tmpdir (), "cache", NULL);
   g_setenv ("XDG_CACHE_HOME", cache, TRUE);
+  state = g_build_filename (weft_test_tmpdir (), "state", NULL);
+  g_setenv ("XDG_STATE_HOME", state, TRUE);
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
     {

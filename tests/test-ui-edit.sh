@@ -163,8 +163,10 @@ M_AFTER=$(q 'd["metrics"]'); E_AFTER=$(q 'd["edits"]'); L_AFTER=$(q 'd["last_edi
 ok "dragged later by $(( $(q 'd["selection"]["start"]') - START0 )) ns; metrics $M_AFTER"
 sleep 5   # > WEFT_RECOVERY_INTERVAL_S (3 s)
 kill -9 "$APP"; wait "$APP" 2>/dev/null || true
-[ -n "$(ls "$TMP"/trace*.weft-recovery.json "$XDG_CACHE_HOME"/weft/*.weft-recovery.json 2>/dev/null || true)" ] \
-  || fail "no recovery file after the autosave interval"
+[ -n "$(ls "$XDG_STATE_HOME"/weft/recovery/*.json 2>/dev/null || true)" ] \
+  || fail "no recovery file in \$XDG_STATE_HOME/weft/recovery after the autosave interval"
+[ -z "$(find "$TMP/trace" "$TMP" -maxdepth 1 -name '*recovery*' 2>/dev/null)" ] \
+  || fail "a recovery file beside the trace: $(find "$TMP/trace" "$TMP" -maxdepth 1 -name '*recovery*')"
 WEFT_RESTORE=yes launch "$TMP/state3.json" "$TMP/trace"
 wait_for 'd["loaded"] and d["frames"] > 0 and d.get("modified") and d.get("can_undo")' "the edit is restored"
 [ "$(q 'd["metrics"]')" = "$M_AFTER" ] || fail "restored metrics $(q 'd["metrics"]') != $M_AFTER"

@@ -24,7 +24,7 @@
 #     times (its op shapes) and recomposes with them; Create pressed right
 #     after a change waits for its preview, then opens the step in a new window (TP 2 x FSDP 4 = 8 ranks, title fsdp+tp-...);
 #  7. Ctrl+S there asks for a folder (no file behind a new trace) and writes
-#     rank0..7_trace.json, which weft-cli info reads as 8 ranks;
+#     rank0..7_trace.json.gz (the default format), which weft-cli info reads as 8 ranks;
 #  8. Apply FSDP x 8 on a one-rank profile (data/samples) replicates it into a
 #     new 8-rank trace in a new window, the Apply undoable there.
 #
@@ -197,8 +197,8 @@ xdotool type --delay 10 "$SAVED/"
 sleep 0.3
 xdotool key Return
 end=$((SECONDS + TIMEOUT))
-while [ ! -s "$SAVED/rank7_trace.json" ] && [ $SECONDS -lt $end ]; do sleep 0.2; done
-[ "$(ls "$SAVED" | grep -c '^rank[0-7]_trace.json$')" = 8 ] || fail "Save did not write rank0..7_trace.json into $SAVED: $(ls "$SAVED")"
+while [ ! -s "$SAVED/rank7_trace.json.gz" ] && [ $SECONDS -lt $end ]; do sleep 0.2; done
+[ "$(ls "$SAVED" | grep -c "^rank[0-7]_trace.json.gz$")" = 8 ] || fail "Save did not write rank0..7_trace.json.gz (the default format) into $SAVED: $(ls "$SAVED")"
 window_id "^saved — Weft$" >/dev/null
 "$WEFT_BUILD_DIR/weft-cli" info "$SAVED" >"$TMP/info.txt" 2>&1 || { cat "$TMP/info.txt"; fail "weft-cli info cannot read the saved trace"; }
 grep -q "ranks: 8," "$TMP/info.txt" || { cat "$TMP/info.txt"; fail "the saved trace does not have 8 ranks"; }

@@ -266,11 +266,11 @@ gboolean weft_edit_session_save (WeftEditSession *self, const char *out, const c
  * seconds (a GLib timeout); it writes only when the edits changed. */
 #define WEFT_RECOVERY_INTERVAL_S 3
 
-/* Where the recovery file of a trace lives: "<trace path>.weft-recovery.json"
- * next to the trace when that folder is writable, else
- * "$XDG_CACHE_HOME/weft/<sha1 of the absolute trace path>.weft-recovery.json".
- * in_cache selects the second form. */
-char    *weft_recovery_path (const char *trace_path, gboolean in_cache);
+/* Where the recovery file of a trace lives, in the user's own state folder
+ * and never beside the trace:
+ * "$XDG_STATE_HOME/weft/recovery/<sha1 of the absolute trace path>.json"
+ * (~/.local/state by default). */
+char    *weft_recovery_path (const char *trace_path);
 /* Writes the session's edit history (undo and redo entries) atomically to
  * its recovery file (temp file + rename). When nothing is in effect and
  * nothing can be redone, removes the file instead. Writes nothing once the

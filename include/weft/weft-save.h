@@ -35,12 +35,39 @@ gboolean weft_rank_save (WeftRank              *rank,
                          GError               **error);
 
 /* Writes every rank into folder dir as rank<R>_trace<ext> (ext ".json",
- * ".json.gz" or ".json.zst"); creates dir. */
+ * ".json.gz" or ".json.zst"); creates dir. The set is replaced as a whole:
+ * every file goes to a temporary first, and only when all are written and
+ * synced are they renamed into place (a rank file of the same name in
+ * another format is removed then); a failure leaves the folder's files as
+ * they were. Refused (WEFT_ERROR_INVALID) when dir holds other trace files
+ * than these rank names (whatever their format): loading the folder later
+ * would mix two traces. */
 gboolean weft_trace_save_dir (WeftTrace             *trace,
                               const char            *dir,
                               const char            *ext,
                               const WeftSaveOptions *options,
                               GError               **error);
+
+/* Writes one rank to an open fd (standard output), not atomically. */
+gboolean weft_rank_write_fd (WeftRank              *rank,
+                             int                    fd,
+                             WeftFileFormat         format,
+                             const WeftSaveOptions *options,
+                             GError               **error);
+
+/* One file of every rank for Perfetto (save-merge.c): each rank is one
+ * process (pid = its rank number, named "rank N"), each of its lanes one
+ * thread named after its process and thread ("GPU 0 / stream 7"), flow ids
+ * offset per rank so that they never collide, times on the common timeline
+ * (clock offsets applied when the trace applies them) from one
+ * baseTimeNanoseconds. The path's extension gives the format; atomic. */
+gboolean weft_trace_save_merged     (WeftTrace   *trace,
+                                     const char  *path,
+                                     GError     **error);
+gboolean weft_trace_write_merged_fd (WeftTrace     *trace,
+                                     int            fd,
+                                     WeftFileFormat format,
+                                     GError       **error);
 
 /* OUT is a file (single-rank trace) or a folder (several ranks). */
 gboolean weft_trace_save (WeftTrace             *trace,

@@ -215,6 +215,7 @@ struct _WeftWindow
   char      *save_file;      /* Ctrl+S target: one file ... */
   char      *save_dir;       /* ... or a folder of rank<R>_trace<ext> */
   char      *save_ext;
+  GtkFileChooserNative *save_dialog; /* the Save As dialog while shown */
   gboolean   closing;        /* the user confirmed closing with unsaved edits */
   gboolean   no_clock_alignment; /* View > Align Rank Clocks off */
   GtkWidget *undo_button;
@@ -326,6 +327,47 @@ rect_to_json (WeftWindow *self, const graphene_rect_t *r)
   json_object_object_add (obj, "w", json_object_new_int ((int) r->size.width));
   json_object_object_add (obj, "h", json_object_new_int ((int) r->size.height));
   return obj;
+}
+
+/* The formats Save As offers for a folder of rank files (json.gz first:
+ * the default). HTA and Perfetto read .json and .json.gz, not .json.zst;
+ * the labels say so. */
+static const struct
+{
+  const char *id;    /* the extension without its dot */
+  const char *label;
+} save_formats[] = {
+  { "json.gz", "json.gz: gzip; HTA and Perfetto read it" },
+  { "json", "json: plain text; HTA and Perfetto read it" },
+  { "json.zst", "json.zst: zstd, smallest; Weft only (HTA and Perfetto read .json and .json.gz, not .json.zst)" },
+};
+
+static json_object *
+save_dialog_state (GtkFileChooserNative *native)
+{
+  GtkFileChooser *chooser = GTK_FILE_CHOOSER (native);
+  json_object *o = json_object_new_object ();
+  json_object *ids = json_object_new_array ();
+  json_object *labels = json_object_new_array ();
+  const char *chosen;
+
+  json_object_object_add (o, "title", json_object_new_string (gtk_native_dialog_get_title (GTK_NATIVE_DIALOG (native))));
+  json_object_object_add (o, "folder", json_object_new_boolean (gtk_file_chooser_get_action (chooser) ==
+                                                                GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER));
+  chosen = g_object_get_data (G_OBJECT (native), "weft-format") != NULL ? gtk_file_chooser_get_choice (chooser, "format")
+                                                                         : NULL;
+  if (chosen != NULL)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (save_formats); i++)
+        {
+          json_object_array_add (ids, json_object_new_string (save_formats[i].id));
+          json_object_array_add (labels, json_object_new_string (save_formats[i].label));
+        }
+      json_object_object_add (o, "format", json_object_new_string (chosen));
+    }
+  json_object_object_add (o, "formats", ids);
+  json_object_object_add (o, "format_labels", labels);
+  return o;
 }
 
 /* The layout rows on screen: rank, kind, stream (GPU lanes), label and
@@ -571,6 +613,8 @@ write_state (WeftWindow *self)
         }
     }
   json_object_object_add (root, "groups", groups);
+  if (self->save_dialog != NULL)
+    json_object_object_add (root, "save_dialog", save_dialog_state (self->save_dialog));
 
   text = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY);
   if (!g_file_set_contents (self->state_path, text, -1, &error))
@@ -1430,10 +1474,9 @@ save_as_response_cb (GtkNativeDialog *native, int response, WeftWindow *self)
             }
           else
             {
-              WeftRank *rank = weft_trace_rank (self->trace, 0);
-              char *e = rank->path != NULL ? rank_file_ext (rank->path) : NULL;
+              const char *fmt = gtk_file_chooser_get_choice (GTK_FILE_CHOOSER (native), "format");
               self->save_dir = g_strdup (path);
-              self->save_ext = e != NULL ? e : g_strdup (".json.gz");
+              self->save_ext = g_strconcat (".", fmt != NULL ? fmt : "json.gz", NULL);
             }
           if (save_now (self))
             {
@@ -1449,6 +1492,8 @@ save_as_response_cb (GtkNativeDialog *native, int response, WeftWindow *self)
             }
         }
     }
+  self->save_dialog = NULL;
+  schedule_state (self);
   g_object_unref (native);
 }
 
@@ -1457,7 +1502,9 @@ save_as (WeftWindow *self)
 {
   gboolean one = self->trace->ranks->len == 1;
   GtkFileChooserNative *native =
-    gtk_file_chooser_native_new (one ? "Save the Trace" : "Save the Trace into a Folder (one file per rank)",
+    gtk_file_chooser_native_new (one ? "Save the Trace (.json, .json.gz or .json.zst; HTA and Perfetto read .json "
+                                       "and .json.gz)"
+                                     : "Save the Trace into a Folder (one file per rank)",
                                  GTK_WINDOW (self),
                                  one ? GTK_FILE_CHOOSER_ACTION_SAVE : GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, "_Save",
                                  "_Cancel");
@@ -1469,8 +1516,25 @@ save_as (WeftWindow *self)
       g_autofree char *name = g_strdup_printf ("rank%d_trace%s", rank->rank, e != NULL ? e : ".json.gz");
       gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), name);
     }
+  else
+    {
+      /* a folder of rank<R>_trace<ext>: the format is a choice, json.gz
+       * by default (not the input's: .zst is Weft's own) */
+      const char *ids[G_N_ELEMENTS (save_formats) + 1] = { NULL };
+      const char *labels[G_N_ELEMENTS (save_formats) + 1] = { NULL };
+      for (guint i = 0; i < G_N_ELEMENTS (save_formats); i++)
+        {
+          ids[i] = save_formats[i].id;
+          labels[i] = save_formats[i].label;
+        }
+      gtk_file_chooser_add_choice (GTK_FILE_CHOOSER (native), "format", "Format", ids, labels);
+      gtk_file_chooser_set_choice (GTK_FILE_CHOOSER (native), "format", "json.gz");
+      g_object_set_data (G_OBJECT (native), "weft-format", GINT_TO_POINTER (1));
+    }
   g_signal_connect (native, "response", G_CALLBACK (save_as_response_cb), self);
+  self->save_dialog = native;
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+  schedule_state (self);
 }
 
 static void

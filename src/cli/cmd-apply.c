@@ -182,7 +182,8 @@ weft_cmd_apply (int argc, char **argv)
   if (!weft_edit_session_save (session, out, ext, &error))
     {
       fprintf (stderr, "weft-cli: %s\n", error->message);
-      return WEFT_EXIT_FAILURE;
+      /* refused (a folder holding other traces): bad usage, nothing written */
+      return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_INVALID) ? WEFT_EXIT_BAD_INPUT : WEFT_EXIT_FAILURE;
     }
   if (as_json)
     {

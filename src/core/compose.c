@@ -19,6 +19,7 @@
 
 #include "weft/weft-compose.h"
 #include "weft/weft-save.h"
+#include "save-private.h"
 
 /* ---- streams ------------------------------------------------------------------ */
 
@@ -2186,39 +2187,11 @@ weft_compose_json (const WeftComposeParams *params, GError **error)
 
 typedef struct
 {
-  Ctx        *c;
-  const char *dir;
-  gboolean    gz;
-  GMutex      lock;
-  GError     *error;
+  Ctx         *c;
+  WeftSaveTxn *txn;        /* file r is rank r's */
+  GMutex       lock;
+  GError      *error;
 } WriteJobs;
-
-static gboolean
-write_file (const char *path, GBytes *b, gboolean gz, GError **error)
-{
-  g_autoptr (GFile) file = g_file_new_for_path (path);
-  g_autoptr (GOutputStream) fout = NULL;
-  g_autoptr (GOutputStream) zout = NULL;
-  gsize len;
-  const char *data = g_bytes_get_data (b, &len);
-  GOutputStream *w;
-
-  fout = G_OUTPUT_STREAM (g_file_replace (file, NULL, FALSE, G_FILE_CREATE_REPLACE_DESTINATION, NULL, error));
-  if (fout == NULL)
-    return FALSE;
-  w = fout;
-  if (gz)
-    {
-      g_autoptr (GZlibCompressor) comp = g_zlib_compressor_new (G_ZLIB_COMPRESSOR_FORMAT_GZIP, 6);
-      zout = g_converter_output_stream_new (fout, G_CONVERTER (comp));
-      w = zout;
-    }
-  if (!g_output_stream_write_all (w, data, len, NULL, NULL, error) || !g_output_stream_close (w, NULL, error))
-    return FALSE;
-  if (gz && !g_output_stream_close (fout, NULL, error))
-    return FALSE;
-  return TRUE;
-}
 
 static void
 write_job (gpointer data, gpointer user_data)
@@ -2226,7 +2199,6 @@ write_job (gpointer data, gpointer user_data)
   WriteJobs *jobs = user_data;
   int r = GPOINTER_TO_INT (data) - 1;
   g_autoptr (GBytes) b = NULL;
-  g_autofree char *path = NULL;
   GError *error = NULL;
 
   g_mutex_lock (&jobs->lock);
@@ -2237,8 +2209,9 @@ write_job (gpointer data, gpointer user_data)
     }
   g_mutex_unlock (&jobs->lock);
   b = write_rank (jobs->c, r);
-  path = g_strdup_printf ("%s/rank%d_trace.json%s", jobs->dir, r, jobs->gz ? ".gz" : "");
-  if (!write_file (path, b, jobs->gz, &error))
+  /* to the rank's temporary: the set is renamed into place only when every
+   * rank is written (save.c) */
+  if (!weft_save_txn_write_bytes (jobs->txn, r, b, &error))
     {
       g_mutex_lock (&jobs->lock);
       if (jobs->error == NULL)
@@ -2257,6 +2230,8 @@ weft_compose_write (const WeftComposeParams *params,
                     GError                 **error)
 {
   g_autofree char *dir = NULL;
+  g_autoptr (GPtrArray) targets = NULL;
+  g_autoptr (WeftSaveTxn) txn = NULL;
   gboolean gz;
   Ctx c;
   WriteJobs jobs = { 0 };
@@ -2281,10 +2256,29 @@ weft_compose_write (const WeftComposeParams *params,
     }
   if (!compose_build (&c, params, error))
     return FALSE;
+  /* Loading OUT (or the iteration folder) later must give exactly these
+   * ranks: refuse a folder holding other traces. */
+  targets = g_ptr_array_new_with_free_func (g_free);
+  for (int r = 0; r < c.world; r++)
+    g_ptr_array_add (targets, g_strdup_printf ("%s/rank%d_trace.json%s", dir, r, gz ? ".gz" : ""));
+  if (!weft_save_check_folder (dir, (const char *const *) targets->pdata, targets->len, error) ||
+      !weft_save_check_folder (out_dir, (const char *const *) targets->pdata, targets->len, error))
+    {
+      ctx_free (&c);
+      return FALSE;
+    }
+  jobs.txn = txn = weft_save_txn_new ();
+  for (int r = 0; r < c.world; r++)
+    {
+      if (weft_save_txn_add (txn, g_ptr_array_index (targets, r), error) < 0)
+        {
+          ctx_free (&c);
+          return FALSE;
+        }
+      weft_save_txn_remove_other_formats (txn, r);
+    }
   /* every rank's text is built and compressed in parallel (read-only on c) */
   jobs.c = &c;
-  jobs.dir = dir;
-  jobs.gz = gz;
   g_mutex_init (&jobs.lock);
   n_threads = CLAMP ((int) g_get_num_processors (), 1, c.world);
   pool = g_thread_pool_new (write_job, &jobs, n_threads, TRUE, NULL);
@@ -2293,6 +2287,8 @@ weft_compose_write (const WeftComposeParams *params,
   g_thread_pool_free (pool, FALSE, TRUE);
   g_mutex_clear (&jobs.lock);
   ctx_free (&c);
+  if (jobs.error == NULL)
+    weft_save_txn_commit (txn, &jobs.error);
   if (jobs.error != NULL)
     {
       g_propagate_error (error, jobs.error);

@@ -780,7 +780,8 @@ walk (const char *dir, guint depth, GPtrArray *out, GPtrArray *warnings)
           continue;
         }
       lower = g_ascii_strdown (name, -1);
-      if (!has_trace_ext (lower))
+      /* never a rank: the recovery files earlier versions wrote beside a trace */
+      if (!has_trace_ext (lower) || g_str_has_suffix (lower, ".weft-recovery.json"))
         continue;
       if (!S_ISREG (st.st_mode))
         {

@@ -7,7 +7,16 @@
  * operations (docs/editing.md). Restoring replays them into a freshly loaded
  * session: the edits come back as undo entries, the undone ones as redo
  * entries. Writing goes through g_file_set_contents (temp file in the same
- * folder, then rename), so a crash while writing leaves the previous file. */
+ * folder, then rename), so a crash while writing leaves the previous file.
+ *
+ * The file lives in the user's own state folder, keyed by the trace:
+ * $XDG_STATE_HOME/weft/recovery/<sha1 of the absolute trace path>.json,
+ * never beside the trace (in a shared folder another tool loaded it as a
+ * rank, and another person was offered someone else's edits). Files of
+ * older versions: "$XDG_CACHE_HOME/weft/<sha1>.weft-recovery.json" (the
+ * user's own) is still offered and removed with the new one; "<trace>.weft-
+ * recovery.json" beside a trace is ignored, never read nor removed: it may
+ * be another person's. */
 #include "config.h"
 
 #include <errno.h>
@@ -27,7 +36,7 @@ gboolean *weft_edit_session_recovery_stale (WeftEditSession *self);
 json_object *weft_recovery_stamp (const char *trace_path);
 gboolean     weft_recovery_stamp_matches (json_object *stamp);
 
-#define RECOVERY_SUFFIX ".weft-recovery.json"
+#define LEGACY_SUFFIX ".weft-recovery.json"
 
 static char *
 absolute_trace_path (const char *trace_path)
@@ -39,32 +48,32 @@ absolute_trace_path (const char *trace_path)
   return abs;
 }
 
-char *
-weft_recovery_path (const char *trace_path, gboolean in_cache)
+static char *
+trace_key (const char *trace_path)
 {
-  g_autofree char *abs = NULL;
-
-  g_return_val_if_fail (trace_path != NULL, NULL);
-  abs = absolute_trace_path (trace_path);
-  if (!in_cache)
-    return g_strconcat (abs, RECOVERY_SUFFIX, NULL);
-  {
-    g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA1, abs, -1);
-    g_autofree char *name = g_strconcat (sum, RECOVERY_SUFFIX, NULL);
-    return g_build_filename (g_get_user_cache_dir (), "weft", name, NULL);
-  }
+  g_autofree char *abs = absolute_trace_path (trace_path);
+  return g_compute_checksum_for_string (G_CHECKSUM_SHA1, abs, -1);
 }
 
-/* The next-to-the-trace path when its folder is writable, else the cache path. */
-static char *
-recovery_write_path (const char *trace_path)
+char *
+weft_recovery_path (const char *trace_path)
 {
-  g_autofree char *beside = weft_recovery_path (trace_path, FALSE);
-  g_autofree char *dir = g_path_get_dirname (beside);
+  g_autofree char *sum = NULL;
+  g_autofree char *name = NULL;
 
-  if (g_access (dir, W_OK) == 0)
-    return g_steal_pointer (&beside);
-  return weft_recovery_path (trace_path, TRUE);
+  g_return_val_if_fail (trace_path != NULL, NULL);
+  sum = trace_key (trace_path);
+  name = g_strconcat (sum, ".json", NULL);
+  return g_build_filename (g_get_user_state_dir (), "weft", "recovery", name, NULL);
+}
+
+/* Where earlier versions wrote it when the trace's folder was not writable. */
+static char *
+legacy_cache_path (const char *trace_path)
+{
+  g_autofree char *sum = trace_key (trace_path);
+  g_autofree char *name = g_strconcat (sum, LEGACY_SUFFIX, NULL);
+  return g_build_filename (g_get_user_cache_dir (), "weft", name, NULL);
 }
 
 gboolean
@@ -103,7 +112,7 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
       *weft_edit_session_autosaved_serial (self) = weft_edit_session_get_serial (self);
       return TRUE;
     }
-  path = recovery_write_path (source);
+  path = weft_recovery_path (source);
   dir = g_path_get_dirname (path);
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
@@ -261,9 +270,9 @@ weft_recovery_find (const char *trace_path)
   g_return_val_if_fail (trace_path != NULL, NULL);
   abs = absolute_trace_path (trace_path);
   trace_mtime = trace_mtime_usec (trace_path);
-  for (int in_cache = 0; in_cache < 2; in_cache++)
+  for (int legacy = 0; legacy < 2; legacy++)
     {
-      g_autofree char *path = weft_recovery_path (trace_path, in_cache);
+      g_autofree char *path = legacy ? legacy_cache_path (trace_path) : weft_recovery_path (trace_path);
       json_object *root, *t;
       gboolean match;
 
@@ -369,9 +378,9 @@ void
 weft_recovery_discard (const char *trace_path)
 {
   g_return_if_fail (trace_path != NULL);
-  for (int in_cache = 0; in_cache < 2; in_cache++)
+  for (int legacy = 0; legacy < 2; legacy++)
     {
-      g_autofree char *path = weft_recovery_path (trace_path, in_cache);
+      g_autofree char *path = legacy ? legacy_cache_path (trace_path) : weft_recovery_path (trace_path);
       g_unlink (path);
     }
 }
