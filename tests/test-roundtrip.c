@@ -389,6 +389,8 @@ static const EditKind fsdp_edits[] = {
   { "move-stream", "[{\"op\": \"move_stream\", \"match\": {\"collective\": \"reduce_scatter\", \"nth\": 0}, \"stream\": 15}]" },
   { "retime", "[{\"op\": \"set_duration\", \"match\": {\"class\": \"gemm\", \"rank\": 1, \"nth\": 5}, \"dur_us\": 900}]" },
   { "scale-class", "[{\"op\": \"scale\", \"class\": \"gemm\", \"factor\": 0.8}]" },
+  /* GEMMs 4x slower: the GPU work runs past the ProfilerStep's end */
+  { "scale-class-slower", "[{\"op\": \"scale\", \"class\": \"gemm\", \"factor\": 4}]" },
   { "scale-collective", "[{\"op\": \"scale\", \"collective\": \"all_gather\", \"factor\": 0.5}]" },
   { "insert-kernel",
     "[{\"op\": \"insert_kernel\", \"rank\": 0, \"stream\": 7, \"after\": {\"class\": \"gemm\", \"rank\": 0, \"nth\": 2}, "
@@ -425,6 +427,7 @@ static const EditKind generic_edits[] = {
   { "move-stream", "[{\"op\": \"move_stream\", \"match\": {\"class\": \"gemm\", \"rank\": 0, \"nth\": 1}, \"stream\": 77}]" },
   { "retime", "[{\"op\": \"scale\", \"match\": {\"class\": \"elementwise\", \"rank\": 0, \"nth\": 0}, \"factor\": 3}]" },
   { "scale-class", "[{\"op\": \"scale\", \"class\": \"communication\", \"factor\": 0.5}]" },
+  { "scale-class-slower", "[{\"op\": \"scale\", \"class\": \"elementwise\", \"factor\": 6}]" },
   { "insert-kernel",
     "[{\"op\": \"insert_kernel\", \"rank\": 0, \"stream\": 7, \"at_us\": 100, \"like\": {\"class\": \"elementwise\", \"nth\": 0}}]" },
   { "duplicate", "[{\"op\": \"duplicate\", \"match\": {\"class\": \"elementwise\", \"rank\": 0, \"nth\": 2}}]" },

@@ -633,6 +633,38 @@ plan_init (SavePlan *plan, WeftRank *rank)
       }
   }
 
+  /* Orphan flow ends (an 'f' whose 's' is not in the file, common in real
+   * traces) carry the correlation of their op as id: they follow it too. */
+  {
+    g_autoptr (GHashTable) by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+    g_autofree gboolean *paired = g_new0 (gboolean, MAX (1, n));
+    for (guint i = 0; i < rank->flows->len; i++)
+      {
+        const WeftFlow *f = &g_array_index (rank->flows, WeftFlow, i);
+        if (f->start < n)
+          paired[f->start] = TRUE;
+        if (f->end < n)
+          paired[f->end] = TRUE;
+      }
+    for (guint i = 0; i < n; i++)
+      {
+        const WeftEvent *ev = weft_rank_event (rank, i);
+        if ((ev->flags & WEFT_EVENT_GPU_OP) && ev->correlation >= 0 && !(ev->flags & WEFT_EVENT_DELETED) &&
+            (event_is_edited (ev) || plan->level[i] > 0))
+          g_hash_table_insert (by_corr, (gpointer) &ev->correlation, GUINT_TO_POINTER (i + 1));
+      }
+    for (guint i = 0; i < n && g_hash_table_size (by_corr) > 0; i++)
+      {
+        const WeftEvent *ev = weft_rank_event (rank, i);
+        gpointer op;
+        if (ev->ph != WEFT_PH_F || paired[i] || ev->flow_id < 0)
+          continue;
+        op = g_hash_table_lookup (by_corr, &ev->flow_id);
+        if (op != NULL && weft_rank_event (rank, GPOINTER_TO_UINT (op) - 1)->lane == ev->lane)
+          plan->bind[i] = GPOINTER_TO_UINT (op) - 1;
+      }
+  }
+
   /* Flow points follow the slices they bind to when those are edited or moved. */
   for (guint i = 0; i < rank->flows->len; i++)
     {

@@ -3982,6 +3982,28 @@ weft_solver_apply_to_model (WeftSolver *self)
                 ev->flags = (guint8) ((ev->flags & ~WEFT_EVENT_HELD) | WEFT_EVENT_EDITED);
             }
         }
+      /* the ProfilerStep annotations span the step as the session times it
+       * (moved with their thread, their end pushed by the step's GPU
+       * work): reopened, the step time is the same */
+      for (guint k = 0; k < rank->steps->len; k++)
+        {
+          WeftStep *st = &g_array_index (rank->steps, WeftStep, k);
+          WeftMetrics m;
+          WeftEvent *ev;
+          if (st->event >= rank->events->len || !weft_solver_metrics (self, r, st->number, &m) ||
+              m.step_source != WEFT_STEP_TIME_PROFILER_STEP)
+            continue;
+          ev = weft_rank_event (rank, st->event);
+          if (ev->ts == m.begin - rs->offset && ev->dur == m.end - m.begin)
+            continue;
+          ev->ts = m.begin - rs->offset;
+          ev->dur = m.end - m.begin;
+          ev->flags |= WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
+          st->begin = ev->ts;
+          st->end = weft_event_end (ev);
+          if (ev->lane != WEFT_NONE && ev->lane < rank->lanes->len)
+            dirty[ev->lane] = TRUE;
+        }
       /* annotations cover their ops where they are now */
       for (guint k = 0; rs->annots != NULL && k < rs->annots->len; k++)
         {

@@ -228,6 +228,75 @@ expect_observed (WeftEditSession *s)
     }
 }
 
+/* What you save is what you saw: the edited session saved and reopened
+ * gives the same step, overlap, exposed communication and critical path
+ * (length and parts), whole trace and per step, within 0.1 % of the step. */
+static void
+expect_save_round_trip (WeftEditSession *s)
+{
+  static char *dir = NULL;
+  GError *error = NULL;
+  WeftTrace *back;
+  WeftSolver *solver = weft_edit_session_get_solver (s), *back_solver;
+  GArray *steps = weft_solver_steps (solver);
+
+  if (dir == NULL)
+    dir = g_dir_make_tmp ("fuzz-edit-XXXXXX", NULL);
+  if (dir == NULL)
+    return;
+  if (!weft_edit_session_save (s, dir, ".json", &error))
+    {
+      fprintf (stderr, "fuzz-edit: the edited trace does not save: %s\n", error->message);
+      abort ();
+    }
+  back = weft_trace_load (dir, NULL, NULL, &error);
+  if (back == NULL)
+    {
+      fprintf (stderr, "fuzz-edit: the saved trace does not load: %s\n", error->message);
+      abort ();
+    }
+  back_solver = weft_solver_new (back, &error);
+  if (back_solver == NULL)
+    {
+      fprintf (stderr, "fuzz-edit: the saved trace has no graph: %s\n", error->message);
+      abort ();
+    }
+  for (guint k = 0; k <= steps->len; k++)
+    {
+      int step = k < steps->len ? g_array_index (steps, int, k) : WEFT_SOLVER_ALL_STEPS;
+      WeftMetrics a, b;
+      gboolean oa = weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &a);
+      gboolean ob = weft_solver_metrics (back_solver, WEFT_SOLVER_ALL_RANKS, step, &b);
+      gint64 tol;
+      if (oa != ob)
+        {
+          fprintf (stderr, "fuzz-edit: step %d: has metrics in the session %d, reopened %d\n", step, oa, ob);
+          abort ();
+        }
+      if (!oa)
+        continue;
+      tol = MAX (1000, a.step_time / 1000);
+      if (ABS (a.step_time - b.step_time) > tol || ABS (a.exposed_comm - b.exposed_comm) > tol ||
+          ABS (a.cp_length - b.cp_length) > tol || ABS (a.cp_compute - b.cp_compute) > tol ||
+          ABS (a.cp_comm - b.cp_comm) > tol || ABS (a.cp_launch - b.cp_launch) > tol ||
+          ABS (a.cp_wait - b.cp_wait) > tol || ABS (a.cp_inferred - b.cp_inferred) > tol ||
+          ABS (a.overlap_pct - b.overlap_pct) > 0.1)
+        {
+          fprintf (stderr,
+                   "fuzz-edit: step %d: saved and reopened, the figures differ: step %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                   " path %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " compute %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                   " launch %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " wait %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                   " overlap %.3f/%.3f\n",
+                   step, a.step_time, b.step_time, a.cp_length, b.cp_length, a.cp_compute, b.cp_compute, a.cp_launch,
+                   b.cp_launch, a.cp_wait, b.cp_wait, a.overlap_pct, b.overlap_pct);
+          abort ();
+        }
+    }
+  g_array_unref (steps);
+  weft_solver_free (back_solver);
+  weft_trace_free (back);
+}
+
 static void
 expect_same (GArray *a, GArray *b, const char *what)
 {
@@ -264,6 +333,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   json_object_put (script);
   done = snapshot (s);
   expect_path_within_steps (s, "after the script");
+  expect_save_round_trip (s);
 
   /* 2: the log replays to the same schedule */
   log = weft_edit_session_log (s);
