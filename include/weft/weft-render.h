@@ -88,6 +88,8 @@ typedef struct
 void   weft_view_init (WeftView *view, WeftTrace *trace);
 /* Sets span to the whole trace (plus a small margin). */
 void   weft_view_fit_all (WeftView *view, WeftTrace *trace);
+/* Fits the view to span (with the same margin as weft_view_fit_all). */
+void   weft_view_fit_span (WeftView *view, WeftTimeSpan span);
 /* Zooms by factor (< 1 zooms in) keeping the time under x fixed; the
  * visible duration is clamped to [100 ns, 1000 s]. */
 void   weft_view_zoom (WeftView *view, double factor, double x);

@@ -695,9 +695,19 @@ weft_inspector_show_summary (WeftInspector *self)
       n_lanes += rank->lanes->len;
       n_coll += rank->collectives->len;
       for (guint e = 0; e < rank->events->len; e++)
-        n_gpu += (weft_rank_event (rank, e)->flags & WEFT_EVENT_GPU_OP) != 0;
+        n_gpu += (weft_rank_event (rank, e)->flags & (WEFT_EVENT_GPU_OP | WEFT_EVENT_DELETED)) == WEFT_EVENT_GPU_OP;
     }
   span = weft_trace_time_span (self->trace);
+  if (self->solver != NULL)
+    {
+      /* where the edits put the GPU ops */
+      WeftTimeSpan s = weft_solver_span (self->solver);
+      if (s.end > s.begin)
+        {
+          span.begin = MIN (span.begin, s.begin);
+          span.end = MAX (span.end, s.end);
+        }
+    }
   s_span = weft_format_duration (span.end - span.begin);
   s_ev = g_strdup_printf ("%" G_GUINT64_FORMAT " (%" G_GUINT64_FORMAT " lanes)", n_events, n_lanes);
   s_gpu = g_strdup_printf ("%" G_GUINT64_FORMAT, n_gpu);

@@ -55,6 +55,9 @@ struct _WeftTimelineView
   WeftView    view;
   WeftLayout *layout;
   WeftTimeSpan trace_span;
+  WeftTimeSpan content;            /* trace_span and the solver's span (content_span) */
+  guint64      content_gen;
+  gboolean     content_valid;
 
   const WeftRenderTimes   *times;   /* borrowed, may be NULL */
   WeftRenderOverlay        overlay; /* borrowed arrays */
@@ -325,15 +328,60 @@ zoom (WeftTimelineView *self, double factor, double x)
     view_changed (self);
 }
 
+static WeftSolver *view_solver (WeftTimelineView *self);
+static WeftTimeSpan content_span (WeftTimelineView *self);
+
 static void
 pan_px (WeftTimelineView *self, double dx)
 {
   WeftTimeSpan before = self->view.span;
+  WeftTimeSpan all;
+  gint64 w;
 
   sync_view_size (self);
   weft_view_pan (&self->view, dx);
+  /* never past the trace: at least a tenth of the view stays on it */
+  all = content_span (self);
+  w = self->view.span.end - self->view.span.begin;
+  if (all.end > all.begin && w > 0)
+    {
+      gint64 d = 0;
+      if (self->view.span.begin > all.end - w / 10)
+        d = all.end - w / 10 - self->view.span.begin;
+      else if (self->view.span.end < all.begin + w / 10)
+        d = all.begin + w / 10 - self->view.span.end;
+      self->view.span.begin += d;
+      self->view.span.end += d;
+    }
   if (before.begin != self->view.span.begin || before.end != self->view.span.end)
     view_changed (self);
+}
+
+/* What the trace spans now: as loaded, and where the edits put its GPU ops
+ * (the solver's schedule; cached per solver generation). */
+static WeftTimeSpan
+content_span (WeftTimelineView *self)
+{
+  WeftSolver *solver = view_solver (self);
+  WeftTimeSpan span = self->trace_span;
+  if (solver != NULL)
+    {
+      guint64 gen = weft_solver_generation (solver);
+      if (!self->content_valid || self->content_gen != gen)
+        {
+          WeftTimeSpan s = weft_solver_span (solver);
+          self->content = self->trace_span;
+          if (s.end > s.begin)
+            {
+              self->content.begin = MIN (self->content.begin, s.begin);
+              self->content.end = MAX (self->content.end, s.end);
+            }
+          self->content_gen = gen;
+          self->content_valid = TRUE;
+        }
+      span = self->content;
+    }
+  return span;
 }
 
 static void
@@ -344,7 +392,7 @@ fit_all (WeftTimelineView *self)
   if (self->trace == NULL)
     return;
   sync_view_size (self);
-  weft_view_fit_all (&self->view, self->trace);
+  weft_view_fit_span (&self->view, content_span (self));
   if (before.begin != self->view.span.begin || before.end != self->view.span.end)
     view_changed (self);
 }
@@ -1708,6 +1756,7 @@ weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
       sync_view_size (self);
       weft_view_fit_all (&self->view, trace);
       self->trace_span = weft_trace_time_span (trace);
+      self->content_valid = FALSE;
       self->layout = weft_layout_new (trace, &self->view);
       self->first_frame_pending = TRUE;
     }
@@ -1718,6 +1767,7 @@ weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
       self->view.sel_rank = self->view.hover_rank = WEFT_NONE;
       self->view.sel_event = self->view.hover_event = WEFT_NONE;
       self->trace_span.begin = self->trace_span.end = 0;
+      self->content_valid = FALSE;
     }
   self->view.scroll_y = 0;
   update_adjustment (self);
@@ -1762,6 +1812,7 @@ weft_timeline_view_set_session (WeftTimelineView *self, WeftEditSession *session
 {
   g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
   self->session = session;
+  self->content_valid = FALSE;
   update_actions (self);
 }
 
@@ -1824,7 +1875,7 @@ weft_timeline_view_set_visible (WeftTimelineView *self, WeftTimeSpan span)
 WeftTimeSpan
 weft_timeline_view_get_trace_span (WeftTimelineView *self)
 {
-  return self->trace_span;
+  return content_span (self);
 }
 
 double

@@ -260,6 +260,12 @@ fit_span (WeftView *view, WeftTimeSpan span)
 }
 
 void
+weft_view_fit_span (WeftView *view, WeftTimeSpan span)
+{
+  fit_span (view, span);
+}
+
+void
 weft_view_fit_all (WeftView *view, WeftTrace *trace)
 {
   fit_span (view, trace != NULL ? weft_trace_time_span (trace) : (WeftTimeSpan) { 0, 0 });
