@@ -114,14 +114,19 @@ int_arg (json_object *ev, const char *key, gint64 *out)
 typedef struct
 {
   gint64       s, d;
+  gsize        pos;   /* in the file */
   json_object *obj;
 } Slice;
 
+/* by start, then file order: of two slices with the same ts and dur,
+ * Perfetto nests the later one in the earlier */
 static gint
 slice_cmp (gconstpointer a, gconstpointer b)
 {
   const Slice *x = a, *y = b;
-  return (x->s > y->s) - (x->s < y->s);
+  if (x->s != y->s)
+    return (x->s > y->s) - (x->s < y->s);
+  return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 static gboolean
@@ -138,68 +143,20 @@ track_of (json_object *ev)
   return g_strdup_printf ("%s/%s", str_of (ev, "pid"), str_of (ev, "tid"));
 }
 
-/* Tracks (pid/tid) of X events with no thread_name in a file, added to set. */
-static void
-unnamed_tracks (const char *path, GHashTable *set)
+/* The ac2g flow ends of a file and the slice each binds to (Perfetto's bp
+ * "e" rule: the innermost X slice of its track open at its ts). good_out:
+ * adds "rank:id" of each that binds to the GPU op of its correlation; else
+ * every flow in input_good must bind so. Returns the flows checked. */
+static guint
+flow_bindings (const char *what, const char *path, json_object *doc, GHashTable *input_good, GHashTable *good_out)
 {
-  gsize len;
-  g_autofree char *text = weft_test_read_gz (path, &len);
-  json_object *doc = json_tokener_parse (text), *events;
-  g_autoptr (GHashTable) named = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GPtrArray) tracks = g_ptr_array_new_with_free_func (g_free);
-  if (doc == NULL || !json_object_object_get_ex (doc, "traceEvents", &events))
-    return;
-  for (gsize i = 0; i < json_object_array_length (events); i++)
-    {
-      json_object *ev = json_object_array_get_idx (events, i);
-      const char *ph = str_of (ev, "ph");
-      if (ph != NULL && strcmp (ph, "M") == 0 && g_strcmp0 (str_of (ev, "name"), "thread_name") == 0)
-        g_hash_table_add (named, track_of (ev));
-      else if (ph != NULL && strcmp (ph, "X") == 0)
-        g_ptr_array_add (tracks, track_of (ev));
-    }
-  for (guint i = 0; i < tracks->len; i++)
-    if (!g_hash_table_contains (named, g_ptr_array_index (tracks, i)))
-      g_hash_table_add (set, g_strdup (g_ptr_array_index (tracks, i)));
-  json_object_put (doc);
-}
-
-static void
-check_file (const char *what, const char *path, gboolean input_named_lanes, GHashTable *input_unnamed)
-{
-  gsize len;
-  g_autofree char *text = weft_test_read_gz (path, &len);
-  json_object *doc = json_tokener_parse (text), *events;
-  g_autoptr (GHashTable) named = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  g_autoptr (GHashTable) tracks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  guint n_flows = 0;
-
-  g_assert_nonnull (doc);
-  g_assert_true (json_object_object_get_ex (doc, "traceEvents", &events));
-  for (gsize i = 0; i < json_object_array_length (events); i++)
-    {
-      json_object *ev = json_object_array_get_idx (events, i);
-      const char *ph = str_of (ev, "ph");
-      if (ph != NULL && strcmp (ph, "M") == 0 && g_strcmp0 (str_of (ev, "name"), "thread_name") == 0)
-        g_hash_table_add (named, track_of (ev));
-      else if (ph != NULL && strcmp (ph, "X") == 0)
-        g_hash_table_add (tracks, track_of (ev));
-      if (is_gpu_op (ev))
-        {
-          gint64 stream, tid;
-          json_object *t;
-          /* HTA groups kernels by args.stream: it must be the op's tid */
-          if (int_arg (ev, "stream", &stream) && json_object_object_get_ex (ev, "tid", &t))
-            {
-              tid = json_object_get_int64 (t);
-              if (stream != tid)
-                g_error ("%s: %s: '%s' on tid %" G_GINT64_FORMAT " has args.stream %" G_GINT64_FORMAT, what, path,
-                         str_of (ev, "name"), tid, stream);
-            }
-        }
-    }
-  /* every flow end binds to the op of its correlation: the innermost X
-   * slice of its track open at its ts (Perfetto's bp "e" rule) */
+  json_object *events, *di, *rv;
+  int rank = 0;
+  guint n_checked = 0;
+  if (!json_object_object_get_ex (doc, "traceEvents", &events))
+    return 0;
+  if (json_object_object_get_ex (doc, "distributedInfo", &di) && json_object_object_get_ex (di, "rank", &rv))
+    rank = json_object_get_int (rv);
   {
     g_autoptr (GHashTable) by_track = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                              (GDestroyNotify) g_array_unref);
@@ -214,6 +171,7 @@ check_file (const char *what, const char *path, gboolean input_named_lanes, GHas
           continue;
         sl.s = ts_ns (xts);
         sl.d = ts_ns (xdur);
+        sl.pos = j;
         sl.obj = x;
         xt = track_of (x);
         list = g_hash_table_lookup (by_track, xt);
@@ -259,7 +217,8 @@ check_file (const char *what, const char *path, gboolean input_named_lanes, GHas
               hi = mid;
           }
         /* back over the slices starting by t (the enclosing ones are the
-         * nearest, a few levels deep) */
+         * nearest, a few levels deep); the first of the shortest found is
+         * the innermost (later in the file on a tie) */
         for (guint j = lo, k = 0; j > 0 && k < 256; j--, k++)
           {
             const Slice *sl = &g_array_index (list, Slice, j - 1);
@@ -273,15 +232,92 @@ check_file (const char *what, const char *path, gboolean input_named_lanes, GHas
                 best = sl->obj;
               }
           }
-        if (best == NULL || !is_gpu_op (best))
-          continue; /* a flow to a CPU op or an op the trace does not hold */
-        n_flows++;
-        if (!int_arg (best, "correlation", &corr) || corr != json_object_get_int64 (id))
-          g_error ("%s: %s: the flow %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT " binds to '%s' (correlation %s)", what,
-                   path, json_object_get_int64 (id), t, str_of (best, "name"),
-                   int_arg (best, "correlation", &corr) ? "other" : "none");
+        {
+          g_autofree char *key = g_strdup_printf ("%d:%" G_GINT64_FORMAT, rank, json_object_get_int64 (id));
+          gboolean ok = best != NULL && is_gpu_op (best) && int_arg (best, "correlation", &corr) &&
+                        corr == json_object_get_int64 (id);
+          if (good_out != NULL && ok)
+            g_hash_table_add (good_out, g_steal_pointer (&key));
+          else if (input_good != NULL && g_hash_table_contains (input_good, key))
+            {
+              n_checked++;
+              if (!ok)
+                g_error ("%s: %s: the flow %" G_GINT64_FORMAT " at %" G_GINT64_FORMAT " binds to '%s' (%s), not to "
+                         "its op as in the input",
+                         what, path, json_object_get_int64 (id), t, best != NULL ? str_of (best, "name") : "nothing",
+                         best != NULL ? str_of (best, "cat") : "-");
+            }
+        }
       }
   }
+  return n_checked;
+}
+
+/* Tracks (pid/tid) of X events with no thread_name in a file, added to set. */
+static void
+unnamed_tracks (const char *path, GHashTable *set)
+{
+  gsize len;
+  g_autofree char *text = weft_test_read_gz (path, &len);
+  json_object *doc = json_tokener_parse (text), *events;
+  g_autoptr (GHashTable) named = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GPtrArray) tracks = g_ptr_array_new_with_free_func (g_free);
+  if (doc == NULL || !json_object_object_get_ex (doc, "traceEvents", &events))
+    return;
+  for (gsize i = 0; i < json_object_array_length (events); i++)
+    {
+      json_object *ev = json_object_array_get_idx (events, i);
+      const char *ph = str_of (ev, "ph");
+      if (ph != NULL && strcmp (ph, "M") == 0 && g_strcmp0 (str_of (ev, "name"), "thread_name") == 0)
+        g_hash_table_add (named, track_of (ev));
+      else if (ph != NULL && strcmp (ph, "X") == 0)
+        g_ptr_array_add (tracks, track_of (ev));
+    }
+  for (guint i = 0; i < tracks->len; i++)
+    if (!g_hash_table_contains (named, g_ptr_array_index (tracks, i)))
+      g_hash_table_add (set, g_strdup (g_ptr_array_index (tracks, i)));
+  json_object_put (doc);
+}
+
+static void
+check_file (const char *what, const char *path, gboolean input_named_lanes, GHashTable *input_unnamed,
+            GHashTable *input_good)
+{
+  gsize len;
+  g_autofree char *text = weft_test_read_gz (path, &len);
+  json_object *doc = json_tokener_parse (text), *events;
+  g_autoptr (GHashTable) named = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) tracks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  guint n_flows = 0;
+
+  g_assert_nonnull (doc);
+  g_assert_true (json_object_object_get_ex (doc, "traceEvents", &events));
+  for (gsize i = 0; i < json_object_array_length (events); i++)
+    {
+      json_object *ev = json_object_array_get_idx (events, i);
+      const char *ph = str_of (ev, "ph");
+      if (ph != NULL && strcmp (ph, "M") == 0 && g_strcmp0 (str_of (ev, "name"), "thread_name") == 0)
+        g_hash_table_add (named, track_of (ev));
+      else if (ph != NULL && strcmp (ph, "X") == 0)
+        g_hash_table_add (tracks, track_of (ev));
+      if (is_gpu_op (ev))
+        {
+          gint64 stream, tid;
+          json_object *t;
+          /* HTA groups kernels by args.stream: it must be the op's tid */
+          if (int_arg (ev, "stream", &stream) && json_object_object_get_ex (ev, "tid", &t))
+            {
+              tid = json_object_get_int64 (t);
+              if (stream != tid)
+                g_error ("%s: %s: '%s' on tid %" G_GINT64_FORMAT " has args.stream %" G_GINT64_FORMAT, what, path,
+                         str_of (ev, "name"), tid, stream);
+            }
+        }
+    }
+  /* every flow end binds to the op of its correlation: the innermost X
+   * slice of its track open at its ts (Perfetto's bp "e" rule), where it
+   * did in the input */
+  n_flows = flow_bindings (what, path, doc, input_good, NULL);
   if (input_named_lanes)
     {
       GHashTableIter it;
@@ -295,13 +331,40 @@ check_file (const char *what, const char *path, gboolean input_named_lanes, GHas
   json_object_put (doc);
 }
 
+/* An input file: its unnamed tracks and its flows that bind right. */
 static gboolean
-names_lanes (const char *path, GHashTable *unnamed)
+names_lanes (const char *path, GHashTable *unnamed, GHashTable *good)
 {
   gsize len;
   g_autofree char *text = weft_test_read_gz (path, &len);
+  json_object *doc = json_tokener_parse (text);
   unnamed_tracks (path, unnamed);
+  if (doc != NULL)
+    flow_bindings ("input", path, doc, NULL, good);
+  json_object_put (doc);
   return strstr (text, "\"thread_name\"") != NULL;
+}
+
+/* Every trace file under path (a file or a folder, any depth). */
+static gboolean
+read_inputs (const char *path, GHashTable *unnamed, GHashTable *good)
+{
+  gboolean named = FALSE;
+  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+    {
+      g_autoptr (GDir) in = g_dir_open (path, 0, NULL);
+      const char *name;
+      while (in != NULL && (name = g_dir_read_name (in)) != NULL)
+        {
+          g_autofree char *f = g_build_filename (path, name, NULL);
+          if (g_file_test (f, G_FILE_TEST_IS_DIR))
+            named |= read_inputs (f, unnamed, good);
+          else if (g_str_has_suffix (name, ".json") || g_str_has_suffix (name, ".json.gz"))
+            named |= names_lanes (f, unnamed, good);
+        }
+      return named;
+    }
+  return names_lanes (path, unnamed, good);
 }
 
 /* ---- one round trip ---------------------------------------------------------------- */
@@ -330,19 +393,10 @@ round_trip (const char *label, const char *path, const char *script_text)
   gboolean named = FALSE;
   const char *name;
   g_autoptr (GHashTable) unnamed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr (GHashTable) good = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   g_assert_nonnull (script);
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
-    {
-      g_autoptr (GDir) in = g_dir_open (path, 0, NULL);
-      while (in != NULL && (name = g_dir_read_name (in)) != NULL)
-        {
-          g_autofree char *f = g_build_filename (path, name, NULL);
-          named |= g_file_test (f, G_FILE_TEST_IS_REGULAR) && names_lanes (f, unnamed);
-        }
-    }
-  else
-    named = names_lanes (path, unnamed);
+  named = read_inputs (path, unnamed, good);
 
   s = weft_edit_session_new (trace, path, &error);
   g_assert_no_error (error);
@@ -368,7 +422,7 @@ round_trip (const char *label, const char *path, const char *script_text)
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *f = g_build_filename (out, name, NULL);
-      check_file (label, f, named, unnamed);
+      check_file (label, f, named, unnamed, good);
     }
   g_test_message ("%s: step %.1f us, critical path %.1f us, reopened alike", label,
                   g_array_index (before, StepFigures, before->len - 1).m.step_time / 1e3,

@@ -174,6 +174,8 @@ typedef struct
   guint32 lane;        /* its lane as loaded */
   guint32 first;       /* into RankState.annot_nodes */
   guint32 n;
+  gint64  lead;        /* as loaded: its start before its first op's start */
+  gint64  trail;       /* its end after its last op's end */
 } AnnotRec;
 
 typedef struct

@@ -1885,6 +1885,19 @@ build_annots (WeftSolver *self, guint r)
           rec.n = rs->annot_nodes->len - rec.first;
           if (rec.n == 0)
             continue; /* covers no op: stays as it is */
+          {
+            gint64 o0 = G_MAXINT64, o1 = G_MININT64;
+            for (guint k = 0; k < rec.n; k++)
+              {
+                const Node *cn = &self->nodes[g_array_index (rs->annot_nodes, guint32, rec.first + k)];
+                o0 = MIN (o0, cn->obs_start);
+                o1 = MAX (o1, cn->obs_end);
+              }
+            /* kept, so that it nests with its ops as it did (Perfetto nests
+             * a slice of the same span as another in the earlier one) */
+            rec.lead = o0 - a0;
+            rec.trail = a1 - o1;
+          }
           g_array_append_val (rs->annots, rec);
           g_hash_table_insert (rs->annot_of, GUINT_TO_POINTER (ei + 1), GUINT_TO_POINTER (rs->annots->len));
         }
@@ -1911,17 +1924,43 @@ annot_span (WeftSolver *self, guint r, const AnnotRec *rec, gint64 *start, gint6
       }
   if (at == WEFT_NONE)
     return FALSE;
+  guint32 first = WEFT_NONE, last = WEFT_NONE;
+  gint64 lead = rec->lead, trail = rec->trail;
   for (guint k = 0; k < rec->n; k++)
     {
       gint64 ns, ne;
       if (!live (self, nodes[k]) || self->nodes[nodes[k]].lane != at)
         continue;
       _weft_solver_node_times (self, nodes[k], &ns, &ne);
-      s = MIN (s, ns);
-      e = MAX (e, ne);
+      if (ns < s)
+        s = ns, first = nodes[k];
+      if (ne > e)
+        e = ne, last = nodes[k];
     }
-  *start = s;
-  *end = MAX (s, e);
+  /* its margins as loaded, but never over the ops beside it on the stream
+   * (a partial overlap would push it onto another track when saved) */
+  if (first != WEFT_NONE && (lead > 0))
+    {
+      guint32 p = _weft_solver_stream_prev (self, first);
+      if (p != WEFT_NONE)
+        {
+          gint64 pe;
+          _weft_solver_node_times (self, p, NULL, &pe);
+          lead = MAX (0, MIN (lead, s - pe));
+        }
+    }
+  if (last != WEFT_NONE && trail > 0)
+    {
+      guint32 nx = _weft_solver_stream_next (self, last);
+      if (nx != WEFT_NONE)
+        {
+          gint64 ns;
+          _weft_solver_node_times (self, nx, &ns, NULL);
+          trail = MAX (0, MIN (trail, ns - MAX (s, e)));
+        }
+    }
+  *start = s - MAX (0, lead);
+  *end = MAX (s, e) + MAX (0, trail);
   *lane = at;
   return TRUE;
 }
