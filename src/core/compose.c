@@ -1957,6 +1957,19 @@ write_rank (Ctx *c, int r)
       Node *a = N (c, rec->a);
       gint64 ts = a->start;
       gint64 end = rec->b != NONE ? N (c, rec->b)->end : a->end;
+      if (rec->kind == REC_GPU && rec->nccl)
+        {
+          /* the collective's gpu_user_annotation before its kernel: with the
+           * same ts and dur, Perfetto nests the later slice in the earlier
+           * one, and the launch flow binds to the innermost: the kernel */
+          g_string_append (o, "  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": ");
+          put_str (o, rec->annot);
+          g_string_append_printf (o, ", \"pid\": %d, \"tid\": %d, \"ts\": ", dev, stream_ids[rec->stream]);
+          put_time (o, T0 (ts));
+          g_string_append (o, ", \"dur\": ");
+          put_time (o, end - ts);
+          g_string_append_printf (o, ", \"args\": {\"External id\": %" G_GINT64_FORMAT "}},\n", rec->annot_ext);
+        }
       g_string_append (o, "  {\"ph\": \"X\", \"cat\": ");
       put_str (o, rec->cat);
       g_string_append (o, ", \"name\": ");
@@ -2015,16 +2028,6 @@ write_rank (Ctx *c, int r)
                                   rec->corr, dev, stream_ids[rec->stream]);
           put_time (o, T0 (ts));
           g_string_append (o, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
-          if (rec->nccl)
-            {
-              g_string_append (o, "  {\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": ");
-              put_str (o, rec->annot);
-              g_string_append_printf (o, ", \"pid\": %d, \"tid\": %d, \"ts\": ", dev, stream_ids[rec->stream]);
-              put_time (o, T0 (ts));
-              g_string_append (o, ", \"dur\": ");
-              put_time (o, end - ts);
-              g_string_append_printf (o, ", \"args\": {\"External id\": %" G_GINT64_FORMAT "}},\n", rec->annot_ext);
-            }
         }
     }
   /* metadata */
