@@ -553,6 +553,20 @@ plan_init (SavePlan *plan, WeftRank *rank)
   memset (plan, 0, sizeof *plan);
   plan->rank = rank;
 
+  /* The launch Weft made for a created op that is gone again (deleted,
+   * its insert undone) goes with it. */
+  for (guint i = 0; i < n; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if ((ev->flags & (WEFT_EVENT_CREATED | WEFT_EVENT_LAUNCH)) == (WEFT_EVENT_CREATED | WEFT_EVENT_LAUNCH) &&
+          ev->link < n && (weft_rank_event (rank, ev->link)->flags & WEFT_EVENT_DELETED))
+        {
+          if (plan->drop == NULL)
+            plan->drop = g_new0 (gboolean, MAX (1, n));
+          plan->drop[i] = TRUE;
+        }
+    }
+
   /* A deleted op was never launched: both points of its flows go (else the
    * end would bind to whatever op now runs at its old time). */
   for (guint i = 0; i < rank->flows->len; i++)

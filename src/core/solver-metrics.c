@@ -363,7 +363,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
               seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
               break;
             }
-          if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_USER && b->launch_time != G_MININT64)
+          if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_USER)
             {
               /* held by a user minimum start: as the saved trace records it
                * (weft_solver_apply_to_model), launched late, at its start
@@ -371,7 +371,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
                * to do before: woken by the GPU op that ended just before,
                * if one did, else the CPU (launch/CPU back to the window) */
               gint64 lat = MAX (0, self->ranks[b->rank].typ_launch);
-              gint64 run = MAX (b->launch_time, b->start - lat);
+              gint64 run = b->launch_time != G_MININT64 ? MAX (b->launch_time, b->start - lat) : b->start - lat;
               seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_USER, run, b->start);
               if ((x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE || run - self->nodes[x].end > WAKE_NS)
                 break;
@@ -380,8 +380,8 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
               cur = x;
               continue;
             }
-          if (b->kind != NODE_OP || b->bind_kind == WEFT_DEP_USER)
-            break; /* a user minimum start: the path begins there */
+          if (b->kind != NODE_OP)
+            break;
           /* released at its observed time: nothing recorded explains it */
           x = infer_pred (self, cur, b->start);
           if (b->launch_time != G_MININT64 && (x == WEFT_NONE || b->launch_time >= self->nodes[x].end))

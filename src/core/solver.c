@@ -3947,6 +3947,126 @@ weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_e
 
 /* ---- apply to model ------------------------------------------------------------ */
 
+/* Launches for the ops an edit created (an insert, a duplicate), as
+ * Kineto records a launch: a cudaLaunchKernel runtime event on the rank's
+ * launching thread, sharing a fresh correlation and External id with the
+ * op, and the ac2g flow between them; re-timed with the op on each apply,
+ * removed with it. It is placed earlier than the usual launch latency by
+ * more than the 50 us after which a start counts as unexplained, so that
+ * reopened the launch does not decide the op's start: what held it in the
+ * session does (its stream predecessor, or the minimum start its
+ * "weft held" mark gives back). */
+#define CREATED_LAUNCH_LEAD (UNEXPLAINED_NS + 1000)
+static void
+apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  RankState *rs = &self->ranks[r];
+  gint64 lat = MAX (1000, rs->typ_launch) + CREATED_LAUNCH_LEAD, next_id = G_MININT64;
+  guint32 cpu = WEFT_NONE;
+
+  for (guint li = 0; li < rs->lanes->len; li++)
+    {
+      GArray *o = g_ptr_array_index (rs->lanes, li);
+      for (guint j = 0; o != NULL && j < o->len; j++)
+        {
+          Node *n = &self->nodes[g_array_index (o, guint32, j)];
+          WeftEvent *ev = weft_rank_event (rank, n->event), *call, *fs, *ff;
+          guint32 ci, si, fi;
+          WeftFlow flow;
+          if (!(ev->flags & WEFT_EVENT_CREATED) || !(ev->flags & WEFT_EVENT_GPU_OP))
+            continue;
+          if (ev->link != WEFT_NONE)
+            {
+              /* made by an earlier apply: follows the op */
+              call = weft_rank_event (rank, ev->link);
+              if ((call->flags & WEFT_EVENT_CREATED) && call->ts != ev->ts - lat)
+                {
+                  call->ts = ev->ts - lat;
+                  call->flags &= ~WEFT_EVENT_DELETED;
+                  if (call->lane < rank->lanes->len)
+                    dirty[call->lane] = TRUE;
+                }
+              continue;
+            }
+          if (cpu == WEFT_NONE)
+            {
+              /* the thread that launched the most ops */
+              g_autofree guint *count = g_new0 (guint, MAX (1, rank->lanes->len));
+              guint best = 0;
+              for (guint i = 0; i < rank->events->len; i++)
+                {
+                  const WeftEvent *e = weft_rank_event (rank, i);
+                  if ((e->flags & WEFT_EVENT_LAUNCH) && e->lane < rank->lanes->len && ++count[e->lane] > best)
+                    best = count[e->lane], cpu = e->lane;
+                  next_id = MAX (next_id, MAX (e->correlation, e->external_id));
+                }
+              if (cpu == WEFT_NONE)
+                return; /* no CPU thread launches anything: a GPU-only trace */
+              next_id = MAX (next_id, 0) + 1;
+            }
+          ci = rank->events->len;
+          {
+            WeftEvent c = { 0 };
+            c.ts = ev->ts - lat;
+            c.dur = 2000;
+            c.name = weft_strings_intern (rank->strings, "cudaLaunchKernel", -1);
+            c.cat = weft_strings_intern (rank->strings, "cuda_runtime", -1);
+            c.category = WEFT_CAT_CUDA_RUNTIME;
+            c.ph = WEFT_PH_X;
+            c.lane = cpu;
+            c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_LAUNCH | WEFT_EVENT_HAS_DUR;
+            c.correlation = next_id;
+            c.external_id = next_id;
+            c.flow_id = -1;
+            c.link = n->event;
+            c.coll = WEFT_NONE;
+            g_array_append_val (rank->events, c);
+            c.ph = WEFT_PH_S;
+            c.dur = 0;
+            c.name = c.cat = weft_strings_intern (rank->strings, "ac2g", -1);
+            c.category = WEFT_CAT_AC2G;
+            c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED;
+            c.correlation = c.external_id = -1;
+            c.flow_id = next_id;
+            c.link = WEFT_NONE;
+            g_array_append_val (rank->events, c);
+            c.ts = ev->ts;
+            c.ph = WEFT_PH_F;
+            c.lane = ev->lane;
+            c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_BP_E;
+            g_array_append_val (rank->events, c);
+          }
+          si = ci + 1;
+          fi = ci + 2;
+          ev = weft_rank_event (rank, n->event); /* the array may have moved */
+          ev->correlation = next_id;
+          ev->external_id = next_id;
+          ev->link = ci;
+          next_id++;
+          call = weft_rank_event (rank, ci);
+          fs = weft_rank_event (rank, si);
+          ff = weft_rank_event (rank, fi);
+          model_lane_insert (rank, cpu, ci);
+          model_lane_insert (rank, cpu, si);
+          model_lane_insert (rank, ff->lane, fi);
+          (void) call;
+          (void) fs;
+          flow.category = WEFT_CAT_AC2G;
+          flow.id = ev->correlation;
+          flow.start = si;
+          flow.end = fi;
+          flow.from = ci;
+          flow.to = n->event;
+          g_array_append_val (rank->flows, flow);
+          if (rs->ev_node->len < rank->events->len)
+            set_ev_node (self, r, rank->events->len - 1, WEFT_NONE);
+          dirty[cpu] = TRUE;
+          dirty[ev->lane] = TRUE;
+        }
+    }
+}
+
 void
 weft_solver_apply_to_model (WeftSolver *self)
 {
@@ -4021,6 +4141,7 @@ weft_solver_apply_to_model (WeftSolver *self)
                 ev->flags = (guint8) ((ev->flags & ~WEFT_EVENT_HELD) | WEFT_EVENT_EDITED);
             }
         }
+      apply_created_launches (self, r, dirty);
       /* the ProfilerStep annotations span the step as the session times it
        * (moved with their thread, their end pushed by the step's GPU
        * work): reopened, the step time is the same */
