@@ -253,6 +253,47 @@ flow_bindings (const char *what, const char *path, json_object *doc, GHashTable 
   return n_checked;
 }
 
+/* TRUE while every input file read records its collectives (below) */
+static gboolean inputs_record_collectives;
+
+/* Every collective kernel (args "Collective name") has ProcessGroupNCCL's
+ * record_param_comms cpu_op with its External id; the first kernel without
+ * one is returned in *missing. */
+static gboolean
+collectives_recorded (json_object *doc, const char **missing)
+{
+  json_object *events;
+  g_autoptr (GHashTable) rpc = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GArray) ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  gboolean ok = TRUE;
+  if (!json_object_object_get_ex (doc, "traceEvents", &events))
+    return TRUE;
+  for (gsize i = 0; i < json_object_array_length (events); i++)
+    {
+      json_object *ev = json_object_array_get_idx (events, i);
+      gint64 ext;
+      if (g_strcmp0 (str_of (ev, "name"), "record_param_comms") == 0 && int_arg (ev, "External id", &ext))
+        g_array_append_val (ids, ext);
+    }
+  for (guint i = 0; i < ids->len; i++)
+    g_hash_table_add (rpc, &g_array_index (ids, gint64, i));
+  for (gsize i = 0; i < json_object_array_length (events) && ok; i++)
+    {
+      json_object *ev = json_object_array_get_idx (events, i), *args;
+      gint64 ext;
+      if (!is_gpu_op (ev) || !json_object_object_get_ex (ev, "args", &args) ||
+          !json_object_object_get_ex (args, "Collective name", NULL))
+        continue;
+      if (!int_arg (ev, "External id", &ext) || !g_hash_table_contains (rpc, &ext))
+        {
+          ok = FALSE;
+          if (missing != NULL)
+            *missing = str_of (ev, "name");
+        }
+    }
+  return ok;
+}
+
 /* Tracks (pid/tid) of X events with no thread_name in a file, added to set. */
 static void
 unnamed_tracks (const char *path, GHashTable *set)
@@ -318,6 +359,13 @@ check_file (const char *what, const char *path, gboolean input_named_lanes, GHas
    * slice of its track open at its ts (Perfetto's bp "e" rule), where it
    * did in the input */
   n_flows = flow_bindings (what, path, doc, input_good, NULL);
+  /* where the input records every collective, so does the output (an
+   * inserted or duplicated one too) */
+  {
+    const char *missing = NULL;
+    if (inputs_record_collectives && !collectives_recorded (doc, &missing))
+      g_error ("%s: %s: the collective kernel '%s' has no record_param_comms", what, path, missing);
+  }
   if (input_named_lanes)
     {
       GHashTableIter it;
@@ -340,7 +388,10 @@ names_lanes (const char *path, GHashTable *unnamed, GHashTable *good)
   json_object *doc = json_tokener_parse (text);
   unnamed_tracks (path, unnamed);
   if (doc != NULL)
-    flow_bindings ("input", path, doc, NULL, good);
+    {
+      flow_bindings ("input", path, doc, NULL, good);
+      inputs_record_collectives &= collectives_recorded (doc, NULL);
+    }
   json_object_put (doc);
   return strstr (text, "\"thread_name\"") != NULL;
 }
@@ -396,6 +447,7 @@ round_trip (const char *label, const char *path, const char *script_text)
   g_autoptr (GHashTable) good = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   g_assert_nonnull (script);
+  inputs_record_collectives = TRUE;
   named = read_inputs (path, unnamed, good);
 
   s = weft_edit_session_new (trace, path, &error);

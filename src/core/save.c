@@ -558,7 +558,9 @@ plan_init (SavePlan *plan, WeftRank *rank)
   for (guint i = 0; i < n; i++)
     {
       const WeftEvent *ev = weft_rank_event (rank, i);
-      if ((ev->flags & (WEFT_EVENT_CREATED | WEFT_EVENT_LAUNCH)) == (WEFT_EVENT_CREATED | WEFT_EVENT_LAUNCH) &&
+      if ((ev->flags & WEFT_EVENT_CREATED) && !(ev->flags & WEFT_EVENT_GPU_OP) &&
+          ((ev->flags & WEFT_EVENT_LAUNCH) || ev->category == WEFT_CAT_CPU_OP ||
+           ev->category == WEFT_CAT_USER_ANNOTATION) &&
           ev->link < n && (weft_rank_event (rank, ev->link)->flags & WEFT_EVENT_DELETED))
         {
           if (plan->drop == NULL)
@@ -784,8 +786,9 @@ created_args (WeftRank *rank, guint32 idx, json_object *obj)
   set_or_del_int (args, "External id", ev->external_id);
   set_or_del_int (args, "correlation", ev->correlation);
 
+  /* the collective's kernel, or the record_param_comms Weft made for it */
   if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
-      g_array_index (rank->collectives, WeftCollective, ev->coll).event == idx)
+      (g_array_index (rank->collectives, WeftCollective, ev->coll).event == idx || ev->category == WEFT_CAT_CPU_OP))
     c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
 
   if (c == NULL)

@@ -3972,7 +3972,8 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
         {
           Node *n = &self->nodes[g_array_index (o, guint32, j)];
           WeftEvent *ev = weft_rank_event (rank, n->event), *call, *fs, *ff;
-          guint32 ci, si, fi;
+          guint32 ci, si, fi, op_lane, op_coll;
+          gint64 op_ts;
           WeftFlow flow;
           if (!(ev->flags & WEFT_EVENT_CREATED) || !(ev->flags & WEFT_EVENT_GPU_OP))
             continue;
@@ -3982,10 +3983,18 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
               call = weft_rank_event (rank, ev->link);
               if ((call->flags & WEFT_EVENT_CREATED) && call->ts != ev->ts - lat)
                 {
-                  call->ts = ev->ts - lat;
-                  call->flags &= ~WEFT_EVENT_DELETED;
+                  gint64 d = ev->ts - lat - call->ts;
+                  call->ts += d;
                   if (call->lane < rank->lanes->len)
                     dirty[call->lane] = TRUE;
+                  /* its record_param_comms and nccl:* annotation */
+                  for (guint32 k = ev->link + 3; k < ev->link + 5 && k < rank->events->len; k++)
+                    {
+                      WeftEvent *p = weft_rank_event (rank, k);
+                      if ((p->flags & WEFT_EVENT_CREATED) && p->link == n->event &&
+                          (p->category == WEFT_CAT_CPU_OP || p->category == WEFT_CAT_USER_ANNOTATION))
+                        p->ts += d;
+                    }
                 }
               continue;
             }
@@ -4006,9 +4015,16 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
               next_id = MAX (next_id, 0) + 1;
             }
           ci = rank->events->len;
+          op_ts = ev->ts;
+          op_lane = ev->lane;
+          op_coll = ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
+                            g_array_index (rank->collectives, WeftCollective, ev->coll).event == n->event
+                        ? ev->coll
+                        : WEFT_NONE;
           {
+            /* appending may move the array: ev is read back after */
             WeftEvent c = { 0 };
-            c.ts = ev->ts - lat;
+            c.ts = op_ts - lat;
             c.dur = 2000;
             c.name = weft_strings_intern (rank->strings, "cudaLaunchKernel", -1);
             c.cat = weft_strings_intern (rank->strings, "cuda_runtime", -1);
@@ -4031,11 +4047,39 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
             c.flow_id = next_id;
             c.link = WEFT_NONE;
             g_array_append_val (rank->events, c);
-            c.ts = ev->ts;
+            c.ts = op_ts;
             c.ph = WEFT_PH_F;
-            c.lane = ev->lane;
+            c.lane = op_lane;
             c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_BP_E;
             g_array_append_val (rank->events, c);
+            if (op_coll != WEFT_NONE)
+              {
+                /* a collective: ProcessGroupNCCL's record_param_comms
+                 * (with the collective's args, written by the saver) and
+                 * the nccl:<name> annotation around the launch */
+                const WeftCollective *col = &g_array_index (rank->collectives, WeftCollective, op_coll);
+                g_autofree char *annot = g_strdup_printf ("nccl:%s", weft_coll_type_to_string (col->type));
+                c.ts = op_ts - lat - 1000;
+                c.dur = 4000;
+                c.lane = cpu;
+                c.ph = WEFT_PH_X;
+                c.name = weft_strings_intern (rank->strings, "record_param_comms", -1);
+                c.cat = weft_strings_intern (rank->strings, "cpu_op", -1);
+                c.category = WEFT_CAT_CPU_OP;
+                c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
+                c.flow_id = -1;
+                c.external_id = next_id;
+                c.link = n->event;
+                c.coll = op_coll;
+                g_array_append_val (rank->events, c);
+                c.ts = op_ts - lat - 2000;
+                c.dur = 6000;
+                c.name = weft_strings_intern (rank->strings, annot, -1);
+                c.cat = weft_strings_intern (rank->strings, "user_annotation", -1);
+                c.category = WEFT_CAT_USER_ANNOTATION;
+                c.coll = WEFT_NONE;
+                g_array_append_val (rank->events, c);
+              }
           }
           si = ci + 1;
           fi = ci + 2;
@@ -4050,6 +4094,8 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           model_lane_insert (rank, cpu, ci);
           model_lane_insert (rank, cpu, si);
           model_lane_insert (rank, ff->lane, fi);
+          for (guint32 k = fi + 1; k < rank->events->len; k++)
+            model_lane_insert (rank, cpu, k);
           (void) call;
           (void) fs;
           flow.category = WEFT_CAT_AC2G;
