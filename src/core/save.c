@@ -1212,7 +1212,11 @@ write_lane_names (Sink *s, WeftRank *rank, const SavePlan *plan)
           (ev->flags & WEFT_EVENT_DELETED))
         continue;
       lane = weft_rank_lane (rank, ev->lane);
-      if (level == 0 && (lane->name != 0 || lane->kind != WEFT_LANE_GPU))
+      /* only where an edit put something: an unedited trace is written as
+       * read; a CPU lane only when an edit made it (the launches of created
+       * ops) */
+      if (level == 0 && (lane->name != 0 || !event_is_edited (ev) ||
+                         (lane->kind != WEFT_LANE_GPU && !(ev->flags & WEFT_EVENT_CREATED))))
         continue;
       key = ((gint64) ev->lane << 24) | (gint64) MIN (level, 0xffffffu);
       if (g_hash_table_contains (seen, &key))
@@ -1229,7 +1233,7 @@ write_lane_names (Sink *s, WeftRank *rank, const SavePlan *plan)
       g_autofree char *tid = companion_tid_text (rank, lane, level);
       g_autofree char *base = lane->name != 0 ? g_strdup (weft_rank_string (rank, lane->name))
                               : lane->kind == WEFT_LANE_GPU ? g_strdup_printf ("stream %" G_GINT64_FORMAT " ", lane->tid)
-                                                             : g_strdup_printf ("thread %s", weft_rank_string (rank, lane->tid_text));
+                                                             : g_strdup ("weft: launches of inserted ops");
       g_autofree char *name = level > 0 ? g_strdup_printf ("%s #%u", g_strchomp (base), level + 1) : g_strdup (base);
       json_object *obj = json_object_new_object (), *args = json_object_new_object ();
       json_object *pid = json_from_raw (weft_rank_string (rank, lane->pid_text)), *tid_obj = json_from_raw (tid);

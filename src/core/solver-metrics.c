@@ -372,6 +372,16 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
                * if one did, else the CPU (launch/CPU back to the window) */
               gint64 lat = MAX (0, self->ranks[b->rank].typ_launch);
               gint64 run = b->launch_time != G_MININT64 ? MAX (b->launch_time, b->start - lat) : b->start - lat;
+              /* an op of the rank that ended after that launch and just
+               * before the start is the likelier cause (a dependency the
+               * file does not record: an explicit one, saved as held) */
+              x = infer_pred (self, cur, b->start);
+              if (x != WEFT_NONE && self->nodes[x].end > run && b->start - self->nodes[x].end <= WAKE_NS)
+                {
+                  seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, x, self->nodes[x].end, b->start);
+                  cur = x;
+                  continue;
+                }
               seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_USER, run, b->start);
               if ((x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE || run - self->nodes[x].end > WAKE_NS)
                 break;

@@ -1416,13 +1416,15 @@ calibrate_node (WeftSolver *self, guint32 v)
    * show. Release it at its observed time rather than stretching one edge. */
   if (n->kind == NODE_OP && nc > 0 && obs - best_t > UNEXPLAINED_NS)
     best = -1;
-  /* held by a user minimum start at its observed start (a trace saved
-   * after a drag): that explains it; every edge keeps its typical weight */
-  if (n->kind == NODE_OP && best < 0 && n->min_start == obs)
+  /* held by a user minimum start at its observed start (a trace Weft saved
+   * after an edit, "weft held"): that explains it, as it did in the
+   * session; every other constraint keeps its typical weight, and stays
+   * short of the start so that the minimum start binds */
+  if (n->kind == NODE_OP && n->min_start == obs)
     {
       for (guint i = 0; i < nc; i++)
         {
-          gint64 w = MIN (obs - c[i].s, c[i].typ);
+          gint64 w = MIN (obs - c[i].s - 1, c[i].typ);
           if (c[i].which == -1)
             n->release = c[i].s + w;
           else if (c[i].which == -2)
@@ -2461,7 +2463,7 @@ build_rank (WeftSolver *self, guint r)
       gboolean idle = p == NULL || p->obs_end <= n->launch_time;
       gint64 ready = idle ? n->launch_time : p->obs_end;
       gint64 x = n->obs_start - ready;
-      gboolean held = FALSE;
+      gboolean held = n->min_start != G_MININT64; /* a "weft held" op: its launch is Weft's */
       for (guint e = 0; e < n->n_in && !held; e++)
         if (self->nodes[n->in[e].src].obs_end > ready)
           held = TRUE;
@@ -4013,6 +4015,27 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
               if (cpu == WEFT_NONE)
                 return; /* no CPU thread launches anything: a GPU-only trace */
               next_id = MAX (next_id, 0) + 1;
+              /* a thread of its own, next to that one: launches on the
+               * launching thread itself would change which stream its
+               * syncs are inferred to wait for when the trace is reopened */
+              {
+                const WeftLane *main_lane = weft_rank_lane (rank, cpu);
+                const char *pid = weft_rank_string (rank, main_lane->pid_text);
+                gint64 tid = 0;
+                char tid_text[32];
+                WeftLane *l;
+                for (guint k = 0; k < rank->lanes->len; k++)
+                  {
+                    const WeftLane *other = weft_rank_lane (rank, k);
+                    if (other->pid_text == main_lane->pid_text && other->tid != G_MININT64)
+                      tid = MAX (tid, other->tid);
+                  }
+                g_snprintf (tid_text, sizeof tid_text, "%" G_GINT64_FORMAT, tid + 1);
+                cpu = weft_rank_ensure_lane (rank, pid, strlen (pid), tid_text, strlen (tid_text));
+                l = weft_rank_lane (rank, cpu);
+                l->kind = WEFT_LANE_CPU;
+                l->device = -1;
+              }
             }
           ci = rank->events->len;
           op_ts = ev->ts;
@@ -4121,7 +4144,8 @@ weft_solver_apply_to_model (WeftSolver *self)
     {
       WeftRank *rank = weft_trace_rank (self->trace, r);
       RankState *rs = &self->ranks[r];
-      gboolean *dirty = g_new0 (gboolean, rank->lanes->len);
+      /* one more: apply_created_launches may add the lane of their launches */
+      gboolean *dirty = g_new0 (gboolean, rank->lanes->len + 1);
       GHashTableIter it;
       gpointer value;
 
@@ -4178,7 +4202,12 @@ weft_solver_apply_to_model (WeftSolver *self)
             {
               Node *n = &self->nodes[g_array_index (o, guint32, j)];
               WeftEvent *ev = weft_rank_event (rank, n->event);
-              gboolean held = n->bind_kind == WEFT_DEP_USER;
+              /* also a dependency an edit added (weft_solver_add_dependency;
+               * the wait a stream move keeps, how Apply a Strategy builds
+               * its waits): the file has no event for it */
+              gboolean held = n->bind_kind == WEFT_DEP_USER || n->bind_kind == WEFT_DEP_EXPLICIT;
+              for (guint e = 0; !held && n->bind_pred != WEFT_NONE && e < n->n_in; e++)
+                held = n->in[e].automatic && n->in[e].src == n->bind_pred && n->in[e].kind == n->bind_kind;
               if (held == ((ev->flags & WEFT_EVENT_HELD) != 0))
                 continue;
               if (held)
