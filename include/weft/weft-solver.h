@@ -48,7 +48,7 @@ typedef enum
   WEFT_DEP_EXPLICIT,      /* a dependency added with weft_solver_add_dependency() */
   WEFT_DEP_INFERRED,      /* critical path only: no recorded edge explains the start; the op of the
                            * rank that ended last before it (or its late launch) is taken as the
-                           * cause (docs/solver.md, "Inferred edges") */
+                           * cause (docs/solver.md, "Critical path and slack") */
   WEFT_DEP_N_KINDS
 } WeftDepKind;
 
@@ -367,7 +367,7 @@ GArray     *weft_solver_critical_path (WeftSolver *self, int step);
  * recorded edge explains it (it is released at its observed time): the op
  * of its rank that ended last before it started, if that was at most 50 us
  * before (what the critical path goes on through; docs/solver.md,
- * "Inferred edges"). WEFT_DEP_NONE when the op has a recorded binding or
+ * "Critical path and slack"). WEFT_DEP_NONE when the op has a recorded binding or
  * nothing on its rank ended shortly before it. */
 WeftDepKind weft_solver_inferred_cause (WeftSolver *self, guint rank_index, guint32 event,
                                         guint *pred_rank_index, guint32 *pred_event);

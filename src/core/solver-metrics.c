@@ -88,7 +88,7 @@ is_member_node (WeftSolver *self, const Node *n)
 }
 
 /* The inferred cause of live node b's start t, when no recorded edge
- * explains it (docs/solver.md, "Inferred edges"): of the rank's GPU ops
+ * explains it (docs/solver.md, "Critical path and slack"): of the rank's GPU ops
  * that ended by t, the one that ended last (what the op most likely waited
  * for: an event the trace does not record, a wait issued on another
  * thread). Each stream is searched from its last op starting before t back

@@ -3973,7 +3973,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
       for (guint j = 0; o != NULL && j < o->len; j++)
         {
           Node *n = &self->nodes[g_array_index (o, guint32, j)];
-          WeftEvent *ev = weft_rank_event (rank, n->event), *call, *fs, *ff;
+          WeftEvent *ev = weft_rank_event (rank, n->event), *call;
           guint32 ci, si, fi, op_lane, op_coll;
           gint64 op_ts;
           WeftFlow flow;
@@ -4111,16 +4111,11 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           ev->external_id = next_id;
           ev->link = ci;
           next_id++;
-          call = weft_rank_event (rank, ci);
-          fs = weft_rank_event (rank, si);
-          ff = weft_rank_event (rank, fi);
           model_lane_insert (rank, cpu, ci);
           model_lane_insert (rank, cpu, si);
-          model_lane_insert (rank, ff->lane, fi);
+          model_lane_insert (rank, op_lane, fi);
           for (guint32 k = fi + 1; k < rank->events->len; k++)
-            model_lane_insert (rank, cpu, k);
-          (void) call;
-          (void) fs;
+            model_lane_insert (rank, cpu, k); /* record_param_comms, nccl:* */
           flow.category = WEFT_CAT_AC2G;
           flow.id = ev->correlation;
           flow.start = si;
