@@ -365,16 +365,23 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
             }
           if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_USER)
             {
-              /* held by a user minimum start: as the saved trace records it
-               * (weft_solver_apply_to_model), launched late, at its start
-               * less the usual launch latency, by a thread that had nothing
-               * to do before: woken by the GPU op that ended just before,
-               * if one did, else the CPU (launch/CPU back to the window) */
-              gint64 lat = MAX (0, self->ranks[b->rank].typ_launch);
-              gint64 run = b->launch_time != G_MININT64 ? MAX (b->launch_time, b->start - lat) : b->start - lat;
-              /* an op of the rank that ended after that launch and just
-               * before the start is the likelier cause (a dependency the
-               * file does not record: an explicit one, saved as held) */
+              /* held by a user minimum start (or, reopened, by its "weft
+               * held" mark): what the saved file keeps of it decides, so
+               * that session and reopened trace agree: its launch (where
+               * its thread puts it; for an op an edit created, where
+               * weft_solver_apply_to_model writes it). An op of the rank
+               * that ended after that launch and just before the start is
+               * the likelier cause (a dependency the file does not
+               * record); else it waited, since its launch. */
+              gint64 run;
+              if (b->launch_time != G_MININT64)
+                {
+                  WeftRank *rk = weft_trace_rank (self->trace, b->rank);
+                  guint32 ll = b->launch < rk->events->len ? weft_rank_event (rk, b->launch)->lane : WEFT_NONE;
+                  run = b->launch_time + (ll != WEFT_NONE ? _weft_solver_shift (self, b->rank, ll, b->launch_time) : 0);
+                }
+              else
+                run = b->start - _weft_solver_created_launch_lead (self, b->rank);
               x = infer_pred (self, cur, b->start);
               if (x != WEFT_NONE && self->nodes[x].end > run && b->start - self->nodes[x].end <= WAKE_NS)
                 {
@@ -382,13 +389,8 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
                   cur = x;
                   continue;
                 }
-              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_USER, run, b->start);
-              if ((x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE || run - self->nodes[x].end > WAKE_NS)
-                break;
-              if (self->nodes[x].end < run)
-                seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, x, self->nodes[x].end, run);
-              cur = x;
-              continue;
+              seg_add (segs, b, WEFT_CP_WAIT, WEFT_DEP_USER, MIN (run, b->start), b->start);
+              break;
             }
           if (b->kind != NODE_OP)
             break;

@@ -346,6 +346,16 @@ guint32  _weft_solver_stream_next (WeftSolver *self, guint32 n);
  * live nodes and every dependency goes forward in it. */
 gboolean _weft_solver_check (WeftSolver *self);
 
+/* How long before an op an edit created its launch is written
+ * (weft_solver_apply_to_model): the rank's usual launch latency and more
+ * than the 50 us after which a start counts as unexplained. */
+#define WEFT_CREATED_LAUNCH_LEAD_NS 51000
+static inline gint64
+_weft_solver_created_launch_lead (WeftSolver *self, guint rank)
+{
+  return MAX (1000, self->ranks[rank].typ_launch) + WEFT_CREATED_LAUNCH_LEAD_NS;
+}
+
 /* solver-metrics.c */
 void     _weft_solver_compute_baseline (WeftSolver *self);
 void     _weft_solver_metrics_free (WeftSolver *self);

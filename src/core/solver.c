@@ -3958,13 +3958,13 @@ weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_e
  * reopened the launch does not decide the op's start: what held it in the
  * session does (its stream predecessor, or the minimum start its
  * "weft held" mark gives back). */
-#define CREATED_LAUNCH_LEAD (UNEXPLAINED_NS + 1000)
+
 static void
 apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
 {
   WeftRank *rank = weft_trace_rank (self->trace, r);
   RankState *rs = &self->ranks[r];
-  gint64 lat = MAX (1000, rs->typ_launch) + CREATED_LAUNCH_LEAD, next_id = G_MININT64;
+  gint64 lat = _weft_solver_created_launch_lead (self, r), next_id = G_MININT64;
   guint32 cpu = WEFT_NONE;
 
   for (guint li = 0; li < rs->lanes->len; li++)
