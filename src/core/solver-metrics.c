@@ -98,6 +98,25 @@ is_member_node (WeftSolver *self, const Node *n)
 #define TOL_WAKE_NS 1000 /* a GPU op ending this soon after a thread woke may have woken it */
 #define WAKE_NS 50000    /* what ended more than this before a start or a wake did not cause it */
 
+/* The first position of lane order o whose op starts at or after t (its
+ * solved start; starts on a stream are monotonic but for observed
+ * overlaps). */
+static guint
+lane_first_starting_at (WeftSolver *self, GArray *o, gint64 t)
+{
+  const guint32 *ord = (const guint32 *) (void *) o->data;
+  guint lo = 0, hi = o->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (self->nodes[ord[mid]].start < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 static guint32
 infer_pred (WeftSolver *self, guint32 b, gint64 t)
 {
@@ -110,19 +129,11 @@ infer_pred (WeftSolver *self, guint32 b, gint64 t)
     {
       GArray *o = g_ptr_array_index (lanes, li);
       const guint32 *ord;
-      guint lo = 0, hi;
+      guint lo;
       if (o == NULL || o->len == 0)
         continue;
       ord = (const guint32 *) (void *) o->data;
-      hi = o->len;
-      while (lo < hi) /* first position starting at or after t */
-        {
-          guint mid = lo + (hi - lo) / 2;
-          if (self->nodes[ord[mid]].start < t)
-            lo = mid + 1;
-          else
-            hi = mid;
-        }
+      lo = lane_first_starting_at (self, o, t);
       for (guint j = lo, k = 0; j > 0 && k < INFER_SCAN; j--, k++)
         {
           guint32 v = ord[j - 1];
@@ -158,19 +169,11 @@ anchor_at (WeftSolver *self, guint rank, gint64 t)
         {
           GArray *o = g_ptr_array_index (lanes, li);
           const guint32 *ord;
-          guint lo = 0, hi;
+          guint lo;
           if (o == NULL || o->len == 0)
             continue;
           ord = (const guint32 *) (void *) o->data;
-          hi = o->len;
-          while (lo < hi) /* first position starting at or after t */
-            {
-              guint mid = lo + (hi - lo) / 2;
-              if (self->nodes[ord[mid]].start < t)
-                lo = mid + 1;
-              else
-                hi = mid;
-            }
+          lo = lane_first_starting_at (self, o, t);
           for (guint j = lo, k = 0; j > 0 && k < INFER_SCAN; j--, k++)
             {
               const Node *n = &self->nodes[ord[j - 1]];

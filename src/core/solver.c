@@ -1314,6 +1314,18 @@ typedef struct
   int    which;   /* -1 release, -2 stream, >= 0 in edge */
 } Cand;
 
+/* Gives constraint c of node n the weight w. */
+static inline void
+cand_set_weight (Node *n, const Cand *c, gint64 w)
+{
+  if (c->which == -1)
+    n->release = c->s + w;
+  else if (c->which == -2)
+    n->w_stream = w;
+  else
+    n->in[c->which].w = w;
+}
+
 static void
 calibrate_node (WeftSolver *self, guint32 v)
 {
@@ -1423,15 +1435,7 @@ calibrate_node (WeftSolver *self, guint32 v)
   if (n->kind == NODE_OP && n->min_start == obs)
     {
       for (guint i = 0; i < nc; i++)
-        {
-          gint64 w = MIN (obs - c[i].s - 1, c[i].typ);
-          if (c[i].which == -1)
-            n->release = c[i].s + w;
-          else if (c[i].which == -2)
-            n->w_stream = w;
-          else
-            n->in[c[i].which].w = w;
-        }
+        cand_set_weight (n, &c[i], MIN (obs - c[i].s - 1, c[i].typ));
       if (c != stack_c)
         g_free (c);
       return;
@@ -1439,13 +1443,7 @@ calibrate_node (WeftSolver *self, guint32 v)
   for (guint i = 0; i < nc; i++)
     {
       gint64 exact = obs - c[i].s;
-      gint64 w = (int) i == best ? exact : MIN (exact, c[i].typ);
-      if (c[i].which == -1)
-        n->release = c[i].s + w;
-      else if (c[i].which == -2)
-        n->w_stream = w;
-      else
-        n->in[c[i].which].w = w;
+      cand_set_weight (n, &c[i], (int) i == best ? exact : MIN (exact, c[i].typ));
     }
   if (nc == 0 || best < 0)
     {
