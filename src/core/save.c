@@ -1047,6 +1047,22 @@ splice_event (const char *t, gsize len, Splice *sp, guint n)
   return g_string_free (out, FALSE);
 }
 
+/* The ts text time of event ev, written at timing's time. A flow end that
+ * binds to its slice by enclosure (Perfetto's bp "e") in a file of absolute
+ * microseconds, at a slice start with a fraction of a microsecond, goes
+ * inside the slice (up to 1 us): readers that parse such a ts as a double
+ * (Perfetto, pandas) see it only to ~0.25 us, and at the slice's very start
+ * it could fall in the slice before. Weft and HTA pair flows by id. */
+static gint64
+flow_point_time (WeftRank *rank, const WeftEvent *ev, const WeftEvent *timing)
+{
+  gint64 ts = text_time (rank, timing->ts);
+  if (timing != ev && ev->ph == WEFT_PH_F && rank->ts_style == WEFT_TS_ABSOLUTE_US && ts % 1000 != 0 &&
+      timing->dur > 0)
+    ts += MIN (timing->dur / 2, 1000);
+  return ts;
+}
+
 /* Returns the event's JSON text (g_free'd by the caller). */
 static char *
 serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
@@ -1098,7 +1114,7 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
       g_autofree char *tid = NULL;
       Splice sp[4];
       guint n = 0;
-      gint64 ts = text_time (rank, timing->ts);
+      gint64 ts = flow_point_time (rank, ev, timing);
 
       weft_format_time (ts, rank->ts_style, ts_buf);
       sp[n++] = (Splice) { "ts", ts_buf, 0, 0 };
@@ -1148,7 +1164,7 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
 
   if (ev->ph != WEFT_PH_M || json_object_object_get_ex (obj, "ts", NULL))
     {
-      gint64 ts = text_time (rank, timing->ts);
+      gint64 ts = flow_point_time (rank, ev, timing);
       json_object_object_add (obj, "ts", time_object (ts, rank->ts_style));
     }
   if (timing == ev && ((ev->flags & WEFT_EVENT_HAS_DUR) || (ev->ph == WEFT_PH_X && fresh)))

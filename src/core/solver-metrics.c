@@ -384,7 +384,11 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
                   run = b->launch_time + (ll != WEFT_NONE ? _weft_solver_shift (self, b->rank, ll, b->launch_time) : 0);
                 }
               else
-                run = b->start - _weft_solver_created_launch_lead (self, b->rank);
+                {
+                  run = _weft_solver_created_launch_time (self, (guint32) (b - self->nodes));
+                  if (run == G_MININT64)
+                    run = b->start - _weft_solver_created_launch_lead (self, b->rank);
+                }
               x = infer_pred (self, cur, b->start);
               if (x != WEFT_NONE && self->nodes[x].end > run && b->start - self->nodes[x].end <= WAKE_NS)
                 {
@@ -398,6 +402,23 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
           if (b->kind != NODE_OP)
             break;
           /* released at its observed time: nothing recorded explains it */
+          if (b->kind == NODE_OP && b->launch == WEFT_NONE)
+            {
+              /* an op without a launch that an edit gave a new stream
+               * predecessor: the saved file reads it back as held after that
+               * predecessor by the gap (the weight calibration gives it), so
+               * the path reads it so here too */
+              guint32 pv = _weft_solver_stream_prev (self, (guint32) (b - self->nodes));
+              if (pv != WEFT_NONE && self->nodes[pv].end <= b->start)
+                {
+                  Node *p = &self->nodes[pv];
+                  seg_add (segs, b,
+                           b->start - p->end > self->ranks[b->rank].typ_gap + 1000 ? WEFT_CP_LAUNCH : WEFT_CP_WAIT,
+                           WEFT_DEP_STREAM, p->end, b->start);
+                  cur = pv;
+                  continue;
+                }
+            }
           x = infer_pred (self, cur, b->start);
           if (b->launch_time != G_MININT64 && (x == WEFT_NONE || b->launch_time >= self->nodes[x].end))
             {

@@ -356,6 +356,10 @@ _weft_solver_created_launch_lead (WeftSolver *self, guint rank)
   return MAX (1000, self->ranks[rank].typ_launch) + WEFT_CREATED_LAUNCH_LEAD_NS;
 }
 
+/* Where weft_solver_apply_to_model writes the launch of created op v
+ * (common timeline); G_MININT64 for an op an edit did not create. */
+gint64   _weft_solver_created_launch_time (WeftSolver *self, guint32 v);
+
 /* solver-metrics.c */
 void     _weft_solver_compute_baseline (WeftSolver *self);
 void     _weft_solver_metrics_free (WeftSolver *self);

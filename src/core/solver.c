@@ -2055,6 +2055,24 @@ build_rank (WeftSolver *self, guint r)
               set_ev_node (self, r, ei, v);
               g_array_append_val (order, v);
             }
+          /* ops that start together run shortest first (a stream runs one
+           * op at a time: a zero-length op at t came before the op that
+           * starts at t), while the lane lists the longer first (for
+           * nesting) */
+          for (guint j = 1; j < order->len; j++)
+            for (guint k = j; k > 0; k--)
+              {
+                guint32 *o = (guint32 *) (void *) order->data;
+                const Node *a = &self->nodes[o[k - 1]], *b = &self->nodes[o[k]];
+                guint32 t;
+                if (a->obs_start != b->obs_start || a->obs_end <= b->obs_end)
+                  break;
+                t = o[k - 1];
+                o[k - 1] = o[k];
+                o[k] = t;
+                self->nodes[o[k - 1]].lane_pos = k - 1;
+                self->nodes[o[k]].lane_pos = k;
+              }
         }
       g_ptr_array_add (rs->lanes, order);
     }
@@ -3957,12 +3975,101 @@ weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_e
  * session does (its stream predecessor, or the minimum start its
  * "weft held" mark gives back). */
 
-static void
-apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
+/* Where the launches of the ops an edit created go (common timeline), as
+ * (node, time) pairs sorted by node: the lead before the op, but before
+ * the launch of the next op of its stream that has a launch of its own (a
+ * stream runs its ops in launch order: reopened, a sync on that stream
+ * reads the same target), and at least WEFT_CREATED_LAUNCH_SPACING_NS
+ * apart on their thread (their slices, the record_param_comms and
+ * nccl:* annotation of a collective's, never partly overlap, and each
+ * flow binds to its own launch). */
+#define WEFT_CREATED_LAUNCH_SPACING_NS 7000
+typedef struct
+{
+  guint32 node;
+  gint64  t;
+} CreatedLaunch;
+
+static int
+created_launch_by_time (gconstpointer a, gconstpointer b)
+{
+  const CreatedLaunch *x = a, *y = b;
+  if (x->t != y->t)
+    return x->t < y->t ? -1 : 1;
+  return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static int
+created_launch_by_node (gconstpointer a, gconstpointer b)
+{
+  const CreatedLaunch *x = a, *y = b;
+  return x->node < y->node ? -1 : x->node > y->node;
+}
+
+static GArray *
+created_launch_times (WeftSolver *self, guint r)
 {
   WeftRank *rank = weft_trace_rank (self->trace, r);
   RankState *rs = &self->ranks[r];
-  gint64 lat = _weft_solver_created_launch_lead (self, r), next_id = G_MININT64;
+  gint64 lat = _weft_solver_created_launch_lead (self, r);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (CreatedLaunch));
+
+  for (guint li = 0; li < rs->lanes->len; li++)
+    {
+      GArray *o = g_ptr_array_index (rs->lanes, li);
+      gint64 next = G_MAXINT64; /* the next launch of the stream, as written */
+      for (guint j = o != NULL ? o->len : 0; j > 0; j--)
+        {
+          guint32 v = g_array_index (o, guint32, j - 1);
+          const Node *n = &self->nodes[v];
+          const WeftEvent *ev = weft_rank_event (rank, n->event);
+          if ((ev->flags & WEFT_EVENT_CREATED) && (ev->flags & WEFT_EVENT_GPU_OP))
+            {
+              CreatedLaunch c = { v, MIN (n->start - lat, next == G_MAXINT64 ? G_MAXINT64 : next - 1000) };
+              g_array_append_val (out, c);
+              next = MIN (next, c.t);
+            }
+          else if (n->launch_time != G_MININT64 && n->launch < rank->events->len)
+            {
+              guint32 ll = weft_rank_event (rank, n->launch)->lane;
+              next = MIN (next, n->launch_time + (ll != WEFT_NONE ? _weft_solver_shift (self, r, ll, n->launch_time) : 0));
+            }
+        }
+    }
+  g_array_sort (out, created_launch_by_time);
+  for (guint k = out->len; k > 1; k--)
+    {
+      CreatedLaunch *a = &g_array_index (out, CreatedLaunch, k - 2), *b = &g_array_index (out, CreatedLaunch, k - 1);
+      a->t = MIN (a->t, b->t - WEFT_CREATED_LAUNCH_SPACING_NS);
+    }
+  g_array_sort (out, created_launch_by_node);
+  return out;
+}
+
+static gint64
+created_launch_lookup (GArray *times, guint32 v)
+{
+  CreatedLaunch key = { v, 0 }, *hit;
+  hit = bsearch (&key, times->data, times->len, sizeof (CreatedLaunch), created_launch_by_node);
+  return hit != NULL ? hit->t : G_MININT64;
+}
+
+gint64
+_weft_solver_created_launch_time (WeftSolver *self, guint32 v)
+{
+  GArray *times = created_launch_times (self, self->nodes[v].rank);
+  gint64 t = created_launch_lookup (times, v);
+  g_array_free (times, TRUE);
+  return t;
+}
+
+static void
+apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
+{
+  GArray *times = created_launch_times (self, r);
+  WeftRank *rank = weft_trace_rank (self->trace, r);
+  RankState *rs = &self->ranks[r];
+  gint64 next_id = G_MININT64;
   guint32 cpu = WEFT_NONE;
 
   for (guint li = 0; li < rs->lanes->len; li++)
@@ -3973,7 +4080,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           Node *n = &self->nodes[g_array_index (o, guint32, j)];
           WeftEvent *ev = weft_rank_event (rank, n->event), *call;
           guint32 ci, si, fi, op_lane, op_coll;
-          gint64 op_ts;
+          gint64 op_ts, call_ts;
           WeftFlow flow;
           if (!(ev->flags & WEFT_EVENT_CREATED) || !(ev->flags & WEFT_EVENT_GPU_OP))
             continue;
@@ -3981,9 +4088,10 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
             {
               /* made by an earlier apply: follows the op */
               call = weft_rank_event (rank, ev->link);
-              if ((call->flags & WEFT_EVENT_CREATED) && call->ts != ev->ts - lat)
+              gint64 at = created_launch_lookup (times, g_array_index (o, guint32, j)) - rs->offset;
+              if ((call->flags & WEFT_EVENT_CREATED) && call->ts != at)
                 {
-                  gint64 d = ev->ts - lat - call->ts;
+                  gint64 d = at - call->ts;
                   call->ts += d;
                   if (call->lane < rank->lanes->len)
                     dirty[call->lane] = TRUE;
@@ -4011,7 +4119,10 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                   next_id = MAX (next_id, MAX (e->correlation, e->external_id));
                 }
               if (cpu == WEFT_NONE)
-                return; /* no CPU thread launches anything: a GPU-only trace */
+                {
+                  g_array_free (times, TRUE);
+                  return; /* no CPU thread launches anything: a GPU-only trace */
+                }
               next_id = MAX (next_id, 0) + 1;
               /* a thread of its own, next to that one: launches on the
                * launching thread itself would change which stream its
@@ -4037,6 +4148,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
             }
           ci = rank->events->len;
           op_ts = ev->ts;
+          call_ts = created_launch_lookup (times, g_array_index (o, guint32, j)) - rs->offset;
           op_lane = ev->lane;
           op_coll = ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
                             g_array_index (rank->collectives, WeftCollective, ev->coll).event == n->event
@@ -4045,7 +4157,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           {
             /* appending may move the array: ev is read back after */
             WeftEvent c = { 0 };
-            c.ts = op_ts - lat;
+            c.ts = call_ts;
             c.dur = 2000;
             c.name = weft_strings_intern (rank->strings, "cudaLaunchKernel", -1);
             c.cat = weft_strings_intern (rank->strings, "cuda_runtime", -1);
@@ -4080,7 +4192,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                  * the nccl:<name> annotation around the launch */
                 const WeftCollective *col = &g_array_index (rank->collectives, WeftCollective, op_coll);
                 g_autofree char *annot = g_strdup_printf ("nccl:%s", weft_coll_type_to_string (col->type));
-                c.ts = op_ts - lat - 1000;
+                c.ts = call_ts - 1000;
                 c.dur = 4000;
                 c.lane = cpu;
                 c.ph = WEFT_PH_X;
@@ -4093,7 +4205,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                 c.link = n->event;
                 c.coll = op_coll;
                 g_array_append_val (rank->events, c);
-                c.ts = op_ts - lat - 2000;
+                c.ts = call_ts - 2000;
                 c.dur = 6000;
                 c.name = weft_strings_intern (rank->strings, annot, -1);
                 c.cat = weft_strings_intern (rank->strings, "user_annotation", -1);
@@ -4127,6 +4239,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           dirty[ev->lane] = TRUE;
         }
     }
+  g_array_free (times, TRUE);
 }
 
 void
@@ -4152,6 +4265,13 @@ weft_solver_apply_to_model (WeftSolver *self)
               Node *n = &self->nodes[g_array_index (o, guint32, j)];
               WeftEvent *ev = weft_rank_event (rank, n->event);
               gint64 ts = n->start - rs->offset, dur = n->end - n->start;
+              /* a zero-length op an edit created (a stream wait) that the
+               * next op of its stream starts with is written 1 ns before
+               * it: in the same nanosecond Perfetto would nest it in that
+               * op and bind the op's launch flow to it */
+              if (dur == 0 && (ev->flags & WEFT_EVENT_CREATED) && j + 1 < o->len &&
+                  self->nodes[g_array_index (o, guint32, j + 1)].start == n->start)
+                ts--;
               if (ev->ts != ts || ev->dur != dur)
                 {
                   ev->ts = ts;

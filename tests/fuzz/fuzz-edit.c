@@ -276,21 +276,21 @@ expect_save_round_trip (WeftEditSession *s)
       if (!oa)
         continue;
       tol = MAX (1000, a.step_time / 1000);
-      /* The path's parts are not compared here yet: after some stream moves
-       * of ops held by a minimum start they differ reopened
-       * (tests/fuzz/known/edit-roundtrip-path-parts, docs/editing.md);
-       * tests/test-roundtrip.c compares them for every
-       * edit kind on the real traces. */
       if (ABS (a.step_time - b.step_time) > tol || ABS (a.exposed_comm - b.exposed_comm) > tol ||
-          ABS (a.cp_length - b.cp_length) > tol || ABS (a.overlap_pct - b.overlap_pct) > 0.1)
+          ABS (a.cp_length - b.cp_length) > tol || ABS (a.overlap_pct - b.overlap_pct) > 0.1 ||
+          ABS (a.cp_compute - b.cp_compute) > tol || ABS (a.cp_comm - b.cp_comm) > tol ||
+          ABS (a.cp_launch - b.cp_launch) > tol || ABS (a.cp_wait - b.cp_wait) > tol ||
+          ABS (a.cp_inferred - b.cp_inferred) > tol)
         {
           fprintf (stderr,
                    "fuzz-edit: step %d: saved and reopened, the figures differ: step %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
                    " path %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " compute %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
-                   " launch %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " wait %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                   " comm %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " launch %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
+                   " wait %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " inferred %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT
                    " overlap %.3f/%.3f\n",
-                   step, a.step_time, b.step_time, a.cp_length, b.cp_length, a.cp_compute, b.cp_compute, a.cp_launch,
-                   b.cp_launch, a.cp_wait, b.cp_wait, a.overlap_pct, b.overlap_pct);
+                   step, a.step_time, b.step_time, a.cp_length, b.cp_length, a.cp_compute, b.cp_compute, a.cp_comm, b.cp_comm,
+                   a.cp_launch, b.cp_launch, a.cp_wait, b.cp_wait, a.cp_inferred, b.cp_inferred, a.overlap_pct,
+                   b.overlap_pct);
           abort ();
         }
     }
