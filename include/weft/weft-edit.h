@@ -215,6 +215,8 @@ typedef struct
   const char  *pg_name;       /* NULL: "weft" */
   const char  *dtype;         /* NULL: unknown */
   gint64       transfer_ns;   /* < 0: from the session's cost model */
+  const gint64 *at_times;     /* NULL: at_time on every rank; else one time per rank, in the order of
+                               * ranks (of the trace's ranks when ranks is NULL) */
 } WeftEditCollSpec;
 
 /* Inserts a collective on every rank of the group, timed by the cost model

@@ -949,6 +949,7 @@ typedef struct
   guint                  d;            /* degree */
   gint64                 compute_stream;
   GHashTable            *seq;          /* pg name -> next Seq (GINT_TO_POINTER + 1) */
+  GHashTable            *last_on;      /* (rank index << 32 | stream) -> the collective inserted last there */
   const WeftHardware    *hw;
   gint64                 P, T, H;      /* params per block, tokens, hidden */
 } Ctx;
@@ -1031,25 +1032,24 @@ pg_desc_of (Ctx *c)
 /* Inserts one collective on every rank of group g, on the compute lane
  * right after after[i] (or before before[i]) of member i; then, stream >= 0,
  * moves the instance to that stream (it keeps waiting for its predecessor
- * on the compute lane). events_out (d entries) receives the members.
+ * on the compute lane), each member after the collective inserted before it
+ * on that stream of its rank (a communicator runs its collectives in the
+ * order they were issued). events_out (d entries) receives the members.
  *
- * weft_edit_insert_collective() takes one time for every rank (and the
- * edit-script form with a time per rank cannot run inside a gesture), so
- * the members go in at the EARLIEST of the ranks' anchor times and are then
- * reordered to their anchors. The earliest time is never a binding release
- * (each member starts after its anchor), and the transient placement
- * cannot close a cycle: every edge of the solved schedule goes forward in
- * time, and every op after a member on its stream starts after that time,
- * so no path leads from one back to a member's anchor. */
+ * Each member goes in at its own rank's anchor time and is then put right
+ * at its anchor (place_op: ops starting in the same nanosecond). One time
+ * for every rank could put a member before an op that follows its anchor
+ * on a rank that runs behind, while on another rank it follows that op's
+ * peer: with collectives among the anchors' neighbours, a cycle. */
 static gboolean
 ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, const guint32 *after,
           const guint32 *before, gint64 stream, guint32 *events_out, GError **error)
 {
   g_autofree int *numbers = g_new0 (int, c->d);
+  g_autofree gint64 *times = g_new0 (gint64, c->d);
   g_autofree char *pg = g_strdup_printf ("weft_%s_%u", weft_apply_strategy_to_string (c->p->strategy), g);
   WeftEditCollSpec spec = { 0 };
   WeftOpRef first;
-  gint64 at = G_MAXINT64;
   WeftRank *r0;
   WeftCollInstance *inst;
   gint64 seq;
@@ -1059,14 +1059,15 @@ ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, c
       guint r = g * c->d + i;
       guint32 a = after ? after[i] : WEFT_NONE;
       numbers[i] = weft_trace_rank (c->trace, r)->rank;
-      at = MIN (at, time_for (c, r, clane (c, r), a, before ? before[i] : WEFT_NONE));
+      times[i] = MAX (time_for (c, r, clane (c, r), a, before ? before[i] : WEFT_NONE), 0);
     }
   spec.type = type;
   spec.bytes = MAX (bytes, 1);
   spec.ranks = numbers;
   spec.n_ranks = c->d;
   spec.stream = c->compute_stream;
-  spec.at_time = MAX (at, 0);
+  spec.at_time = times[0];
+  spec.at_times = times;
   spec.pg_name = pg;
   spec.dtype = dtype;
   spec.transfer_ns = c->p->cost_model != NULL
@@ -1095,8 +1096,21 @@ ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, c
         return FALSE;
     }
   c->rep->n_collectives++;
-  if (stream >= 0)
-    return weft_edit_move_to_stream (c->s, first, stream, -1, TRUE, error);
+  if (stream < 0)
+    return TRUE;
+  for (guint i = 0; i < c->d; i++)
+    {
+      guint r = g * c->d + i;
+      gint64 key = ((gint64) r << 32) | (stream & 0xffffffff), at;
+      gpointer prev = g_hash_table_lookup (c->last_on, &key);
+      WeftOpRef op = { r, events_out[i] };
+      at = weft_solver_start (c->solver, r, events_out[i]);
+      if (prev != NULL)
+        at = MAX (at, weft_solver_start (c->solver, r, GPOINTER_TO_UINT (prev) - 1) + 1);
+      if (!weft_edit_move_to_stream (c->s, op, stream, at, FALSE, error))
+        return FALSE;
+      g_hash_table_insert (c->last_on, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (events_out[i] + 1));
+    }
   return TRUE;
 }
 
@@ -1659,6 +1673,7 @@ weft_apply_strategy (WeftEditSession *session, const WeftApplyParams *params, We
     c.hw = weft_hardware_preset ("h100");
   c.blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) weft_blocks_free);
   c.seq = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  c.last_on = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   weft_edit_session_metrics (session, &report->original, NULL);
   report->before = report->original;
   weft_edit_session_begin_gesture (session);
@@ -1678,6 +1693,7 @@ weft_apply_strategy (WeftEditSession *session, const WeftApplyParams *params, We
   weft_edit_session_metrics (session, &report->after, NULL);
   g_ptr_array_unref (c.blocks);
   g_hash_table_unref (c.seq);
+  g_hash_table_unref (c.last_on);
   return ok;
 }
 

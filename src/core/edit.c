@@ -1582,7 +1582,9 @@ weft_edit_insert_collective (WeftEditSession *self, const WeftEditCollSpec *spec
       guint r = g_array_index (idx, guint, i);
       places[i].rank_index = r;
       places[i].lane = stream_lane (self, r, -1, spec->stream);
-      places[i].at_time = MAX (spec->at_time, 0);
+      places[i].at_time = MAX (spec->at_times != NULL ? spec->at_times[i] : spec->at_time, 0);
+      if (!check_time (places[i].at_time, error))
+        return FALSE;
       numbers[i] = rank_number (self, r);
     }
   cs.type = spec->type;
