@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "testutil.h"
+#include "weft/weft-apply.h"
 #include "weft/weft-edit.h"
 #include "weft/weft-load.h"
 #include "weft/weft-solver.h"
@@ -428,13 +429,37 @@ unexplained (WeftSolver *solver)
   return st.n_unexplained;
 }
 
+/* An edit of a session: a script, or Apply a Strategy. */
+typedef void (*EditFn) (WeftEditSession *s, const char *label, gconstpointer data);
+
 static void
-round_trip (const char *label, const char *path, const char *script_text)
+edit_script (WeftEditSession *s, const char *label, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  json_object *script = json_tokener_parse (data);
+  g_assert_nonnull (script);
+  if (!weft_edit_session_apply_script (s, script, label, NULL, &error))
+    g_error ("%s: the script does not apply: %s", label, error->message);
+  json_object_put (script);
+}
+
+static void
+edit_apply (WeftEditSession *s, const char *label, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  const WeftApplyParams *p = data;
+  WeftApplyReport rep;
+  if (!weft_apply_strategy (s, p, &rep, &error))
+    g_error ("%s: the strategy does not apply: %s", label, error->message);
+  g_assert_cmpuint (rep.n_collectives, >, 0);
+}
+
+static void
+round_trip_with (const char *label, const char *path, EditFn edit, gconstpointer data)
 {
   g_autoptr (GError) error = NULL;
   WeftTrace *trace = load (path);
   g_autoptr (WeftEditSession) s = NULL;
-  json_object *script = json_tokener_parse (script_text);
   g_autofree char *out = g_build_filename (weft_test_tmpdir (), label, NULL);
   g_autoptr (GArray) before = NULL, after = NULL;
   g_autoptr (WeftTrace) back = NULL;
@@ -446,16 +471,13 @@ round_trip (const char *label, const char *path, const char *script_text)
   g_autoptr (GHashTable) unnamed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr (GHashTable) good = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
-  g_assert_nonnull (script);
   inputs_record_collectives = TRUE;
   named = read_inputs (path, unnamed, good);
 
   s = weft_edit_session_new (trace, path, &error);
   g_assert_no_error (error);
   base_unexplained = unexplained (weft_edit_session_get_solver (s));
-  if (!weft_edit_session_apply_script (s, script, label, NULL, &error))
-    g_error ("%s: the script does not apply: %s", label, error->message);
-  json_object_put (script);
+  edit (s, label, data);
   before = figures (weft_edit_session_get_solver (s));
   g_assert_true (weft_edit_session_save (s, out, ".json", &error));
   g_assert_no_error (error);
@@ -479,6 +501,29 @@ round_trip (const char *label, const char *path, const char *script_text)
   g_test_message ("%s: step %.1f us, critical path %.1f us, reopened alike", label,
                   g_array_index (before, StepFigures, before->len - 1).m.step_time / 1e3,
                   g_array_index (before, StepFigures, before->len - 1).m.cp_length / 1e3);
+}
+
+static void
+round_trip (const char *label, const char *path, const char *script_text)
+{
+  round_trip_with (label, path, edit_script, script_text);
+}
+
+/* Apply a Strategy (the window's dialog, weft-cli apply) on the trace, with
+ * each strategy at degree 2 (or the given one). */
+static void
+run_apply (const char *trace_label, const char *path, const WeftApplyStrategy *strategies, guint n, int degree)
+{
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *label = g_strdup_printf ("%s-apply-%s-%d", trace_label,
+                                                weft_apply_strategy_to_string (strategies[i]), degree);
+      WeftApplyParams p;
+      weft_apply_params_init (&p);
+      p.strategy = strategies[i];
+      p.degree = degree;
+      round_trip_with (label, path, edit_apply, &p);
+    }
 }
 
 typedef struct
@@ -528,6 +573,19 @@ test_fsdp8 (void)
   run_edits ("fsdp8", dir, fsdp_edits, G_N_ELEMENTS (fsdp_edits));
 }
 
+static void
+test_fsdp8_apply (void)
+{
+  static const WeftApplyStrategy all[] = { WEFT_APPLY_DDP, WEFT_APPLY_FSDP, WEFT_APPLY_TP, WEFT_APPLY_TP_SP,
+                                           WEFT_APPLY_EP, WEFT_APPLY_CP_RING, WEFT_APPLY_CP_ALL_GATHER };
+  static const WeftApplyStrategy fsdp[] = { WEFT_APPLY_FSDP };
+  g_autofree char *dir = weft_test_require_trace ("synthetic/fsdp8");
+  if (dir == NULL)
+    return;
+  run_apply ("fsdp8", dir, all, G_N_ELEMENTS (all), 2);
+  run_apply ("fsdp8", dir, fsdp, G_N_ELEMENTS (fsdp), 8);
+}
+
 static const EditKind generic_edits[] = {
   { "shift", "[{\"op\": \"shift\", \"match\": {\"collective\": \"any\", \"nth\": 1}, \"shift_us\": 200}]" },
   { "move-stream", "[{\"op\": \"move_stream\", \"match\": {\"class\": \"gemm\", \"rank\": 0, \"nth\": 1}, \"stream\": 77}]" },
@@ -547,6 +605,18 @@ test_dlrm (void)
   if (dir == NULL)
     return;
   run_edits ("dlrm", dir, generic_edits, G_N_ELEMENTS (generic_edits));
+}
+
+/* DLRM has no transformer blocks: Apply finds the repeated kernel pattern
+ * of its compute stream; its syncs and memcpys meet the inserted ops. */
+static void
+test_dlrm_apply (void)
+{
+  static const WeftApplyStrategy some[] = { WEFT_APPLY_DDP, WEFT_APPLY_FSDP, WEFT_APPLY_TP };
+  g_autofree char *dir = weft_test_require_trace ("param/et_replay/tests/inputs/dlrm_kineto");
+  if (dir == NULL)
+    return;
+  run_apply ("dlrm", dir, some, G_N_ELEMENTS (some), 4);
 }
 
 static void
@@ -573,6 +643,10 @@ test_composed_fsdp_tp (void)
   g_assert_no_error (error);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
   run_edits ("fsdp-tp", out, fsdp_edits, G_N_ELEMENTS (fsdp_edits));
+  {
+    static const WeftApplyStrategy ddp[] = { WEFT_APPLY_DDP };
+    run_apply ("fsdp-tp", out, ddp, G_N_ELEMENTS (ddp), 2);
+  }
 }
 
 int
@@ -580,7 +654,9 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/roundtrip/fsdp8", test_fsdp8);
+  g_test_add_func ("/roundtrip/fsdp8-apply", test_fsdp8_apply);
   g_test_add_func ("/roundtrip/dlrm", test_dlrm);
+  g_test_add_func ("/roundtrip/dlrm-apply", test_dlrm_apply);
   g_test_add_func ("/roundtrip/nccl-data", test_nccl_data);
   g_test_add_func ("/roundtrip/composed-fsdp-tp", test_composed_fsdp_tp);
   return g_test_run ();
