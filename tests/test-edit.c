@@ -1246,6 +1246,31 @@ test_palette (void)
           g_assert_cmpint (c->stream, ==, 7);
         }
     }
+
+  /* the palette is a query of the trace: the same list from the trace and
+   * the session's cost model, and untimed without a model */
+  {
+    WeftTrace *trace = weft_edit_session_get_trace (s);
+    g_autoptr (GPtrArray) timed = weft_trace_palette_collectives (trace, weft_edit_session_get_cost_model (s));
+    g_autoptr (GPtrArray) untimed = weft_trace_palette_collectives (trace, NULL);
+
+    g_assert_cmpuint (timed->len, ==, colls->len);
+    g_assert_cmpuint (untimed->len, ==, colls->len);
+    for (guint i = 0; i < colls->len; i++)
+      {
+        const WeftPaletteCollective *c = g_ptr_array_index (colls, i);
+        const WeftPaletteCollective *t = g_ptr_array_index (timed, i);
+        const WeftPaletteCollective *u = g_ptr_array_index (untimed, i);
+        g_assert_cmpint (t->type, ==, c->type);
+        g_assert_cmpstr (t->pg_name, ==, c->pg_name);
+        g_assert_cmpuint (t->count, ==, c->count);
+        g_assert_cmpint (t->median_bytes, ==, c->median_bytes);
+        g_assert_cmpint (t->estimate_ns, ==, c->estimate_ns);
+        g_assert_cmpint (u->type, ==, c->type);
+        g_assert_cmpint (u->median_bytes, ==, c->median_bytes);
+        g_assert_cmpint (u->estimate_ns, ==, -1);
+      }
+  }
 }
 
 /* ---- saving --------------------------------------------------------------------------------- */

@@ -175,7 +175,8 @@ typedef struct
 
 /* The kernels of the trace (live, non-communication GPU ops), grouped by
  * class (WeftKernelClass order), within a class by count, then name. A
- * GPtrArray of WeftPaletteKernel that frees them. */
+ * GPtrArray of WeftPaletteKernel that frees them. A query of the trace
+ * only (src/core/palette.c). */
 GPtrArray *weft_edit_palette_kernels (WeftTrace *trace);
 
 /* One kind of collective seen in the trace: a type on a process group. */
@@ -193,8 +194,11 @@ typedef struct
   gint64       estimate_ns;   /* cost model time of median_bytes */
 } WeftPaletteCollective;
 
-/* The collectives of the trace by (type, group), timed by the session's
- * cost model. A GPtrArray of WeftPaletteCollective that frees them. */
+/* The collectives of a trace by (type, group), timed by cost_model
+ * (nullable: estimate_ns -1). A GPtrArray of WeftPaletteCollective that
+ * frees them. A query of the trace only (src/core/palette.c). */
+GPtrArray *weft_trace_palette_collectives (WeftTrace *trace, WeftCostModel *cost_model);
+/* The same over the session's trace, timed by the session's cost model. */
 GPtrArray *weft_edit_palette_collectives (WeftEditSession *self);
 
 /* Inserts a copy of a palette kernel (name, class, category, median

@@ -24,17 +24,8 @@
 #include <gio/gio.h>
 #include <string.h>
 
-#include "weft/weft-edit.h"
+#include "edit-private.h"
 #include "weft/weft-load.h"
-
-/* from edit.c */
-gboolean weft_edit_session_apply_group (WeftEditSession *self, json_object *ops, GError **error);
-guint64 *weft_edit_session_autosaved_serial (WeftEditSession *self);
-json_object *weft_edit_session_file_stamp (WeftEditSession *self);
-gboolean *weft_edit_session_recovery_stale (WeftEditSession *self);
-/* used by edit.c */
-json_object *weft_recovery_stamp (const char *trace_path);
-gboolean     weft_recovery_stamp_matches (json_object *stamp);
 
 #define LEGACY_SUFFIX ".weft-recovery.json"
 
@@ -92,14 +83,14 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "the session has no trace path: no recovery file");
       return FALSE;
     }
-  if (!*weft_edit_session_recovery_stale (self) && weft_edit_session_file_stamp (self) != NULL &&
-      !weft_recovery_stamp_matches (weft_edit_session_file_stamp (self)))
-    *weft_edit_session_recovery_stale (self) = TRUE;
-  if (*weft_edit_session_recovery_stale (self))
+  if (!self->recovery_stale && self->file_stamp != NULL &&
+      !weft_recovery_stamp_matches (self->file_stamp))
+    self->recovery_stale = TRUE;
+  if (self->recovery_stale)
     {
       /* the trace files changed since the session loaded them (saved over,
        * or edited elsewhere): an edit log for them would not fit */
-      *weft_edit_session_autosaved_serial (self) = weft_edit_session_get_serial (self);
+      self->autosaved_serial = weft_edit_session_get_serial (self);
       return TRUE;
     }
   entries = weft_edit_session_log_entries (self, FALSE);
@@ -109,7 +100,7 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
       json_object_put (entries);
       json_object_put (redo);
       weft_recovery_discard (source);
-      *weft_edit_session_autosaved_serial (self) = weft_edit_session_get_serial (self);
+      self->autosaved_serial = weft_edit_session_get_serial (self);
       return TRUE;
     }
   path = weft_recovery_path (source);
@@ -127,8 +118,8 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
   json_object_object_add (root, "weft_recovery", json_object_new_int (1));
   json_object_object_add (root, "trace", json_object_new_string (abs));
   json_object_object_add (root, "written_at", json_object_new_int64 (g_get_real_time () / G_USEC_PER_SEC));
-  if (weft_edit_session_file_stamp (self) != NULL)
-    json_object_object_add (root, "files", json_object_get (weft_edit_session_file_stamp (self)));
+  if (self->file_stamp != NULL)
+    json_object_object_add (root, "files", json_object_get (self->file_stamp));
   json_object_object_add (root, "entries", entries);
   json_object_object_add (root, "redo", redo);
   text = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PLAIN);
@@ -136,14 +127,14 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
   json_object_put (root);
   if (!ok)
     return FALSE;
-  *weft_edit_session_autosaved_serial (self) = weft_edit_session_get_serial (self);
+  self->autosaved_serial = weft_edit_session_get_serial (self);
   return TRUE;
 }
 
 gboolean
 weft_edit_session_autosave (WeftEditSession *self, GError **error)
 {
-  if (*weft_edit_session_autosaved_serial (self) == weft_edit_session_get_serial (self))
+  if (self->autosaved_serial == weft_edit_session_get_serial (self))
     return TRUE;
   if (weft_history_get_group_depth (weft_edit_session_get_history (self)) > 0)
     return TRUE; /* mid-gesture: the next tick writes the finished gesture */
@@ -370,7 +361,7 @@ weft_recovery_apply (WeftEditSession *self, const char *recovery_path, GError **
         return FALSE;
       }
   json_object_put (root);
-  *weft_edit_session_autosaved_serial (self) = weft_edit_session_get_serial (self);
+  self->autosaved_serial = weft_edit_session_get_serial (self);
   return TRUE;
 }
 
