@@ -6,6 +6,8 @@
 #  2. an all-reduce is dragged to the right edge of the view: the step gets
 #     longer, and the content span (what Fit, panning and the summary use)
 #     now ends later than the trace as loaded;
+#     Ctrl+S, and weft-cli analyze of the saved files gives the step, overlap,
+#     exposed communication and critical path the window showed;
 #  3. 0 (Fit) shows the whole edited trace, its new end included;
 #  4. D (pan right) held down never pans past the content: something of the
 #     trace stays in view.
@@ -57,6 +59,29 @@ drag "$WID" "$SX" "$SY" "$TX" "$SY"
 wait_for "d['modified'] and d['can_undo'] and not d['dragging'] and d['trace_span']['end'] > $END0" "the drag makes the trace longer"
 END1=$(q 'd["trace_span"]["end"]')
 ok "dragged the all-reduce ($SX,$SY -> $TX,$SY): the content now ends $(( (END1 - END0) / 1000 )) us later"
+
+# ---- what you save is what you saw: the window's Ctrl+S, then weft-cli analyze --------
+wait_for '"metrics" in d' "the metrics bar has figures"
+sleep 0.5
+cp "$STATE" "$TMP/shown.json"
+xdotool key ctrl+s
+wait_for 'not d["modified"]' "Ctrl+S saves"
+STEPN=$(qfile "$TMP/shown.json" 'd["metrics"]["step"]')
+STEPARG=(); [ "$STEPN" -ge 0 ] 2>/dev/null && STEPARG=(--step "$STEPN")
+"$CLI" analyze --json "${STEPARG[@]}" "$TMP/sample" >"$TMP/saved.json"
+python3 - "$TMP/shown.json" "$TMP/saved.json" <<'EOF' || fail "the saved trace does not give the figures the window showed"
+import json, sys
+shown = json.load(open(sys.argv[1]))["metrics"]
+w = json.load(open(sys.argv[2]))["whole"]
+tol = max(1000, shown["step_time"] / 1000)   # ns: 0.1 % of the step
+pairs = [("step_time", w["step_time_us"] * 1000), ("exposed_comm", w["exposed_communication_us"] * 1000),
+         ("critical_path", w["critical_path_us"] * 1000)]
+for key, saved in pairs:
+    assert abs(shown[key] - saved) <= tol, (key, shown[key], saved)
+assert abs(shown["overlap_pct"] - w["overlap_pct"]) <= 0.1, (shown["overlap_pct"], w["overlap_pct"])
+print("ok - saved and reopened: step %.1f us, overlap %.2f %%, exposed %.1f us, critical path %.1f us as shown"
+      % (w["step_time_us"], w["overlap_pct"], w["exposed_communication_us"], w["critical_path_us"]))
+EOF
 
 # ---- 3. Fit shows the edited trace -----------------------------------------------------
 xdotool key 0
