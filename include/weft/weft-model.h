@@ -250,11 +250,18 @@ typedef struct
   guint32        instance;     /* index into trace->instances, WEFT_NONE */
 } WeftCollective;
 
+/* A top-level value whose text is longer than this is kept zstd-compressed
+ * in memory (WeftTopKey.packed), except the values Weft itself parses
+ * ("weft", "distributedInfo", "baseTimeNanoseconds"), which stay text. */
+#define WEFT_TOP_KEY_PACK_BYTES ((gsize) 1 << 20)
+
 typedef struct
 {
-  guint32 key;     /* interned key text (without quotes) */
-  char   *raw;     /* raw JSON value text, NUL-terminated */
-  gsize   raw_len;
+  guint32 key;        /* interned key text (without quotes) */
+  char   *raw;        /* raw JSON value text, NUL-terminated; NULL when packed */
+  gsize   raw_len;    /* length of the value text (packed or not) */
+  guint8 *packed;     /* the text as one zstd frame, or NULL */
+  gsize   packed_len;
 } WeftTopKey;
 
 typedef struct
@@ -385,6 +392,16 @@ weft_rank_string (const WeftRank *rank, guint32 id)
 {
   return weft_strings_get (rank->strings, id);
 }
+
+/* The text of a top-level value, in pieces (a packed one is decompressed
+ * piece by piece, at most 128 KiB at a time, never whole): func is called
+ * for each; FALSE as soon as func returns FALSE (its own failure), or with
+ * error set (WEFT_ERROR_COMPRESSION) when the packed frame is damaged. */
+typedef gboolean (*WeftTopKeyFunc) (const char *data, gsize len, gpointer user_data);
+gboolean   weft_top_key_foreach (const WeftTopKey *k, WeftTopKeyFunc func, gpointer user_data, GError **error);
+/* The whole text, NUL-terminated (transfer full); NULL with
+ * WEFT_ERROR_TOO_LARGE when it does not fit in memory. */
+char      *weft_top_key_dup_text (const WeftTopKey *k, GError **error);
 
 /* Offset applied to this rank's times on the common timeline. */
 static inline gint64

@@ -13,6 +13,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "core/jsonscan.h"
 
@@ -42,6 +43,41 @@ typedef struct
   gsize       len;     /* raw (escaped) length */
   gboolean    escaped;
 } StrSpan;
+
+/* Where walk_top () stands inside a top-level value. */
+typedef enum
+{
+  W_VALUE,      /* a value next */
+  W_OBJ_FIRST,  /* after '{': '}' or a key */
+  W_ARR_FIRST,  /* after '[': ']' or a value */
+  W_KEY,        /* an object key next */
+  W_STRING,     /* inside a string (a key when str_is_key) */
+  W_COLON,      /* after a key */
+  W_AFTER,      /* after a value: ',', the closing bracket, or the end */
+} WalkMode;
+
+/* A top-level value, scanned in pieces as the buffer refills (so that a
+ * value larger than the buffer never has to fit in it), and its text kept
+ * as it goes: plain up to WEFT_TOP_KEY_PACK_BYTES, then compressed with
+ * streaming zstd (never held whole). */
+typedef struct
+{
+  gboolean    active;
+  WalkMode    mode;
+  gboolean    str_is_key;
+  guint       sp;
+  guint8     *stack;          /* open containers ('{' / '['), max_depth bytes */
+  gboolean    plain_only;     /* a value Weft parses: never packed */
+  char       *plain;
+  gsize       plain_len;
+  gsize       plain_cap;
+  ZSTD_CCtx  *zc;
+  guint8     *packed;
+  gsize       packed_len;
+  gsize       packed_cap;
+  guint64     total;          /* bytes of text so far */
+  guint64     start;          /* decompressed offset of the value */
+} TopValue;
 
 typedef struct
 {
@@ -78,6 +114,7 @@ typedef struct
   guint64       n_negative_dur; /* clamped to 0 */
   guint64       budget;         /* bytes the buffer and the model may take */
   guint64       model_bytes;    /* event records + their texts so far */
+  TopValue      top;            /* the top-level value being scanned */
 } Scan;
 
 /* |ts| and |ts + dur| in ns must stay within this (about 146 years from
@@ -263,13 +300,17 @@ scan_utf8 (Scan *S, const guchar *s, int *n)
   return SCAN_OK;
 }
 
-/* String at *pp (which points at the opening quote). */
-static ScanStatus
-scan_string (Scan *S, const char **pp, StrSpan *out)
+/* The body of a string from *ps (just after its opening quote, or where
+ * an earlier call stopped) to its closing quote, where *ps is left. On
+ * SCAN_MORE *ps is where to resume: the start of the escape or UTF-8
+ * sequence the end of the buffer cut (everything before it is valid), so a
+ * string longer than the buffer can be scanned in pieces. *escaped is set
+ * when the string has a backslash. */
+static inline ScanStatus
+scan_string_body (Scan *S, const guchar **ps, gboolean *escaped)
 {
-  const guchar *s = (const guchar *) *pp + 1;
+  const guchar *s = *ps;
   const guchar *end = (const guchar *) S->end;
-  gboolean escaped = FALSE;
   ScanStatus st;
 
   for (;;)
@@ -291,7 +332,7 @@ scan_string (Scan *S, const char **pp, StrSpan *out)
         break;
       if (c == '\\')
         {
-          escaped = TRUE;
+          *escaped = TRUE;
           switch (s[1])
             {
             case '"':
@@ -308,17 +349,17 @@ scan_string (Scan *S, const char **pp, StrSpan *out)
               {
                 guint cp, lo;
                 if ((st = scan_u4 (S, s, &cp)) != SCAN_OK)
-                  return st;
+                  goto stop;
                 if (cp >= 0xd800 && cp <= 0xdbff)
                   {
                     if (s[6] != '\\' || s[7] != 'u')
                       {
                         if ((const char *) s + 6 >= S->end || ((const char *) s + 7 >= S->end && s[6] == '\\'))
-                          return SCAN_MORE;
+                          goto more;
                         return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
                       }
                     if ((st = scan_u4 (S, s + 6, &lo)) != SCAN_OK)
-                      return st;
+                      goto stop;
                     if (lo < 0xdc00 || lo > 0xdfff)
                       return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
                     s += 12;
@@ -331,12 +372,12 @@ scan_string (Scan *S, const char **pp, StrSpan *out)
               }
             default:
               if ((const char *) s + 1 >= S->end)
-                return SCAN_MORE;
+                goto more;
               return fail (S, (const char *) s, "invalid escape in a string");
             }
         }
       if ((const char *) s >= S->end)
-        return SCAN_MORE;
+        goto more;
       if (c < 0x20)
         {
           if (c == 0)
@@ -346,10 +387,31 @@ scan_string (Scan *S, const char **pp, StrSpan *out)
       {
         int n = 0;
         if ((st = scan_utf8 (S, s, &n)) != SCAN_OK)
-          return st;
+          goto stop;
         s += n;
       }
     }
+  *ps = s;
+  return SCAN_OK;
+
+more:
+  st = SCAN_MORE;
+stop:
+  if (st == SCAN_MORE)
+    *ps = s;
+  return st;
+}
+
+/* String at *pp (which points at the opening quote). */
+static ScanStatus
+scan_string (Scan *S, const char **pp, StrSpan *out)
+{
+  const guchar *s = (const guchar *) *pp + 1;
+  gboolean escaped = FALSE;
+  ScanStatus st;
+
+  if ((st = scan_string_body (S, &s, &escaped)) != SCAN_OK)
+    return st;
   out->start = *pp + 1;
   out->len = (gsize) ((const char *) s - out->start);
   out->escaped = escaped;
@@ -1208,6 +1270,295 @@ typedef enum
   ROOT_DONE,
 } RootState;
 
+/* ---- top-level values, in pieces -------------------------------------------- */
+
+/* The values Weft parses itself (load.c, edit.c, compose-apply.c) stay
+ * text; any other is packed once it is longer than WEFT_TOP_KEY_PACK_BYTES. */
+static gboolean
+top_key_parsed_by_weft (const char *key)
+{
+  return strcmp (key, "weft") == 0 || strcmp (key, "distributedInfo") == 0 ||
+         strcmp (key, "baseTimeNanoseconds") == 0;
+}
+
+static void
+top_reset (TopValue *T)
+{
+  g_clear_pointer (&T->plain, g_free);
+  g_clear_pointer (&T->packed, g_free);
+  g_clear_pointer (&T->zc, ZSTD_freeCCtx);
+  T->plain_len = T->plain_cap = T->packed_len = T->packed_cap = 0;
+  T->total = 0;
+  T->sp = 0;
+  T->active = FALSE;
+}
+
+static void
+top_start (Scan *S, guint32 key)
+{
+  TopValue *T = &S->top;
+
+  top_reset (T);
+  T->active = TRUE;
+  T->mode = W_VALUE;
+  T->start = S->base + S->pos;
+  T->plain_only = top_key_parsed_by_weft (weft_rank_string (S->rank, key));
+}
+
+/* Grows *buf to hold need bytes; an error (never an abort) when memory is
+ * not there. */
+static gboolean
+top_grow (Scan *S, void **buf, gsize *cap, gsize need)
+{
+  gsize want;
+  void *grown;
+
+  if (need <= *cap)
+    return TRUE;
+  want = MAX (need, *cap <= G_MAXSIZE / 2 ? *cap * 2 : need);
+  grown = g_try_realloc (*buf, want);
+  if (grown == NULL && want > need)
+    grown = g_try_realloc (*buf, want = need);
+  if (grown == NULL)
+    {
+      g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
+                   "%s: byte %" G_GUINT64_FORMAT ": a top-level value of more than %" G_GUINT64_FORMAT
+                   " bytes does not fit in memory", S->name, S->top.start, S->top.total);
+      return FALSE;
+    }
+  *buf = grown;
+  *cap = want;
+  return TRUE;
+}
+
+static gboolean
+top_compress (Scan *S, const char *data, gsize len, ZSTD_EndDirective end)
+{
+  TopValue *T = &S->top;
+  ZSTD_inBuffer in = { data, len, 0 };
+
+  for (;;)
+    {
+      ZSTD_outBuffer out;
+      size_t rc;
+      if (!top_grow (S, (void **) &T->packed, &T->packed_cap, T->packed_len + ZSTD_CStreamOutSize ()))
+        return FALSE;
+      out.dst = T->packed + T->packed_len;
+      out.size = T->packed_cap - T->packed_len;
+      out.pos = 0;
+      rc = ZSTD_compressStream2 (T->zc, &out, &in, end);
+      if (ZSTD_isError (rc))
+        {
+          g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: byte %" G_GUINT64_FORMAT
+                       ": cannot compress a top-level value: %s", S->name, T->start, ZSTD_getErrorName (rc));
+          return FALSE;
+        }
+      T->packed_len += out.pos;
+      if (end == ZSTD_e_end ? rc == 0 : in.pos == in.size)
+        return TRUE;
+    }
+}
+
+/* Appends len bytes of the value's text. */
+static gboolean
+top_add (Scan *S, const char *data, gsize len)
+{
+  TopValue *T = &S->top;
+
+  if (len == 0)
+    return TRUE;
+  T->total += len;
+  if (T->zc == NULL && (T->plain_only || T->plain_len + len <= WEFT_TOP_KEY_PACK_BYTES))
+    {
+      if (!top_grow (S, (void **) &T->plain, &T->plain_cap, T->plain_len + len + 1))
+        return FALSE;
+      memcpy (T->plain + T->plain_len, data, len);
+      T->plain_len += len;
+      return TRUE;
+    }
+  if (T->zc == NULL)
+    {
+      /* level 1: about as fast as the scanner; the text held so far first */
+      T->zc = ZSTD_createCCtx ();
+      if (T->zc == NULL || ZSTD_isError (ZSTD_CCtx_setParameter (T->zc, ZSTD_c_compressionLevel, 1)))
+        {
+          g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_COMPRESSION, "%s: byte %" G_GUINT64_FORMAT
+                       ": cannot start compressing a top-level value", S->name, T->start);
+          return FALSE;
+        }
+      if (!top_compress (S, T->plain, T->plain_len, ZSTD_e_continue))
+        return FALSE;
+      g_clear_pointer (&T->plain, g_free);
+      T->plain_len = T->plain_cap = 0;
+    }
+  return top_compress (S, data, len, ZSTD_e_continue);
+}
+
+/* Ends the value: its text (or its packed frame) moves into *tk. */
+static gboolean
+top_finish (Scan *S, WeftTopKey *tk)
+{
+  TopValue *T = &S->top;
+
+  memset (tk, 0, sizeof *tk);
+  tk->raw_len = (gsize) T->total;
+  if (T->zc != NULL)
+    {
+      guint8 *shrunk;
+      if (!top_compress (S, NULL, 0, ZSTD_e_end))
+        return FALSE;
+      shrunk = g_try_realloc (T->packed, MAX (T->packed_len, 1));
+      tk->packed = shrunk != NULL ? shrunk : T->packed;
+      tk->packed_len = T->packed_len;
+      T->packed = NULL;
+    }
+  else
+    {
+      char *shrunk;
+      if (!top_grow (S, (void **) &T->plain, &T->plain_cap, T->plain_len + 1))
+        return FALSE;
+      T->plain[T->plain_len] = '\0';
+      shrunk = g_try_realloc (T->plain, T->plain_len + 1);
+      tk->raw = shrunk != NULL ? shrunk : T->plain;
+      T->plain = NULL;
+    }
+  top_reset (T);
+  return TRUE;
+}
+
+/* The top-level value at *pp (its first byte on the first call), validated
+ * exactly as skip_value (S, pp, 1) does, with the same errors, but
+ * resumable: on SCAN_MORE the text up to the last complete token (or the
+ * last complete character of a string) is handed to top_add () and S->pos
+ * moved past it, so the buffer holds at most one token of the value, and
+ * not even that of a string: a top-level string of 10 GB goes through a
+ * 256 KiB buffer. On SCAN_OK *pp is after the value and its text is all
+ * added. */
+static ScanStatus
+walk_top (Scan *S, const char **pp)
+{
+  TopValue *T = &S->top;
+  const char *p = *pp;
+  ScanStatus st = SCAN_OK;
+
+  for (;;)
+    switch (T->mode)
+      {
+      case W_STRING:
+        {
+          const guchar *s = (const guchar *) p;
+          gboolean escaped = FALSE;
+          st = scan_string_body (S, &s, &escaped);
+          p = (const char *) s;
+          if (st != SCAN_OK)
+            goto stop;
+          p++;
+          T->mode = T->str_is_key ? W_COLON : W_AFTER;
+          break;
+        }
+
+      case W_VALUE:
+        p = skip_ws (p);
+        if (*p == '{' || *p == '[')
+          {
+            if (1 + T->sp + 1 > S->max_depth)
+              return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+            T->stack[T->sp++] = (guint8) *p;
+            T->mode = *p == '{' ? W_OBJ_FIRST : W_ARR_FIRST;
+            p++;
+          }
+        else if (*p == '"')
+          {
+            T->mode = W_STRING;
+            T->str_is_key = FALSE;
+            p++;
+          }
+        else
+          {
+            if ((st = scan_scalar (S, &p)) != SCAN_OK)
+              goto stop;
+            T->mode = W_AFTER;
+          }
+        break;
+
+      case W_OBJ_FIRST:
+      case W_ARR_FIRST:
+        p = skip_ws (p);
+        if (*p == (T->mode == W_OBJ_FIRST ? '}' : ']'))
+          {
+            p++;
+            T->sp--;
+            T->mode = W_AFTER;
+          }
+        else if (p >= S->end)
+          {
+            st = SCAN_MORE;
+            goto stop;
+          }
+        else
+          T->mode = T->mode == W_OBJ_FIRST ? W_KEY : W_VALUE;
+        break;
+
+      case W_KEY:
+        p = skip_ws (p);
+        if (*p != '"')
+          {
+            st = unexpected (S, p, "a string (object key)");
+            goto stop;
+          }
+        T->mode = W_STRING;
+        T->str_is_key = TRUE;
+        p++;
+        break;
+
+      case W_COLON:
+        p = skip_ws (p);
+        if (*p != ':')
+          {
+            st = unexpected (S, p, "':'");
+            goto stop;
+          }
+        p++;
+        T->mode = W_VALUE;
+        break;
+
+      case W_AFTER:
+        if (T->sp == 0)
+          {
+            if (!top_add (S, S->buf + S->pos, (gsize) (p - (S->buf + S->pos))))
+              return SCAN_ERROR;
+            *pp = p;
+            return SCAN_OK;
+          }
+        p = skip_ws (p);
+        if (*p == ',')
+          {
+            p++;
+            T->mode = T->stack[T->sp - 1] == '{' ? W_KEY : W_VALUE;
+          }
+        else if ((T->stack[T->sp - 1] == '{' && *p == '}') || (T->stack[T->sp - 1] == '[' && *p == ']'))
+          {
+            p++;
+            T->sp--;
+          }
+        else
+          {
+            st = unexpected (S, p, T->stack[T->sp - 1] == '{' ? "',' or '}'" : "',' or ']'");
+            goto stop;
+          }
+        break;
+      }
+
+stop:
+  if (st == SCAN_MORE)
+    {
+      if (!top_add (S, S->buf + S->pos, (gsize) (p - (S->buf + S->pos))))
+        return SCAN_ERROR;
+      S->pos = (gsize) (p - S->buf);
+    }
+  return st;
+}
+
 static gboolean
 refill (Scan *S)
 {
@@ -1272,12 +1623,17 @@ scan_root (Scan *S)
 
   for (;;)
     {
-      const char *p = skip_ws (S->buf + S->pos);
+      const char *p = S->buf + S->pos;
       ScanStatus st = SCAN_OK;
       StrSpan key;
 
-      /* whitespace is always consumed, so a long run of it never piles up */
-      S->pos = (gsize) (p - S->buf);
+      /* whitespace is always consumed, so a long run of it never piles up
+       * (inside a top-level value, walk_top () keeps it) */
+      if (!S->top.active)
+        {
+          p = skip_ws (p);
+          S->pos = (gsize) (p - S->buf);
+        }
 
       switch (state)
         {
@@ -1375,13 +1731,14 @@ scan_root (Scan *S)
 
         case ROOT_VALUE:
           {
-            const char *v = p;
             WeftTopKey tk;
-            if ((st = skip_value (S, &p, 1)) != SCAN_OK)
+            if (!S->top.active)
+              top_start (S, cur_key);
+            if ((st = walk_top (S, &p)) != SCAN_OK)
               break;
+            if (!top_finish (S, &tk))
+              return FALSE;
             tk.key = cur_key;
-            tk.raw_len = (gsize) (p - v);
-            tk.raw = g_strndup (v, tk.raw_len);
             g_array_append_val (rank->top_keys, tk);
             state = ROOT_AFTER;
             break;
@@ -1514,6 +1871,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
    * the memory of the model too, plus room for one read */
   S.budget = weft_reader_get_limit (reader) + 2 * (guint64) SCAN_CHUNK;
   S.stack = g_malloc (S.max_depth + 1);
+  S.top.stack = g_malloc (S.max_depth + 1);
   S.cap = scan_chunk + 1;
   S.buf = g_malloc (S.cap);
   S.buf[0] = '\0';
@@ -1552,6 +1910,8 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   else
     g_clear_error (&S.error);
   g_free (S.stack);
+  top_reset (&S.top);
+  g_free (S.top.stack);
   g_free (S.buf);
   g_free (S.lane_key);
   g_byte_array_free (S.cat_of_id, TRUE);

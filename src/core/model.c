@@ -4,6 +4,7 @@
 
 #include <stdarg.h>
 #include <string.h>
+#include <zstd.h>
 
 #include "weft/weft-classify.h"
 #include "weft/weft-model.h"
@@ -101,6 +102,7 @@ top_key_clear (gpointer data)
 {
   WeftTopKey *k = data;
   g_free (k->raw);
+  g_free (k->packed);
 }
 
 static void
@@ -825,4 +827,104 @@ weft_trace_index (WeftTrace *self)
   for (guint i = 0; i < self->ranks->len; i++)
     weft_rank_index (weft_trace_rank (self, i));
   weft_trace_index_across_ranks (self);
+}
+
+/* ---- top-level values ------------------------------------------------------ */
+
+gboolean
+weft_top_key_foreach (const WeftTopKey *k, WeftTopKeyFunc func, gpointer user_data, GError **error)
+{
+  ZSTD_DCtx *dc;
+  ZSTD_inBuffer in;
+  gsize cap = 128u << 10, done = 0;
+  char *out;
+  gboolean ok = TRUE;
+
+  g_return_val_if_fail (k != NULL && func != NULL, FALSE);
+  if (k->packed == NULL)
+    return func (k->raw != NULL ? k->raw : "", k->raw != NULL ? k->raw_len : 0, user_data);
+
+  dc = ZSTD_createDCtx ();
+  out = g_malloc (cap);
+  in.src = k->packed;
+  in.size = k->packed_len;
+  in.pos = 0;
+  for (;;)
+    {
+      ZSTD_outBuffer ob = { out, cap, 0 };
+      size_t rc = dc != NULL ? ZSTD_decompressStream (dc, &ob, &in) : (size_t) -1;
+      if (dc == NULL || ZSTD_isError (rc) || done + ob.pos > k->raw_len)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                       "a top-level value kept compressed in memory is damaged (%s)",
+                       dc == NULL ? "no memory" : ZSTD_isError (rc) ? ZSTD_getErrorName (rc) : "too long");
+          ok = FALSE;
+          break;
+        }
+      done += ob.pos;
+      if (ob.pos > 0 && !func (out, ob.pos, user_data))
+        {
+          ok = FALSE;
+          break;
+        }
+      if (rc == 0 && in.pos == in.size)
+        break;
+      if (ob.pos == 0 && in.pos == in.size)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                       "a top-level value kept compressed in memory is damaged (truncated)");
+          ok = FALSE;
+          break;
+        }
+    }
+  if (ok && done != k->raw_len)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
+                   "a top-level value kept compressed in memory is damaged (%" G_GSIZE_FORMAT " bytes, expected %"
+                   G_GSIZE_FORMAT ")", done, k->raw_len);
+      ok = FALSE;
+    }
+  ZSTD_freeDCtx (dc);
+  g_free (out);
+  return ok;
+}
+
+typedef struct
+{
+  char  *text;
+  gsize  len;
+} DupText;
+
+static gboolean
+dup_text_cb (const char *data, gsize len, gpointer user_data)
+{
+  DupText *d = user_data;
+  memcpy (d->text + d->len, data, len);
+  d->len += len;
+  return TRUE;
+}
+
+char *
+weft_top_key_dup_text (const WeftTopKey *k, GError **error)
+{
+  DupText d = { NULL, 0 };
+
+  g_return_val_if_fail (k != NULL, NULL);
+  if (k->packed == NULL)
+    return g_strndup (k->raw != NULL ? k->raw : "", k->raw != NULL ? k->raw_len : 0);
+  d.text = k->raw_len < G_MAXSIZE ? g_try_malloc (k->raw_len + 1) : NULL;
+  if (d.text == NULL)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE,
+                   "a top-level value of %" G_GSIZE_FORMAT " bytes does not fit in memory", k->raw_len);
+      return NULL;
+    }
+  /* foreach checks that the frame holds exactly raw_len bytes first */
+  if (!weft_top_key_foreach (k, dup_text_cb, &d, error))
+    {
+      g_free (d.text);
+      return NULL;
+    }
+  d.text[d.len] = '\0';
+  return d.text;
 }

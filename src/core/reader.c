@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <glib/gstdio.h>
@@ -45,9 +46,85 @@ struct _WeftReader
   GCancellable    *cancellable;
 };
 
+/* The smallest memory limit of this process's control groups (cgroup v2
+ * memory.max, v1 memory.limit_in_bytes), its own and those above it up to
+ * the root; G_MAXUINT64 when none is set (or none can be read). A
+ * container's limit is often far below the host's physical memory. */
+static guint64
+cgroup_memory_limit (void)
+{
+  g_autofree char *text = NULL;
+  g_auto (GStrv) lines = NULL;
+  guint64 best = G_MAXUINT64;
+
+  if (!g_file_get_contents ("/proc/self/cgroup", &text, NULL, NULL))
+    return best;
+  lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto (GStrv) f = g_strsplit (lines[i], ":", 3);
+      g_auto (GStrv) ctl = NULL;
+      const char *base = NULL, *file = NULL;
+      g_autofree char *path = NULL;
+
+      if (g_strv_length (f) != 3 || f[2][0] != '/')
+        continue;
+      ctl = g_strsplit (f[1], ",", -1);
+      if (f[1][0] == '\0' && strcmp (f[0], "0") == 0)
+        base = "/sys/fs/cgroup", file = "memory.max";
+      else if (g_strv_contains ((const char * const *) ctl, "memory"))
+        base = "/sys/fs/cgroup/memory", file = "memory.limit_in_bytes";
+      else
+        continue;
+      path = g_strdup (f[2]);
+      for (;;)
+        {
+          g_autofree char *name = g_build_filename (base, path, file, NULL);
+          g_autofree char *value = NULL;
+          char *slash;
+          if (g_file_get_contents (name, &value, NULL, NULL) && g_ascii_isdigit (value[0]))
+            {
+              guint64 v = g_ascii_strtoull (value, NULL, 10);
+              if (v > 0)
+                best = MIN (best, v);
+            }
+          if (strcmp (path, "/") == 0)
+            break;
+          slash = strrchr (path, '/');
+          if (slash == path)
+            slash[1] = '\0';
+          else
+            *slash = '\0';
+        }
+    }
+  return best;
+}
+
+/* The memory this process can have: the physical memory, bounded by the
+ * control group's limit and by RLIMIT_AS / RLIMIT_DATA. */
+static guint64
+machine_memory (void)
+{
+  guint64 v = G_MAXUINT64;
+  struct rlimit rl;
+
+#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
+  long pages = sysconf (_SC_PHYS_PAGES);
+  long page = sysconf (_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    v = (guint64) pages * (guint64) page;
+#endif
+  v = MIN (v, cgroup_memory_limit ());
+  if (getrlimit (RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    v = MIN (v, (guint64) rl.rlim_cur);
+  if (getrlimit (RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+    v = MIN (v, (guint64) rl.rlim_cur);
+  return v;
+}
+
 /* The default cap on decompressed bytes per file: 16 GiB, but never more
- * than half the physical memory (the model of a trace takes about as much
- * memory as its JSON). See docs/loading.md, "Limits". */
+ * than half the memory this process can have (the model of a trace takes
+ * about as much memory as its JSON). See docs/loading.md, "Limits". */
 guint64
 weft_reader_default_limit (void)
 {
@@ -55,13 +132,7 @@ weft_reader_default_limit (void)
 
   if (g_once_init_enter (&limit))
     {
-      guint64 v = MAX_JSON_BYTES_CEILING;
-#if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
-      long pages = sysconf (_SC_PHYS_PAGES);
-      long page = sysconf (_SC_PAGESIZE);
-      if (pages > 0 && page > 0)
-        v = MIN (v, (guint64) pages * (guint64) page / 2);
-#endif
+      guint64 v = MIN (MAX_JSON_BYTES_CEILING, machine_memory () / 2);
       g_once_init_leave (&limit, MAX (v, (guint64) 1 << 20));
     }
   return limit;

@@ -31,7 +31,8 @@ void             weft_reader_free (WeftReader *self);
 /* Cap on decompressed bytes; over it, read fails with WEFT_ERROR_TOO_LARGE. */
 void             weft_reader_set_limit (WeftReader *self, guint64 max_bytes);
 guint64          weft_reader_get_limit (WeftReader *self);
-/* The default cap: min (16 GiB, physical memory / 2). */
+/* The default cap: min (16 GiB, memory / 2): the physical memory, bounded
+ * by the cgroup memory limit, RLIMIT_AS and RLIMIT_DATA. */
 guint64          weft_reader_default_limit (void);
 /* Checked between reads: WEFT_ERROR_CANCELLED. Not referenced. */
 void             weft_reader_set_cancellable (WeftReader *self, GCancellable *cancellable);

@@ -277,14 +277,14 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
   return TRUE;
 }
 
-static const char *
+static const WeftTopKey *
 top_key (WeftRank *rank, const char *key)
 {
   for (guint k = 0; k < rank->top_keys->len; k++)
     {
       const WeftTopKey *t = &g_array_index (rank->top_keys, WeftTopKey, k);
       if (strcmp (weft_rank_string (rank, t->key), key) == 0)
-        return t->raw;
+        return t;
     }
   return NULL;
 }
@@ -307,10 +307,10 @@ write_merged_func (WeftSink *s, gpointer data)
       const char *keys[] = { "schemaVersion", "deviceProperties", "displayTimeUnit" };
       for (guint k = 0; ok && k < G_N_ELEMENTS (keys); k++)
         {
-          const char *raw = top_key (first_rank, keys[k]);
-          if (raw != NULL)
+          const WeftTopKey *t = top_key (first_rank, keys[k]);
+          if (t != NULL)
             ok = weft_sink_puts (s, "\n  \"") && weft_sink_puts (s, keys[k]) && weft_sink_puts (s, "\": ") &&
-                 weft_sink_puts (s, raw) && weft_sink_puts (s, ",");
+                 weft_sink_write_top_value (s, t) && weft_sink_puts (s, ",");
         }
     }
   g_snprintf (base, sizeof base, "%" G_GINT64_FORMAT, m->base);

@@ -12,6 +12,9 @@ typedef gboolean (*WeftSaveWriteFunc) (WeftSink *sink, gpointer data);
 
 gboolean weft_sink_write (WeftSink *sink, const char *data, gsize len);
 gboolean weft_sink_puts  (WeftSink *sink, const char *str);
+/* The text of a top-level value as the loader kept it (a packed one
+ * decompressed into the sink piece by piece). */
+gboolean weft_sink_write_top_value (WeftSink *sink, const WeftTopKey *k);
 
 /* Runs func on a sink over fd (format: the compression) and ends the
  * stream; no sync, no close. name is for messages. */

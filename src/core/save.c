@@ -1191,6 +1191,29 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
 /* ---- writing one rank ----------------------------------------------------- */
 
 static gboolean
+top_value_cb (const char *data, gsize len, gpointer user_data)
+{
+  return sink_write (user_data, data, len);
+}
+
+/* A top-level value's text as read: a packed one (weft-model.h) is
+ * decompressed piece by piece into the sink, never whole. */
+gboolean
+weft_sink_write_top_value (WeftSink *s, const WeftTopKey *k)
+{
+  GError *error = NULL;
+
+  if (s->error != NULL)
+    return FALSE;
+  if (weft_top_key_foreach (k, top_value_cb, s, &error))
+    return TRUE;
+  if (error != NULL && s->error == NULL)
+    g_set_error (&s->error, WEFT_ERROR, error->code, "%s: %s", s->path, error->message);
+  g_clear_error (&error);
+  return FALSE;
+}
+
+static gboolean
 write_top_key (Sink *s, WeftRank *rank, const WeftTopKey *k, const char *raw, gsize raw_len, gboolean *first)
 {
   if (!sink_puts (s, *first ? "\n  " : ",\n  "))
@@ -1199,6 +1222,8 @@ write_top_key (Sink *s, WeftRank *rank, const WeftTopKey *k, const char *raw, gs
   /* The loader keeps the key's raw text (escapes included) without quotes. */
   if (!sink_puts (s, "\"") || !sink_puts (s, weft_rank_string (rank, k->key)) || !sink_puts (s, "\": "))
     return FALSE;
+  if (raw == NULL)
+    return weft_sink_write_top_value (s, k);
   return sink_write (s, raw, raw_len);
 }
 
@@ -1337,7 +1362,7 @@ write_rank (Sink *s, WeftRank *rank, const WeftSaveOptions *options)
           wrote_meta = TRUE;
           continue;
         }
-      ok = write_top_key (s, rank, k, k->raw, k->raw_len, &first_key);
+      ok = write_top_key (s, rank, k, NULL, 0, &first_key);
     }
   if (ok && !wrote_events)
     ok = write_events (s, rank, &plan, &first_key);

@@ -57,6 +57,38 @@ check_rank (WeftRank *rank)
     }
   if (rank->trace_events_pos > rank->top_keys->len)
     abort ();
+  /* a top-level value is text up to the packing threshold, packed above */
+  for (guint i = 0; i < rank->top_keys->len; i++)
+    {
+      const WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      if ((k->raw == NULL) == (k->packed == NULL) || k->raw_len == 0 ||
+          (k->raw != NULL && strlen (k->raw) != k->raw_len))
+        abort ();
+    }
+}
+
+/* The same top-level values, byte for byte (a packed one decompressed). */
+static gboolean
+same_top_keys (WeftRank *a, WeftRank *b)
+{
+  for (guint i = 0; i < a->top_keys->len; i++)
+    {
+      const WeftTopKey *x = &g_array_index (a->top_keys, WeftTopKey, i);
+      const WeftTopKey *y = &g_array_index (b->top_keys, WeftTopKey, i);
+      char *tx, *ty;
+      gboolean same;
+      if (x->raw_len != y->raw_len || (x->packed == NULL) != (y->packed == NULL) ||
+          strcmp (weft_rank_string (a, x->key), weft_rank_string (b, y->key)) != 0)
+        return FALSE;
+      tx = weft_top_key_dup_text (x, NULL);
+      ty = weft_top_key_dup_text (y, NULL);
+      same = tx != NULL && ty != NULL && memcmp (tx, ty, x->raw_len) == 0;
+      g_free (tx);
+      g_free (ty);
+      if (!same)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* One load; returns the rank or NULL with *message set. */
@@ -103,7 +135,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   if (a != NULL)
     {
       if (a->events->len != b->events->len || a->top_keys->len != b->top_keys->len ||
-          a->lanes->len != b->lanes->len || a->base_ns != b->base_ns || a->rank != b->rank)
+          a->lanes->len != b->lanes->len || a->base_ns != b->base_ns || a->rank != b->rank ||
+          !same_top_keys (a, b))
         abort ();
       for (guint i = 0; i < a->events->len; i++)
         {
