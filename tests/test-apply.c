@@ -472,7 +472,7 @@ test_apply_fsdp_replay (void)
   guint n = 0;
 
   g_assert_no_error (error);
-  g_assert_true (weft_trace_save_dir (rep4, dir, ".json", NULL, &error));
+  g_assert_true (weft_trace_save_dir (rep4, dir, WEFT_FORMAT_JSON, NULL, &error));
   g_assert_no_error (error);
   weft_trace_free (rep4);
   s = weft_edit_session_new (load (dir), dir, &error);

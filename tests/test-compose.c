@@ -325,7 +325,7 @@ check_round_trip (const WeftComposeParams *p)
       g_autoptr (GError) error = NULL;
       g_autoptr (WeftTrace) back = NULL;
 
-      g_assert_true (weft_trace_save_dir (trace, dir, exts[x], NULL, &error));
+      g_assert_true (weft_trace_save_dir (trace, dir, (WeftFileFormat) x, NULL, &error));
       g_assert_no_error (error);
       back = weft_trace_load (dir, NULL, NULL, &error);
       g_assert_no_error (error);

@@ -318,7 +318,8 @@ test_round_trip_trace_dir (void)
       g_autofree char *f0 = NULL;
       g_autoptr (WeftTrace) b = NULL;
 
-      g_assert_true (weft_trace_save_dir (a, dir, exts[i], NULL, &error));
+      g_assert_cmpstr (weft_file_format_extension ((WeftFileFormat) i), ==, exts[i]);
+      g_assert_true (weft_trace_save_dir (a, dir, (WeftFileFormat) i, NULL, &error));
       g_assert_no_error (error);
       f0 = g_strdup_printf ("%s/rank0_trace%s", dir, exts[i]);
       g_assert_true (g_file_test (f0, G_FILE_TEST_IS_REGULAR));
@@ -752,7 +753,7 @@ test_solver_edits (void)
   g_assert_no_error (error);
   weft_solver_apply_to_model (solver);
 
-  g_assert_true (weft_trace_save_dir (a, dir, ".json.gz", &opts, &error));
+  g_assert_true (weft_trace_save_dir (a, dir, WEFT_FORMAT_JSON_GZ, &opts, &error));
   g_assert_no_error (error);
   b = weft_trace_load (dir, NULL, NULL, &error);
   g_assert_no_error (error);

@@ -331,7 +331,7 @@ test_move_allreduce_to_own_stream (void)
 
   /* written back into the model, saved, loaded again: the edited schedule replays */
   weft_solver_apply_to_model (solver);
-  g_assert_true (weft_trace_save_dir (trace, out, ".json", NULL, &error));
+  g_assert_true (weft_trace_save_dir (trace, out, WEFT_FORMAT_JSON, NULL, &error));
   g_assert_no_error (error);
   {
     g_autoptr (WeftTrace) again = load (out);

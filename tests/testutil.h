@@ -2,6 +2,7 @@
 #pragma once
 
 #include <glib.h>
+#include "weft/weft.h" /* every public core header, together: each test compiles them */
 
 G_BEGIN_DECLS
 

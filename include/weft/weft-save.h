@@ -15,7 +15,9 @@ typedef enum
 } WeftFileFormat;
 
 /* From the file name's extension; returns FALSE when it is none of the three. */
-gboolean weft_file_format_from_path (const char *path, WeftFileFormat *format);
+gboolean    weft_file_format_from_path (const char *path, WeftFileFormat *format);
+/* ".json", ".json.gz" or ".json.zst" (static). */
+const char *weft_file_format_extension (WeftFileFormat format);
 
 typedef struct
 {
@@ -34,8 +36,8 @@ gboolean weft_rank_save (WeftRank              *rank,
                          const WeftSaveOptions *options,
                          GError               **error);
 
-/* Writes every rank into folder dir as rank<R>_trace<ext> (ext ".json",
- * ".json.gz" or ".json.zst"); creates dir. The set is replaced as a whole:
+/* Writes every rank into folder dir as rank<R>_trace<ext> in format (ext:
+ * weft_file_format_extension); creates dir. The set is replaced as a whole:
  * every file goes to a temporary first, and only when all are written and
  * synced are they renamed into place (a rank file of the same name in
  * another format is removed then); a failure leaves the folder's files as
@@ -44,7 +46,7 @@ gboolean weft_rank_save (WeftRank              *rank,
  * would mix two traces. */
 gboolean weft_trace_save_dir (WeftTrace             *trace,
                               const char            *dir,
-                              const char            *ext,
+                              WeftFileFormat         format,
                               const WeftSaveOptions *options,
                               GError               **error);
 

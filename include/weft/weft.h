@@ -1,4 +1,5 @@
-/* weft.h: the whole public core API. */
+/* weft.h: the whole public core API (weft-core). The painter's API,
+ * weft-render.h, is apart: it needs cairo (weft-render). */
 #pragma once
 
 #include "weft-types.h"
@@ -9,5 +10,8 @@
 #include "weft-solver.h"
 #include "weft-history.h"
 #include "weft-edit.h"
+#include "weft-costmodel.h"
+#include "weft-compose.h"
+#include "weft-apply.h"
 
 #define WEFT_VERSION "0.1.0"

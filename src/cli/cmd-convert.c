@@ -121,9 +121,11 @@ weft_cmd_convert (int argc, char **argv)
 
   if (!out_is_file && ext == NULL)
     ext = source_ext (trace);
+  if (!out_is_file && !weft_file_format_from_path (ext, &out_format))
+    out_format = WEFT_FORMAT_JSON;
   if (merge ? !weft_trace_save_merged (trace, out, &error)
       : out_is_file ? !weft_trace_save (trace, out, NULL, &error)
-                    : !weft_trace_save_dir (trace, out, ext, NULL, &error))
+                    : !weft_trace_save_dir (trace, out, out_format, NULL, &error))
     {
       fprintf (stderr, "weft-cli: %s\n", error->message);
       return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_INVALID) ? WEFT_EXIT_BAD_INPUT : WEFT_EXIT_FAILURE;

@@ -588,7 +588,14 @@ weft_edit_session_save (WeftEditSession *self, const char *out, const char *ext,
     json_object_object_add (meta, "previous", json_object_get (self->previous_weft));
   opts.weft_meta = meta;
   if (ext != NULL)
-    ok = weft_trace_save_dir (self->trace, out, ext, &opts, error);
+    {
+      WeftFileFormat format;
+      ok = weft_file_format_from_path (ext, &format);
+      if (!ok)
+        g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "%s: not .json, .json.gz or .json.zst", ext);
+      else
+        ok = weft_trace_save_dir (self->trace, out, format, &opts, error);
+    }
   else
     ok = weft_trace_save (self->trace, out, &opts, error);
   json_object_put (meta);

@@ -1843,10 +1843,26 @@ weft_rank_write_fd (WeftRank *rank, int fd, WeftFileFormat format, const WeftSav
   return weft_save_write_fd (fd, "standard output", format, write_rank_func, &job, error);
 }
 
+const char *
+weft_file_format_extension (WeftFileFormat format)
+{
+  switch (format)
+    {
+    case WEFT_FORMAT_JSON_GZ:
+      return ".json.gz";
+    case WEFT_FORMAT_JSON_ZST:
+      return ".json.zst";
+    case WEFT_FORMAT_JSON:
+    default:
+      return ".json";
+    }
+}
+
 gboolean
-weft_trace_save_dir (WeftTrace *trace, const char *dir, const char *ext, const WeftSaveOptions *options,
+weft_trace_save_dir (WeftTrace *trace, const char *dir, WeftFileFormat format, const WeftSaveOptions *options,
                      GError **error)
 {
+  const char *ext = weft_file_format_extension (format);
   g_autoptr (WeftSaveTxn) txn = NULL;
   g_autoptr (GPtrArray) paths = NULL;
   GError *local = NULL;
@@ -1855,8 +1871,6 @@ weft_trace_save_dir (WeftTrace *trace, const char *dir, const char *ext, const W
   g_return_val_if_fail (trace != NULL, FALSE);
   g_return_val_if_fail (dir != NULL, FALSE);
 
-  if (ext == NULL)
-    ext = ".json";
   if (g_mkdir_with_parents (dir, 0755) != 0)
     {
       int saved = errno;
@@ -1902,21 +1916,6 @@ weft_trace_save_dir (WeftTrace *trace, const char *dir, const char *ext, const W
   return TRUE;
 }
 
-static const char *
-format_ext (WeftFileFormat format)
-{
-  switch (format)
-    {
-    case WEFT_FORMAT_JSON_GZ:
-      return ".json.gz";
-    case WEFT_FORMAT_JSON_ZST:
-      return ".json.zst";
-    case WEFT_FORMAT_JSON:
-    default:
-      return ".json";
-    }
-}
-
 gboolean
 weft_trace_save (WeftTrace *trace, const char *out, const WeftSaveOptions *options, GError **error)
 {
@@ -1941,5 +1940,5 @@ weft_trace_save (WeftTrace *trace, const char *out, const WeftSaveOptions *optio
   format = WEFT_FORMAT_JSON;
   if (trace->ranks->len > 0)
     weft_file_format_from_path (weft_trace_rank (trace, 0)->path, &format);
-  return weft_trace_save_dir (trace, out, format_ext (format), options, error);
+  return weft_trace_save_dir (trace, out, format, options, error);
 }
