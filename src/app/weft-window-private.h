@@ -70,7 +70,7 @@ struct _WeftWindow
   /* loading (weft_trace_load_async) */
   GCancellable     *cancellable;
   WeftLoadProgress *load_progress;
-  char            **paths_loading;
+  char            **paths_loading; /* what is being loaded (NULL-terminated) */
   char             *page_before_load;
 
   /* state for tests */

@@ -344,6 +344,7 @@ end_loading (WeftWindow *self)
   g_clear_handle_id (&self->progress_timer, g_source_remove);
   g_clear_object (&self->cancellable);
   g_clear_pointer (&self->load_progress, weft_load_progress_unref);
+  g_clear_pointer (&self->paths_loading, g_strfreev);
 }
 
 /* The load's end. user_data: a reference on the window (the load may end
@@ -410,7 +411,6 @@ _weft_window_start_load (WeftWindow *self, char **paths, guint n_paths, const ch
   if (_weft_window_is_loading (self))
     g_cancellable_cancel (self->cancellable);
   end_loading (self);
-  g_strfreev (self->paths_loading);
   self->paths_loading = g_new0 (char *, n_paths + 1);
   for (guint i = 0; i < n_paths; i++)
     self->paths_loading[i] = g_strdup (paths[i]);
@@ -696,7 +696,6 @@ weft_window_finalize (GObject *object)
 
   g_clear_object (&self->recent_menu);
   g_strfreev (self->paths);
-  g_strfreev (self->paths_loading);
   g_free (self->display_name);
   g_free (self->page_before_load);
   g_free (self->last_error);
