@@ -15,6 +15,7 @@
 
 #include "core/jsonscan.h"
 #include "testutil.h"
+#include "weft/weft-edit.h"
 #include "weft/weft-load.h"
 
 /* ---- independent helpers ------------------------------------------------------ */
@@ -848,6 +849,132 @@ test_chunking (void)
     }
 }
 
+/* ---- in the background (load-async.c) ------------------------------------------ */
+
+static void
+async_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
+{
+  GAsyncResult **out = user_data;
+
+  g_assert_null (source);
+  *out = g_object_ref (result);
+}
+
+/* Runs weft_trace_load_async to its end in a main loop of its own. */
+static WeftLoadResult *
+load_async_wait (const char *const *paths, guint n_paths, WeftLoadFlags flags, WeftLoadProgress *progress,
+                 GCancellable *cancellable, GError **error)
+{
+  g_autoptr (GMainContext) context = g_main_context_new ();
+  g_autoptr (GAsyncResult) result = NULL;
+  WeftLoadResult *loaded;
+
+  g_main_context_push_thread_default (context);
+  weft_trace_load_async (paths, n_paths, flags, progress, cancellable, async_done_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (context, TRUE);
+  loaded = weft_trace_load_finish (result, error);
+  g_main_context_pop_thread_default (context);
+  return loaded;
+}
+
+/* The background load gives the synchronous load's trace, in an edit
+ * session whose solver solved it, and its progress reached the total. */
+static void
+test_async (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("synthetic/fsdp8");
+  g_autoptr (WeftTrace) ref = NULL;
+  g_autoptr (WeftLoadProgress) progress = weft_load_progress_new ();
+  g_autoptr (WeftLoadResult) loaded = NULL;
+  g_autoptr (GError) error = NULL;
+  const char *paths[1];
+  WeftTrace *trace;
+  guint64 done = 1, total = 1;
+
+  if (dir == NULL)
+    return;
+  g_assert_cmpint (weft_load_progress_get (progress, &done, &total), ==, WEFT_LOAD_PHASE_READING);
+  g_assert_cmpuint (done, ==, 0);
+  g_assert_cmpuint (total, ==, 0);
+  paths[0] = dir;
+  ref = weft_trace_load (dir, NULL, NULL, &error);
+  g_assert_no_error (error);
+  loaded = load_async_wait (paths, 1, WEFT_LOAD_FLAGS_NONE, progress, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (loaded);
+  g_assert_nonnull (loaded->session);
+  g_assert_null (loaded->trace);
+  g_assert_null (loaded->solver_error);
+  g_assert_cmpint (loaded->load_us, >, 0);
+  g_assert_cmpint (loaded->solve_us, >, 0);
+  g_assert_nonnull (weft_edit_session_get_solver (loaded->session));
+  g_assert_cmpstr (weft_edit_session_get_source_path (loaded->session), ==, dir);
+  trace = weft_edit_session_get_trace (loaded->session);
+  g_assert_cmpuint (trace->ranks->len, ==, ref->ranks->len);
+  for (guint i = 0; i < ref->ranks->len; i++)
+    {
+      WeftRank *a = weft_trace_rank (ref, i), *b = weft_trace_rank (trace, i);
+      g_assert_cmpint (a->rank, ==, b->rank);
+      g_assert_cmpuint (a->events->len, ==, b->events->len);
+    }
+  g_assert_true (trace->apply_clock_offsets == trace->offsets_estimated);
+  g_assert_cmpint (weft_load_progress_get (progress, &done, &total), ==, WEFT_LOAD_PHASE_SOLVING);
+  g_assert_cmpuint (total, >, 0);
+  g_assert_cmpuint (done, ==, total);
+}
+
+/* Several files as the ranks of one trace, each rank on its own clock. */
+static void
+test_async_files (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("param/et_replay/tests/inputs/dlrm_kineto");
+  g_autoptr (GPtrArray) files = NULL;
+  g_autoptr (WeftLoadResult) loaded = NULL;
+  g_autoptr (GError) error = NULL;
+  WeftTrace *trace;
+
+  if (dir == NULL)
+    return;
+  files = weft_find_trace_files (dir, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (files->len, >, 1);
+  loaded = load_async_wait ((const char *const *) files->pdata, files->len, WEFT_LOAD_NO_CLOCK_ALIGNMENT, NULL,
+                            NULL, &error);
+  g_assert_no_error (error);
+  trace = loaded->session != NULL ? weft_edit_session_get_trace (loaded->session) : loaded->trace;
+  g_assert_cmpuint (trace->ranks->len, ==, files->len);
+  g_assert_false (trace->apply_clock_offsets);
+}
+
+/* Cancelled before it starts, and a file that is not a trace: errors, no
+ * document. */
+static void
+test_async_errors (void)
+{
+  g_autofree char *dir = weft_test_require_trace ("synthetic/fsdp8");
+  g_autofree char *bad = weft_test_write_file ("async_bad.json", "{\"traceEvents\": [ {\"ph\": ", -1);
+  g_autoptr (GCancellable) cancel = g_cancellable_new ();
+  g_autoptr (GError) error = NULL;
+  WeftLoadResult *loaded;
+  const char *paths[1];
+
+  if (dir == NULL)
+    return;
+  paths[0] = dir;
+  g_cancellable_cancel (cancel);
+  loaded = load_async_wait (paths, 1, WEFT_LOAD_FLAGS_NONE, NULL, cancel, &error);
+  g_assert_null (loaded);
+  g_assert_true (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ||
+                 g_error_matches (error, WEFT_ERROR, WEFT_ERROR_CANCELLED));
+  g_clear_error (&error);
+  paths[0] = bad;
+  loaded = load_async_wait (paths, 1, WEFT_LOAD_FLAGS_NONE, NULL, NULL, &error);
+  g_assert_null (loaded);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "async_bad.json"));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -868,6 +995,9 @@ main (int argc, char **argv)
   g_test_add_func ("/load/progress", test_progress);
   g_test_add_func ("/load/cancel", test_cancel);
   g_test_add_func ("/load/cancel-midway", test_cancel_midway);
+  g_test_add_func ("/load/async", test_async);
+  g_test_add_func ("/load/async-files", test_async_files);
+  g_test_add_func ("/load/async-errors", test_async_errors);
   g_test_add_func ("/load/all-shared-traces", test_all_shared_traces);
   return g_test_run ();
 }

@@ -2,7 +2,7 @@
 # UI test of New from Template in the real `weft` binary under X (Xvfb):
 # real key input with xdotool, checked through the state files the window
 # (WEFT_TEST_STATE) and the template dialog (WEFT_TEST_STATE.template.json)
-# write, see src/app/weft-window.c and src/app/weft-template-dialog.c.
+# write, see src/app/weft-window-teststate.c and src/app/weft-template-dialog.c.
 #
 #  1. Ctrl+Shift+N on the empty window opens the dialog; the default (FSDP,
 #     dp 8) is composed, solved and previewed: 8 ranks, a step time, overlap

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # UI test of the real `weft` binary under X (Xvfb): real pointer and key
 # input with xdotool, checked through the state the window reports
-# (WEFT_TEST_STATE, see src/app/weft-window.c).
+# (WEFT_TEST_STATE, see src/app/weft-window-teststate.c).
 #
 #  1. the DLRM folder (8 ranks) opens with 8 rank groups and their stream
 #     lanes; a screenshot is written and is not blank;

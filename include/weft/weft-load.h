@@ -61,4 +61,74 @@ GPtrArray *weft_find_trace_files (const char *path, GError **error);
 /* Rank number from a file name (rank3_trace.json, worker3_..., rank-3...), or -1. */
 int        weft_rank_from_file_name (const char *path);
 
+/* ---- loading in the background (load-async.c) ---------------------------
+ *
+ * The window's load: the files are read in a GTask thread (the reader's
+ * worker threads below it), then the edit session (the solver's first solve,
+ * the baseline of the metric deltas) is built in the same thread. As
+ * Sysprof's sysprof_document_loader_load_async. */
+
+typedef struct _WeftEditSession WeftEditSession;
+
+/* What a background load is doing, for a progress bar: polled from the main
+ * thread while the worker threads write it (thread-safe, ref-counted). */
+typedef struct _WeftLoadProgress WeftLoadProgress;
+
+typedef enum
+{
+  WEFT_LOAD_PHASE_READING,   /* done / total bytes read */
+  WEFT_LOAD_PHASE_SOLVING,   /* read and indexed; building the solver */
+} WeftLoadPhase;
+
+WeftLoadProgress *weft_load_progress_new   (void);
+WeftLoadProgress *weft_load_progress_ref   (WeftLoadProgress *progress);
+void              weft_load_progress_unref (WeftLoadProgress *progress);
+/* The bytes read so far and the total size of all files (both 0 before the
+ * reader starts), and the phase. */
+WeftLoadPhase     weft_load_progress_get   (WeftLoadProgress *progress,
+                                            guint64          *done,
+                                            guint64          *total);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftLoadProgress, weft_load_progress_unref)
+
+typedef enum
+{
+  WEFT_LOAD_FLAGS_NONE = 0,
+  /* keep each rank on its own clock: do not apply the estimated offsets */
+  WEFT_LOAD_NO_CLOCK_ALIGNMENT = 1 << 0,
+} WeftLoadFlags;
+
+typedef struct
+{
+  /* the document: the edit session owns the trace and the solver; NULL when
+   * the solver refused the trace, which is then in trace (shown without
+   * solved metrics) with the solver's message in solver_error */
+  WeftEditSession *session;
+  WeftTrace       *trace;
+  char            *solver_error;
+  gint64           load_us;    /* reading and indexing */
+  gint64           solve_us;   /* building the session */
+} WeftLoadResult;
+
+void weft_load_result_free (WeftLoadResult *result);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftLoadResult, weft_load_result_free)
+
+/* Loads one path (a file or a folder, as weft_trace_load) or several files
+ * (the ranks of one trace, as weft_trace_load_files) in a thread, then
+ * builds the edit session on it (source path: paths[0]). progress, when
+ * not NULL, is kept updated. Cancelling gives G_IO_ERROR_CANCELLED (or the
+ * reader's WEFT_ERROR_CANCELLED). callback runs in the thread-default main
+ * context of the caller. For tests, WEFT_TEST_LOAD_DELAY_MS delays the
+ * start (a slow disk: Cancel can be pressed in time). */
+void            weft_trace_load_async  (const char * const  *paths,
+                                        guint                n_paths,
+                                        WeftLoadFlags        flags,
+                                        WeftLoadProgress    *progress,
+                                        GCancellable        *cancellable,
+                                        GAsyncReadyCallback  callback,
+                                        gpointer             user_data);
+/* The loaded document (transfer full), or NULL with the load's error (the
+ * file and byte offset). */
+WeftLoadResult *weft_trace_load_finish (GAsyncResult        *result,
+                                        GError             **error);
+
 G_END_DECLS

@@ -249,13 +249,9 @@ weft_application_startup (GApplication *app)
   G_APPLICATION_CLASS (weft_application_parent_class)->startup (app);
 
   g_set_application_name ("Weft");
-  /* Run from the build folder: find the icon in the source tree's data/. */
-  if (gdk_display_get_default () != NULL)
-    {
-      g_autofree char *icons = g_build_filename (WEFT_SOURCE_DIR, "data", "icons", NULL);
-      if (g_file_test (icons, G_FILE_TEST_IS_DIR))
-        gtk_icon_theme_add_search_path (gtk_icon_theme_get_for_display (gdk_display_get_default ()), icons);
-    }
+  /* The icon is in the app's GResource under the resource base path
+   * (/org/weft/Weft/icons): GtkApplication's startup added it to the icon
+   * theme, so an uninstalled build finds it too. */
   gtk_window_set_default_icon_name (WEFT_APPLICATION_ID);
   g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
   for (guint i = 0; i < G_N_ELEMENTS (accels); i++)

@@ -1,0 +1,447 @@
+/* weft-window-teststate.c: what the window shows, for the tests.
+ *
+ * WEFT_TEST_STATE=FILE makes the window write a small JSON after every
+ * state change (load done, visible range, selection, scroll, error dialog,
+ * edits, the Save As dialog), at low priority once per main-loop turn; the
+ * UI tests (tests/test-ui-*.sh) poll it. Rectangles are in X window
+ * coordinates, what `xdotool mousemove --window` takes.
+ * WEFT_TEST_SCREENSHOT=FILE.png writes a screenshot after the first frame of
+ * a loaded trace and on Ctrl+Shift+F12 (win.test-screenshot). */
+#include "config.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+
+#include "weft/weft.h"
+#include "weft-app-util.h"
+#include "weft-inspector.h"
+#include "weft-metrics-bar.h"
+#include "weft-palette.h"
+#include "weft-timeline-view.h"
+#include "weft-window-private.h"
+
+static void
+add_int64 (json_object *obj, const char *key, gint64 v)
+{
+  json_object_object_add (obj, key, json_object_new_int64 (v));
+}
+
+static int
+cmp_int64 (const void *a, const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+  return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+/* A rectangle of the timeline view in X window coordinates (what
+ * `xdotool mousemove --window` takes). */
+static json_object *
+rect_to_json (WeftWindow *self, const graphene_rect_t *r)
+{
+  json_object *obj = json_object_new_object ();
+  graphene_point_t p = GRAPHENE_POINT_INIT (0, 0);
+  double sx = 0, sy = 0;
+
+  if (!gtk_widget_compute_point (self->view, GTK_WIDGET (self), &GRAPHENE_POINT_INIT (r->origin.x, r->origin.y), &p))
+    p = GRAPHENE_POINT_INIT (r->origin.x, r->origin.y);
+  gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+  json_object_object_add (obj, "x", json_object_new_int ((int) (p.x + sx)));
+  json_object_object_add (obj, "y", json_object_new_int ((int) (p.y + sy)));
+  json_object_object_add (obj, "w", json_object_new_int ((int) r->size.width));
+  json_object_object_add (obj, "h", json_object_new_int ((int) r->size.height));
+  return obj;
+}
+
+static json_object *
+save_dialog_state (GtkFileChooserNative *native)
+{
+  GtkFileChooser *chooser = GTK_FILE_CHOOSER (native);
+  json_object *o = json_object_new_object ();
+  json_object *ids = json_object_new_array ();
+  json_object *labels = json_object_new_array ();
+  const char *chosen;
+
+  json_object_object_add (o, "title", json_object_new_string (gtk_native_dialog_get_title (GTK_NATIVE_DIALOG (native))));
+  json_object_object_add (o, "folder", json_object_new_boolean (gtk_file_chooser_get_action (chooser) ==
+                                                                GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER));
+  chosen = g_object_get_data (G_OBJECT (native), "weft-format") != NULL ? gtk_file_chooser_get_choice (chooser, "format")
+                                                                         : NULL;
+  if (chosen != NULL)
+    {
+      for (guint i = 0; i < _weft_window_n_save_formats; i++)
+        {
+          json_object_array_add (ids, json_object_new_string (_weft_window_save_formats[i].id));
+          json_object_array_add (labels, json_object_new_string (_weft_window_save_formats[i].label));
+        }
+      json_object_object_add (o, "format", json_object_new_string (chosen));
+    }
+  json_object_object_add (o, "formats", ids);
+  json_object_object_add (o, "format_labels", labels);
+  return o;
+}
+
+/* The layout rows on screen: rank, kind, stream (GPU lanes), label and
+ * their box in X window coordinates. */
+static json_object *
+rows_to_json (WeftWindow *self)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  const WeftLayout *layout = weft_timeline_view_get_layout (view);
+  const WeftView *v = weft_timeline_view_get_view (view);
+  json_object *arr = json_object_new_array ();
+  graphene_rect_t body;
+  static const char *const kinds[] = { "rank", "lane", "cpu" };
+
+  if (layout == NULL)
+    return arr;
+  weft_timeline_view_get_body_rect (view, &body);
+  for (guint i = 0; i < weft_layout_get_n_rows (layout); i++)
+    {
+      const WeftLayoutRow *row = weft_layout_get_row (layout, i);
+      double y = row->y - v->scroll_y;
+      json_object *o;
+      g_autofree char *label = NULL;
+      WeftRank *rank = weft_trace_rank (self->trace, row->rank_index);
+
+      if (y + row->height <= 0 || y >= body.size.height)
+        continue;
+      o = rect_to_json (self, &GRAPHENE_RECT_INIT (body.origin.x, body.origin.y + y, body.size.width, row->height));
+      json_object_object_add (o, "rank", json_object_new_int (rank->rank));
+      json_object_object_add (o, "kind", json_object_new_string (kinds[CLAMP (row->kind, 0, 2)]));
+      if (row->kind == WEFT_ROW_LANE && row->lane != WEFT_NONE)
+        {
+          WeftLane *lane = weft_rank_lane (rank, row->lane);
+          json_object_object_add (o, "gpu", json_object_new_boolean (lane->kind == WEFT_LANE_GPU));
+          json_object_object_add (o, "stream", json_object_new_int64 (lane->tid));
+        }
+      label = weft_render_row_label (self->trace, row);
+      json_object_object_add (o, "label", json_object_new_string (label != NULL ? label : ""));
+      json_object_array_add (arr, o);
+    }
+  return arr;
+}
+
+/* A palette item's box and payload, or NULL when it is not on screen;
+ * with_width: also its width. */
+static json_object *
+palette_item_to_json (WeftWindow *self, GtkWidget *item, gboolean with_width)
+{
+  graphene_rect_t b;
+  json_object *o;
+  double sx = 0, sy = 0;
+
+  if (item == NULL || !gtk_widget_get_mapped (item) || (with_width && gtk_widget_get_width (item) <= 0) ||
+      !gtk_widget_compute_bounds (item, GTK_WIDGET (self), &b))
+    return NULL;
+  gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+  o = json_object_new_object ();
+  json_object_object_add (o, "payload", json_object_new_string (weft_palette_item_payload (item)));
+  json_object_object_add (o, "x", json_object_new_int ((int) (b.origin.x + sx)));
+  json_object_object_add (o, "y", json_object_new_int ((int) (b.origin.y + sy)));
+  if (with_width)
+    json_object_object_add (o, "w", json_object_new_int ((int) b.size.width));
+  json_object_object_add (o, "h", json_object_new_int ((int) b.size.height));
+  return o;
+}
+
+/* The palette's first items, and the first of each strategy's collectives
+ * (the palette's last section). */
+static void
+add_palette (WeftWindow *self, json_object *root)
+{
+  WeftPalette *pal = WEFT_PALETTE (self->palette);
+  json_object *items = json_object_new_array ();
+  guint n, k;
+  json_object *o;
+
+  for (guint i = 0; i < 4; i++)
+    if ((o = palette_item_to_json (self, weft_palette_get_item (pal, i), TRUE)) != NULL)
+      json_object_array_add (items, o);
+  json_object_object_add (root, "palette_items", items);
+  n = weft_palette_get_n_items (pal);
+  k = weft_palette_get_n_strategy_items (pal);
+  if (k > 0 && (o = palette_item_to_json (self, weft_palette_get_item (pal, n - k), FALSE)) != NULL)
+    json_object_object_add (root, "palette_strategy_item", o);
+}
+
+/* The window as a whole: page, loading, errors, focus, timings, size. */
+static void
+add_window (WeftWindow *self, json_object *root)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  const char *page = gtk_stack_get_visible_child_name (GTK_STACK (self->stack));
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  const GArray *lat = weft_timeline_view_get_drag_latencies (view);
+
+  json_object_object_add (root, "title", json_object_new_string (gtk_window_get_title (GTK_WINDOW (self))));
+  json_object_object_add (root, "page", json_object_new_string (page != NULL ? page : ""));
+  json_object_object_add (root, "loading", json_object_new_boolean (_weft_window_is_loading (self)));
+  json_object_object_add (root, "loaded", json_object_new_boolean (self->trace != NULL));
+  json_object_object_add (root, "path",
+                          self->paths != NULL ? json_object_new_string (self->paths[0]) : NULL);
+  json_object_object_add (root, "n_errors", json_object_new_int ((int) self->n_errors));
+  json_object_object_add (root, "last_error",
+                          self->last_error != NULL ? json_object_new_string (self->last_error) : NULL);
+  json_object_object_add (root, "error_dialog_open", json_object_new_boolean (self->error_dialog != NULL));
+  json_object_object_add (root, "dark", json_object_new_boolean (_weft_window_is_dark (self)));
+  json_object_object_add (root, "focus", json_object_new_string (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : ""));
+  json_object_object_add (root, "screenshots", json_object_new_int ((int) self->n_screenshots));
+  add_int64 (root, "frames", weft_timeline_view_get_frames (view));
+  if (lat != NULL && lat->len > 0)
+    {
+      g_autofree gint64 *v = g_memdup2 (lat->data, lat->len * sizeof (gint64));
+      json_object *l = json_object_new_object ();
+      qsort (v, lat->len, sizeof (gint64), cmp_int64);
+      json_object_object_add (l, "n", json_object_new_int ((int) lat->len));
+      json_object_object_add (l, "median_ms", json_object_new_double (v[lat->len / 2] / 1000.0));
+      json_object_object_add (l, "p90_ms", json_object_new_double (v[(lat->len * 9) / 10] / 1000.0));
+      json_object_object_add (l, "max_ms", json_object_new_double (v[lat->len - 1] / 1000.0));
+      json_object_object_add (root, "drag_latency", l);
+    }
+  add_int64 (root, "first_frame_ms", self->first_frame_us / 1000);
+  add_int64 (root, "load_ms", self->load_us / 1000);
+  add_int64 (root, "solve_ms", self->solve_us / 1000);
+  json_object_object_add (root, "width", json_object_new_int (gtk_widget_get_width (self->view)));
+  json_object_object_add (root, "recent", json_object_new_int ((int) self->n_recent));
+}
+
+/* Where the timeline's body, selection, rows and palette items are on
+ * screen (only while the trace page is shown). */
+static void
+add_geometry (WeftWindow *self, json_object *root)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  graphene_rect_t r;
+
+  weft_timeline_view_get_body_rect (view, &r);
+  json_object_object_add (root, "body", rect_to_json (self, &r));
+  if (weft_timeline_view_get_selection_rect (view, &r))
+    json_object_object_add (root, "selection_box", rect_to_json (self, &r));
+  json_object_object_add (root, "rows", rows_to_json (self));
+  json_object_object_add (root, "side_page",
+                          json_object_new_string (gtk_stack_get_visible_child_name (GTK_STACK (self->side_stack))));
+  if (gtk_widget_get_mapped (self->palette))
+    add_palette (self, root);
+}
+
+/* The selected event (its solved times when the solver has it), or null. */
+static json_object *
+selection_to_json (WeftWindow *self)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  guint rank_index;
+  guint32 event;
+  WeftRank *rank;
+  const WeftEvent *ev;
+  json_object *s;
+
+  if (!weft_timeline_view_get_selection (view, &rank_index, &event))
+    return NULL;
+  rank = weft_trace_rank (self->trace, rank_index);
+  s = json_object_new_object ();
+  json_object_object_add (s, "rank", json_object_new_int (rank->rank));
+  json_object_object_add (s, "event", json_object_new_int64 (event));
+  ev = weft_rank_event (rank, event);
+  json_object_object_add (s, "name", json_object_new_string (weft_rank_string (rank, ev->name)));
+  if (ev->lane != WEFT_NONE)
+    json_object_object_add (s, "stream", json_object_new_int64 (weft_rank_lane (rank, ev->lane)->tid));
+  json_object_object_add (s, "gpu_op", json_object_new_boolean ((ev->flags & WEFT_EVENT_GPU_OP) != 0));
+  if (self->solver != NULL && weft_solver_is_node (self->solver, rank_index, event))
+    {
+      add_int64 (s, "start", weft_solver_start (self->solver, rank_index, event));
+      add_int64 (s, "end", weft_solver_end (self->solver, rank_index, event));
+    }
+  return s;
+}
+
+/* The edit session: modified, undo/redo, the edit log's last entry. */
+static void
+add_session (WeftWindow *self, json_object *root)
+{
+  json_object *log = weft_edit_session_log (self->session);
+  size_t n_log = json_object_array_length (log);
+
+  json_object_object_add (root, "modified", json_object_new_boolean (weft_edit_session_is_modified (self->session)));
+  json_object_object_add (root, "can_undo", json_object_new_boolean (weft_edit_session_can_undo (self->session)));
+  json_object_object_add (root, "can_redo", json_object_new_boolean (weft_edit_session_can_redo (self->session)));
+  add_int64 (root, "edit_serial", (gint64) weft_edit_session_get_serial (self->session));
+  json_object_object_add (root, "edits", json_object_new_int ((int) n_log));
+  if (n_log > 0)
+    json_object_object_add (root, "last_edit", json_object_get (json_object_array_get_idx (log, n_log - 1)));
+  json_object_put (log);
+  json_object_object_add (root, "dragging",
+                          json_object_new_boolean (weft_timeline_view_is_dragging (WEFT_TIMELINE_VIEW (self->view))));
+}
+
+/* The metric chips: the step's solved metrics and their baseline. */
+static void
+add_metrics (WeftWindow *self, json_object *root)
+{
+  WeftMetrics now, base;
+  json_object *m;
+
+  if (!weft_metrics_bar_get_metrics (WEFT_METRICS_BAR (self->metrics), &now, &base))
+    return;
+  m = json_object_new_object ();
+  add_int64 (m, "step", weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
+  add_int64 (m, "step_time", now.step_time);
+  json_object_object_add (m, "overlap_pct", json_object_new_double (now.overlap_pct));
+  add_int64 (m, "exposed_comm", now.exposed_comm);
+  add_int64 (m, "critical_path", now.cp_length);
+  add_int64 (m, "baseline_step_time", base.step_time);
+  json_object_object_add (m, "step_time_source",
+                          json_object_new_string (weft_step_time_source_to_string (now.step_source)));
+  add_int64 (m, "gpu_span", now.gpu_span);
+  add_int64 (m, "baseline_gpu_span", base.gpu_span);
+  json_object_object_add (root, "metrics", m);
+}
+
+/* The loaded trace: visible and whole spans, the rank groups (into
+ * groups), selection, range, inspector page, session and metrics. */
+static void
+add_trace (WeftWindow *self, json_object *root, json_object *groups)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  WeftTimeSpan vis = weft_timeline_view_get_visible (view);
+  WeftTimeSpan all = weft_timeline_view_get_trace_span (view);
+  json_object *v = json_object_new_object ();
+  json_object *t = json_object_new_object ();
+  guint n = weft_timeline_view_get_n_groups (view);
+  WeftTimeSpan range;
+
+  add_int64 (v, "begin", vis.begin);
+  add_int64 (v, "end", vis.end);
+  json_object_object_add (root, "visible", v);
+  add_int64 (t, "begin", all.begin);
+  add_int64 (t, "end", all.end);
+  json_object_object_add (root, "trace_span", t);
+  json_object_object_add (root, "scroll_y", json_object_new_double (weft_timeline_view_get_scroll_y (view)));
+  json_object_object_add (root, "n_ranks", json_object_new_int ((int) self->trace->ranks->len));
+  json_object_object_add (root, "n_groups", json_object_new_int ((int) n));
+  for (guint i = 0; i < n; i++)
+    {
+      json_object *g = json_object_new_object ();
+      int rank;
+      guint lanes, gpu;
+      gboolean collapsed;
+      weft_timeline_view_get_group (view, i, &rank, &lanes, &gpu, &collapsed);
+      json_object_object_add (g, "rank", json_object_new_int (rank));
+      json_object_object_add (g, "rows", json_object_new_int ((int) lanes));
+      json_object_object_add (g, "gpu_lanes", json_object_new_int ((int) gpu));
+      json_object_object_add (g, "collapsed", json_object_new_boolean (collapsed));
+      json_object_array_add (groups, g);
+    }
+  json_object_object_add (root, "selection", selection_to_json (self));
+  if (weft_timeline_view_get_range (view, &range))
+    {
+      json_object *r = json_object_new_object ();
+      add_int64 (r, "begin", range.begin);
+      add_int64 (r, "end", range.end);
+      json_object_object_add (root, "range", r);
+    }
+  else
+    json_object_object_add (root, "range", NULL);
+  json_object_object_add (root, "inspector",
+                          json_object_new_string (weft_inspector_get_title (WEFT_INSPECTOR (self->inspector))));
+  json_object_object_add (root, "solver", json_object_new_boolean (self->solver != NULL));
+  json_object_object_add (root, "editable", json_object_new_boolean (self->session != NULL));
+  if (self->session != NULL)
+    add_session (self, root);
+  add_metrics (self, root);
+}
+
+static void
+write_state (WeftWindow *self)
+{
+  json_object *root = json_object_new_object ();
+  json_object *groups = json_object_new_array ();
+  g_autoptr (GError) error = NULL;
+  const char *text;
+
+  add_window (self, root);
+  if (self->trace != NULL && gtk_widget_get_mapped (self->view))
+    add_geometry (self, root);
+  json_object_object_add (root, "height", json_object_new_int (gtk_widget_get_height (self->view)));
+  if (self->trace != NULL)
+    add_trace (self, root, groups);
+  json_object_object_add (root, "groups", groups);
+  if (self->save_dialog != NULL)
+    json_object_object_add (root, "save_dialog", save_dialog_state (self->save_dialog));
+
+  text = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY);
+  if (!g_file_set_contents (self->state_path, text, -1, &error))
+    g_warning ("WEFT_TEST_STATE: %s", error->message);
+  json_object_put (root);
+}
+
+static gboolean
+state_idle_cb (gpointer data)
+{
+  WeftWindow *self = data;
+
+  self->state_idle = 0;
+  write_state (self);
+  return G_SOURCE_REMOVE;
+}
+
+void
+_weft_window_schedule_state (WeftWindow *self)
+{
+  if (self->state_path == NULL || self->state_idle != 0)
+    return;
+  self->state_idle = g_idle_add_full (G_PRIORITY_LOW, state_idle_cb, self, NULL);
+}
+
+gboolean
+weft_window_save_screenshot (WeftWindow *self, const char *path, GError **error)
+{
+  g_return_val_if_fail (WEFT_IS_WINDOW (self), FALSE);
+  return weft_native_save_png (GTK_NATIVE (self), "window", path, error);
+}
+
+void
+_weft_window_take_test_screenshot (WeftWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (self->screenshot_path == NULL)
+    return;
+  if (weft_window_save_screenshot (self, self->screenshot_path, &error))
+    self->n_screenshots++;
+  else
+    g_warning ("WEFT_TEST_SCREENSHOT: %s", error->message);
+  _weft_window_schedule_state (self);
+}
+
+static gboolean
+screenshot_idle_cb (gpointer data)
+{
+  WeftWindow *self = data;
+
+  _weft_window_take_test_screenshot (self);
+  g_object_unref (self);
+  return G_SOURCE_REMOVE;
+}
+
+/* The view drew its first frame of a loaded trace: the screenshot, once. */
+void
+_weft_window_first_frame_screenshot (WeftWindow *self)
+{
+  if (self->screenshot_path != NULL && !self->screenshot_pending)
+    {
+      self->screenshot_pending = TRUE;
+      g_idle_add (screenshot_idle_cb, g_object_ref (self));
+    }
+}
+
+/* Reads WEFT_TEST_STATE and WEFT_TEST_SCREENSHOT (empty: unset). */
+void
+_weft_window_teststate_init (WeftWindow *self)
+{
+  self->state_path = g_strdup (g_getenv ("WEFT_TEST_STATE"));
+  self->screenshot_path = g_strdup (g_getenv ("WEFT_TEST_SCREENSHOT"));
+  if (self->state_path != NULL && *self->state_path == '\0')
+    g_clear_pointer (&self->state_path, g_free);
+  if (self->screenshot_path != NULL && *self->screenshot_path == '\0')
+    g_clear_pointer (&self->screenshot_path, g_free);
+}
