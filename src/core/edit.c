@@ -265,7 +265,7 @@ position_apply (WeftEditSession *self, Action *a, gboolean undo, GError **error)
     {
       /* the move drops waits its new stream order covers: put back what
        * the state had, remove anything else */
-      g_autoptr (GArray) extra = drop_deps (self, a, target);
+      g_array_unref (drop_deps (self, a, target));
       add_deps (self, a, target);
     }
   else if (!ok && dropped != NULL)

@@ -306,7 +306,9 @@ scan_string (Scan *S, const char **pp, StrSpan *out)
               continue;
             case 'u':
               {
-                guint cp, lo;
+                /* read only after scan_u4 returned SCAN_OK and set them,
+                 * which gcc 12 at -O3 does not see (-Wmaybe-uninitialized) */
+                guint cp = 0, lo = 0;
                 if ((st = scan_u4 (S, s, &cp)) != SCAN_OK)
                   return st;
                 if (cp >= 0xd800 && cp <= 0xdbff)
