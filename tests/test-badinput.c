@@ -318,6 +318,7 @@ test_gzip (void)
     g_autoptr (GError) error = NULL;
     g_autoptr (WeftTrace) t = weft_trace_load (ok, NULL, NULL, &error);
     g_assert_no_error (error);
+    g_assert_nonnull (t);
   }
   expect_error (cut, WEFT_ERROR_COMPRESSION, -1, "truncated gzip");
   for (gsize i = 12; i < n - 8; i++)
@@ -372,6 +373,7 @@ test_zstd (void)
     g_autoptr (GError) error = NULL;
     g_autoptr (WeftTrace) t = weft_trace_load (ok, NULL, NULL, &error);
     g_assert_no_error (error);
+    g_assert_nonnull (t);
   }
   expect_error (cut, WEFT_ERROR_COMPRESSION, -1, "truncated zstd");
   for (gsize i = 6; i < n; i++)

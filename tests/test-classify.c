@@ -1060,7 +1060,7 @@ rj_write (RankJson *rj, const char *dir)
 {
   g_autofree char *name = g_strdup_printf ("%s/rank%d.pt.trace.json", dir, rj->rank);
   g_autoptr (GString) json = rj_finish (rj);
-  g_autofree char *path = weft_test_write_file (name, json->str, (gssize) json->len);
+  g_free (weft_test_write_file (name, json->str, (gssize) json->len));
 }
 
 static WeftCollective *
@@ -1216,7 +1216,6 @@ test_truncated_ranks (void)
   g_autoptr (GString) pg = g_string_new ("[{\"pg_name\": \"5\", \"pg_desc\": \"mesh_dp\", \"pg_size\": 40, \"ranks\": [");
   g_autoptr (GString) trunc1 = g_string_new ("[");
   g_autoptr (GString) trunc2 = g_string_new ("[");
-  g_autoptr (GString) t = g_string_new (NULL);
   g_autofree char *a1 = NULL, *a2 = NULL, *a3 = NULL;
   RankJson rj;
   WeftRank *rank;

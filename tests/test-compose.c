@@ -106,6 +106,7 @@ cpu_span (WeftRank *rank, const char *name, WeftTimeSpan *span)
           return TRUE;
         }
     }
+  span->begin = span->end = 0;
   return FALSE;
 }
 

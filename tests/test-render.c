@@ -1041,7 +1041,6 @@ test_degenerate (void)
   g_assert_cmpint (view.span.end, >, view.span.begin);
   {
     g_autoptr (WeftLayout) layout = weft_layout_new (empty, &view);
-    g_autoptr (GArray) none = NULL;
     g_assert_cmpuint (weft_layout_get_n_rows (layout), ==, 0);
     g_assert_cmpfloat (weft_layout_get_height (layout), ==, 0);
     weft_render_paint (cr, empty, &view, layout, NULL, NULL, &stats);

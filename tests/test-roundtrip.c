@@ -634,7 +634,6 @@ test_composed_fsdp_tp (void)
 {
   g_autofree char *cli = weft_test_build_path ("weft-cli");
   g_autofree char *out = g_build_filename (weft_test_tmpdir (), "fsdp-tp", NULL);
-  g_autofree char *argv_out = NULL;
   g_autoptr (GError) error = NULL;
   int status = 0;
   const char *argv[] = { cli, "compose", "-s", "fsdp,tp", "--dp", "2", "--tp", "2", "--layers", "2", "--out", out, NULL };

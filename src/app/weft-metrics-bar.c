@@ -48,8 +48,10 @@ static const char *const chip_tips[N_CHIPS] = {
   "Step time: the iteration time, as torchtitan logs it and HTA reports it: the ProfilerStep#N span on the "
   "CPU (the longest rank), re-timed after edits (it moves with GPU-to-CPU syncs, and with GPU work of the step "
   "pushed past its end); without a ProfilerStep (whole trace), the GPU span",
-  "Overlap %: time communication runs beside compute, divided by all communication time "
-  "(HTA's definition), mean over ranks",
+  /* in parentheses: clang's -Wstring-concatenation takes a two-piece
+   * literal among one-piece ones for a missing comma */
+  ("Overlap %: time communication runs beside compute, divided by all communication time "
+   "(HTA's definition), mean over ranks"),
   "Exposed communication: time only communication runs on the GPU (no compute beside it), mean over ranks",
   "Critical path: the chain of dependent work (across ranks) that sets the step time",
 };

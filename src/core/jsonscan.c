@@ -347,7 +347,9 @@ scan_string_body (Scan *S, const guchar **ps, gboolean *escaped)
               continue;
             case 'u':
               {
-                guint cp, lo;
+                /* read only after scan_u4 returned SCAN_OK and set them,
+                 * which gcc 12 at -O3 does not see (-Wmaybe-uninitialized) */
+                guint cp = 0, lo = 0;
                 if ((st = scan_u4 (S, s, &cp)) != SCAN_OK)
                   goto stop;
                 if (cp >= 0xd800 && cp <= 0xdbff)
