@@ -856,8 +856,8 @@ test_apply_twice (void)
   {
     WeftSolver *solver = weft_edit_session_get_solver (s);
     const WeftBlock *b0 = &g_array_index (bl->blocks, WeftBlock, 0);
-    WeftOpRef op = { 0, b0->first };
-    g_assert_true (weft_edit_reorder (s, op, weft_solver_op_position (solver, 0, b0->last), &error));
+    WeftEventRef op = { 0, b0->first };
+    g_assert_true (weft_edit_session_reorder (s, op, weft_solver_op_position (solver, 0, b0->last), &error));
     g_assert_no_error (error);
   }
   p.strategy = WEFT_APPLY_TP;

@@ -126,7 +126,7 @@ open_session (const char *path)
 
 /* The live op named name on rank number r (the first by event index; with
  * nth > 0 the nth one). */
-static WeftOpRef
+static WeftEventRef
 find_nth (WeftEditSession *s, int r, const char *name, guint nth)
 {
   WeftTrace *trace = weft_edit_session_get_trace (s);
@@ -140,14 +140,14 @@ find_nth (WeftEditSession *s, int r, const char *name, guint nth)
     if (weft_solver_is_node (solver, ri, e) && strcmp (weft_rank_string (rank, weft_rank_event (rank, e)->name), name) == 0)
       {
         if (nth == 0)
-          return (WeftOpRef) { (guint) ri, e };
+          return (WeftEventRef) { (guint) ri, e };
         nth--;
       }
   g_error ("rank %d: no live op %s", r, name);
-  return (WeftOpRef) { 0, 0 };
+  return (WeftEventRef) { 0, 0 };
 }
 
-static WeftOpRef
+static WeftEventRef
 find_op (WeftEditSession *s, int r, const char *name)
 {
   return find_nth (s, r, name, 0);
@@ -156,21 +156,21 @@ find_op (WeftEditSession *s, int r, const char *name)
 static gint64
 start_of (WeftEditSession *s, int r, const char *name)
 {
-  WeftOpRef op = find_op (s, r, name);
+  WeftEventRef op = find_op (s, r, name);
   return weft_solver_start (weft_edit_session_get_solver (s), op.rank_index, op.event);
 }
 
 static gint64
 end_of (WeftEditSession *s, int r, const char *name)
 {
-  WeftOpRef op = find_op (s, r, name);
+  WeftEventRef op = find_op (s, r, name);
   return weft_solver_end (weft_edit_session_get_solver (s), op.rank_index, op.event);
 }
 
 static gint64
 stream_of (WeftEditSession *s, int r, const char *name)
 {
-  WeftOpRef op = find_op (s, r, name);
+  WeftEventRef op = find_op (s, r, name);
   WeftTrace *trace = weft_edit_session_get_trace (s);
   guint32 lane = weft_solver_op_lane (weft_edit_session_get_solver (s), op.rank_index, op.event);
   return weft_rank_lane (weft_trace_rank (trace, op.rank_index), lane)->tid;
@@ -253,7 +253,7 @@ typedef struct
 static gboolean
 do_set_duration (WeftEditSession *s, GError **error)
 {
-  return weft_edit_set_duration (s, find_op (s, 0, N_G1), 80000, error);
+  return weft_edit_session_set_duration (s, find_op (s, 0, N_G1), 80000, error);
 }
 
 static void
@@ -275,7 +275,7 @@ static gboolean
 do_scale_class (WeftEditSession *s, GError **error)
 {
   guint n = 0;
-  gboolean ok = weft_edit_scale_class (s, WEFT_KCLASS_GEMM, 0.5, &n, error);
+  gboolean ok = weft_edit_session_scale_class (s, WEFT_KCLASS_GEMM, 0.5, &n, error);
   if (ok)
     g_assert_cmpuint (n, ==, 4);
   return ok;
@@ -301,7 +301,7 @@ check_scale_class (WeftEditSession *s)
 static gboolean
 do_scale_all_reduce (WeftEditSession *s, GError **error)
 {
-  return weft_edit_scale_collective (s, WEFT_COLL_ALL_REDUCE, 0.5, NULL, error);
+  return weft_edit_session_scale_collective (s, WEFT_COLL_ALL_REDUCE, 0.5, NULL, error);
 }
 
 static void
@@ -339,7 +339,7 @@ check_scale_all_gather (WeftEditSession *s)
 static gboolean
 do_move_time (WeftEditSession *s, GError **error)
 {
-  return weft_edit_move_time (s, find_op (s, 0, N_G2), US (300), TRUE, error);
+  return weft_edit_session_move_time (s, find_op (s, 0, N_G2), US (300), TRUE, error);
 }
 
 static void
@@ -357,7 +357,7 @@ check_move_time (WeftEditSession *s)
 static gboolean
 do_move_instance (WeftEditSession *s, GError **error)
 {
-  return weft_edit_move_time (s, find_op (s, 0, N_AR), US (130), TRUE, error);
+  return weft_edit_session_move_time (s, find_op (s, 0, N_AR), US (130), TRUE, error);
 }
 
 static void
@@ -377,7 +377,7 @@ check_move_instance (WeftEditSession *s)
 static gboolean
 do_move_one_rank (WeftEditSession *s, GError **error)
 {
-  return weft_edit_move_time (s, find_op (s, 1, N_AR), US (140), FALSE, error);
+  return weft_edit_session_move_time (s, find_op (s, 1, N_AR), US (140), FALSE, error);
 }
 
 static void
@@ -394,7 +394,7 @@ check_move_one_rank (WeftEditSession *s)
 static gboolean
 do_move_stream (WeftEditSession *s, GError **error)
 {
-  return weft_edit_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, error);
+  return weft_edit_session_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, error);
 }
 
 static void
@@ -423,7 +423,7 @@ static gboolean
 do_reorder (WeftEditSession *s, GError **error)
 {
   /* stream 7 of rank 0: G1 AR E1 G2 RS -> G1 G2 AR E1 RS */
-  return weft_edit_reorder (s, find_op (s, 0, N_G2), 1, error);
+  return weft_edit_session_reorder (s, find_op (s, 0, N_G2), 1, error);
 }
 
 static void
@@ -441,8 +441,8 @@ check_reorder (WeftEditSession *s)
 static gboolean
 do_delete_kernel (WeftEditSession *s, GError **error)
 {
-  WeftOpRef op = find_op (s, 0, N_E1);
-  return weft_edit_delete (s, &op, 1, error);
+  WeftEventRef op = find_op (s, 0, N_E1);
+  return weft_edit_session_delete (s, &op, 1, error);
 }
 
 static void
@@ -459,8 +459,8 @@ check_delete_kernel (WeftEditSession *s)
 static gboolean
 do_delete_collective (WeftEditSession *s, GError **error)
 {
-  WeftOpRef op = find_op (s, 1, N_AR);
-  return weft_edit_delete (s, &op, 1, error);
+  WeftEventRef op = find_op (s, 1, N_AR);
+  return weft_edit_session_delete (s, &op, 1, error);
 }
 
 static void
@@ -475,9 +475,9 @@ check_delete_collective (WeftEditSession *s)
 static gboolean
 do_duplicate_kernel (WeftEditSession *s, GError **error)
 {
-  WeftOpRef op = find_op (s, 0, N_G2);
-  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
-  gboolean ok = weft_edit_duplicate (s, &op, 1, out, error);
+  WeftEventRef op = find_op (s, 0, N_G2);
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
+  gboolean ok = weft_edit_session_duplicate (s, &op, 1, out, error);
   if (ok)
     g_assert_cmpuint (out->len, ==, 1);
   return ok;
@@ -498,8 +498,8 @@ check_duplicate_kernel (WeftEditSession *s)
 static gboolean
 do_duplicate_collective (WeftEditSession *s, GError **error)
 {
-  WeftOpRef op = find_op (s, 0, N_AR);
-  return weft_edit_duplicate (s, &op, 1, NULL, error);
+  WeftEventRef op = find_op (s, 0, N_AR);
+  return weft_edit_session_duplicate (s, &op, 1, NULL, error);
 }
 
 static void
@@ -508,7 +508,7 @@ check_duplicate_collective (WeftEditSession *s)
   WeftSolver *solver = weft_edit_session_get_solver (s);
   for (int r = 0; r < 2; r++)
     {
-      WeftOpRef copy = find_nth (s, r, N_AR, 1);
+      WeftEventRef copy = find_nth (s, r, N_AR, 1);
       g_assert_cmpint (weft_solver_start (solver, copy.rank_index, copy.event), ==, US (160));
       g_assert_cmpint (weft_solver_end (solver, copy.rank_index, copy.event), ==, US (210));
       g_assert_cmpint (start_of (s, r, N_E1), ==, US (210));
@@ -519,7 +519,7 @@ check_duplicate_collective (WeftEditSession *s)
 static gboolean
 do_insert_kernel (WeftEditSession *s, GError **error)
 {
-  g_autoptr (GPtrArray) palette = weft_edit_palette_kernels (weft_edit_session_get_trace (s));
+  g_autoptr (GPtrArray) palette = weft_edit_session_palette_kernels (weft_edit_session_get_trace (s));
   const WeftPaletteKernel *g2 = NULL;
   WeftTrace *trace = weft_edit_session_get_trace (s);
   int ri = weft_trace_find_rank (trace, 1);
@@ -540,14 +540,14 @@ do_insert_kernel (WeftEditSession *s, GError **error)
     if (weft_rank_lane (rank, l)->kind == WEFT_LANE_GPU && weft_rank_lane (rank, l)->tid == 7)
       lane = l;
   g_assert_cmpuint (lane, !=, WEFT_NONE);
-  return weft_edit_insert_kernel (s, (guint) ri, lane, US (340), g2, -1, NULL, error);
+  return weft_edit_session_insert_kernel (s, (guint) ri, lane, US (340), g2, -1, NULL, error);
 }
 
 static void
 check_insert_kernel (WeftEditSession *s)
 {
   WeftSolver *solver = weft_edit_session_get_solver (s);
-  WeftOpRef copy = find_nth (s, 1, N_G2, 1);
+  WeftEventRef copy = find_nth (s, 1, N_G2, 1);
   WeftTrace *trace = weft_edit_session_get_trace (s);
   g_assert_cmpint (weft_solver_start (solver, copy.rank_index, copy.event), ==, US (340));
   g_assert_cmpint (weft_solver_end (solver, copy.rank_index, copy.event), ==, US (390));
@@ -574,7 +574,7 @@ do_insert_collective (WeftEditSession *s, GError **error)
   spec.transfer_ns = -1;
   inserted_transfer = weft_cost_model_estimate_group (weft_edit_session_get_cost_model (s), WEFT_COLL_ALL_REDUCE,
                                                       spec.bytes, "0", ranks, 2, NULL);
-  return weft_edit_insert_collective (s, &spec, NULL, error);
+  return weft_edit_session_insert_collective (s, &spec, NULL, error);
 }
 
 static void
@@ -584,7 +584,7 @@ check_insert_collective (WeftEditSession *s)
   g_assert_cmpint (inserted_transfer, >, 0);
   for (int r = 0; r < 2; r++)
     {
-      WeftOpRef copy = find_nth (s, r, N_AR, 1);
+      WeftEventRef copy = find_nth (s, r, N_AR, 1);
       g_assert_cmpint (weft_solver_start (solver, copy.rank_index, copy.event), ==, US (300));
       g_assert_cmpint (weft_solver_end (solver, copy.rank_index, copy.event), ==, US (300) + inserted_transfer);
       g_assert_cmpint (weft_rank_lane (weft_trace_rank (weft_edit_session_get_trace (s), copy.rank_index),
@@ -600,9 +600,9 @@ do_move_to_rank (WeftEditSession *s, GError **error)
   WeftTrace *trace = weft_edit_session_get_trace (s);
   WeftSolver *solver = weft_edit_session_get_solver (s);
   int r1 = weft_trace_find_rank (trace, 1);
-  WeftOpRef out;
+  WeftEventRef out;
   guint32 lane = weft_solver_ensure_stream (solver, (guint) r1, 0, 7);
-  gboolean ok = weft_edit_move_to_rank (s, find_op (s, 0, N_G2), (guint) r1, lane, US (500), &out, error);
+  gboolean ok = weft_edit_session_move_to_rank (s, find_op (s, 0, N_G2), (guint) r1, lane, US (500), &out, error);
   if (ok)
     g_assert_cmpuint (out.rank_index, ==, (guint) r1);
   return ok;
@@ -612,7 +612,7 @@ static void
 check_move_to_rank (WeftEditSession *s)
 {
   WeftSolver *solver = weft_edit_session_get_solver (s);
-  WeftOpRef moved = find_nth (s, 1, N_G2, 1);
+  WeftEventRef moved = find_nth (s, 1, N_G2, 1);
   g_assert_cmpint (weft_solver_start (solver, moved.rank_index, moved.event), ==, US (500));
   g_assert_cmpint (weft_solver_end (solver, moved.rank_index, moved.event), ==, US (550));
   /* rank 0's reduce-scatter follows E1 now */
@@ -624,10 +624,10 @@ check_move_to_rank (WeftEditSession *s)
 static gboolean
 do_move_selection (WeftEditSession *s, GError **error)
 {
-  WeftOpRef ops[2];
+  WeftEventRef ops[2];
   ops[0] = find_op (s, 0, N_G1);
   ops[1] = find_op (s, 0, N_G2);
-  return weft_edit_move_selection (s, ops, 2, 20000, TRUE, error);
+  return weft_edit_session_move_selection (s, ops, 2, 20000, TRUE, error);
 }
 
 static void
@@ -691,7 +691,7 @@ check_reorder_all_ranks (WeftEditSession *s)
 static gboolean
 do_move_stream_behind (WeftEditSession *s, GError **error)
 {
-  return weft_edit_move_to_stream (s, find_op (s, 1, N_AR), 20, US (500), FALSE, error);
+  return weft_edit_session_move_to_stream (s, find_op (s, 1, N_AR), 20, US (500), FALSE, error);
 }
 
 static void
@@ -849,7 +849,7 @@ test_cycle_refused (void)
   g_autoptr (GArray) after = NULL;
   g_autoptr (GError) error = NULL;
   WeftTrace *trace = weft_edit_session_get_trace (s);
-  WeftOpRef rs0 = find_op (s, 0, N_RS);
+  WeftEventRef rs0 = find_op (s, 0, N_RS);
   guint32 lane_before = weft_rank_event (weft_trace_rank (trace, rs0.rank_index), rs0.event)->lane;
   guint n_events = weft_trace_rank (trace, 0)->events->len;
   guint64 serial = weft_edit_session_get_serial (s);
@@ -857,7 +857,7 @@ test_cycle_refused (void)
 
   /* rank 0 issues the reduce-scatter before the all-reduce, rank 1 after
    * it: each waits for the other (an NCCL deadlock) */
-  g_assert_false (weft_edit_reorder (s, rs0, 1, &error));
+  g_assert_false (weft_edit_session_reorder (s, rs0, 1, &error));
   g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
   g_test_message ("refused: %s", error->message);
   after = snapshot (s);
@@ -893,7 +893,7 @@ test_cycle_refused (void)
   /* the same reorder asked as a move to a time on its stream (what a drag
    * does): refused too, nothing changes */
   g_clear_error (&error);
-  g_assert_false (weft_edit_move_to_lane (s, rs0, weft_rank_event (weft_trace_rank (trace, rs0.rank_index), find_op (s, 0, N_G1).event)->lane,
+  g_assert_false (weft_edit_session_move_to_lane (s, rs0, weft_rank_event (weft_trace_rank (trace, rs0.rank_index), find_op (s, 0, N_G1).event)->lane,
                                           US (50), FALSE, &error));
   g_assert_error (error, WEFT_ERROR, WEFT_ERROR_CYCLE);
   {
@@ -902,7 +902,7 @@ test_cycle_refused (void)
   }
 
   /* a good edit still works afterwards, and the refused one left no trace in the history */
-  g_assert_true (weft_edit_set_duration (s, find_op (s, 0, N_G1), 90000, NULL));
+  g_assert_true (weft_edit_session_set_duration (s, find_op (s, 0, N_G1), 90000, NULL));
   g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 1);
 }
 
@@ -915,14 +915,14 @@ test_drag_gesture (void)
   g_autoptr (WeftEditSession) s = open_session (dir);
   g_autoptr (GArray) loaded = snapshot (s);
   g_autoptr (GArray) now = NULL;
-  WeftOpRef ar = find_op (s, 0, N_AR);
+  WeftEventRef ar = find_op (s, 0, N_AR);
 
   /* a drag of the all-reduce: many motions, one entry */
   weft_edit_session_begin_gesture (s);
   for (int i = 1; i <= 50; i++)
-    g_assert_true (weft_edit_move_time (s, ar, US (110 + i), TRUE, NULL));
+    g_assert_true (weft_edit_session_move_time (s, ar, US (110 + i), TRUE, NULL));
   /* ... and across to stream 20 in the same gesture */
-  g_assert_true (weft_edit_move_to_stream (s, ar, 20, -1, TRUE, NULL));
+  g_assert_true (weft_edit_session_move_to_stream (s, ar, 20, -1, TRUE, NULL));
   g_assert_false (weft_edit_session_can_undo (s));
   weft_edit_session_end_gesture (s);
   g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 1);
@@ -943,8 +943,8 @@ test_drag_gesture (void)
 
   /* a cancelled drag (Escape) leaves nothing */
   weft_edit_session_begin_gesture (s);
-  g_assert_true (weft_edit_move_time (s, ar, US (150), TRUE, NULL));
-  g_assert_true (weft_edit_move_time (s, ar, US (170), TRUE, NULL));
+  g_assert_true (weft_edit_session_move_time (s, ar, US (150), TRUE, NULL));
+  g_assert_true (weft_edit_session_move_time (s, ar, US (170), TRUE, NULL));
   g_assert_true (weft_edit_session_cancel_gesture (s, NULL));
   g_clear_pointer (&now, g_array_unref);
   now = snapshot (s);
@@ -956,19 +956,19 @@ test_drag_gesture (void)
   /* a selection dragged: each motion passes the total offset from where the
    * ops were when the gesture began */
   {
-    WeftOpRef sel[2];
+    WeftEventRef sel[2];
     sel[0] = find_op (s, 0, N_G1);
     sel[1] = find_op (s, 0, N_G2);
     weft_edit_session_begin_gesture (s);
-    g_assert_true (weft_edit_move_selection (s, sel, 2, 10000, TRUE, NULL));
-    g_assert_true (weft_edit_move_selection (s, sel, 2, 20000, TRUE, NULL));
+    g_assert_true (weft_edit_session_move_selection (s, sel, 2, 10000, TRUE, NULL));
+    g_assert_true (weft_edit_session_move_selection (s, sel, 2, 20000, TRUE, NULL));
     weft_edit_session_end_gesture (s);
     g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 1);
     g_assert_cmpint (start_of (s, 0, N_G1), ==, US (30));
     g_assert_cmpint (end_of (s, 1, N_AR), ==, US (180));
     g_assert_cmpint (start_of (s, 0, N_G2), ==, US (280));
     /* outside a gesture a delta is from where the ops are now */
-    g_assert_true (weft_edit_move_selection (s, sel, 2, 10000, TRUE, NULL));
+    g_assert_true (weft_edit_session_move_selection (s, sel, 2, 10000, TRUE, NULL));
     g_assert_cmpint (start_of (s, 0, N_G1), ==, US (40));
     g_assert_true (weft_edit_session_undo (s, NULL));
     g_assert_true (weft_edit_session_undo (s, NULL));
@@ -1009,7 +1009,7 @@ count_named (WeftEditSession *s, int r, const char *name)
 static gint64
 nth_start (WeftEditSession *s, int r, const char *name, guint nth)
 {
-  WeftOpRef op = find_nth (s, r, name, nth);
+  WeftEventRef op = find_nth (s, r, name, nth);
   return weft_solver_start (weft_edit_session_get_solver (s), op.rank_index, op.event);
 }
 
@@ -1206,8 +1206,8 @@ test_palette (void)
 {
   g_autofree char *dir = write_trace ("palette");
   g_autoptr (WeftEditSession) s = open_session (dir);
-  g_autoptr (GPtrArray) kernels = weft_edit_palette_kernels (weft_edit_session_get_trace (s));
-  g_autoptr (GPtrArray) colls = weft_edit_palette_collectives (s);
+  g_autoptr (GPtrArray) kernels = weft_edit_session_palette_kernels (weft_edit_session_get_trace (s));
+  g_autoptr (GPtrArray) colls = weft_edit_session_palette_collectives (s);
   guint n_gemm = 0;
 
   /* 2 GEMMs and 1 elementwise kernel, grouped by class; no collectives */
@@ -1337,8 +1337,8 @@ test_save_reload (void)
   g_autofree char *text = NULL;
   guint n_ts = 0;
 
-  g_assert_true (weft_edit_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, &error));
-  g_assert_true (weft_edit_set_duration (s, find_op (s, 1, N_G1), 90123, &error));
+  g_assert_true (weft_edit_session_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, &error));
+  g_assert_true (weft_edit_session_set_duration (s, find_op (s, 1, N_G1), 90123, &error));
   g_assert_no_error (error);
   edited = snapshot (s);
   g_assert_true (weft_edit_session_is_modified (s));
@@ -1420,17 +1420,17 @@ test_recovery (void)
 
   /* three entries: a gesture (two ops), a script op, a delete; then undo the delete */
   weft_edit_session_begin_gesture (s);
-  g_assert_true (weft_edit_move_time (s, find_op (s, 0, N_AR), US (120), TRUE, NULL));
-  g_assert_true (weft_edit_set_duration (s, find_op (s, 0, N_G2), 20000, NULL));
+  g_assert_true (weft_edit_session_move_time (s, find_op (s, 0, N_AR), US (120), TRUE, NULL));
+  g_assert_true (weft_edit_session_set_duration (s, find_op (s, 0, N_G2), 20000, NULL));
   weft_edit_session_end_gesture (s);
-  g_assert_true (weft_edit_scale_class (s, WEFT_KCLASS_GEMM, 0.75, NULL, NULL));
+  g_assert_true (weft_edit_session_scale_class (s, WEFT_KCLASS_GEMM, 0.75, NULL, NULL));
   {
-    WeftOpRef e1 = find_op (s, 1, N_E1);
-    g_assert_true (weft_edit_delete (s, &e1, 1, NULL));
+    WeftEventRef e1 = find_op (s, 1, N_E1);
+    g_assert_true (weft_edit_session_delete (s, &e1, 1, NULL));
   }
   {
     WeftEditCollSpec spec = { WEFT_COLL_ALL_GATHER, 4096, NULL, 0, 20, US (450), NULL, NULL, -1 };
-    g_assert_true (weft_edit_insert_collective (s, &spec, NULL, NULL));
+    g_assert_true (weft_edit_session_insert_collective (s, &spec, NULL, NULL));
   }
   g_assert_true (weft_edit_session_undo (s, NULL));
   g_assert_true (weft_edit_session_undo (s, NULL));
@@ -1524,7 +1524,7 @@ test_recovery (void)
   {
     g_autoptr (WeftEditSession) s5 = open_session (dir);
     g_autofree char *out = g_build_filename (weft_test_tmpdir (), "recover-out", NULL);
-    g_assert_true (weft_edit_set_duration (s5, find_op (s5, 0, N_G1), 1000, NULL));
+    g_assert_true (weft_edit_session_set_duration (s5, find_op (s5, 0, N_G1), 1000, NULL));
     g_assert_true (weft_edit_session_save (s5, out, NULL, &error));
     g_assert_no_error (error);
     g_assert_false (g_file_test (expect, G_FILE_TEST_EXISTS));
@@ -1535,7 +1535,7 @@ test_recovery (void)
     g_autoptr (WeftEditSession) s6 = open_session (dir);
     g_autofree char *rank1 = g_build_filename (dir, "rank1_trace.json", NULL);
     g_autofree char *text1 = read_text (rank1);
-    g_assert_true (weft_edit_set_duration (s6, find_op (s6, 0, N_G1), 1000, NULL));
+    g_assert_true (weft_edit_session_set_duration (s6, find_op (s6, 0, N_G1), 1000, NULL));
     g_assert_true (weft_edit_session_write_recovery (s6, &error));
     g_assert_no_error (error);
     {
@@ -1548,7 +1548,7 @@ test_recovery (void)
     }
     g_assert_null (weft_recovery_find (dir));
     /* and the session, whose log belongs to the files as they were, writes none */
-    g_assert_true (weft_edit_set_duration (s6, find_op (s6, 0, N_G1), 2000, NULL));
+    g_assert_true (weft_edit_session_set_duration (s6, find_op (s6, 0, N_G1), 2000, NULL));
     weft_recovery_discard (dir);
     g_assert_true (weft_edit_session_autosave (s6, &error));
     g_assert_false (g_file_test (expect, G_FILE_TEST_EXISTS));
@@ -1559,14 +1559,14 @@ test_recovery (void)
     g_autofree char *dir2 = write_trace ("recover-inplace");
     g_autofree char *expect2 = weft_recovery_path (dir2);
     g_autoptr (WeftEditSession) s7 = open_session (dir2);
-    g_assert_true (weft_edit_set_duration (s7, find_op (s7, 0, N_G1), 1000, NULL));
+    g_assert_true (weft_edit_session_set_duration (s7, find_op (s7, 0, N_G1), 1000, NULL));
     g_assert_true (weft_edit_session_autosave (s7, &error));
     g_assert_true (g_file_test (expect2, G_FILE_TEST_EXISTS));
     g_usleep (2000); /* a later modification time for the saved files */
     g_assert_true (weft_edit_session_save (s7, dir2, ".json", &error));
     g_assert_no_error (error);
     g_assert_false (g_file_test (expect2, G_FILE_TEST_EXISTS));
-    g_assert_true (weft_edit_set_duration (s7, find_op (s7, 0, N_G2), 1000, NULL));
+    g_assert_true (weft_edit_session_set_duration (s7, find_op (s7, 0, N_G2), 1000, NULL));
     g_assert_true (weft_edit_session_autosave (s7, &error));
     g_assert_false (g_file_test (expect2, G_FILE_TEST_EXISTS));
     g_assert_null (weft_recovery_find (dir2));
@@ -1588,7 +1588,7 @@ test_recovery (void)
     g_autofree char *legacy_dir = NULL;
 
     weft_recovery_discard (dir);
-    g_assert_true (weft_edit_set_duration (s8, find_op (s8, 0, N_G1), 2000, NULL));
+    g_assert_true (weft_edit_session_set_duration (s8, find_op (s8, 0, N_G1), 2000, NULL));
     g_assert_true (weft_edit_session_write_recovery (s8, &error));
     g_assert_true (g_file_get_contents (expect, &text, NULL, NULL));
     g_assert_cmpint (g_rename (expect, beside), ==, 0);
@@ -1725,9 +1725,9 @@ test_max_depth_log (void)
   g_autofree char *rec = NULL;
 
   weft_history_set_max_depth (weft_edit_session_get_history (s), 2);
-  g_assert_true (weft_edit_set_duration (s, find_op (s, 0, N_G1), 70000, NULL));
-  g_assert_true (weft_edit_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, NULL));
-  g_assert_true (weft_edit_scale_collective (s, WEFT_COLL_ALL_GATHER, 2.0, NULL, NULL));
+  g_assert_true (weft_edit_session_set_duration (s, find_op (s, 0, N_G1), 70000, NULL));
+  g_assert_true (weft_edit_session_move_to_stream (s, find_op (s, 0, N_AR), 20, -1, TRUE, NULL));
+  g_assert_true (weft_edit_session_scale_collective (s, WEFT_COLL_ALL_GATHER, 2.0, NULL, NULL));
   g_assert_cmpuint (weft_history_get_undo_depth (weft_edit_session_get_history (s)), ==, 2);
   done = snapshot (s);
   {

@@ -438,8 +438,8 @@ test_sync_shifts_cpu (void)
                                                              weft_trace_rank_offset (trace, rank) + 40 * US);
   /* the critical path runs K1 -> sync -> launch -> K2 */
   cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
-  g_assert_cmpuint (g_array_index (cp, WeftCpSegment, 0).event, ==, k1);
-  g_assert_cmpuint (g_array_index (cp, WeftCpSegment, cp->len - 1).event, ==, k2);
+  g_assert_cmpuint (g_array_index (cp, WeftPathSegment, 0).event, ==, k1);
+  g_assert_cmpuint (g_array_index (cp, WeftPathSegment, cp->len - 1).event, ==, k2);
   {
     WeftMetrics m;
     g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
@@ -959,7 +959,7 @@ test_odd_input (void)
   cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
   g_assert_cmpuint (cp->len, >, 0);
   for (guint i = 1; i < cp->len; i++)
-    g_assert_cmpint (g_array_index (cp, WeftCpSegment, i).begin, >=, g_array_index (cp, WeftCpSegment, i - 1).end);
+    g_assert_cmpint (g_array_index (cp, WeftPathSegment, i).begin, >=, g_array_index (cp, WeftPathSegment, i - 1).end);
   weft_solver_apply_to_model (solver);
 }
 
@@ -1145,11 +1145,11 @@ test_inferred_edge (void)
   cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
   for (guint i = 0; i < cp->len; i++)
     {
-      const WeftCpSegment *sg = &g_array_index (cp, WeftCpSegment, i);
+      const WeftPathSegment *sg = &g_array_index (cp, WeftPathSegment, i);
       if (sg->via != WEFT_DEP_INFERRED)
         continue;
       seen = TRUE;
-      g_assert_cmpint (sg->kind, ==, WEFT_CP_INFERRED);
+      g_assert_cmpint (sg->kind, ==, WEFT_PATH_INFERRED);
       g_assert_cmpuint (sg->event, ==, disp);
       g_assert_cmpuint (sg->pred_event, ==, k1);
     }
@@ -1310,7 +1310,7 @@ test_hta_multi_stream (void)
   guint nd;
   gboolean found = FALSE;
   g_autoptr (GArray) cp = NULL;
-  const WeftCpSegment *lastseg;
+  const WeftPathSegment *lastseg;
   gboolean memset_on_path = FALSE;
 
   if (dir == NULL)
@@ -1330,14 +1330,14 @@ test_hta_multi_stream (void)
 
   cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
   g_assert_cmpuint (cp->len, >, 0);
-  lastseg = &g_array_index (cp, WeftCpSegment, cp->len - 1);
+  lastseg = &g_array_index (cp, WeftPathSegment, cp->len - 1);
   g_assert_cmpuint (lastseg->event, ==, sgemm24);
-  g_assert_cmpint (lastseg->kind, ==, WEFT_CP_COMPUTE);
+  g_assert_cmpint (lastseg->kind, ==, WEFT_PATH_COMPUTE);
   g_assert_cmpint (lastseg->end - lastseg->begin, ==, 123 * US);
   g_assert_cmpuint (cp->len, ==, 3);
-  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 1).kind, ==, WEFT_CP_LAUNCH);
-  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 1).end - g_array_index (cp, WeftCpSegment, 1).begin, ==, 15 * US);
-  g_assert_cmpint (g_array_index (cp, WeftCpSegment, 0).kind, ==, WEFT_CP_LAUNCH);
+  g_assert_cmpint (g_array_index (cp, WeftPathSegment, 1).kind, ==, WEFT_PATH_LAUNCH);
+  g_assert_cmpint (g_array_index (cp, WeftPathSegment, 1).end - g_array_index (cp, WeftPathSegment, 1).begin, ==, 15 * US);
+  g_assert_cmpint (g_array_index (cp, WeftPathSegment, 0).kind, ==, WEFT_PATH_LAUNCH);
   {
     WeftMetrics m;
     g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
@@ -1347,7 +1347,7 @@ test_hta_multi_stream (void)
     g_assert_cmpint (m.cp_launch, ==, (19506 - 123) * US);
   }
   for (guint i = 0; i < cp->len; i++)
-    if (g_array_index (cp, WeftCpSegment, i).event == memset24)
+    if (g_array_index (cp, WeftPathSegment, i).event == memset24)
       memset_on_path = TRUE;
   g_assert_false (memset_on_path);
   g_assert_true (weft_solver_is_critical (solver, 0, sgemm24));
@@ -1534,12 +1534,12 @@ check_path_within_step (const char *relative, WeftSolver *solver, WeftTrace *tra
     g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &m));
     for (guint i = 0; i < cp->len; i++)
       {
-        const WeftCpSegment *sg = &g_array_index (cp, WeftCpSegment, i);
+        const WeftPathSegment *sg = &g_array_index (cp, WeftPathSegment, i);
         g_assert_cmpint (sg->begin, <=, sg->end);
         g_assert_cmpint (sg->begin, >=, m.begin);
         g_assert_cmpint (sg->end, <=, m.end);
         if (i > 0)
-          g_assert_cmpint (sg->begin, >=, g_array_index (cp, WeftCpSegment, i - 1).end);
+          g_assert_cmpint (sg->begin, >=, g_array_index (cp, WeftPathSegment, i - 1).end);
       }
   }
 }
@@ -1817,7 +1817,7 @@ test_step_time_sync (void)
     g_autoptr (GArray) cp = weft_solver_critical_path (solver, 1);
     step_metrics (solver, &m);
     g_assert_cmpuint (cp->len, >, 0);
-    g_assert_cmpint (g_array_index (cp, WeftCpSegment, 0).begin, ==, m.begin);
+    g_assert_cmpint (g_array_index (cp, WeftPathSegment, 0).begin, ==, m.begin);
   }
 }
 

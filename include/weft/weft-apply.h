@@ -28,7 +28,7 @@ typedef enum
 } WeftApplyStrategy;
 
 /* "ddp", "fsdp", "tp", "tp-sp", "ep", "cp-ring", "cp-allgather". */
-const char *weft_apply_strategy_to_string (WeftApplyStrategy strategy);
+const char *weft_apply_strategy_to_string (WeftApplyStrategy strategy); /* (transfer none): a static string */
 /* Also accepts "fsdp2", "zero3", "sp", "cp" (= cp-allgather), "cp-all-gather". */
 gboolean    weft_apply_strategy_from_string (const char *text, WeftApplyStrategy *out, GError **error);
 
@@ -42,7 +42,7 @@ typedef enum
   WEFT_BLOCKS_PATTERN,    /* the period of the compute stream's kernel-name sequence */
 } WeftBlockSource;
 
-const char *weft_block_source_to_string (WeftBlockSource source);
+const char *weft_block_source_to_string (WeftBlockSource source); /* (transfer none): a static string */
 
 typedef enum
 {
@@ -76,10 +76,11 @@ typedef struct
 /* Blocks of one rank of a loaded trace (model order, observed times). NULL
  * with WEFT_ERROR_INVALID when the rank has no compute stream or no block
  * could be found. */
+/* (transfer full) (nullable): NULL with error set */
 WeftBlocks *weft_apply_find_blocks (WeftTrace *trace, guint rank_index, GError **error);
 /* The same with one method only (WEFT_BLOCKS_NONE: the order above). */
 WeftBlocks *weft_apply_find_blocks_by (WeftTrace *trace, guint rank_index, WeftBlockSource method,
-                                       GError **error);
+                                       GError **error); /* (transfer full) (nullable): NULL with error set */
 void        weft_blocks_free (WeftBlocks *blocks);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftBlocks, weft_blocks_free)
 
@@ -135,11 +136,13 @@ gboolean weft_apply_strategy (WeftEditSession *session, const WeftApplyParams *p
 
 /* A copy of a one-rank trace on n_ranks ranks (0..n-1), through the saver
  * and the real loader (distributedInfo rank / world_size rewritten). */
+/* (transfer full) (nullable): NULL with error set */
 WeftTrace *weft_apply_replicate (WeftTrace *trace, int n_ranks, GError **error);
 
 /* Convenience: replicates a one-rank trace to params->degree ranks when
  * needed, opens an edit session over it and applies. Takes trace in every
  * case (it is freed on failure). */
+/* (transfer full) (nullable): NULL with error set */
 WeftEditSession *weft_apply_to_trace (WeftTrace *trace, const WeftApplyParams *params,
                                       WeftApplyReport *report, GError **error);
 
@@ -161,6 +164,7 @@ typedef struct
 /* The collectives a strategy adds (sizes from params, sizes not given:
  * Llama-3-8B's), a GPtrArray of WeftApplyCollective that frees them; NULL
  * with an error for bad params. */
+/* (transfer full) (nullable): NULL with error set */
 GPtrArray *weft_apply_strategy_collectives (const WeftApplyParams *params, GError **error);
 
 G_END_DECLS

@@ -119,7 +119,7 @@ gboolean  weft_compose_parse_strategies (const char *text,
                                          guint      *strategies,
                                          GError    **error);
 /* "fsdp+tp" style name of the flags; the caller frees it. */
-char     *weft_compose_strategies_to_string (guint strategies);
+char     *weft_compose_strategies_to_string (guint strategies); /* (transfer full) */
 
 /* Checks the parameters (degrees, divisibility, <= 64 ranks, ...). */
 gboolean  weft_compose_params_validate (const WeftComposeParams *params,
@@ -141,6 +141,7 @@ gboolean  weft_compose_calibrate (WeftComposeParams *params,
  * number of shapes. */
 typedef struct _WeftKernelTimes WeftKernelTimes;
 
+/* (transfer full) (nullable): NULL when the profile has no kernel to measure */
 WeftKernelTimes *weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes);
 void             weft_kernel_times_free (WeftKernelTimes *self);
 /* Median duration (ns) of op with those input shapes (dims[i] has
@@ -152,7 +153,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftKernelTimes, weft_kernel_times_free)
 /* The composed step as per-rank Kineto JSON texts: a GPtrArray of GBytes,
  * index = rank. */
 GPtrArray *weft_compose_json (const WeftComposeParams *params,
-                              GError                 **error);
+                              GError                 **error); /* (transfer full) (nullable): NULL with error set */
 
 /* Writes <out_dir>/profiling/traces/iteration_<N>/rank<R>_trace<ext>
  * (ext ".json" or ".json.gz"). If written_dir is not NULL it receives the
@@ -166,10 +167,10 @@ gboolean  weft_compose_write (const WeftComposeParams *params,
 /* The composed step loaded with the real loader into an in-memory trace
  * (indexed, classified, collectives matched). */
 WeftTrace *weft_compose_trace (const WeftComposeParams *params,
-                               GError                 **error);
+                               GError                 **error); /* (transfer full) (nullable): NULL with error set */
 
 /* Parameters as JSON (the "weft" top-level key of composed files). */
-json_object *weft_compose_params_to_json (const WeftComposeParams *params);
+json_object *weft_compose_params_to_json (const WeftComposeParams *params); /* (transfer full) */
 
 /* The inverse: params from a "weft" key (fields absent keep their
  * weft_compose_params_init() value; hardware names are not kept: the

@@ -42,6 +42,7 @@ typedef struct
 } WeftHardware;
 
 /* Built-in presets ("h100", "h200"); NULL for an unknown name. */
+/* (transfer none) (nullable): NULL for an unknown name */
 const WeftHardware *weft_hardware_preset (const char *name);
 /* NULL-terminated list of preset names. */
 const char * const *weft_hardware_preset_names (void);
@@ -81,18 +82,18 @@ typedef struct
 typedef struct _WeftCostModel WeftCostModel;
 
 /* A model with only the hardware defaults (hw NULL = h100). */
-WeftCostModel *weft_cost_model_new (const WeftHardware *hw);
+WeftCostModel *weft_cost_model_new (const WeftHardware *hw); /* (transfer full) */
 void           weft_cost_model_free (WeftCostModel *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftCostModel, weft_cost_model_free)
 
-const WeftHardware *weft_cost_model_get_hardware (const WeftCostModel *self);
+const WeftHardware *weft_cost_model_get_hardware (const WeftCostModel *self); /* (transfer none) */
 
 /* Collects the trace's collectives with known type, bytes and group size:
  * one sample per instance (intrinsic time over its ranks, clock offsets
  * applied), and one per collective not in any instance (its kernel
  * duration). Returns a GArray of WeftCostSample (free with
  * weft_cost_samples_free). */
-GArray        *weft_cost_samples_collect (WeftTrace *trace);
+GArray        *weft_cost_samples_collect (WeftTrace *trace); /* (transfer full) */
 void           weft_cost_samples_free (GArray *samples);
 
 /* Fits alpha and busBW per (type, group) from the trace's samples (least
@@ -130,7 +131,7 @@ gint64         weft_cost_model_estimate_group (const WeftCostModel *self,
                                                const WeftCostFit  **fit_out);
 
 /* The fitted entries (WeftCostFit, borrowed), in fit order. */
-const GArray  *weft_cost_model_get_fits (const WeftCostModel *self);
+const GArray  *weft_cost_model_get_fits (const WeftCostModel *self); /* (transfer none) */
 
 /* The intrinsic time of a sample predicted by the model. */
 gint64         weft_cost_model_predict_sample (const WeftCostModel  *self,

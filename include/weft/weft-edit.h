@@ -9,7 +9,7 @@
  * leaves the model, the solver and the history exactly as they were and
  * returns the error.
  *
- * Ops are named by WeftOpRef (rank index into trace->ranks, event index in
+ * Ops are named by WeftEventRef (rank index into trace->ranks, event index in
  * that rank's events). Times are ns on the common timeline, as in the solver.
  *
  * The operations in effect can be written as JSON (the edit log: saved under
@@ -25,12 +25,6 @@
 #include "weft-solver.h"
 
 G_BEGIN_DECLS
-
-typedef struct
-{
-  guint   rank_index;
-  guint32 event;
-} WeftOpRef;
 
 /* History tags of the edit actions (also the "op" of log entries). */
 typedef enum
@@ -57,18 +51,19 @@ typedef void (*WeftEditStateFunc)   (WeftEditSession *session, gboolean is_modif
 /* Builds a solver over trace. Takes ownership of trace on success; on
  * failure the caller keeps it. source_path (the file or folder the trace was
  * loaded from; may be NULL) is used for the recovery file. */
+/* (transfer full) (nullable): NULL with error set */
 WeftEditSession *weft_edit_session_new          (WeftTrace        *trace,
                                                  const char       *source_path,
                                                  GError          **error);
 void             weft_edit_session_free         (WeftEditSession  *self);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftEditSession, weft_edit_session_free)
 
-WeftTrace       *weft_edit_session_get_trace    (WeftEditSession  *self);
-WeftSolver      *weft_edit_session_get_solver   (WeftEditSession  *self);
-WeftHistory     *weft_edit_session_get_history  (WeftEditSession  *self);
-const char      *weft_edit_session_get_source_path (WeftEditSession *self);
+WeftTrace       *weft_edit_session_get_trace    (WeftEditSession  *self); /* (transfer none) */
+WeftSolver      *weft_edit_session_get_solver   (WeftEditSession  *self); /* (transfer none) */
+WeftHistory     *weft_edit_session_get_history  (WeftEditSession  *self); /* (transfer none) */
+const char      *weft_edit_session_get_source_path (WeftEditSession *self); /* (transfer none) (nullable) */
 /* The cost model fitted from the trace's own collectives (built on first use). */
-WeftCostModel   *weft_edit_session_get_cost_model (WeftEditSession *self);
+WeftCostModel   *weft_edit_session_get_cost_model (WeftEditSession *self); /* (transfer none) */
 
 void             weft_edit_session_set_changed_func (WeftEditSession    *self,
                                                      WeftEditChangedFunc func,
@@ -103,60 +98,60 @@ gboolean weft_edit_session_cancel_gesture   (WeftEditSession *self, GError **err
  * whole_instance moves its instance on all ranks by the same delta (each
  * member's minimum start = its arrival + delta); without, only this rank
  * moves and the others wait for it. */
-gboolean weft_edit_move_time         (WeftEditSession *self, WeftOpRef op, gint64 start,
-                                      gboolean whole_instance, GError **error);
+gboolean weft_edit_session_move_time         (WeftEditSession *self, WeftEventRef op, gint64 start,
+                                              gboolean whole_instance, GError **error);
 /* Moves several ops together by delta (each: minimum start = its current
  * start + delta). Collective members take their instance along when
  * whole_instances. Inside a gesture "current start" is an op's start when
  * the gesture first moved it: each motion passes the TOTAL offset of the
- * drag (the same holds for the other members in weft_edit_move_time). */
-gboolean weft_edit_move_selection    (WeftEditSession *self, const WeftOpRef *ops, guint n_ops,
-                                      gint64 delta, gboolean whole_instances, GError **error);
+ * drag (the same holds for the other members in weft_edit_session_move_time). */
+gboolean weft_edit_session_move_selection    (WeftEditSession *self, const WeftEventRef *ops, guint n_ops,
+                                              gint64 delta, gboolean whole_instances, GError **error);
 /* Moves an op to another GPU lane of its rank at at_time (see
  * weft_solver_move_to_lane). With whole_instance, every member of its
  * collective instance moves to the stream with the same id on its own rank
  * (created there when missing). */
-gboolean weft_edit_move_to_lane      (WeftEditSession *self, WeftOpRef op, guint32 lane,
-                                      gint64 at_time, gboolean whole_instance, GError **error);
+gboolean weft_edit_session_move_to_lane      (WeftEditSession *self, WeftEventRef op, guint32 lane,
+                                              gint64 at_time, gboolean whole_instance, GError **error);
 /* Same with a stream id: the op's rank's GPU lane with tid == stream on the
  * op's device (created when missing). at_time < 0: the op's current start. */
-gboolean weft_edit_move_to_stream    (WeftEditSession *self, WeftOpRef op, gint64 stream,
-                                      gint64 at_time, gboolean whole_instance, GError **error);
+gboolean weft_edit_session_move_to_stream    (WeftEditSession *self, WeftEventRef op, gint64 stream,
+                                              gint64 at_time, gboolean whole_instance, GError **error);
 /* Reorders an op on its own stream: it takes stream position `position`. */
-gboolean weft_edit_reorder           (WeftEditSession *self, WeftOpRef op, guint position,
-                                      GError **error);
+gboolean weft_edit_session_reorder           (WeftEditSession *self, WeftEventRef op, guint position,
+                                              GError **error);
 /* Moves a compute op (not a collective member) to a stream of another rank
  * (moving work between GPUs): it is removed from its rank and a copy is
  * created on dst_lane of dst_rank_index at at_time; new_op (nullable)
  * receives the copy. */
-gboolean weft_edit_move_to_rank      (WeftEditSession *self, WeftOpRef op, guint dst_rank_index,
-                                      guint32 dst_lane, gint64 at_time, WeftOpRef *new_op,
-                                      GError **error);
+gboolean weft_edit_session_move_to_rank      (WeftEditSession *self, WeftEventRef op, guint dst_rank_index,
+                                              guint32 dst_lane, gint64 at_time, WeftEventRef *new_op,
+                                              GError **error);
 
 /* Sets an op's duration (a collective member: its instance's transfer time). */
-gboolean weft_edit_set_duration      (WeftEditSession *self, WeftOpRef op, gint64 dur, GError **error);
-gboolean weft_edit_scale_duration    (WeftEditSession *self, WeftOpRef op, double factor, GError **error);
+gboolean weft_edit_session_set_duration      (WeftEditSession *self, WeftEventRef op, gint64 dur, GError **error);
+gboolean weft_edit_session_scale_duration    (WeftEditSession *self, WeftEventRef op, double factor, GError **error);
 /* Scales every live op of a compute class ("all GEMMs x0.8"); WEFT_KCLASS_COMM
  * scales every collective's transfer time. n_changed (nullable). */
-gboolean weft_edit_scale_class       (WeftEditSession *self, WeftKernelClass kclass, double factor,
-                                      guint *n_changed, GError **error);
+gboolean weft_edit_session_scale_class       (WeftEditSession *self, WeftKernelClass kclass, double factor,
+                                              guint *n_changed, GError **error);
 /* Scales the transfer time of every collective of a type ("all all-gathers
  * x0.5"; WEFT_COLL_NONE: every type). */
-gboolean weft_edit_scale_collective  (WeftEditSession *self, WeftCollType type, double factor,
-                                      guint *n_changed, GError **error);
+gboolean weft_edit_session_scale_collective  (WeftEditSession *self, WeftCollType type, double factor,
+                                              guint *n_changed, GError **error);
 /* Several ops at once (one entry): every op's duration x factor. */
-gboolean weft_edit_scale_ops         (WeftEditSession *self, const WeftOpRef *ops, guint n_ops,
-                                      double factor, GError **error);
+gboolean weft_edit_session_scale_ops         (WeftEditSession *self, const WeftEventRef *ops, guint n_ops,
+                                              double factor, GError **error);
 
 /* Deletes ops (a collective member: its whole instance). */
-gboolean weft_edit_delete            (WeftEditSession *self, const WeftOpRef *ops, guint n_ops,
-                                      GError **error);
+gboolean weft_edit_session_delete            (WeftEditSession *self, const WeftEventRef *ops, guint n_ops,
+                                              GError **error);
 /* Duplicates ops: a copy of each right after it on its stream (a collective
  * member: a copy of its whole instance on every rank). new_ops (nullable)
- * receives WeftOpRef of the copies (for collectives: the copy on the op's
+ * receives WeftEventRef of the copies (for collectives: the copy on the op's
  * rank). */
-gboolean weft_edit_duplicate         (WeftEditSession *self, const WeftOpRef *ops, guint n_ops,
-                                      GArray *new_ops, GError **error);
+gboolean weft_edit_session_duplicate         (WeftEditSession *self, const WeftEventRef *ops, guint n_ops,
+                                              GArray *new_ops, GError **error);
 
 /* ---- palette and inserting ---------------------------------------------------------- */
 
@@ -170,14 +165,14 @@ typedef struct
   gint64          median_dur; /* measured median duration, ns */
   gint64          min_dur;
   gint64          max_dur;
-  WeftOpRef       example;    /* one occurrence (args are copied from it when on the same rank) */
+  WeftEventRef       example;    /* one occurrence (args are copied from it when on the same rank) */
 } WeftPaletteKernel;
 
 /* The kernels of the trace (live, non-communication GPU ops), grouped by
  * class (WeftKernelClass order), within a class by count, then name. A
  * GPtrArray of WeftPaletteKernel that frees them. A query of the trace
  * only (src/core/palette.c). */
-GPtrArray *weft_edit_palette_kernels (WeftTrace *trace);
+GPtrArray *weft_edit_session_palette_kernels (WeftTrace *trace); /* (transfer full) */
 
 /* One kind of collective seen in the trace: a type on a process group. */
 typedef struct
@@ -197,16 +192,16 @@ typedef struct
 /* The collectives of a trace by (type, group), timed by cost_model
  * (nullable: estimate_ns -1). A GPtrArray of WeftPaletteCollective that
  * frees them. A query of the trace only (src/core/palette.c). */
-GPtrArray *weft_trace_palette_collectives (WeftTrace *trace, WeftCostModel *cost_model);
+GPtrArray *weft_trace_palette_collectives (WeftTrace *trace, WeftCostModel *cost_model); /* (transfer full) */
 /* The same over the session's trace, timed by the session's cost model. */
-GPtrArray *weft_edit_palette_collectives (WeftEditSession *self);
+GPtrArray *weft_edit_session_palette_collectives (WeftEditSession *self); /* (transfer full) */
 
 /* Inserts a copy of a palette kernel (name, class, category, median
  * duration; args from its example when it is on the same rank) on lane of
  * rank_index at at_time. new_op nullable. */
-gboolean weft_edit_insert_kernel     (WeftEditSession *self, guint rank_index, guint32 lane,
-                                      gint64 at_time, const WeftPaletteKernel *kernel,
-                                      gint64 dur, WeftOpRef *new_op, GError **error);
+gboolean weft_edit_session_insert_kernel     (WeftEditSession *self, guint rank_index, guint32 lane,
+                                              gint64 at_time, const WeftPaletteKernel *kernel,
+                                              gint64 dur, WeftEventRef *new_op, GError **error);
 
 typedef struct
 {
@@ -226,8 +221,8 @@ typedef struct
 /* Inserts a collective on every rank of the group, timed by the cost model
  * (weft_cost_model_estimate_group) unless spec->transfer_ns >= 0. new_op
  * (nullable) receives the member on the first rank. */
-gboolean weft_edit_insert_collective (WeftEditSession *self, const WeftEditCollSpec *spec,
-                                      WeftOpRef *new_op, GError **error);
+gboolean weft_edit_session_insert_collective (WeftEditSession *self, const WeftEditCollSpec *spec,
+                                              WeftEventRef *new_op, GError **error);
 
 /* ---- scripts and the edit log --------------------------------------------------------- */
 
@@ -244,10 +239,10 @@ gboolean weft_edit_session_apply_script_file (WeftEditSession *self, const char 
 
 /* The primitive operations in effect (the undo stack, oldest first) as a
  * JSON array of log entries (new reference). */
-json_object *weft_edit_session_log (WeftEditSession *self);
+json_object *weft_edit_session_log (WeftEditSession *self); /* (transfer full) */
 /* The same grouped by undo entry: an array of arrays (new reference);
  * redo = TRUE gives the redo stack in the order redo applies it. */
-json_object *weft_edit_session_log_entries (WeftEditSession *self, gboolean redo);
+json_object *weft_edit_session_log_entries (WeftEditSession *self, gboolean redo); /* (transfer full) */
 
 /* ---- metrics ---------------------------------------------------------------------------- */
 
@@ -276,7 +271,7 @@ gboolean weft_edit_session_save (WeftEditSession *self, const char *out, const c
  * and never beside the trace:
  * "$XDG_STATE_HOME/weft/recovery/<sha1 of the absolute trace path>.json"
  * (~/.local/state by default). */
-char    *weft_recovery_path (const char *trace_path);
+char    *weft_recovery_path (const char *trace_path); /* (transfer full) */
 /* Writes the session's edit history (undo and redo entries) atomically to
  * its recovery file (temp file + rename). When nothing is in effect and
  * nothing can be redone, removes the file instead. Writes nothing once the
@@ -289,6 +284,7 @@ gboolean weft_edit_session_autosave (WeftEditSession *self, GError **error);
 /* A recovery file for trace_path written for the trace files as they are
  * now (their paths, sizes and modification times are recorded in it), or
  * NULL (free with g_free). */
+/* (transfer full) (nullable): NULL when there is no recovery file */
 char    *weft_recovery_find (const char *trace_path);
 /* Replays a recovery file into a freshly loaded session (which must have no
  * edits yet): every entry becomes an undo entry again, and redo entries

@@ -61,7 +61,7 @@ typedef struct
 typedef void (*WeftHistoryForeachFunc) (guint entry, guint tag, gpointer action, gpointer user_data);
 
 WeftHistory *weft_history_new              (const WeftHistoryFuncs *funcs,
-                                            gpointer                user_data);
+                                            gpointer                user_data); /* (transfer full) */
 void         weft_history_free             (WeftHistory            *self);
 
 /* Records an action that the owner has just applied; takes ownership. The

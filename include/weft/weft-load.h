@@ -27,13 +27,13 @@ typedef struct
 WeftTrace *weft_trace_load (const char        *path,
                             const WeftLoadOptions *options,
                             GCancellable      *cancellable,
-                            GError           **error);
+                            GError           **error); /* (transfer full) (nullable): NULL with error set */
 
 WeftTrace *weft_trace_load_files (const char * const *paths,
                                   guint               n_paths,
                                   const WeftLoadOptions *options,
                                   GCancellable       *cancellable,
-                                  GError            **error);
+                                  GError            **error); /* (transfer full) (nullable): NULL with error set */
 
 /* Parses one file into a rank and runs weft_rank_index() on it (no
  * indexing across ranks). The rank number comes from distributedInfo, else
@@ -41,7 +41,7 @@ WeftTrace *weft_trace_load_files (const char * const *paths,
 WeftRank  *weft_rank_load_file (const char        *path,
                                 const WeftLoadOptions *options,
                                 GCancellable      *cancellable,
-                                GError           **error);
+                                GError           **error); /* (transfer full) (nullable): NULL with error set */
 
 /* Parses an in-memory buffer (already decompressed JSON) and runs
  * weft_rank_index(); name is used in error messages. For the fuzzer and
@@ -50,12 +50,13 @@ WeftRank  *weft_rank_load_buffer (const char  *name,
                                   const char  *data,
                                   gsize        len,
                                   const WeftLoadOptions *options,
-                                  GError     **error);
+                                  GError     **error); /* (transfer full) (nullable): NULL with error set */
 
 /* Lists trace files below path (a file gives itself), sorted in natural
  * order; only the highest iteration_N folder when there are several. NULL
  * with WEFT_ERROR_NO_TRACE (naming the folder) when there is none, or
  * WEFT_ERROR_IO when path does not exist. See docs/loading.md. */
+/* (transfer full) (nullable): NULL with error set */
 GPtrArray *weft_find_trace_files (const char *path, GError **error);
 
 /* Rank number from a file name (rank3_trace.json, worker3_..., rank-3...), or -1. */
@@ -80,8 +81,8 @@ typedef enum
   WEFT_LOAD_PHASE_SOLVING,   /* read and indexed; building the solver */
 } WeftLoadPhase;
 
-WeftLoadProgress *weft_load_progress_new   (void);
-WeftLoadProgress *weft_load_progress_ref   (WeftLoadProgress *progress);
+WeftLoadProgress *weft_load_progress_new   (void); /* (transfer full) */
+WeftLoadProgress *weft_load_progress_ref   (WeftLoadProgress *progress); /* (transfer full) */
 void              weft_load_progress_unref (WeftLoadProgress *progress);
 /* The bytes read so far and the total size of all files (both 0 before the
  * reader starts), and the phase. */

@@ -25,12 +25,12 @@ G_BEGIN_DECLS
 
 typedef struct _WeftStrings WeftStrings;
 
-WeftStrings *weft_strings_new (void);
+WeftStrings *weft_strings_new (void); /* (transfer full) */
 void         weft_strings_free (WeftStrings *self);
 /* Returns a stable id; the same bytes always give the same id. Id 0 is "". */
 guint32      weft_strings_intern (WeftStrings *self, const char *str, gssize len);
 /* NUL-terminated; valid as long as the pool lives. */
-const char  *weft_strings_get (const WeftStrings *self, guint32 id);
+const char  *weft_strings_get (const WeftStrings *self, guint32 id); /* (transfer none): owned by the table */
 guint        weft_strings_count (const WeftStrings *self);
 /* Returns WEFT_NONE where the string is not in the pool. */
 guint32      weft_strings_lookup (const WeftStrings *self, const char *str, gssize len);
@@ -39,9 +39,10 @@ guint32      weft_strings_lookup (const WeftStrings *self, const char *str, gssi
 
 typedef struct _WeftArena WeftArena;
 
-WeftArena *weft_arena_new (gsize chunk_size);
+WeftArena *weft_arena_new (gsize chunk_size); /* (transfer full) */
 void       weft_arena_free (WeftArena *self);
 /* Copies len bytes plus a trailing NUL; the copy never moves. */
+/* (transfer none): owned by the arena, which never moves it */
 char      *weft_arena_dup (WeftArena *self, const char *data, gsize len);
 gsize      weft_arena_bytes (const WeftArena *self);
 
@@ -87,7 +88,7 @@ typedef enum
 } WeftCategory;
 
 WeftCategory weft_category_from_string (const char *cat, gsize len);
-const char  *weft_phase_to_string (WeftPhase ph);
+const char  *weft_phase_to_string (WeftPhase ph); /* (transfer none): a static string */
 
 /* Classes of GPU operations (WeftEvent.kclass). WEFT_KCLASS_NONE for events
  * that are not GPU operations. */
@@ -106,7 +107,7 @@ typedef enum
   WEFT_KCLASS_N_CLASSES
 } WeftKernelClass;
 
-const char *weft_kernel_class_to_string (WeftKernelClass kclass);
+const char *weft_kernel_class_to_string (WeftKernelClass kclass); /* (transfer none): a static string */
 
 typedef enum
 {
@@ -126,7 +127,7 @@ typedef enum
   WEFT_COLL_N_TYPES
 } WeftCollType;
 
-const char  *weft_coll_type_to_string (WeftCollType type);
+const char  *weft_coll_type_to_string (WeftCollType type); /* (transfer none): a static string */
 WeftCollType weft_coll_type_from_string (const char *str);
 
 typedef enum
@@ -147,7 +148,7 @@ typedef enum
   WEFT_LANE_ROLE_SYNC,          /* Stream Sync lane (tid = stream + 1000000) */
 } WeftLaneRole;
 
-const char *weft_lane_role_to_string (WeftLaneRole role);
+const char *weft_lane_role_to_string (WeftLaneRole role); /* (transfer none): a static string */
 
 /* ---- records --------------------------------------------------------------- */
 
@@ -355,9 +356,9 @@ typedef struct
 
 /* ---- lifecycle ------------------------------------------------------------- */
 
-WeftRank  *weft_rank_new (const char *path);
+WeftRank  *weft_rank_new (const char *path); /* (transfer full) */
 void       weft_rank_free (WeftRank *self);
-WeftTrace *weft_trace_new (void);
+WeftTrace *weft_trace_new (void); /* (transfer full) */
 void       weft_trace_free (WeftTrace *self);
 /* Takes ownership of rank. */
 void       weft_trace_add_rank (WeftTrace *self, WeftRank *rank);
@@ -411,8 +412,10 @@ weft_trace_rank_offset (const WeftTrace *trace, const WeftRank *rank)
 }
 
 /* The event's "args" object parsed with json-c (new reference, NULL if none). */
+/* (transfer full) (nullable): NULL when the text has none or does not parse */
 json_object *weft_event_parse_args (const WeftRank *rank, const WeftEvent *ev);
 /* The whole event object parsed with json-c (new reference). */
+/* (transfer full) (nullable): NULL when the text has none or does not parse */
 json_object *weft_event_parse (const WeftRank *rank, const WeftEvent *ev);
 
 /* Lane of (pid text, tid text); creates it when missing. */
@@ -440,5 +443,13 @@ void      weft_rank_index (WeftRank *rank);
  * offsets), for callers that already ran weft_rank_index() on every rank
  * (the loader does, in its worker threads). */
 void      weft_trace_index_across_ranks (WeftTrace *self);
+
+/* One event of one rank: what the edit operations take, the painter
+ * highlights and hit testing returns. */
+typedef struct
+{
+  guint   rank_index;
+  guint32 event;
+} WeftEventRef;
 
 G_END_DECLS

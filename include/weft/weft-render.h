@@ -175,15 +175,10 @@ typedef struct
  * compute = any non-communication op running, comm = any communication op
  * running. Returns a sorted GArray of WeftOverlapSegment without gaps over
  * [first op start, last op end] (IDLE segments included). */
+/* (transfer full) */
 GArray *weft_render_overlap_band (WeftTrace *trace, const WeftRenderTimes *times, guint rank_index);
 
 /* ---- overlays ------------------------------------------------------------------------ */
-
-typedef struct
-{
-  guint   rank_index;
-  guint32 event;
-} WeftEventRef;
 
 /* What the painter draws over the events. Everything optional (NULL / 0). */
 typedef struct
@@ -237,9 +232,10 @@ typedef struct _WeftLayout WeftLayout;
  * is drawn on the slow path (never out of bounds). Pango objects
  * are made on the first paint, so a layout may be built on a worker thread
  * (while nothing edits the trace) and then painted on one thread at a time. */
-WeftLayout          *weft_layout_new (WeftTrace *trace, const WeftView *view);
+WeftLayout          *weft_layout_new (WeftTrace *trace, const WeftView *view); /* (transfer full) */
 void                 weft_layout_free (WeftLayout *layout);
 guint                weft_layout_get_n_rows (const WeftLayout *layout);
+/* (transfer none) (nullable): NULL past the last row */
 const WeftLayoutRow *weft_layout_get_row (const WeftLayout *layout, guint i);
 /* Total content height (px). */
 double               weft_layout_get_height (const WeftLayout *layout);
@@ -259,12 +255,12 @@ guint                weft_layout_event_depth (const WeftLayout *layout, guint ra
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftLayout, weft_layout_free)
 
 /* Label of a row: "rank 3", "stream 7 · compute", "CPU · 5 threads", "thread 1234 (python)". */
-char *weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row);
+char *weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row); /* (transfer full) */
 
 /* The text drawn on an event: C++ kernel signatures lose their return type,
  * namespaces, template and argument lists ("void at::native::foo<4>(int)" ->
  * "foo"); other names are kept ("aten::mm"). */
-char *weft_render_short_name (const char *name);
+char *weft_render_short_name (const char *name); /* (transfer full) */
 
 /* ---- colours ------------------------------------------------------------------------ */
 
@@ -329,7 +325,7 @@ void weft_render_paint_lane_headers (cairo_t *cr, WeftTrace *trace, const WeftVi
 /* Nice tick step (1, 2, 5 x 10^k ns) for about min_px between ticks. */
 gint64 weft_render_tick_step (const WeftView *view, double min_px);
 /* Formats a duration / time with units (ns, us, ms, s) into a new string. */
-char  *weft_render_format_time (gint64 ns, gint64 step);
+char  *weft_render_format_time (gint64 ns, gint64 step); /* (transfer full) */
 
 /* ---- hit testing ------------------------------------------------------------------------ */
 

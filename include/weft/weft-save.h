@@ -17,7 +17,7 @@ typedef enum
 /* From the file name's extension; returns FALSE when it is none of the three. */
 gboolean    weft_file_format_from_path (const char *path, WeftFileFormat *format);
 /* ".json", ".json.gz" or ".json.zst" (static). */
-const char *weft_file_format_extension (WeftFileFormat format);
+const char *weft_file_format_extension (WeftFileFormat format); /* (transfer none): a static string */
 
 typedef struct
 {

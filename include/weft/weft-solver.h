@@ -52,16 +52,16 @@ typedef enum
   WEFT_DEP_N_KINDS
 } WeftDepKind;
 
-const char *weft_dep_kind_to_string (WeftDepKind kind);
+const char *weft_dep_kind_to_string (WeftDepKind kind); /* (transfer none): a static string */
 
 /* ---- lifecycle ------------------------------------------------------------ */
 
 /* Builds the graph from the trace (which must outlive the solver and be
  * edited only through the solver while it lives) and solves it. The first
  * solve is the baseline for metric deltas. */
-WeftSolver *weft_solver_new (WeftTrace *trace, GError **error);
+WeftSolver *weft_solver_new (WeftTrace *trace, GError **error); /* (transfer full) (nullable): NULL with error set */
 void        weft_solver_free (WeftSolver *self);
-WeftTrace  *weft_solver_get_trace (WeftSolver *self);
+WeftTrace  *weft_solver_get_trace (WeftSolver *self); /* (transfer none) */
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftSolver, weft_solver_free)
 
@@ -324,11 +324,11 @@ typedef struct
 } WeftMetrics;
 
 /* "profiler_step" or "gpu_span" (the --json step_time_source). */
-const char *weft_step_time_source_to_string (WeftStepTimeSource source);
+const char *weft_step_time_source_to_string (WeftStepTimeSource source); /* (transfer none): a static string */
 
 /* Steps present (ProfilerStep#N numbers, sorted, over all ranks); an empty
  * array when the trace has none. Free with g_array_unref. */
-GArray     *weft_solver_steps (WeftSolver *self);
+GArray     *weft_solver_steps (WeftSolver *self); /* (transfer full) */
 /* Metrics now (rank_index or WEFT_SOLVER_ALL_RANKS; step or
  * WEFT_SOLVER_ALL_STEPS). FALSE when the step has neither a GPU op nor a
  * ProfilerStep#N annotation on that rank (any rank, for the whole trace). */
@@ -340,29 +340,29 @@ gboolean    weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, in
 
 typedef enum
 {
-  WEFT_CP_COMPUTE = 0,  /* a compute op executing */
-  WEFT_CP_COMM,         /* a collective's transfer */
-  WEFT_CP_LAUNCH,       /* CPU: launch latency, CPU work between a sync and a launch */
-  WEFT_CP_WAIT,         /* waiting: stream gaps, cross-stream waits */
-  WEFT_CP_INFERRED,     /* the gap before an op whose start only an inferred edge explains */
-} WeftCpKind;
+  WEFT_PATH_COMPUTE = 0,  /* a compute op executing */
+  WEFT_PATH_COMM,         /* a collective's transfer */
+  WEFT_PATH_LAUNCH,       /* CPU: launch latency, CPU work between a sync and a launch */
+  WEFT_PATH_WAIT,         /* waiting: stream gaps, cross-stream waits */
+  WEFT_PATH_INFERRED,     /* the gap before an op whose start only an inferred edge explains */
+} WeftPathKind;
 
 typedef struct
 {
   guint      rank_index;
   guint32    event;       /* the GPU op (the segment belongs to its execution or precedes it) */
-  WeftCpKind kind;
+  WeftPathKind kind;
   WeftDepKind via;        /* the binding edge into this op */
   gint64     begin;       /* segment on the common timeline */
   gint64     end;
   guint      pred_rank_index; /* WEFT_DEP_INFERRED: the op taken as the cause (else WEFT_NONE) */
   guint32    pred_event;
-} WeftCpSegment;
+} WeftPathSegment;
 
 /* The critical path of a step (WEFT_SOLVER_ALL_STEPS: the whole schedule):
  * from the last finish back through binding predecessors across ranks,
  * returned in time order as contiguous segments. Free with g_array_unref. */
-GArray     *weft_solver_critical_path (WeftSolver *self, int step);
+GArray     *weft_solver_critical_path (WeftSolver *self, int step); /* (transfer full) */
 /* The inferred cause of an op's start (WEFT_DEP_INFERRED), where no
  * recorded edge explains it (it is released at its observed time): the op
  * of its rank that ended last before it started, if that was at most 50 us

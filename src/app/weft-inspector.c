@@ -379,7 +379,7 @@ parse_duration (const char *text, gint64 *ns)
 static void
 duration_activate_cb (GtkEntry *entry, WeftInspector *self)
 {
-  WeftOpRef op = { self->cur_rank, self->cur_event };
+  WeftEventRef op = { self->cur_rank, self->cur_event };
   g_autoptr (GError) error = NULL;
   gint64 ns;
 
@@ -391,14 +391,14 @@ duration_activate_cb (GtkEntry *entry, WeftInspector *self)
       return;
     }
   gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
-  if (!weft_edit_set_duration (self->session, op, ns, &error))
+  if (!weft_edit_session_set_duration (self->session, op, ns, &error))
     g_signal_emit (self, signals[SIGNAL_EDIT_ERROR], 0, "Could not set the duration", error->message);
 }
 
 static void
 stream_activate_cb (GtkEntry *entry, WeftInspector *self)
 {
-  WeftOpRef op = { self->cur_rank, self->cur_event };
+  WeftEventRef op = { self->cur_rank, self->cur_event };
   g_autoptr (GError) error = NULL;
   const char *text = gtk_editable_get_text (GTK_EDITABLE (entry));
   char *end = NULL;
@@ -412,18 +412,18 @@ stream_activate_cb (GtkEntry *entry, WeftInspector *self)
       return;
     }
   gtk_widget_remove_css_class (GTK_WIDGET (entry), "error");
-  if (!weft_edit_move_to_stream (self->session, op, stream, -1, TRUE, &error))
+  if (!weft_edit_session_move_to_stream (self->session, op, stream, -1, TRUE, &error))
     g_signal_emit (self, signals[SIGNAL_EDIT_ERROR], 0, "The op cannot move to that stream", error->message);
 }
 
 static void
 scale_clicked_cb (GtkButton *button, WeftInspector *self)
 {
-  WeftOpRef op = { self->cur_rank, self->cur_event };
+  WeftEventRef op = { self->cur_rank, self->cur_event };
   double factor = *(const double *) g_object_get_data (G_OBJECT (button), "factor");
   g_autoptr (GError) error = NULL;
 
-  if (self->session != NULL && !weft_edit_scale_duration (self->session, op, factor, &error))
+  if (self->session != NULL && !weft_edit_session_scale_duration (self->session, op, factor, &error))
     g_signal_emit (self, signals[SIGNAL_EDIT_ERROR], 0, "Could not scale the duration", error->message);
 }
 

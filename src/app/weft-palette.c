@@ -1,12 +1,12 @@
 /* weft-palette.c: kernels and collectives to drag onto the timeline.
  *
- * Built from the edit session (weft_edit_palette_kernels(): the trace's own
+ * Built from the edit session (weft_edit_session_palette_kernels(): the trace's own
  * kernels grouped by class with their median durations;
- * weft_edit_palette_collectives(): its collectives by type and process
+ * weft_edit_session_palette_collectives(): its collectives by type and process
  * group, timed by the cost model fitted from the trace). Each row is a
  * GtkDragSource with a string payload naming the item; the timeline view
- * is the drop target and inserts it (weft_edit_insert_kernel /
- * weft_edit_insert_collective). */
+ * is the drop target and inserts it (weft_edit_session_insert_kernel /
+ * weft_edit_session_insert_collective). */
 #include "config.h"
 
 #include <string.h>
@@ -179,8 +179,8 @@ weft_palette_set_session (WeftPalette *self, WeftEditSession *session)
   g_clear_pointer (&self->collectives, g_ptr_array_unref);
   if (session != NULL)
     {
-      self->kernels = weft_edit_palette_kernels (weft_edit_session_get_trace (session));
-      self->collectives = weft_edit_palette_collectives (session);
+      self->kernels = weft_edit_session_palette_kernels (weft_edit_session_get_trace (session));
+      self->collectives = weft_edit_session_palette_collectives (session);
       self->n_strategy = weft_strategy_palette_append (session, self->collectives);
     }
   else

@@ -13,7 +13,7 @@ G_BEGIN_DECLS
 #define WEFT_STRATEGY_PALETTE_PG_PREFIX "weft-"
 
 /* Appends the strategies' collectives (WeftPaletteCollective, allocated as
- * weft_edit_palette_collectives() does, pg_desc = a one-line label) to
+ * weft_edit_session_palette_collectives() does, pg_desc = a one-line label) to
  * collectives; returns how many. Group size: the trace's ranks, at most 8
  * (one node), at least 2. */
 guint    weft_strategy_palette_append   (WeftEditSession *session,

@@ -80,7 +80,7 @@ _weft_timeline_view_drag_edit_update (WeftTimelineView *self, double ox, double 
   if (self->drag_mode == DRAG_RESIZE)
     {
       gint64 dur = MAX ((gint64) 0, self->drag_orig_end - self->drag_orig_start + dt);
-      ok = weft_edit_set_duration (self->session, self->drag_op, dur, &error);
+      ok = weft_edit_session_set_duration (self->session, self->drag_op, dur, &error);
     }
   else
     {
@@ -101,7 +101,7 @@ _weft_timeline_view_drag_edit_update (WeftTimelineView *self, double ox, double 
       else
         {
           gint64 t0 = g_get_monotonic_time ();
-          ok = weft_edit_move_time (self->session, self->drag_op, self->drag_orig_start + dt, whole, &error);
+          ok = weft_edit_session_move_time (self->session, self->drag_op, self->drag_orig_start + dt, whole, &error);
           if (self->debug_timing)
             g_printerr ("move_time %.1f ms\n", (g_get_monotonic_time () - t0) / 1000.0);
           self->drag_time_moved = TRUE;
@@ -120,7 +120,7 @@ _weft_timeline_view_drag_edit_end (WeftTimelineView *self)
   GdkModifierType mods = gtk_event_controller_get_current_event_state (GTK_EVENT_CONTROLLER (self->drag_gesture));
   gboolean whole = (mods & GDK_SHIFT_MASK) == 0;
   g_autoptr (GError) error = NULL;
-  WeftOpRef op = self->drag_op;
+  WeftEventRef op = self->drag_op;
 
   if (self->drag_mode == DRAG_MOVE && self->drag_target_row >= 0)
     {
@@ -130,13 +130,13 @@ _weft_timeline_view_drag_edit_end (WeftTimelineView *self)
 
       if (row->rank_index == op.rank_index && row->lane != cur_lane)
         {
-          if (!weft_edit_move_to_lane (self->session, op, row->lane, at, whole, &error))
+          if (!weft_edit_session_move_to_lane (self->session, op, row->lane, at, whole, &error))
             edit_error (self, "The op cannot move to that stream", error);
         }
       else if (row->rank_index != op.rank_index)
         {
-          WeftOpRef moved = { WEFT_NONE, WEFT_NONE };
-          if (!weft_edit_move_to_rank (self->session, op, row->rank_index, row->lane, at, &moved, &error))
+          WeftEventRef moved = { WEFT_NONE, WEFT_NONE };
+          if (!weft_edit_session_move_to_rank (self->session, op, row->rank_index, row->lane, at, &moved, &error))
             edit_error (self, "The op cannot move to that rank", error);
           else if (moved.rank_index != WEFT_NONE)
             {
@@ -225,14 +225,14 @@ void
 _weft_timeline_view_action_delete (GtkWidget *widget, const char *name, GVariant *param)
 {
   WeftTimelineView *self = WEFT_TIMELINE_VIEW (widget);
-  WeftOpRef op = { self->view.sel_rank, self->view.sel_event };
+  WeftEventRef op = { self->view.sel_rank, self->view.sel_event };
   g_autoptr (GError) error = NULL;
 
   if (self->session == NULL || op.event == WEFT_NONE)
     return;
   if (strcmp (name, "timeline.delete") == 0)
     {
-      if (!weft_edit_delete (self->session, &op, 1, &error))
+      if (!weft_edit_session_delete (self->session, &op, 1, &error))
         edit_error (self, "Could not delete the op", error);
       else
         {
@@ -242,12 +242,12 @@ _weft_timeline_view_action_delete (GtkWidget *widget, const char *name, GVariant
     }
   else
     {
-      g_autoptr (GArray) created = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
-      if (!weft_edit_duplicate (self->session, &op, 1, created, &error))
+      g_autoptr (GArray) created = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
+      if (!weft_edit_session_duplicate (self->session, &op, 1, created, &error))
         edit_error (self, "Could not duplicate the op", error);
       else if (created->len > 0)
         {
-          WeftOpRef *n = &g_array_index (created, WeftOpRef, 0);
+          WeftEventRef *n = &g_array_index (created, WeftEventRef, 0);
           self->view.sel_rank = n->rank_index;
           self->view.sel_event = n->event;
         }

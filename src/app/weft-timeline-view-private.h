@@ -75,7 +75,7 @@ struct _WeftTimelineView
   WeftTimeSpan drag_span;          /* view span at drag start */
   double   drag_scroll;
   /* editing drag */
-  WeftOpRef drag_op;
+  WeftEventRef drag_op;
   gint64    drag_orig_start;
   gint64    drag_orig_end;
   gint64    drag_orig_offset;       /* view clock offset at the press, for the ghost */

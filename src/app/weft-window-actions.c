@@ -230,9 +230,9 @@ scale_response_cb (GtkDialog *dialog, int response, WeftWindow *self)
         {
           const ScaleTarget *t = &scale_targets[i];
           if (t->kclass != WEFT_KCLASS_NONE)
-            ok = weft_edit_scale_class (self->session, t->kclass, f, &n, &error);
+            ok = weft_edit_session_scale_class (self->session, t->kclass, f, &n, &error);
           else
-            ok = weft_edit_scale_collective (self->session, t->coll, f, &n, &error);
+            ok = weft_edit_session_scale_collective (self->session, t->coll, f, &n, &error);
           if (!ok)
             _weft_window_show_error (self, "Could not scale the durations", error->message);
           else if (n == 0)
@@ -329,14 +329,14 @@ palette_drop_cb (WeftTimelineView *view, const char *payload, guint rank_index, 
 {
   const WeftPaletteKernel *k = weft_palette_lookup_kernel (WEFT_PALETTE (self->palette), payload);
   const WeftPaletteCollective *c = weft_palette_lookup_collective (WEFT_PALETTE (self->palette), payload);
-  WeftOpRef op = { WEFT_NONE, WEFT_NONE };
+  WeftEventRef op = { WEFT_NONE, WEFT_NONE };
   g_autoptr (GError) error = NULL;
   gboolean ok = FALSE;
 
   if (self->session == NULL)
     return;
   if (k != NULL)
-    ok = weft_edit_insert_kernel (self->session, rank_index, lane, at, k, k->median_dur, &op, &error);
+    ok = weft_edit_session_insert_kernel (self->session, rank_index, lane, at, k, k->median_dur, &op, &error);
   else if (c != NULL)
     {
       WeftEditCollSpec spec = { 0 };
@@ -357,7 +357,7 @@ palette_drop_cb (WeftTimelineView *view, const char *payload, guint rank_index, 
       spec.pg_name = c->pg_name;
       spec.dtype = c->dtype;
       spec.transfer_ns = -1;
-      ok = weft_edit_insert_collective (self->session, &spec, &op, &error);
+      ok = weft_edit_session_insert_collective (self->session, &spec, &op, &error);
     }
   else
     return;

@@ -138,7 +138,7 @@ update_critical_path (WeftWindow *self)
           self->critical = g_new (WeftEventRef, cp->len);
           for (guint i = 0; i < cp->len; i++)
             {
-              const WeftCpSegment *s = &g_array_index (cp, WeftCpSegment, i);
+              const WeftPathSegment *s = &g_array_index (cp, WeftPathSegment, i);
               if (self->n_critical > 0 && self->critical[self->n_critical - 1].rank_index == s->rank_index &&
                   self->critical[self->n_critical - 1].event == s->event)
                 continue;

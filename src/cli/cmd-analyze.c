@@ -27,15 +27,15 @@ us (gint64 ns)
 }
 
 static const char *
-cp_kind_name (WeftCpKind k)
+cp_kind_name (WeftPathKind k)
 {
   switch (k)
     {
-    case WEFT_CP_COMPUTE: return "compute";
-    case WEFT_CP_COMM: return "communication";
-    case WEFT_CP_LAUNCH: return "launch/CPU";
-    case WEFT_CP_INFERRED: return "inferred";
-    case WEFT_CP_WAIT:
+    case WEFT_PATH_COMPUTE: return "compute";
+    case WEFT_PATH_COMM: return "communication";
+    case WEFT_PATH_LAUNCH: return "launch/CPU";
+    case WEFT_PATH_INFERRED: return "inferred";
+    case WEFT_PATH_WAIT:
     default: return "waiting";
     }
 }
@@ -105,7 +105,7 @@ inst_row_cmp (gconstpointer a, gconstpointer b)
 static gint
 seg_len_cmp (gconstpointer a, gconstpointer b)
 {
-  const WeftCpSegment *x = a, *y = b;
+  const WeftPathSegment *x = a, *y = b;
   gint64 dx = x->end - x->begin, dy = y->end - y->begin;
   return (dx < dy) - (dx > dy);
 }
@@ -220,11 +220,11 @@ weft_cmd_analyze (int argc, char **argv)
 
   /* critical path: longest ops */
   cp = weft_solver_critical_path (solver, step);
-  ops = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
+  ops = g_array_new (FALSE, FALSE, sizeof (WeftPathSegment));
   for (guint i = 0; i < cp->len; i++)
     {
-      const WeftCpSegment *s = &g_array_index (cp, WeftCpSegment, i);
-      if (s->kind == WEFT_CP_COMPUTE || s->kind == WEFT_CP_COMM)
+      const WeftPathSegment *s = &g_array_index (cp, WeftPathSegment, i);
+      if (s->kind == WEFT_PATH_COMPUTE || s->kind == WEFT_PATH_COMM)
         g_array_append_val (ops, *s);
     }
   g_array_sort (ops, seg_len_cmp);
@@ -307,7 +307,7 @@ weft_cmd_analyze (int argc, char **argv)
       json_object_object_add (cpo, "n_ops", json_object_new_int ((int) whole.cp_n_ops));
       for (guint i = 0; i < ops->len && i < (guint) top; i++)
         {
-          const WeftCpSegment *s = &g_array_index (ops, WeftCpSegment, i);
+          const WeftPathSegment *s = &g_array_index (ops, WeftPathSegment, i);
           json_object *o = json_object_new_object ();
           json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (trace, s->rank_index)->rank));
           json_object_object_add (o, "event", json_object_new_int64 (s->event));
@@ -325,7 +325,7 @@ weft_cmd_analyze (int argc, char **argv)
         json_object *inf = json_object_new_array ();
         for (guint i = 0; i < cp->len; i++)
           {
-            const WeftCpSegment *s = &g_array_index (cp, WeftCpSegment, i);
+            const WeftPathSegment *s = &g_array_index (cp, WeftPathSegment, i);
             json_object *o;
             if (s->via != WEFT_DEP_INFERRED)
               continue;
@@ -437,7 +437,7 @@ weft_cmd_analyze (int argc, char **argv)
         printf ("Longest ops on the critical path:\n");
       for (guint i = 0; i < ops->len && i < (guint) top; i++)
         {
-          const WeftCpSegment *s = &g_array_index (ops, WeftCpSegment, i);
+          const WeftPathSegment *s = &g_array_index (ops, WeftPathSegment, i);
           const char *name = event_name (trace, s->rank_index, s->event);
           printf ("  %10.1f us  rank %d  stream %" G_GINT64_FORMAT "  %-13s %.90s\n", us (s->end - s->begin),
                   weft_trace_rank (trace, s->rank_index)->rank, event_stream (trace, s->rank_index, s->event),

@@ -201,7 +201,7 @@ weft_cmd_render (int argc, char **argv)
       segments = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
       for (guint i = 0; segments != NULL && i < segments->len; i++)
         {
-          const WeftCpSegment *seg = &g_array_index (segments, WeftCpSegment, i);
+          const WeftPathSegment *seg = &g_array_index (segments, WeftPathSegment, i);
           WeftEventRef ref = { seg->rank_index, seg->event };
           const WeftEventRef *last = refs->len > 0 ? &g_array_index (refs, WeftEventRef, refs->len - 1) : NULL;
           if (last != NULL && last->rank_index == ref.rank_index && last->event == ref.event)

@@ -982,7 +982,7 @@ lane_op (Ctx *c, guint r, guint32 lane, guint pos)
 
 /* Puts op right after `after` (or right before `before`) on its lane. */
 static gboolean
-place_op (Ctx *c, WeftOpRef op, guint32 after, guint32 before, GError **error)
+place_op (Ctx *c, WeftEventRef op, guint32 after, guint32 before, GError **error)
 {
   guint pm = pos_of (c, op.rank_index, op.event);
   guint target;
@@ -1000,7 +1000,7 @@ place_op (Ctx *c, WeftOpRef op, guint32 after, guint32 before, GError **error)
         return TRUE;
       target = pm < pb ? pb - 1 : pb;
     }
-  return weft_edit_reorder (c->s, op, target, error);
+  return weft_edit_session_reorder (c->s, op, target, error);
 }
 
 /* Time that makes an insert land right after `after` / before `before` on its lane. */
@@ -1049,7 +1049,7 @@ ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, c
   g_autofree gint64 *times = g_new0 (gint64, c->d);
   g_autofree char *pg = g_strdup_printf ("weft_%s_%u", weft_apply_strategy_to_string (c->p->strategy), g);
   WeftEditCollSpec spec = { 0 };
-  WeftOpRef first;
+  WeftEventRef first;
   WeftRank *r0;
   WeftCollInstance *inst;
   gint64 seq;
@@ -1073,7 +1073,7 @@ ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, c
   spec.transfer_ns = c->p->cost_model != NULL
                        ? weft_cost_model_estimate (c->p->cost_model, type, spec.bytes, numbers, c->d, NULL)
                        : -1;
-  if (!weft_edit_insert_collective (c->s, &spec, &first, error))
+  if (!weft_edit_session_insert_collective (c->s, &spec, &first, error))
     return FALSE;
   r0 = weft_trace_rank (c->trace, first.rank_index);
   inst = &g_array_index (c->trace->instances, WeftCollInstance,
@@ -1086,7 +1086,7 @@ ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, c
       WeftRank *rank = weft_trace_rank (c->trace, mem->rank_index);
       WeftCollective *coll = &g_array_index (rank->collectives, WeftCollective, mem->coll);
       guint i = mem->rank_index - g * c->d;
-      WeftOpRef op = { mem->rank_index, coll->event };
+      WeftEventRef op = { mem->rank_index, coll->event };
       coll->seq = seq;
       coll->pg_desc = weft_strings_intern (rank->strings, pg_desc_of (c), -1);
       if (i >= c->d)
@@ -1103,11 +1103,11 @@ ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, c
       guint r = g * c->d + i;
       gint64 key = ((gint64) r << 32) | (stream & 0xffffffff), at;
       gpointer prev = g_hash_table_lookup (c->last_on, &key);
-      WeftOpRef op = { r, events_out[i] };
+      WeftEventRef op = { r, events_out[i] };
       at = weft_solver_start (c->solver, r, events_out[i]);
       if (prev != NULL)
         at = MAX (at, weft_solver_start (c->solver, r, GPOINTER_TO_UINT (prev) - 1) + 1);
-      if (!weft_edit_move_to_stream (c->s, op, stream, at, FALSE, error))
+      if (!weft_edit_session_move_to_stream (c->s, op, stream, at, FALSE, error))
         return FALSE;
       g_hash_table_insert (c->last_on, g_memdup2 (&key, sizeof key), GUINT_TO_POINTER (events_out[i] + 1));
     }
@@ -1122,7 +1122,7 @@ ins_wait (Ctx *c, guint r, guint32 coll_ev, guint32 before, const char *name, We
           GError **error)
 {
   WeftPaletteKernel k = { 0 };
-  WeftOpRef op;
+  WeftEventRef op;
   guint32 lane = weft_solver_op_lane (c->solver, r, coll_ev);
   guint32 cl = clane (c, r);
   gint64 at;
@@ -1133,7 +1133,7 @@ ins_wait (Ctx *c, guint r, guint32 coll_ev, guint32 before, const char *name, We
   k.median_dur = dur;
   k.example.rank_index = r;
   k.example.event = WEFT_NONE;
-  if (!weft_edit_insert_kernel (c->s, r, lane, weft_solver_start (c->solver, r, coll_ev) + 1, &k, dur, &op, error))
+  if (!weft_edit_session_insert_kernel (c->s, r, lane, weft_solver_start (c->solver, r, coll_ev) + 1, &k, dur, &op, error))
     return FALSE;
   if (!place_op (c, op, coll_ev, WEFT_NONE, error))
     return FALSE;
@@ -1144,7 +1144,7 @@ ins_wait (Ctx *c, guint r, guint32 coll_ev, guint32 before, const char *name, We
       guint n = weft_solver_lane_n_ops (c->solver, r, cl);
       at = n > 0 ? weft_solver_end (c->solver, r, lane_op (c, r, cl, n - 1)) + 1 : 0;
     }
-  if (!weft_edit_move_to_lane (c->s, op, cl, at, FALSE, error))
+  if (!weft_edit_session_move_to_lane (c->s, op, cl, at, FALSE, error))
     return FALSE;
   if (before != WEFT_NONE && !place_op (c, op, WEFT_NONE, before, error))
     return FALSE;
@@ -1519,7 +1519,7 @@ strip_collectives (WeftEditSession *s, WeftApplyReport *rep, GError **error)
 {
   WeftTrace *trace = weft_edit_session_get_trace (s);
   WeftSolver *solver = weft_edit_session_get_solver (s);
-  g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) ops = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   g_autoptr (GHashTable) seen = g_hash_table_new (g_direct_hash, g_direct_equal);
   for (guint r = 0; r < trace->ranks->len; r++)
     {
@@ -1527,7 +1527,7 @@ strip_collectives (WeftEditSession *s, WeftApplyReport *rep, GError **error)
       for (guint i = 0; i < rank->collectives->len; i++)
         {
           WeftCollective *coll = &g_array_index (rank->collectives, WeftCollective, i);
-          WeftOpRef op = { r, coll->event };
+          WeftEventRef op = { r, coll->event };
           if (!weft_solver_is_node (solver, r, coll->event))
             continue;
           if (coll->instance != WEFT_NONE)
@@ -1542,7 +1542,7 @@ strip_collectives (WeftEditSession *s, WeftApplyReport *rep, GError **error)
   rep->n_stripped = ops->len;
   if (ops->len == 0)
     return TRUE;
-  return weft_edit_delete (s, (const WeftOpRef *) (void *) ops->data, ops->len, error);
+  return weft_edit_session_delete (s, (const WeftEventRef *) (void *) ops->data, ops->len, error);
 }
 
 static gboolean

@@ -85,8 +85,8 @@ finish_steps (WeftEditSession *self, Action *a, gboolean ok)
 }
 
 gboolean
-weft_edit_insert_kernel (WeftEditSession *self, guint rank_index, guint32 lane, gint64 at_time,
-                         const WeftPaletteKernel *kernel, gint64 dur, WeftOpRef *new_op, GError **error)
+weft_edit_session_insert_kernel (WeftEditSession *self, guint rank_index, guint32 lane, gint64 at_time,
+                         const WeftPaletteKernel *kernel, gint64 dur, WeftEventRef *new_op, GError **error)
 {
   WeftSolverOpSpec spec = { 0 };
   Action *a;
@@ -104,7 +104,7 @@ weft_edit_insert_kernel (WeftEditSession *self, guint rank_index, guint32 lane, 
   spec.category = kernel->category;
   spec.kclass = kernel->kclass;
   spec.dur = dur >= 0 ? dur : kernel->median_dur;
-  if (!_weft_edit_check_dur (NULL, (WeftOpRef){ 0, 0 }, spec.dur, error)
+  if (!_weft_edit_check_dur (NULL, (WeftEventRef){ 0, 0 }, spec.dur, error)
       || !_weft_edit_check_time (MAX (at_time, 0), error))
     return FALSE;
   spec.like_event = kernel->example.rank_index == rank_index ? kernel->example.event : WEFT_NONE;
@@ -205,7 +205,7 @@ resolve_ranks (WeftEditSession *self, const int *ranks, guint n_ranks, GArray *o
 /* Inserts one collective on places as one INSERT action. */
 gboolean
 _weft_edit_insert_collective_places (WeftEditSession *self, const WeftSolverCollSpec *cs, const WeftSolverPlace *places,
-                          guint n, WeftOpRef *new_op, GError **error)
+                          guint n, WeftEventRef *new_op, GError **error)
 {
   json_object *log = NULL;
   Action *a;
@@ -230,7 +230,7 @@ _weft_edit_insert_collective_places (WeftEditSession *self, const WeftSolverColl
 }
 
 gboolean
-weft_edit_insert_collective (WeftEditSession *self, const WeftEditCollSpec *spec, WeftOpRef *new_op,
+weft_edit_session_insert_collective (WeftEditSession *self, const WeftEditCollSpec *spec, WeftEventRef *new_op,
                              GError **error)
 {
   g_autoptr (GArray) idx = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -294,7 +294,7 @@ rank_str_or_null (WeftRank *rank, guint32 id)
 }
 
 gboolean
-weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, GArray *new_ops, GError **error)
+weft_edit_session_duplicate (WeftEditSession *self, const WeftEventRef *ops, guint n_ops, GArray *new_ops, GError **error)
 {
   Action *a;
   g_autoptr (GHashTable) instances = g_hash_table_new (NULL, NULL);
@@ -308,7 +308,7 @@ weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, G
   weft_solver_begin_batch (self->solver);
   for (guint i = 0; i < n_ops && ok; i++)
     {
-      WeftOpRef op = ops[i];
+      WeftEventRef op = ops[i];
       guint32 inst = _weft_edit_op_instance (self, op);
       json_object *log = NULL;
       Item it = { 0 };
@@ -330,7 +330,7 @@ weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, G
           places = g_new0 (WeftSolverPlace, members->len);
           for (guint m = 0; m < members->len; m++)
             {
-              WeftOpRef r = g_array_index (members, WeftOpRef, m);
+              WeftEventRef r = g_array_index (members, WeftEventRef, m);
               places[m].rank_index = r.rank_index;
               places[m].lane = weft_solver_op_lane (self->solver, r.rank_index, r.event);
               /* at its own start: the copy goes right after it on its stream */
@@ -357,7 +357,7 @@ weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, G
             {
               json_object *pl = json_object_object_get (log, "places");
               json_object *p = json_object_array_get_idx (pl, me);
-              WeftOpRef nr = { places[me].rank_index,
+              WeftEventRef nr = { places[me].rank_index,
                                (guint32) json_object_get_int64 (json_object_object_get (p, "event")) };
               g_array_append_val (new_ops, nr);
             }
@@ -382,7 +382,7 @@ weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, G
           it.event = ev;
           if (new_ops)
             {
-              WeftOpRef nr = { op.rank_index, ev };
+              WeftEventRef nr = { op.rank_index, ev };
               g_array_append_val (new_ops, nr);
             }
         }
@@ -396,8 +396,8 @@ weft_edit_duplicate (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, G
 /* ---- move to another rank ----------------------------------------------------------------- */
 
 gboolean
-weft_edit_move_to_rank (WeftEditSession *self, WeftOpRef op, guint dst_rank_index, guint32 dst_lane,
-                        gint64 at_time, WeftOpRef *new_op, GError **error)
+weft_edit_session_move_to_rank (WeftEditSession *self, WeftEventRef op, guint dst_rank_index, guint32 dst_lane,
+                        gint64 at_time, WeftEventRef *new_op, GError **error)
 {
   WeftSolverOpSpec spec = { 0 };
   WeftEvent *e;
@@ -422,7 +422,7 @@ weft_edit_move_to_rank (WeftEditSession *self, WeftOpRef op, guint dst_rank_inde
       return FALSE;
     }
   if (dst_rank_index == op.rank_index)
-    return weft_edit_move_to_lane (self, op, dst_lane, at_time, FALSE, error);
+    return weft_edit_session_move_to_lane (self, op, dst_lane, at_time, FALSE, error);
 
   e = _weft_edit_op_event (self, op);
   name = g_strdup (_weft_edit_op_name (self, op));

@@ -12,7 +12,7 @@
 /* ---- helpers ----------------------------------------------------------------------- */
 
 gboolean
-_weft_edit_check_op (WeftEditSession *self, WeftOpRef op, GError **error)
+_weft_edit_check_op (WeftEditSession *self, WeftEventRef op, GError **error)
 {
   if (op.rank_index >= self->trace->ranks->len ||
       op.event >= weft_trace_rank (self->trace, op.rank_index)->events->len ||
@@ -25,18 +25,18 @@ _weft_edit_check_op (WeftEditSession *self, WeftOpRef op, GError **error)
   return TRUE;
 }
 
-/* Live members of an instance (WeftOpRef), in member order. */
+/* Live members of an instance (WeftEventRef), in member order. */
 GArray *
 _weft_edit_instance_members (WeftEditSession *self, guint32 instance)
 {
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   WeftCollInstance *inst = &g_array_index (self->trace->instances, WeftCollInstance, instance);
 
   for (guint m = 0; m < inst->members->len; m++)
     {
       WeftInstanceMember *mem = &g_array_index (inst->members, WeftInstanceMember, m);
       WeftRank *rank = weft_trace_rank (self->trace, mem->rank_index);
-      WeftOpRef ref;
+      WeftEventRef ref;
       if (mem->coll >= rank->collectives->len)
         continue;
       ref.rank_index = mem->rank_index;
@@ -48,14 +48,14 @@ _weft_edit_instance_members (WeftEditSession *self, guint32 instance)
 }
 
 static guint64
-ref_key (WeftOpRef op)
+ref_key (WeftEventRef op)
 {
   return ((guint64) op.rank_index << 32) | op.event;
 }
 
 /* Adds op (and, when expand, the other members of its instance) once. */
 void
-_weft_edit_add_ref (WeftEditSession *self, GArray *out, GHashTable *seen, WeftOpRef op, gboolean expand)
+_weft_edit_add_ref (WeftEditSession *self, GArray *out, GHashTable *seen, WeftEventRef op, gboolean expand)
 {
   guint32 inst = expand ? _weft_edit_op_instance (self, op) : WEFT_NONE;
 
@@ -63,7 +63,7 @@ _weft_edit_add_ref (WeftEditSession *self, GArray *out, GHashTable *seen, WeftOp
     {
       g_autoptr (GArray) members = _weft_edit_instance_members (self, inst);
       for (guint i = 0; i < members->len; i++)
-        _weft_edit_add_ref (self, out, seen, g_array_index (members, WeftOpRef, i), FALSE);
+        _weft_edit_add_ref (self, out, seen, g_array_index (members, WeftEventRef, i), FALSE);
       return;
     }
   {
@@ -111,7 +111,7 @@ _weft_edit_stream_lane (WeftEditSession *self, guint rank_index, int device, gin
 }
 
 WeftLane *
-_weft_edit_op_lane (WeftEditSession *self, WeftOpRef op)
+_weft_edit_op_lane (WeftEditSession *self, WeftEventRef op)
 {
   WeftRank *rank = weft_trace_rank (self->trace, op.rank_index);
   guint32 l = weft_solver_op_lane (self->solver, op.rank_index, op.event);
@@ -135,7 +135,7 @@ scale_ns (gint64 v, double factor)
 }
 
 gboolean
-_weft_edit_check_dur (WeftEditSession *self, WeftOpRef op, gint64 dur, GError **error)
+_weft_edit_check_dur (WeftEditSession *self, WeftEventRef op, gint64 dur, GError **error)
 {
   if (dur < 0 || dur > MAX_DUR_NS)
     {
@@ -165,7 +165,7 @@ _weft_edit_check_time (gint64 t, GError **error)
  * a gesture its start when the gesture first moved it (successive motions
  * pass the total offset; members that cannot follow at once do not drift). */
 static gint64
-base_start (WeftEditSession *self, WeftOpRef op)
+base_start (WeftEditSession *self, WeftEventRef op)
 {
   guint64 key = ref_key (op);
   gpointer v;
@@ -190,7 +190,7 @@ _weft_edit_move_refs_to (WeftEditSession *self, GArray *refs, const gint64 *star
 
   for (guint i = 0; i < refs->len; i++)
     {
-      WeftOpRef op = g_array_index (refs, WeftOpRef, i);
+      WeftEventRef op = g_array_index (refs, WeftEventRef, i);
       Item it = { 0 };
       it.rank_index = op.rank_index;
       it.event = op.event;
@@ -202,10 +202,10 @@ _weft_edit_move_refs_to (WeftEditSession *self, GArray *refs, const gint64 *star
 }
 
 gboolean
-weft_edit_move_time (WeftEditSession *self, WeftOpRef op, gint64 start, gboolean whole_instance,
+weft_edit_session_move_time (WeftEditSession *self, WeftEventRef op, gint64 start, gboolean whole_instance,
                      GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   g_autoptr (GHashTable) seen = _weft_edit_ref_set_new ();
   g_autofree gint64 *starts = NULL;
   gint64 delta;
@@ -219,7 +219,7 @@ weft_edit_move_time (WeftEditSession *self, WeftOpRef op, gint64 start, gboolean
   starts = g_new (gint64, refs->len);
   for (guint i = 0; i < refs->len; i++)
     {
-      WeftOpRef r = g_array_index (refs, WeftOpRef, i);
+      WeftEventRef r = g_array_index (refs, WeftEventRef, i);
       starts[i] = (r.rank_index == op.rank_index && r.event == op.event)
                     ? start
                     : MAX (0, base_start (self, r) + delta);
@@ -228,10 +228,10 @@ weft_edit_move_time (WeftEditSession *self, WeftOpRef op, gint64 start, gboolean
 }
 
 gboolean
-weft_edit_move_selection (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, gint64 delta,
+weft_edit_session_move_selection (WeftEditSession *self, const WeftEventRef *ops, guint n_ops, gint64 delta,
                           gboolean whole_instances, GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   g_autoptr (GHashTable) seen = _weft_edit_ref_set_new ();
   g_autofree gint64 *starts = NULL;
 
@@ -249,7 +249,7 @@ weft_edit_move_selection (WeftEditSession *self, const WeftOpRef *ops, guint n_o
   starts = g_new (gint64, MAX (refs->len, 1));
   for (guint i = 0; i < refs->len; i++)
     {
-      WeftOpRef r = g_array_index (refs, WeftOpRef, i);
+      WeftEventRef r = g_array_index (refs, WeftEventRef, i);
       starts[i] = MAX (0, base_start (self, r) + delta);
     }
   return _weft_edit_move_refs_to (self, refs, starts, error);
@@ -313,7 +313,7 @@ _weft_edit_move_refs_to_lanes (WeftEditSession *self, GArray *refs, const guint3
 
   for (guint i = 0; i < refs->len; i++)
     {
-      WeftOpRef op = g_array_index (refs, WeftOpRef, i);
+      WeftEventRef op = g_array_index (refs, WeftEventRef, i);
       Item it = { 0 };
       SimLane *from, *to;
       guint pos;
@@ -369,10 +369,10 @@ _weft_edit_move_refs_to_lanes (WeftEditSession *self, GArray *refs, const guint3
 }
 
 static gboolean
-move_to_lanes_common (WeftEditSession *self, WeftOpRef op, guint32 lane, gint64 stream, gint64 at_time,
+move_to_lanes_common (WeftEditSession *self, WeftEventRef op, guint32 lane, gint64 stream, gint64 at_time,
                       gboolean whole_instance, GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   g_autoptr (GHashTable) seen = _weft_edit_ref_set_new ();
   g_autofree guint32 *lanes = NULL;
   g_autofree gint64 *times = NULL;
@@ -402,7 +402,7 @@ move_to_lanes_common (WeftEditSession *self, WeftOpRef op, guint32 lane, gint64 
   times = g_new (gint64, refs->len);
   for (guint i = 0; i < refs->len; i++)
     {
-      WeftOpRef r = g_array_index (refs, WeftOpRef, i);
+      WeftEventRef r = g_array_index (refs, WeftEventRef, i);
       if (r.rank_index == op.rank_index && r.event == op.event && lane != WEFT_NONE)
         lanes[i] = lane;
       else
@@ -416,23 +416,23 @@ move_to_lanes_common (WeftEditSession *self, WeftOpRef op, guint32 lane, gint64 
 }
 
 gboolean
-weft_edit_move_to_lane (WeftEditSession *self, WeftOpRef op, guint32 lane, gint64 at_time,
+weft_edit_session_move_to_lane (WeftEditSession *self, WeftEventRef op, guint32 lane, gint64 at_time,
                         gboolean whole_instance, GError **error)
 {
   return move_to_lanes_common (self, op, lane, 0, at_time, whole_instance, error);
 }
 
 gboolean
-weft_edit_move_to_stream (WeftEditSession *self, WeftOpRef op, gint64 stream, gint64 at_time,
+weft_edit_session_move_to_stream (WeftEditSession *self, WeftEventRef op, gint64 stream, gint64 at_time,
                           gboolean whole_instance, GError **error)
 {
   return move_to_lanes_common (self, op, WEFT_NONE, stream, at_time, whole_instance, error);
 }
 
 gboolean
-weft_edit_reorder (WeftEditSession *self, WeftOpRef op, guint position, GError **error)
+weft_edit_session_reorder (WeftEditSession *self, WeftEventRef op, guint position, GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   guint32 lane;
 
   if (!_weft_edit_check_op (self, op, error))
@@ -451,7 +451,7 @@ weft_edit_reorder (WeftEditSession *self, WeftOpRef op, guint position, GError *
 /* ---- durations ----------------------------------------------------------------------------- */
 
 static void
-add_duration_item (WeftEditSession *self, Action *a, WeftOpRef op, gint64 dur)
+add_duration_item (WeftEditSession *self, Action *a, WeftEventRef op, gint64 dur)
 {
   Item it = { 0 };
   it.rank_index = op.rank_index;
@@ -463,7 +463,7 @@ add_duration_item (WeftEditSession *self, Action *a, WeftOpRef op, gint64 dur)
 }
 
 gboolean
-weft_edit_set_duration (WeftEditSession *self, WeftOpRef op, gint64 dur, GError **error)
+weft_edit_session_set_duration (WeftEditSession *self, WeftEventRef op, gint64 dur, GError **error)
 {
   Action *a;
 
@@ -489,9 +489,9 @@ _weft_edit_check_factor (double factor, GError **error)
 }
 
 gboolean
-weft_edit_scale_duration (WeftEditSession *self, WeftOpRef op, double factor, GError **error)
+weft_edit_session_scale_duration (WeftEditSession *self, WeftEventRef op, double factor, GError **error)
 {
-  return weft_edit_scale_ops (self, &op, 1, factor, error);
+  return weft_edit_session_scale_ops (self, &op, 1, factor, error);
 }
 
 /* One DURATION action over refs: each duration x factor, or = dur when
@@ -500,7 +500,7 @@ weft_edit_scale_duration (WeftEditSession *self, WeftOpRef op, double factor, GE
  * op (a whole-class scale replays from its own description). n_items: the
  * durations changed. */
 gboolean
-_weft_edit_retime_refs (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double factor, gint64 dur,
+_weft_edit_retime_refs (WeftEditSession *self, const WeftEventRef *ops, guint n_ops, double factor, gint64 dur,
              json_object *log, guint *n_items, GError **error)
 {
   Action *a;
@@ -545,7 +545,7 @@ fail:
 }
 
 gboolean
-weft_edit_scale_ops (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double factor, GError **error)
+weft_edit_session_scale_ops (WeftEditSession *self, const WeftEventRef *ops, guint n_ops, double factor, GError **error)
 {
   return _weft_edit_retime_refs (self, ops, n_ops, factor, -1, NULL, NULL, error);
 }
@@ -561,10 +561,10 @@ scale_log (const char *key, const char *value, double factor)
 }
 
 gboolean
-weft_edit_scale_collective (WeftEditSession *self, WeftCollType type, double factor, guint *n_changed,
+weft_edit_session_scale_collective (WeftEditSession *self, WeftCollType type, double factor, guint *n_changed,
                             GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
 
   for (guint r = 0; r < self->trace->ranks->len; r++)
     {
@@ -572,7 +572,7 @@ weft_edit_scale_collective (WeftEditSession *self, WeftCollType type, double fac
       for (guint c = 0; c < rank->collectives->len; c++)
         {
           WeftCollective *coll = &g_array_index (rank->collectives, WeftCollective, c);
-          WeftOpRef ref = { r, coll->event };
+          WeftEventRef ref = { r, coll->event };
           if (type != WEFT_COLL_NONE && coll->type != type)
             continue;
           if (!weft_solver_is_node (self->solver, r, coll->event))
@@ -581,19 +581,19 @@ weft_edit_scale_collective (WeftEditSession *self, WeftCollType type, double fac
         }
     }
   return _weft_edit_retime_refs (
-      self, (const WeftOpRef *)(void *)refs->data, refs->len, factor, -1,
+      self, (const WeftEventRef *)(void *)refs->data, refs->len, factor, -1,
       scale_log ("collective", type == WEFT_COLL_NONE ? "any" : weft_coll_type_to_string (type), factor), n_changed,
       error);
 }
 
 gboolean
-weft_edit_scale_class (WeftEditSession *self, WeftKernelClass kclass, double factor, guint *n_changed,
+weft_edit_session_scale_class (WeftEditSession *self, WeftKernelClass kclass, double factor, guint *n_changed,
                        GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
 
   if (kclass == WEFT_KCLASS_COMM)
-    return weft_edit_scale_collective (self, WEFT_COLL_NONE, factor, n_changed, error);
+    return weft_edit_session_scale_collective (self, WEFT_COLL_NONE, factor, n_changed, error);
   if (kclass == WEFT_KCLASS_NONE || kclass >= WEFT_KCLASS_N_CLASSES)
     {
       if (n_changed)
@@ -607,7 +607,7 @@ weft_edit_scale_class (WeftEditSession *self, WeftKernelClass kclass, double fac
       for (guint32 e = 0; e < rank->events->len; e++)
         {
           WeftEvent *ev = weft_rank_event (rank, e);
-          WeftOpRef ref = { r, e };
+          WeftEventRef ref = { r, e };
           if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || ev->kclass != kclass ||
               ev->coll != WEFT_NONE)
             continue;
@@ -616,14 +616,14 @@ weft_edit_scale_class (WeftEditSession *self, WeftKernelClass kclass, double fac
           g_array_append_val (refs, ref);
         }
     }
-  return _weft_edit_retime_refs (self, (const WeftOpRef *) (void *) refs->data, refs->len, factor, -1,
+  return _weft_edit_retime_refs (self, (const WeftEventRef *) (void *) refs->data, refs->len, factor, -1,
                       scale_log ("class", weft_kernel_class_to_string (kclass), factor), n_changed, error);
 }
 
 /* ---- delete ------------------------------------------------------------------------------- */
 
 gboolean
-weft_edit_delete (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, GError **error)
+weft_edit_session_delete (WeftEditSession *self, const WeftEventRef *ops, guint n_ops, GError **error)
 {
   Action *a;
   gboolean ok = TRUE;

@@ -108,13 +108,13 @@ gboolean _weft_edit_run_and_commit (WeftEditSession *self, Action *a, GError **e
 /* ---- op helpers (edit-ops.c) ------------------------------------------------------- */
 
 static inline WeftEvent *
-_weft_edit_op_event (WeftEditSession *self, WeftOpRef op)
+_weft_edit_op_event (WeftEditSession *self, WeftEventRef op)
 {
   return weft_rank_event (weft_trace_rank (self->trace, op.rank_index), op.event);
 }
 
 static inline const char *
-_weft_edit_op_name (WeftEditSession *self, WeftOpRef op)
+_weft_edit_op_name (WeftEditSession *self, WeftEventRef op)
 {
   WeftRank *rank = weft_trace_rank (self->trace, op.rank_index);
   return weft_rank_string (rank, weft_rank_event (rank, op.event)->name);
@@ -128,7 +128,7 @@ _weft_edit_rank_number (WeftEditSession *self, guint rank_index)
 
 /* The collective of an op, or NULL. */
 static inline WeftCollective *
-_weft_edit_op_collective (WeftEditSession *self, WeftOpRef op)
+_weft_edit_op_collective (WeftEditSession *self, WeftEventRef op)
 {
   WeftRank *rank = weft_trace_rank (self->trace, op.rank_index);
   WeftEvent *ev = weft_rank_event (rank, op.event);
@@ -138,7 +138,7 @@ _weft_edit_op_collective (WeftEditSession *self, WeftOpRef op)
 }
 
 static inline guint32
-_weft_edit_op_instance (WeftEditSession *self, WeftOpRef op)
+_weft_edit_op_instance (WeftEditSession *self, WeftEventRef op)
 {
   WeftCollective *c = _weft_edit_op_collective (self, op);
   return c != NULL && c->instance < self->trace->instances->len ? c->instance : WEFT_NONE;
@@ -150,20 +150,20 @@ _weft_edit_json_int (gint64 v)
   return json_object_new_int64 (v);
 }
 
-gboolean    _weft_edit_check_op          (WeftEditSession *self, WeftOpRef op, GError **error);
-/* Live members of an instance (WeftOpRef), in member order. */
+gboolean    _weft_edit_check_op          (WeftEditSession *self, WeftEventRef op, GError **error);
+/* Live members of an instance (WeftEventRef), in member order. */
 GArray     *_weft_edit_instance_members  (WeftEditSession *self, guint32 instance);
 /* A set of ops for _weft_edit_add_ref. */
 GHashTable *_weft_edit_ref_set_new       (void);
 /* Adds op (and, when expand, the other members of its instance) once. */
-void        _weft_edit_add_ref           (WeftEditSession *self, GArray *out, GHashTable *seen, WeftOpRef op,
+void        _weft_edit_add_ref           (WeftEditSession *self, GArray *out, GHashTable *seen, WeftEventRef op,
                                           gboolean expand);
 /* The GPU lane of a rank with stream id `stream` on `device` (-1: the
  * rank's first GPU device), created when missing. */
 guint32     _weft_edit_stream_lane       (WeftEditSession *self, guint rank_index, int device, gint64 stream);
-WeftLane   *_weft_edit_op_lane           (WeftEditSession *self, WeftOpRef op);
+WeftLane   *_weft_edit_op_lane           (WeftEditSession *self, WeftEventRef op);
 /* self NULL: a new op (for the message). */
-gboolean    _weft_edit_check_dur         (WeftEditSession *self, WeftOpRef op, gint64 dur, GError **error);
+gboolean    _weft_edit_check_dur         (WeftEditSession *self, WeftEventRef op, gint64 dur, GError **error);
 gboolean    _weft_edit_check_time        (gint64 t, GError **error);
 gboolean    _weft_edit_check_factor      (double factor, GError **error);
 
@@ -177,11 +177,11 @@ gboolean _weft_edit_move_refs_to_lanes (WeftEditSession *self, GArray *refs, con
                                         const gint64 *times, const guint *positions, GError **error);
 /* One DURATION action over ops: each duration x factor, or = dur when
  * dur >= 0. log (taken, nullable): the action's log entry. */
-gboolean _weft_edit_retime_refs        (WeftEditSession *self, const WeftOpRef *ops, guint n_ops, double factor,
+gboolean _weft_edit_retime_refs        (WeftEditSession *self, const WeftEventRef *ops, guint n_ops, double factor,
                                         gint64 dur, json_object *log, guint *n_items, GError **error);
 /* Inserts one collective on places as one INSERT action. */
 gboolean _weft_edit_insert_collective_places (WeftEditSession *self, const WeftSolverCollSpec *cs,
-                                              const WeftSolverPlace *places, guint n, WeftOpRef *new_op,
+                                              const WeftSolverPlace *places, guint n, WeftEventRef *new_op,
                                               GError **error);
 
 /* ---- the edit log and scripts (edit-script.c) ---------------------------------------- */

@@ -266,7 +266,7 @@ _weft_edit_match_parse (json_object *obj, Match *m, GError **error)
 
 typedef struct
 {
-  WeftOpRef ref;
+  WeftEventRef ref;
   gint64    start;
 } Hit;
 
@@ -286,7 +286,7 @@ GArray *
 _weft_edit_match_run (WeftEditSession *self, const Match *m)
 {
   GArray *hits = g_array_new (FALSE, FALSE, sizeof (Hit));
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
 
   for (guint r = 0; r < self->trace->ranks->len; r++)
     {
@@ -344,7 +344,7 @@ _weft_edit_match_run (WeftEditSession *self, const Match *m)
  * "name" checked when given). */
 gboolean
 _weft_edit_explicit_ref (WeftEditSession *self, json_object *op, const char *rank_key, const char *event_key,
-                         WeftOpRef *out, GError **error)
+                         WeftEventRef *out, GError **error)
 {
   gint64 rank, event;
   int idx;
@@ -393,12 +393,12 @@ _weft_edit_resolve_targets (WeftEditSession *self, json_object *op, GError **err
 
   if (json_object_object_get_ex (op, "event", NULL))
     {
-      WeftOpRef ref;
+      WeftEventRef ref;
       if (!_weft_edit_explicit_ref (self, op, "rank", "event", &ref, error))
         return NULL;
       if (!_weft_edit_check_op (self, ref, error))
         return NULL;
-      out = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+      out = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
       g_array_append_val (out, ref);
       return out;
     }
@@ -447,7 +447,7 @@ _weft_edit_resolve_targets (WeftEditSession *self, json_object *op, GError **err
 
 /* _weft_edit_resolve_targets for an op that acts on exactly one op. */
 gboolean
-_weft_edit_resolve_one_target (WeftEditSession *self, json_object *op, WeftOpRef *ref, GError **error)
+_weft_edit_resolve_one_target (WeftEditSession *self, json_object *op, WeftEventRef *ref, GError **error)
 {
   g_autoptr (GArray) refs = _weft_edit_resolve_targets (self, op, error);
 
@@ -458,7 +458,7 @@ _weft_edit_resolve_one_target (WeftEditSession *self, json_object *op, WeftOpRef
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs exactly one op (the match selects %u)", refs->len);
       return FALSE;
     }
-  *ref = g_array_index (refs, WeftOpRef, 0);
+  *ref = g_array_index (refs, WeftEventRef, 0);
   return TRUE;
 }
 
@@ -570,7 +570,7 @@ _weft_edit_script_at (WeftEditSession *self, json_object *op, guint rank_index, 
           return FALSE;
         }
       {
-        WeftOpRef h = g_array_index (hits, WeftOpRef, 0);
+        WeftEventRef h = g_array_index (hits, WeftEventRef, 0);
         if (h.rank_index == rank_index && weft_solver_op_lane (self->solver, h.rank_index, h.event) == lane)
           *at = weft_solver_start (self->solver, h.rank_index, h.event);
         else

@@ -64,11 +64,11 @@ GArray  *_weft_edit_match_run   (WeftEditSession *self, const Match *m);
 /* The explicit op of an entry ("rank" number + "event" index, with the
  * "name" checked when given). */
 gboolean _weft_edit_explicit_ref (WeftEditSession *self, json_object *op, const char *rank_key,
-                                  const char *event_key, WeftOpRef *out, GError **error);
+                                  const char *event_key, WeftEventRef *out, GError **error);
 /* The ops an entry targets: explicit, or "match", or the shorthand keys
  * "collective" / "class" at the top level. Never empty on success. */
 GArray  *_weft_edit_resolve_targets (WeftEditSession *self, json_object *op, GError **error);
 /* _weft_edit_resolve_targets for an op that acts on exactly one op. */
-gboolean _weft_edit_resolve_one_target (WeftEditSession *self, json_object *op, WeftOpRef *ref, GError **error);
+gboolean _weft_edit_resolve_one_target (WeftEditSession *self, json_object *op, WeftEventRef *ref, GError **error);
 
 G_END_DECLS

@@ -14,7 +14,7 @@
 static void
 item_log (WeftEditSession *self, WeftEditTag tag, const Item *it, json_object *out)
 {
-  WeftOpRef ref = { it->rank_index, it->event };
+  WeftEventRef ref = { it->rank_index, it->event };
   json_object *o = json_object_new_object ();
 
   switch (tag)
@@ -170,7 +170,7 @@ script_scale (WeftEditSession *self, json_object *op, GError **error)
               g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown collective \"%s\"", s);
               return FALSE;
             }
-          return weft_edit_scale_collective (self, t, factor, NULL, error);
+          return weft_edit_session_scale_collective (self, t, factor, NULL, error);
         }
       if (has_class && !has_coll && (s = _weft_edit_json_get_str (op, "class")) != NULL)
         {
@@ -180,13 +180,13 @@ script_scale (WeftEditSession *self, json_object *op, GError **error)
               g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown class \"%s\"", s);
               return FALSE;
             }
-          return weft_edit_scale_class (self, k, factor, NULL, error);
+          return weft_edit_session_scale_class (self, k, factor, NULL, error);
         }
     }
   refs = _weft_edit_resolve_targets (self, op, error);
   if (refs == NULL)
     return FALSE;
-  return _weft_edit_retime_refs (self, (WeftOpRef *) (void *) refs->data, refs->len, factor, -1, NULL, NULL, error);
+  return _weft_edit_retime_refs (self, (WeftEventRef *) (void *) refs->data, refs->len, factor, -1, NULL, NULL, error);
 }
 
 static gboolean
@@ -206,7 +206,7 @@ script_set_duration (WeftEditSession *self, json_object *op, GError **error)
   refs = _weft_edit_resolve_targets (self, op, error);
   if (refs == NULL)
     return FALSE;
-  return _weft_edit_retime_refs (self, (WeftOpRef *) (void *) refs->data, refs->len, 1.0, dur, NULL, NULL, error);
+  return _weft_edit_retime_refs (self, (WeftEventRef *) (void *) refs->data, refs->len, 1.0, dur, NULL, NULL, error);
 }
 
 gboolean
@@ -233,7 +233,7 @@ script_shift (WeftEditSession *self, json_object *op, GError **error)
   refs = _weft_edit_resolve_targets (self, op, error);
   if (refs == NULL)
     return FALSE;
-  return weft_edit_move_selection (self, (WeftOpRef *) (void *) refs->data, refs->len, delta, !_weft_edit_one_rank (op),
+  return weft_edit_session_move_selection (self, (WeftEventRef *) (void *) refs->data, refs->len, delta, !_weft_edit_one_rank (op),
                                    error);
 }
 
@@ -260,15 +260,15 @@ script_move_time (WeftEditSession *self, json_object *op, GError **error)
                    "move_time needs exactly one op (the match selects %u; use \"nth\" or \"shift\")", refs->len);
       return FALSE;
     }
-  return weft_edit_move_time (self, g_array_index (refs, WeftOpRef, 0), start, !_weft_edit_one_rank (op), error);
+  return weft_edit_session_move_time (self, g_array_index (refs, WeftEventRef, 0), start, !_weft_edit_one_rank (op), error);
 }
 
 /* A log entry: set (or clear, start_ns < 0) one op's minimum start. */
 static gboolean
 script_set_min_start (WeftEditSession *self, json_object *op, GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
-  WeftOpRef ref;
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
+  WeftEventRef ref;
   gint64 start;
 
   if (!_weft_edit_explicit_ref (self, op, "rank", "event", &ref, error) || !_weft_edit_check_op (self, ref, error))
@@ -290,7 +290,7 @@ static gboolean
 script_move_stream (WeftEditSession *self, json_object *op, GError **error)
 {
   g_autoptr (GArray) targets = NULL;
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   g_autoptr (GHashTable) seen = _weft_edit_ref_set_new ();
   g_autofree guint32 *lanes = NULL;
   g_autofree gint64 *times = NULL;
@@ -310,12 +310,12 @@ script_move_stream (WeftEditSession *self, json_object *op, GError **error)
    * a match already lists the members it wants */
   whole = json_object_object_get_ex (op, "event", NULL) && !_weft_edit_one_rank (op);
   for (guint i = 0; i < targets->len; i++)
-    _weft_edit_add_ref (self, refs, seen, g_array_index (targets, WeftOpRef, i), whole);
+    _weft_edit_add_ref (self, refs, seen, g_array_index (targets, WeftEventRef, i), whole);
   lanes = g_new (guint32, refs->len);
   times = g_new (gint64, refs->len);
   for (guint i = 0; i < refs->len; i++)
     {
-      WeftOpRef r = g_array_index (refs, WeftOpRef, i);
+      WeftEventRef r = g_array_index (refs, WeftEventRef, i);
       WeftLane *cur = _weft_edit_op_lane (self, r);
       lanes[i] = _weft_edit_stream_lane (self, r.rank_index,
                                          device >= 0 ? (int)MIN (device, G_MAXINT) : (cur ? cur->device : -1), stream);
@@ -330,7 +330,7 @@ script_move_stream (WeftEditSession *self, json_object *op, GError **error)
 static gboolean
 script_move_many (WeftEditSession *self, json_object *moves, GError **error)
 {
-  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   g_autofree guint32 *lanes = NULL;
   g_autofree guint *positions = NULL;
   size_t n;
@@ -345,7 +345,7 @@ script_move_many (WeftEditSession *self, json_object *moves, GError **error)
   for (size_t i = 0; i < n; i++)
     {
       json_object *m = json_object_array_get_idx (moves, i);
-      WeftOpRef ref;
+      WeftEventRef ref;
       gint64 position, stream, device = -1;
       if (!json_object_is_type (m, json_type_object))
         {
@@ -385,7 +385,7 @@ script_move_to_position (WeftEditSession *self, json_object *op, gboolean reorde
   gint64 position, stream, device = -1;
   guint32 lane;
   guint n;
-  WeftOpRef ref;
+  WeftEventRef ref;
   guint pos;
 
   if (!_weft_edit_resolve_one_target (self, op, &ref, error))
@@ -413,7 +413,7 @@ script_move_to_position (WeftEditSession *self, json_object *op, gboolean reorde
       return FALSE;
     }
   pos = (guint) position;
-  refs = g_array_new (FALSE, FALSE, sizeof (WeftOpRef));
+  refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
   g_array_append_val (refs, ref);
   return _weft_edit_move_refs_to_lanes (self, refs, &lane, NULL, &pos, error);
 }
@@ -424,7 +424,7 @@ script_delete (WeftEditSession *self, json_object *op, GError **error)
   g_autoptr (GArray) refs = _weft_edit_resolve_targets (self, op, error);
   if (refs == NULL)
     return FALSE;
-  return weft_edit_delete (self, (WeftOpRef *) (void *) refs->data, refs->len, error);
+  return weft_edit_session_delete (self, (WeftEventRef *) (void *) refs->data, refs->len, error);
 }
 
 static gboolean
@@ -433,7 +433,7 @@ script_duplicate (WeftEditSession *self, json_object *op, GError **error)
   g_autoptr (GArray) refs = _weft_edit_resolve_targets (self, op, error);
   if (refs == NULL)
     return FALSE;
-  return weft_edit_duplicate (self, (WeftOpRef *) (void *) refs->data, refs->len, NULL, error);
+  return weft_edit_session_duplicate (self, (WeftEventRef *) (void *) refs->data, refs->len, NULL, error);
 }
 
 static gboolean
@@ -471,7 +471,7 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
       /* a kernel of the profile: the first op matching "like" */
       Match m;
       g_autoptr (GArray) hits = NULL;
-      WeftOpRef src;
+      WeftEventRef src;
       WeftEvent *e;
       if (!_weft_edit_match_parse (like, &m, error))
         {
@@ -485,7 +485,7 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"like\" selects no op");
           return FALSE;
         }
-      src = g_array_index (hits, WeftOpRef, 0);
+      src = g_array_index (hits, WeftEventRef, 0);
       if (_weft_edit_op_collective (self, src) != NULL)
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
@@ -548,7 +548,7 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
   k.name = name;
   if (!_weft_edit_check_expected_event (self, op, "event", rank_index, error))
     return FALSE;
-  return weft_edit_insert_kernel (self, rank_index, lane, at, &k, has_dur ? dur : k.median_dur, NULL, error);
+  return weft_edit_session_insert_kernel (self, rank_index, lane, at, &k, has_dur ? dur : k.median_dur, NULL, error);
 }
 
 /* insert_collective in the log's exact form: one place per rank. */
@@ -671,7 +671,7 @@ insert_collective_on_ranks (WeftEditSession *self, json_object *op, WeftCollType
   spec.pg_name = _weft_edit_json_get_str (op, "pg_name");
   spec.dtype = _weft_edit_json_get_str (op, "dtype");
   spec.transfer_ns = transfer;
-  return weft_edit_insert_collective (self, &spec, NULL, error);
+  return weft_edit_session_insert_collective (self, &spec, NULL, error);
 }
 
 static gboolean
@@ -708,7 +708,7 @@ script_insert_collective (WeftEditSession *self, json_object *op, GError **error
 static gboolean
 script_move_to_rank (WeftEditSession *self, json_object *op, GError **error)
 {
-  WeftOpRef ref;
+  WeftEventRef ref;
   guint dst;
   gint64 stream, device = -1, at = -1;
   gboolean has_at;
@@ -725,7 +725,7 @@ script_move_to_rank (WeftEditSession *self, json_object *op, GError **error)
     return FALSE;
   if (dst != ref.rank_index && !_weft_edit_check_expected_event (self, op, "new_event", dst, error))
     return FALSE;
-  return weft_edit_move_to_rank (
+  return weft_edit_session_move_to_rank (
       self, ref, dst, _weft_edit_stream_lane (self, dst, device >= 0 ? (int)MIN (device, G_MAXINT) : -1, stream),
       has_at ? at : -1, NULL, error);
 }

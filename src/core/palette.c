@@ -1,7 +1,7 @@
 /* palette.c: the palette, a query over a trace: its kernels grouped by name
  * and its collectives by (type, process group), each with its measured
  * statistics (weft-edit.h, docs/editing.md "Palette"). The session's
- * palette (weft_edit_palette_collectives) times the collectives with the
+ * palette (weft_edit_session_palette_collectives) times the collectives with the
  * session's cost model. Reads only the model: no solver, no session state. */
 #include "config.h"
 
@@ -54,7 +54,7 @@ median_of (GArray *v)
 }
 
 GPtrArray *
-weft_edit_palette_kernels (WeftTrace *trace)
+weft_edit_session_palette_kernels (WeftTrace *trace)
 {
   g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
   GPtrArray *out = g_ptr_array_new_with_free_func (palette_kernel_free);
@@ -276,7 +276,7 @@ weft_trace_palette_collectives (WeftTrace *trace, WeftCostModel *cost_model)
 }
 
 GPtrArray *
-weft_edit_palette_collectives (WeftEditSession *self)
+weft_edit_session_palette_collectives (WeftEditSession *self)
 {
   GPtrArray *out = weft_trace_palette_collectives (weft_edit_session_get_trace (self), NULL);
 

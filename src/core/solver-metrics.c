@@ -53,9 +53,9 @@ op_in (WeftSolver *self, const Node *n, guint rank, int step)
 /* ---- critical path ----------------------------------------------------------- */
 
 static void
-seg_add (GArray *segs, const Node *n, WeftCpKind kind, WeftDepKind via, gint64 begin, gint64 end)
+seg_add (GArray *segs, const Node *n, WeftPathKind kind, WeftDepKind via, gint64 begin, gint64 end)
 {
-  WeftCpSegment s;
+  WeftPathSegment s;
   s.rank_index = n->rank;
   s.event = n->event;
   s.kind = kind;
@@ -69,11 +69,11 @@ seg_add (GArray *segs, const Node *n, WeftCpKind kind, WeftDepKind via, gint64 b
 
 /* seg_add for the gap before an op that an inferred edge from x explains */
 static void
-seg_add_inferred (WeftSolver *self, GArray *segs, const Node *n, WeftCpKind kind, guint32 x, gint64 begin, gint64 end)
+seg_add_inferred (WeftSolver *self, GArray *segs, const Node *n, WeftPathKind kind, guint32 x, gint64 begin, gint64 end)
 {
-  WeftCpSegment *s;
+  WeftPathSegment *s;
   seg_add (segs, n, kind, WEFT_DEP_INFERRED, begin, end);
-  s = &g_array_index (segs, WeftCpSegment, segs->len - 1);
+  s = &g_array_index (segs, WeftPathSegment, segs->len - 1);
   if (x != WEFT_NONE)
     {
       s->pred_rank_index = self->nodes[x].rank;
@@ -260,7 +260,7 @@ static GArray *
 critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, guint32 hint_last, gint64 hint_begin,
                         gint64 hint_end)
 {
-  GArray *segs = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
+  GArray *segs = g_array_new (FALSE, FALSE, sizeof (WeftPathSegment));
   guint32 last = hint_last;
   guint32 cur;
   guint guard = 0;
@@ -302,7 +302,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
         return segs;
       last = a;
       if (self->nodes[last].end < window_end)
-        seg_add (segs, &self->nodes[last], WEFT_CP_LAUNCH, WEFT_DEP_NONE, self->nodes[last].end, window_end);
+        seg_add (segs, &self->nodes[last], WEFT_PATH_LAUNCH, WEFT_DEP_NONE, self->nodes[last].end, window_end);
     }
 
   cur = last;
@@ -320,7 +320,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
         {
           Node *in = &self->nodes[n->inst];
           guint32 bv;
-          seg_add (segs, n, WEFT_CP_COMM, WEFT_DEP_RENDEZVOUS, in->start, n->end);
+          seg_add (segs, n, WEFT_PATH_COMM, WEFT_DEP_RENDEZVOUS, in->start, n->end);
           bv = in->bind_pred;
           if (bv == WEFT_NONE)
             break;
@@ -331,7 +331,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
         }
       else if (n->kind == NODE_OP)
         {
-          seg_add (segs, n, (n->flags & NODE_COMM) ? WEFT_CP_COMM : WEFT_CP_COMPUTE, n->bind_kind, n->start, n->end);
+          seg_add (segs, n, (n->flags & NODE_COMM) ? WEFT_PATH_COMM : WEFT_PATH_COMPUTE, n->bind_kind, n->start, n->end);
           b = n;
         }
       else
@@ -351,19 +351,19 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
                * rank's GPU op that ended last before (a completion it
                * waited for the trace does not record) */
               gint64 run = thread_run_start (self, b->rank, b->launch, b->launch_time, window_begin);
-              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->launch_time, b->start);
+              seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, b->launch_time, b->start);
               if (run == G_MININT64 || (x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE ||
                   run - self->nodes[x].end > WAKE_NS)
                 break;
-              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, run, b->launch_time);
+              seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, run, b->launch_time);
               if (self->nodes[x].end < run)
-                seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, x, self->nodes[x].end, run);
+                seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, x, self->nodes[x].end, run);
               cur = x;
               continue;
             }
           if (b->kind == NODE_SYNC)
             {
-              seg_add (segs, b, WEFT_CP_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
+              seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
               break;
             }
           if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_USER)
@@ -392,11 +392,11 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
               x = infer_pred (self, cur, b->start);
               if (x != WEFT_NONE && self->nodes[x].end > run && b->start - self->nodes[x].end <= WAKE_NS)
                 {
-                  seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, x, self->nodes[x].end, b->start);
+                  seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, x, self->nodes[x].end, b->start);
                   cur = x;
                   continue;
                 }
-              seg_add (segs, b, WEFT_CP_WAIT, WEFT_DEP_USER, MIN (run, b->start), b->start);
+              seg_add (segs, b, WEFT_PATH_WAIT, WEFT_DEP_USER, MIN (run, b->start), b->start);
               break;
             }
           if (b->kind != NODE_OP)
@@ -413,7 +413,7 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
                 {
                   Node *p = &self->nodes[pv];
                   seg_add (segs, b,
-                           b->start - p->end > self->ranks[b->rank].typ_gap + 1000 ? WEFT_CP_LAUNCH : WEFT_CP_WAIT,
+                           b->start - p->end > self->ranks[b->rank].typ_gap + 1000 ? WEFT_PATH_LAUNCH : WEFT_PATH_WAIT,
                            WEFT_DEP_STREAM, p->end, b->start);
                   cur = pv;
                   continue;
@@ -424,39 +424,39 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
             {
               /* launched after anything it could wait for ended: it waited
                * for the CPU (a late launch held by something unseen) */
-              seg_add_inferred (self, segs, b, WEFT_CP_INFERRED, WEFT_NONE, b->launch_time, b->start);
+              seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, WEFT_NONE, b->launch_time, b->start);
               break;
             }
           if (x == WEFT_NONE)
             break;
           /* soon after x ended: it waited for x; long after: it waited (for
            * nothing that ran on the rank's GPU) */
-          seg_add_inferred (self, segs, b, b->start - self->nodes[x].end <= WAKE_NS ? WEFT_CP_INFERRED : WEFT_CP_WAIT,
+          seg_add_inferred (self, segs, b, b->start - self->nodes[x].end <= WAKE_NS ? WEFT_PATH_INFERRED : WEFT_PATH_WAIT,
                             x, self->nodes[x].end, b->start);
           cur = x;
           continue;
         }
       {
         Node *p = &self->nodes[b->bind_pred];
-        WeftCpKind k;
+        WeftPathKind k;
         switch (b->bind_kind)
           {
           case WEFT_DEP_LAUNCH:
           case WEFT_DEP_SYNC:
-            k = WEFT_CP_LAUNCH;
+            k = WEFT_PATH_LAUNCH;
             break;
           default:
-            k = WEFT_CP_WAIT;
+            k = WEFT_PATH_WAIT;
             break;
           }
         if (p->kind == NODE_SYNC || b->kind == NODE_SYNC)
-          k = WEFT_CP_LAUNCH;
+          k = WEFT_PATH_LAUNCH;
         /* an op whose launch is not in the trace, held after its stream
          * predecessor for longer than the rank's usual gap: an unseen CPU
          * launch released it */
         if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_STREAM && b->launch == WEFT_NONE &&
             b->start - p->end > self->ranks[b->rank].typ_gap + 1000)
-          k = WEFT_CP_LAUNCH;
+          k = WEFT_PATH_LAUNCH;
         seg_add (segs, b, k, b->bind_kind, p->end, b_start);
         cur = b->bind_pred;
       }
@@ -469,12 +469,12 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
    * that its length is the step time. */
   if (segs->len > 0)
     {
-      const WeftCpSegment *head = &g_array_index (segs, WeftCpSegment, segs->len - 1);
+      const WeftPathSegment *head = &g_array_index (segs, WeftPathSegment, segs->len - 1);
       if (head->begin > window_begin)
         {
-          gboolean cpu = head->kind == WEFT_CP_LAUNCH || head->kind == WEFT_CP_INFERRED;
-          WeftCpSegment pre = *head;
-          pre.kind = cpu ? WEFT_CP_LAUNCH : WEFT_CP_WAIT;
+          gboolean cpu = head->kind == WEFT_PATH_LAUNCH || head->kind == WEFT_PATH_INFERRED;
+          WeftPathSegment pre = *head;
+          pre.kind = cpu ? WEFT_PATH_LAUNCH : WEFT_PATH_WAIT;
           pre.via = WEFT_DEP_NONE;
           pre.pred_rank_index = WEFT_NONE;
           pre.pred_event = WEFT_NONE;
@@ -486,12 +486,12 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
 
   /* time order, clipped to the window and so that segments do not overlap */
   {
-    GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftCpSegment));
+    GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftPathSegment));
     gint64 t = window_begin;
     for (guint i = segs->len; i > 0; i--)
       {
-        WeftCpSegment s = g_array_index (segs, WeftCpSegment, i - 1);
-        gboolean is_op = s.kind == WEFT_CP_COMPUTE || s.kind == WEFT_CP_COMM;
+        WeftPathSegment s = g_array_index (segs, WeftPathSegment, i - 1);
+        gboolean is_op = s.kind == WEFT_PATH_COMPUTE || s.kind == WEFT_PATH_COMM;
         if (s.end < window_begin || s.begin > window_end)
           continue;
         if (s.begin < t)
@@ -1007,15 +1007,15 @@ compute_metrics (WeftSolver *self, guint rank, int step, WeftMetrics *m)
       GArray *segs = critical_segments_from (self, rank, step, FALSE, last, m->begin, m->end);
       for (guint i = 0; i < segs->len; i++)
         {
-          const WeftCpSegment *s = &g_array_index (segs, WeftCpSegment, i);
+          const WeftPathSegment *s = &g_array_index (segs, WeftPathSegment, i);
           gint64 d = s->end - s->begin;
           switch (s->kind)
             {
-            case WEFT_CP_COMPUTE: m->cp_compute += d; m->cp_n_ops++; break;
-            case WEFT_CP_COMM: m->cp_comm += d; m->cp_n_ops++; break;
-            case WEFT_CP_LAUNCH: m->cp_launch += d; break;
-            case WEFT_CP_WAIT: m->cp_wait += d; break;
-            case WEFT_CP_INFERRED: m->cp_inferred += d; break;
+            case WEFT_PATH_COMPUTE: m->cp_compute += d; m->cp_n_ops++; break;
+            case WEFT_PATH_COMM: m->cp_comm += d; m->cp_n_ops++; break;
+            case WEFT_PATH_LAUNCH: m->cp_launch += d; break;
+            case WEFT_PATH_WAIT: m->cp_wait += d; break;
+            case WEFT_PATH_INFERRED: m->cp_inferred += d; break;
             }
           m->cp_length += d;
         }

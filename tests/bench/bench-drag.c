@@ -13,7 +13,7 @@
  * the window's drag_begin_cb does. Per pointer motion, the call sequence
  * of the window's drag (weft-timeline-view.c drag_update_cb /
  * drag_edit_update): inside one
- * gesture (weft_edit_session_begin_gesture once), weft_edit_move_time of the
+ * gesture (weft_edit_session_begin_gesture once), weft_edit_session_move_time of the
  * grabbed all-gather with whole_instance TRUE (every rank's member moves)
  * to its start at the press + the total pointer offset. The all-gather is
  * the first one of rank 0 in time order (the one Ctrl+F finds first, as in
@@ -40,7 +40,7 @@
 typedef struct
 {
   gint64   start;
-  WeftOpRef op;
+  WeftEventRef op;
 } Cand;
 
 static gint
@@ -195,7 +195,7 @@ main (int argc, char **argv)
         for (gsize k = 0; k < ((gsize) cold_mb << 20); k += 64)
           cold[k]++;
       t0 = weft_test_now_ns ();
-      if (!weft_edit_move_time (s, c.op, at, TRUE, &error))
+      if (!weft_edit_session_move_time (s, c.op, at, TRUE, &error))
         g_error ("motion %d: %s", i, error->message);
       g_array_append_val (times, (gint64) { weft_test_now_ns () - t0 });
     }

@@ -10,10 +10,10 @@
  *
  * Measured per pointer motion, as the window does it (the part of the
  * motion-to-frame latency that is not drawing): inside one gesture,
- * weft_edit_move_time of an all-reduce instance on all 8 ranks (history
+ * weft_edit_session_move_time of an all-reduce instance on all 8 ranks (history
  * merge + solver incremental re-solve of everything after it on every
  * rank), then weft_edit_session_metrics (the metric chips). Also a drag of
- * the same collective across streams (weft_edit_move_to_stream, every rank),
+ * the same collective across streams (weft_edit_session_move_to_stream, every rank),
  * the undo and redo of the finished gesture, and a whole-class retime.
  * Medians and p90 over --motions motions (default 201) for a collective in
  * the middle of the step and one near its end. Figures in
@@ -40,18 +40,18 @@ write_rank (const char *path, int rank, int world, guint n_ops)
 }
 
 /* The k-th all-reduce member on rank index 0. */
-static WeftOpRef
+static WeftEventRef
 nth_collective (WeftEditSession *s, guint k)
 {
   WeftRank *rank = weft_trace_rank (weft_edit_session_get_trace (s), 0);
   WeftCollective *c;
   g_assert_cmpuint (k, <, rank->collectives->len);
   c = &g_array_index (rank->collectives, WeftCollective, k);
-  return (WeftOpRef) { 0, c->event };
+  return (WeftEventRef) { 0, c->event };
 }
 
 static void
-drag_case (WeftEditSession *s, const char *label, WeftOpRef op, guint motions)
+drag_case (WeftEditSession *s, const char *label, WeftEventRef op, guint motions)
 {
   WeftSolver *solver = weft_edit_session_get_solver (s);
   g_autoptr (GArray) t_move = g_array_new (FALSE, FALSE, sizeof (gint64));
@@ -68,7 +68,7 @@ drag_case (WeftEditSession *s, const char *label, WeftOpRef op, guint motions)
     {
       gint64 at = start0 + (gint64) ((k % 50) + 1) * 10000;
       t0 = weft_test_now_ns ();
-      if (!weft_edit_move_time (s, op, MAX (at, 0), TRUE, NULL))
+      if (!weft_edit_session_move_time (s, op, MAX (at, 0), TRUE, NULL))
         g_error ("move refused");
       t1 = weft_test_now_ns ();
       weft_edit_session_metrics (s, &m, NULL);
@@ -90,7 +90,7 @@ drag_case (WeftEditSession *s, const char *label, WeftOpRef op, guint motions)
   for (guint k = 0; k < MIN (motions, 41u); k++)
     {
       t0 = weft_test_now_ns ();
-      if (!weft_edit_move_to_stream (s, op, k % 2 ? 20 : 21, -1, TRUE, NULL))
+      if (!weft_edit_session_move_to_stream (s, op, k % 2 ? 20 : 21, -1, TRUE, NULL))
         g_error ("stream move refused");
       t1 = weft_test_now_ns ();
       g_array_append_val (t_stream, (gint64) { t1 - t0 });
@@ -171,7 +171,7 @@ main (int argc, char **argv)
     /* the worst case: a compute kernel early in rank 0's step drags everything after it, and
      * through the all-reduces every other rank too */
     WeftRank *rank0 = weft_trace_rank (trace, 0);
-    WeftOpRef k = { 0, WEFT_NONE };
+    WeftEventRef k = { 0, WEFT_NONE };
     guint seen = 0;
     for (guint32 e = 0; e < rank0->events->len && k.event == WEFT_NONE; e++)
       if (weft_solver_is_node (weft_edit_session_get_solver (s), 0, e) && weft_rank_event (rank0, e)->coll == WEFT_NONE &&
@@ -182,7 +182,7 @@ main (int argc, char **argv)
   }
 
   t0 = weft_test_now_ns ();
-  weft_edit_scale_class (s, WEFT_KCLASS_GEMM, 0.8, NULL, NULL);
+  weft_edit_session_scale_class (s, WEFT_KCLASS_GEMM, 0.8, NULL, NULL);
   t_scale = weft_test_now_ns () - t0;
   t0 = weft_test_now_ns ();
   weft_edit_session_undo (s, NULL);
