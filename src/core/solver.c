@@ -1499,13 +1499,23 @@ launch_rec_cmp (gconstpointer a, gconstpointer b)
   return (x->t > y->t) - (x->t < y->t);
 }
 
-/* Per rank scratch for inferring edges. */
+/* Per rank scratch of build_rank, shared by its phases (in their order:
+ * each phase fills what the later ones read). */
 typedef struct
 {
+  WeftRank   *rank;
+  RankState  *rs;
+  guint       r;
+  guint32     first_node; /* the rank's first node */
+  gboolean    weft_saved; /* saved by Weft: "weft held" ops keep their start */
+  gboolean    has_wait_sync, has_cpu_sync; /* cuda_sync events recorded, of each kind */
   GHashTable *launches;   /* CPU lane + 1 -> GArray of LaunchRec sorted */
   GHashTable *runtime_by_corr; /* correlation -> event + 1 (cuda_runtime/driver) */
   GHashTable *stream_lane;/* (device << 32 | stream) -> model lane + 1 */
   GArray     *pmax;       /* per node: running max of launch time along its lane */
+  GHashTable *records;    /* External id -> GArray of RecordRec (cudaEventRecord calls) */
+  GArray     *typ_cand;   /* (op, stream predecessor or WEFT_NONE): samples of the typical figures */
+  GArray     *specs;      /* SyncSpec: the SYNC nodes to make */
 } Scratch;
 
 static gint64
@@ -1977,18 +1987,19 @@ annot_of (WeftSolver *self, guint r, guint32 event)
 }
 
 static void
-build_rank (WeftSolver *self, guint r)
+build_begin (WeftSolver *self, Scratch *sc, guint r)
 {
   WeftRank *rank = weft_trace_rank (self->trace, r);
   RankState *rs = &self->ranks[r];
-  Scratch sc;
-  GArray *lat = g_array_new (FALSE, FALSE, sizeof (gint64));
-  GArray *gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
-  GArray *typ_cand = g_array_new (FALSE, FALSE, sizeof (guint32) * 2); /* (op, stream predecessor or WEFT_NONE) */
-  GArray *specs = g_array_new (FALSE, FALSE, sizeof (SyncSpec));
-  gboolean has_wait_sync = FALSE, has_cpu_sync = FALSE, weft_saved = FALSE;
-  GHashTable *records;
-  guint first_node = self->n_nodes;
+
+  sc->rank = rank;
+  sc->rs = rs;
+  sc->r = r;
+  sc->first_node = self->n_nodes;
+  sc->typ_cand = g_array_new (FALSE, FALSE, sizeof (guint32) * 2);
+  sc->specs = g_array_new (FALSE, FALSE, sizeof (SyncSpec));
+  sc->has_wait_sync = sc->has_cpu_sync = sc->weft_saved = FALSE;
+  sc->records = NULL;
 
   rs->offset = weft_trace_rank_offset (self->trace, rank);
   rs->ev_node = g_array_new (FALSE, FALSE, sizeof (guint32));
@@ -1998,14 +2009,76 @@ build_rank (WeftSolver *self, guint r)
   rs->lanes = g_ptr_array_new_with_free_func (lane_order_free);
   rs->threads = g_hash_table_new (g_direct_hash, g_direct_equal);
 
-  for (guint k = 0; k < rank->top_keys->len && !weft_saved; k++)
-    weft_saved = strcmp (weft_rank_string (rank, g_array_index (rank->top_keys, WeftTopKey, k).key), "weft") == 0;
+  for (guint k = 0; k < rank->top_keys->len && !sc->weft_saved; k++)
+    sc->weft_saved = strcmp (weft_rank_string (rank, g_array_index (rank->top_keys, WeftTopKey, k).key), "weft") == 0;
 
-  sc.launches = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
-  sc.runtime_by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
-  sc.stream_lane = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  sc->launches = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
+  sc->runtime_by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+  sc->stream_lane = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+}
 
-  /* OP nodes per GPU lane, in the lane's (start) order */
+static void
+build_end (Scratch *sc)
+{
+  g_array_free (sc->typ_cand, TRUE);
+  g_array_free (sc->specs, TRUE);
+  g_array_free (sc->pmax, TRUE);
+  g_hash_table_destroy (sc->launches);
+  g_hash_table_destroy (sc->runtime_by_corr);
+  g_hash_table_destroy (sc->stream_lane);
+  g_hash_table_destroy (sc->records);
+}
+
+/* The OP node of GPU op ei of lane li, appended to the lane's order. */
+static void
+build_op (WeftSolver *self, Scratch *sc, guint32 li, guint32 ei, GArray *order)
+{
+  WeftRank *rank = sc->rank;
+  RankState *rs = sc->rs;
+  WeftEvent *ev = weft_rank_event (rank, ei);
+  guint32 v;
+  Node *n;
+  if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || ev->ph != WEFT_PH_X)
+    return;
+  v = add_node (self, NODE_OP, sc->r, ei);
+  n = &self->nodes[v];
+  n->lane = li;
+  n->lane_pos = order->len;
+  n->obs_start = ev->ts + rs->offset;
+  n->obs_end = weft_event_end (ev) + rs->offset;
+  n->dur = ev->dur;
+  if (ev->kclass == WEFT_KCLASS_COMM)
+    n->flags |= NODE_COMM;
+  else if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
+    n->flags |= NODE_MEM;
+  if (ev->link != WEFT_NONE && ev->link < rank->events->len)
+    {
+      WeftEvent *l = weft_rank_event (rank, ev->link);
+      if (l->lane != WEFT_NONE && weft_rank_lane (rank, l->lane)->kind == WEFT_LANE_CPU)
+        {
+          n->launch = ev->link;
+          n->launch_time = l->ts + rs->offset;
+          n->release_kind = WEFT_DEP_LAUNCH;
+        }
+    }
+  /* saved by Weft as held by a user minimum start: so it is */
+  if (sc->weft_saved && ev->text != NULL && ev->text_len > 0 &&
+      g_strstr_len (ev->text, (gssize) ev->text_len, "\"weft held\"") != NULL)
+    {
+      ev->flags |= WEFT_EVENT_HELD;
+      n->min_start = n->obs_start;
+    }
+  set_ev_node (self, sc->r, ei, v);
+  g_array_append_val (order, v);
+}
+
+/* Phase 1: OP nodes per GPU lane, in the lane's (start) order. */
+static void
+build_ops (WeftSolver *self, Scratch *sc)
+{
+  WeftRank *rank = sc->rank;
+  RankState *rs = sc->rs;
+
   for (guint li = 0; li < rank->lanes->len; li++)
     {
       WeftLane *lane = weft_rank_lane (rank, li);
@@ -2014,47 +2087,10 @@ build_rank (WeftSolver *self, guint r)
         {
           guint64 *key = g_new (guint64, 1);
           *key = ((guint64) ((gint64) lane->device & 0xffff) << 48) ^ (guint64) lane->tid;
-          g_hash_table_insert (sc.stream_lane, key, GUINT_TO_POINTER (li + 1));
+          g_hash_table_insert (sc->stream_lane, key, GUINT_TO_POINTER (li + 1));
           order = g_array_new (FALSE, FALSE, sizeof (guint32));
           for (guint j = 0; j < lane->events->len; j++)
-            {
-              guint32 ei = g_array_index (lane->events, guint32, j);
-              WeftEvent *ev = weft_rank_event (rank, ei);
-              guint32 v;
-              Node *n;
-              if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || ev->ph != WEFT_PH_X)
-                continue;
-              v = add_node (self, NODE_OP, r, ei);
-              n = &self->nodes[v];
-              n->lane = li;
-              n->lane_pos = order->len;
-              n->obs_start = ev->ts + rs->offset;
-              n->obs_end = weft_event_end (ev) + rs->offset;
-              n->dur = ev->dur;
-              if (ev->kclass == WEFT_KCLASS_COMM)
-                n->flags |= NODE_COMM;
-              else if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
-                n->flags |= NODE_MEM;
-              if (ev->link != WEFT_NONE && ev->link < rank->events->len)
-                {
-                  WeftEvent *l = weft_rank_event (rank, ev->link);
-                  if (l->lane != WEFT_NONE && weft_rank_lane (rank, l->lane)->kind == WEFT_LANE_CPU)
-                    {
-                      n->launch = ev->link;
-                      n->launch_time = l->ts + rs->offset;
-                      n->release_kind = WEFT_DEP_LAUNCH;
-                    }
-                }
-              /* saved by Weft as held by a user minimum start: so it is */
-              if (weft_saved && ev->text != NULL && ev->text_len > 0 &&
-                  g_strstr_len (ev->text, (gssize) ev->text_len, "\"weft held\"") != NULL)
-                {
-                  ev->flags |= WEFT_EVENT_HELD;
-                  n->min_start = n->obs_start;
-                }
-              set_ev_node (self, r, ei, v);
-              g_array_append_val (order, v);
-            }
+            build_op (self, sc, li, g_array_index (lane->events, guint32, j), order);
           /* ops that start together run shortest first (a stream runs one
            * op at a time: a zero-length op at t came before the op that
            * starts at t), while the lane lists the longer first (for
@@ -2076,10 +2112,17 @@ build_rank (WeftSolver *self, guint r)
         }
       g_ptr_array_add (rs->lanes, order);
     }
+}
 
-  /* running max of launch time per lane; launches per CPU thread */
-  sc.pmax = g_array_new (FALSE, FALSE, sizeof (gint64));
-  g_array_set_size (sc.pmax, self->n_nodes);
+/* Phase 2: running max of launch time per lane; launches per CPU thread;
+ * the candidates for the typical figures. */
+static void
+build_launch_index (WeftSolver *self, Scratch *sc)
+{
+  RankState *rs = sc->rs;
+
+  sc->pmax = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_array_set_size (sc->pmax, self->n_nodes);
   for (guint li = 0; li < rs->lanes->len; li++)
     {
       GArray *order = g_ptr_array_index (rs->lanes, li);
@@ -2091,22 +2134,22 @@ build_rank (WeftSolver *self, guint r)
           guint32 v = g_array_index (order, guint32, j);
           Node *n = &self->nodes[v];
           m = MAX (m, op_launch_key (self, v));
-          g_array_index (sc.pmax, gint64, v) = m;
+          g_array_index (sc->pmax, gint64, v) = m;
           if (n->launch != WEFT_NONE)
             {
-              guint32 cl = weft_rank_event (rank, n->launch)->lane;
-              GArray *l = thread_launches (&sc, cl);
+              guint32 cl = weft_rank_event (sc->rank, n->launch)->lane;
+              GArray *l = thread_launches (sc, cl);
               LaunchRec rec = { n->launch_time, v };
               if (l == NULL)
                 {
                   l = g_array_new (FALSE, FALSE, sizeof (LaunchRec));
-                  g_hash_table_insert (sc.launches, GUINT_TO_POINTER (cl + 1), l);
+                  g_hash_table_insert (sc->launches, GUINT_TO_POINTER (cl + 1), l);
                 }
               g_array_append_val (l, rec);
               /* typical figures: sampled once the cross-stream edges are known */
               {
                 guint32 cand[2] = { v, j > 0 ? g_array_index (order, guint32, j - 1) : WEFT_NONE };
-                g_array_append_val (typ_cand, cand);
+                g_array_append_val (sc->typ_cand, cand);
               }
             }
         }
@@ -2114,64 +2157,233 @@ build_rank (WeftSolver *self, guint r)
   {
     GHashTableIter it;
     gpointer value;
-    g_hash_table_iter_init (&it, sc.launches);
+    g_hash_table_iter_init (&it, sc->launches);
     while (g_hash_table_iter_next (&it, NULL, &value))
       g_array_sort (value, launch_rec_cmp);
   }
-  /* runtime calls by correlation; cuda_sync presence */
+}
+
+/* Phase 3: runtime calls by correlation; cuda_sync presence. */
+static void
+build_runtime_index (WeftSolver *self, Scratch *sc)
+{
+  WeftRank *rank = sc->rank;
+
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
         continue;
       if ((ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) && ev->correlation >= 0)
-        g_hash_table_insert (sc.runtime_by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
+        g_hash_table_insert (sc->runtime_by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
       else if (ev->category == WEFT_CAT_CUDA_SYNC)
         {
           /* with sync events recorded, they replace the inference of the same kind */
           const char *sn = weft_rank_string (rank, ev->name);
           if (strcmp (sn, "Stream Wait Event") == 0)
-            has_wait_sync = TRUE;
+            sc->has_wait_sync = TRUE;
           else
-            has_cpu_sync = TRUE;
+            sc->has_cpu_sync = TRUE;
         }
     }
+}
 
-  /* cudaEventRecord (hipEventRecord, ...) calls by (thread, External id), sorted by time */
-  records = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) g_array_unref);
-  {
-    guint32 record_names[G_N_ELEMENTS (event_record_names)];
-    guint n_record_names = 0;
-    for (guint k = 0; k < G_N_ELEMENTS (event_record_names); k++)
-      {
-        guint32 id = weft_strings_lookup (rank->strings, event_record_names[k], -1);
-        if (id != WEFT_NONE)
-          record_names[n_record_names++] = id;
-      }
-    for (guint i = 0; n_record_names > 0 && i < rank->events->len; i++)
-      {
-        WeftEvent *ev = weft_rank_event (rank, i);
-        GArray *recs;
-        RecordRec rr;
-        gboolean is_record = FALSE;
-        for (guint k = 0; k < n_record_names && !is_record; k++)
-          is_record = ev->name == record_names[k];
-        if (!is_record || (ev->category != WEFT_CAT_CUDA_RUNTIME && ev->category != WEFT_CAT_CUDA_DRIVER) ||
-            ev->external_id < 0 || ev->lane == WEFT_NONE || ev->ph != WEFT_PH_X)
-          continue;
-        recs = g_hash_table_lookup (records, &ev->external_id);
-        if (recs == NULL)
-          {
-            recs = g_array_new (FALSE, FALSE, sizeof (RecordRec));
-            g_hash_table_insert (records, &ev->external_id, recs); /* key lives in the event */
-          }
-        rr.ts = ev->ts;
-        rr.lane = ev->lane;
-        g_array_append_val (recs, rr);
-      }
-  }
+/* Phase 4: cudaEventRecord (hipEventRecord, ...) calls by (thread, External
+ * id), sorted by time. */
+static void
+build_record_index (WeftSolver *self, Scratch *sc)
+{
+  WeftRank *rank = sc->rank;
+  guint32 record_names[G_N_ELEMENTS (event_record_names)];
+  guint n_record_names = 0;
 
-  /* cross-stream waits and GPU-to-CPU syncs */
+  sc->records = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) g_array_unref);
+  for (guint k = 0; k < G_N_ELEMENTS (event_record_names); k++)
+    {
+      guint32 id = weft_strings_lookup (rank->strings, event_record_names[k], -1);
+      if (id != WEFT_NONE)
+        record_names[n_record_names++] = id;
+    }
+  for (guint i = 0; n_record_names > 0 && i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      GArray *recs;
+      RecordRec rr;
+      gboolean is_record = FALSE;
+      for (guint k = 0; k < n_record_names && !is_record; k++)
+        is_record = ev->name == record_names[k];
+      if (!is_record || (ev->category != WEFT_CAT_CUDA_RUNTIME && ev->category != WEFT_CAT_CUDA_DRIVER) ||
+          ev->external_id < 0 || ev->lane == WEFT_NONE || ev->ph != WEFT_PH_X)
+        continue;
+      recs = g_hash_table_lookup (sc->records, &ev->external_id);
+      if (recs == NULL)
+        {
+          recs = g_array_new (FALSE, FALSE, sizeof (RecordRec));
+          g_hash_table_insert (sc->records, &ev->external_id, recs); /* key lives in the event */
+        }
+      rr.ts = ev->ts;
+      rr.lane = ev->lane;
+      g_array_append_val (recs, rr);
+    }
+}
+
+/* Phase 5a: a recorded cuda_sync event (Stream Wait Event, Event Sync,
+ * Stream Sync, Context Sync): a cross-stream edge or a sync spec. */
+static void
+infer_from_sync_event (WeftSolver *self, Scratch *sc, WeftEvent *ev)
+{
+  WeftRank *rank = sc->rank;
+  RankState *rs = sc->rs;
+  json_object *args = weft_event_parse_args (rank, ev);
+  gint64 ws = json_get_int (args, "wait_on_stream", -1);
+  gint64 rec_corr = json_get_int (args, "wait_on_cuda_event_record_corr_id", -1);
+  gint64 stream = json_get_int (args, "stream", -1);
+  gint64 device = ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->pid : 0;
+  gpointer rt = ev->correlation >= 0 ? g_hash_table_lookup (sc->runtime_by_corr, &ev->correlation) : NULL;
+  WeftEvent *call = rt ? weft_rank_event (rank, GPOINTER_TO_UINT (rt) - 1) : NULL;
+  guint32 call_idx = rt ? GPOINTER_TO_UINT (rt) - 1 : WEFT_NONE;
+  gint64 call_t = (call ? call->ts : ev->ts) + rs->offset;
+  guint32 producer = WEFT_NONE;
+  const char *name;
+
+  name = weft_rank_string (rank, ev->name);
+  if (args != NULL)
+    json_object_put (args);
+  if (ws >= 0 && rec_corr >= 0)
+    {
+      gpointer rp = g_hash_table_lookup (sc->runtime_by_corr, &rec_corr);
+      GArray *po = stream_order (self, sc, sc->r, device, ws);
+      if (rp != NULL && po != NULL)
+        {
+          WeftEvent *record = weft_rank_event (rank, GPOINTER_TO_UINT (rp) - 1);
+          producer = lane_last_launched_before (self, sc, po, record->ts + rs->offset);
+        }
+    }
+  if (strcmp (name, "Stream Wait Event") == 0)
+    {
+      GArray *wo;
+      if (stream < 0 && ev->lane != WEFT_NONE)
+        {
+          stream = weft_rank_lane (rank, ev->lane)->tid;
+          if (stream >= 1000000)
+            stream -= 1000000;
+        }
+      wo = stream_order (self, sc, sc->r, device, stream);
+      if (wo != NULL && producer != WEFT_NONE)
+        add_cross (self, producer, lane_first_launched_after (self, sc, wo, call_t));
+    }
+  else if (call != NULL && call->lane != WEFT_NONE)
+    {
+      const char *cname = weft_rank_string (rank, call->name);
+      gboolean blocking = strstr (cname, "Synchronize") != NULL;
+      if (!blocking)
+        return; /* cudaEventQuery & co. poll, they do not block */
+      if (strcmp (name, "Event Sync") == 0 && producer != WEFT_NONE)
+        add_sync_spec (sc->specs, call_idx, call->lane, &producer, 1);
+      else if (strcmp (name, "Stream Sync") == 0 || strcmp (name, "Context Sync") == 0)
+        {
+          GArray *t = g_array_new (FALSE, FALSE, sizeof (guint32));
+          for (guint li = 0; li < rs->lanes->len; li++)
+            {
+              GArray *o = g_ptr_array_index (rs->lanes, li);
+              WeftLane *lane = weft_rank_lane (rank, li);
+              guint32 g;
+              if (o == NULL || lane->pid != device)
+                continue;
+              if (strcmp (name, "Stream Sync") == 0 && lane->tid != stream)
+                continue;
+              g = lane_sync_target (self, sc, o, call_t, weft_event_end (call) + rs->offset);
+              if (g != WEFT_NONE)
+                g_array_append_val (t, g);
+            }
+          add_sync_spec (sc->specs, call_idx, call->lane, (guint32 *) (void *) t->data, t->len);
+          g_array_free (t, TRUE);
+        }
+    }
+}
+
+/* Phase 5b: a cudaStreamWaitEvent call without recorded sync events. */
+static void
+infer_stream_wait (WeftSolver *self, Scratch *sc, WeftEvent *ev)
+{
+  /* ProcessGroupNCCL pattern: the stream of the next launch waits
+   * for the last op launched before the cudaEventRecord sharing the
+   * External id (else before the wait) on another stream: the
+   * "current" stream's producer. The runtime calls carry no stream:
+   * when the next launch starts before that producer ends, it went
+   * to another stream (a stream that waits cannot start earlier),
+   * and the wait is for the next launch on yet another stream (FSDP
+   * + TP: the TP all-reduce's work.wait() on the compute stream,
+   * then the next unit's all-gather copy-in launched first). */
+  guint32 rejected[4];
+  guint n_rejected = 0, first_w = WEFT_NONE, first_p = WEFT_NONE;
+  gboolean done = FALSE;
+  GArray *l = thread_launches (sc, ev->lane);
+  guint k = l != NULL ? launches_lower_bound (l, ev->ts + sc->rs->offset) : 0;
+  for (; l != NULL && k < l->len && n_rejected < G_N_ELEMENTS (rejected) && !done; k++)
+    {
+      guint32 w = g_array_index (l, LaunchRec, k).node, p;
+      gboolean seen = FALSE;
+      for (guint j = 0; j < n_rejected; j++)
+        seen |= self->nodes[rejected[j]].lane == self->nodes[w].lane;
+      if (seen)
+        continue;
+      p = wait_producer (self, sc, sc->records, ev, w);
+      if (first_w == WEFT_NONE)
+        first_w = w, first_p = p;
+      if (p == WEFT_NONE || self->nodes[w].obs_start + TOL_NS >= self->nodes[p].obs_end)
+        {
+          add_cross (self, p, w);
+          done = TRUE;
+        }
+      else
+        rejected[n_rejected++] = w;
+    }
+  if (!done && first_w != WEFT_NONE)
+    add_cross (self, first_p, first_w); /* contradicted: counted and dropped */
+}
+
+/* Phase 5c: a blocking device or stream synchronize call without recorded
+ * sync events: a sync spec over what it waited for. */
+static void
+infer_cpu_sync (WeftSolver *self, Scratch *sc, guint32 i, WeftEvent *ev, RuntimeCall call_kind)
+{
+  RankState *rs = sc->rs;
+  gint64 t = ev->ts + rs->offset;
+  GArray *tg = g_array_new (FALSE, FALSE, sizeof (guint32));
+  if (call_kind == RT_DEVICE_SYNC)
+    {
+      for (guint li = 0; li < rs->lanes->len; li++)
+        {
+          GArray *o = g_ptr_array_index (rs->lanes, li);
+          guint32 g = o ? lane_sync_target (self, sc, o, t, weft_event_end (ev) + rs->offset) : WEFT_NONE;
+          if (g != WEFT_NONE)
+            g_array_append_val (tg, g);
+        }
+    }
+  else
+    {
+      /* the stream: that of the last op launched from this thread */
+      guint32 last = thread_last_launch_before (self, sc, ev->lane, t, WEFT_NONE, FALSE);
+      if (last != WEFT_NONE)
+        {
+          GArray *o = lane_order (self, sc->r, self->nodes[last].lane);
+          guint32 g = lane_sync_target (self, sc, o, t, weft_event_end (ev) + rs->offset);
+          if (g != WEFT_NONE)
+            g_array_append_val (tg, g);
+        }
+    }
+  add_sync_spec (sc->specs, i, ev->lane, (guint32 *) (void *) tg->data, tg->len);
+  g_array_free (tg, TRUE);
+}
+
+/* Phase 5: cross-stream waits and GPU-to-CPU syncs, from the recorded sync
+ * events, else from the runtime calls. */
+static void
+build_waits_and_syncs (WeftSolver *self, Scratch *sc)
+{
+  WeftRank *rank = sc->rank;
+
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
@@ -2181,71 +2393,7 @@ build_rank (WeftSolver *self, guint r)
         continue;
       if (ev->category == WEFT_CAT_CUDA_SYNC)
         {
-          json_object *args = weft_event_parse_args (rank, ev);
-          gint64 ws = json_get_int (args, "wait_on_stream", -1);
-          gint64 rec_corr = json_get_int (args, "wait_on_cuda_event_record_corr_id", -1);
-          gint64 stream = json_get_int (args, "stream", -1);
-          gint64 device = ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->pid : 0;
-          gpointer rt = ev->correlation >= 0 ? g_hash_table_lookup (sc.runtime_by_corr, &ev->correlation) : NULL;
-          WeftEvent *call = rt ? weft_rank_event (rank, GPOINTER_TO_UINT (rt) - 1) : NULL;
-          guint32 call_idx = rt ? GPOINTER_TO_UINT (rt) - 1 : WEFT_NONE;
-          gint64 call_t = (call ? call->ts : ev->ts) + rs->offset;
-          guint32 producer = WEFT_NONE;
-
-          name = weft_rank_string (rank, ev->name);
-          if (args != NULL)
-            json_object_put (args);
-          if (ws >= 0 && rec_corr >= 0)
-            {
-              gpointer rp = g_hash_table_lookup (sc.runtime_by_corr, &rec_corr);
-              GArray *po = stream_order (self, &sc, r, device, ws);
-              if (rp != NULL && po != NULL)
-                {
-                  WeftEvent *record = weft_rank_event (rank, GPOINTER_TO_UINT (rp) - 1);
-                  producer = lane_last_launched_before (self, &sc, po, record->ts + rs->offset);
-                }
-            }
-          if (strcmp (name, "Stream Wait Event") == 0)
-            {
-              GArray *wo;
-              if (stream < 0 && ev->lane != WEFT_NONE)
-                {
-                  stream = weft_rank_lane (rank, ev->lane)->tid;
-                  if (stream >= 1000000)
-                    stream -= 1000000;
-                }
-              wo = stream_order (self, &sc, r, device, stream);
-              if (wo != NULL && producer != WEFT_NONE)
-                add_cross (self, producer, lane_first_launched_after (self, &sc, wo, call_t));
-            }
-          else if (call != NULL && call->lane != WEFT_NONE)
-            {
-              const char *cname = weft_rank_string (rank, call->name);
-              gboolean blocking = strstr (cname, "Synchronize") != NULL;
-              if (!blocking)
-                continue; /* cudaEventQuery & co. poll, they do not block */
-              if (strcmp (name, "Event Sync") == 0 && producer != WEFT_NONE)
-                add_sync_spec (specs, call_idx, call->lane, &producer, 1);
-              else if (strcmp (name, "Stream Sync") == 0 || strcmp (name, "Context Sync") == 0)
-                {
-                  GArray *t = g_array_new (FALSE, FALSE, sizeof (guint32));
-                  for (guint li = 0; li < rs->lanes->len; li++)
-                    {
-                      GArray *o = g_ptr_array_index (rs->lanes, li);
-                      WeftLane *lane = weft_rank_lane (rank, li);
-                      guint32 g;
-                      if (o == NULL || lane->pid != device)
-                        continue;
-                      if (strcmp (name, "Stream Sync") == 0 && lane->tid != stream)
-                        continue;
-                      g = lane_sync_target (self, &sc, o, call_t, weft_event_end (call) + rs->offset);
-                      if (g != WEFT_NONE)
-                        g_array_append_val (t, g);
-                    }
-                  add_sync_spec (specs, call_idx, call->lane, (guint32 *) (void *) t->data, t->len);
-                  g_array_free (t, TRUE);
-                }
-            }
+          infer_from_sync_event (self, sc, ev);
           continue;
         }
       if ((ev->category != WEFT_CAT_CUDA_RUNTIME && ev->category != WEFT_CAT_CUDA_DRIVER) || ev->lane == WEFT_NONE)
@@ -2254,86 +2402,31 @@ build_rank (WeftSolver *self, guint r)
       call_kind = runtime_call (name);
       if (call_kind == RT_OTHER)
         continue;
-      if (call_kind == RT_STREAM_WAIT && !has_wait_sync)
-        {
-          /* ProcessGroupNCCL pattern: the stream of the next launch waits
-           * for the last op launched before the cudaEventRecord sharing the
-           * External id (else before the wait) on another stream: the
-           * "current" stream's producer. The runtime calls carry no stream:
-           * when the next launch starts before that producer ends, it went
-           * to another stream (a stream that waits cannot start earlier),
-           * and the wait is for the next launch on yet another stream (FSDP
-           * + TP: the TP all-reduce's work.wait() on the compute stream,
-           * then the next unit's all-gather copy-in launched first). */
-          guint32 rejected[4];
-          guint n_rejected = 0, first_w = WEFT_NONE, first_p = WEFT_NONE;
-          gboolean done = FALSE;
-          GArray *l = thread_launches (&sc, ev->lane);
-          guint k = l != NULL ? launches_lower_bound (l, ev->ts + rs->offset) : 0;
-          for (; l != NULL && k < l->len && n_rejected < G_N_ELEMENTS (rejected) && !done; k++)
-            {
-              guint32 w = g_array_index (l, LaunchRec, k).node, p;
-              gboolean seen = FALSE;
-              for (guint j = 0; j < n_rejected; j++)
-                seen |= self->nodes[rejected[j]].lane == self->nodes[w].lane;
-              if (seen)
-                continue;
-              p = wait_producer (self, &sc, records, ev, w);
-              if (first_w == WEFT_NONE)
-                first_w = w, first_p = p;
-              if (p == WEFT_NONE || self->nodes[w].obs_start + TOL_NS >= self->nodes[p].obs_end)
-                {
-                  add_cross (self, p, w);
-                  done = TRUE;
-                }
-              else
-                rejected[n_rejected++] = w;
-            }
-          if (!done && first_w != WEFT_NONE)
-            add_cross (self, first_p, first_w); /* contradicted: counted and dropped */
-        }
-      else if (!has_cpu_sync && (call_kind == RT_DEVICE_SYNC || call_kind == RT_STREAM_SYNC))
-        {
-          gint64 t = ev->ts + rs->offset;
-          GArray *tg = g_array_new (FALSE, FALSE, sizeof (guint32));
-          if (call_kind == RT_DEVICE_SYNC)
-            {
-              for (guint li = 0; li < rs->lanes->len; li++)
-                {
-                  GArray *o = g_ptr_array_index (rs->lanes, li);
-                  guint32 g = o ? lane_sync_target (self, &sc, o, t, weft_event_end (ev) + rs->offset) : WEFT_NONE;
-                  if (g != WEFT_NONE)
-                    g_array_append_val (tg, g);
-                }
-            }
-          else
-            {
-              /* the stream: that of the last op launched from this thread */
-              guint32 last = thread_last_launch_before (self, &sc, ev->lane, t, WEFT_NONE, FALSE);
-              if (last != WEFT_NONE)
-                {
-                  GArray *o = lane_order (self, r, self->nodes[last].lane);
-                  guint32 g = lane_sync_target (self, &sc, o, t, weft_event_end (ev) + rs->offset);
-                  if (g != WEFT_NONE)
-                    g_array_append_val (tg, g);
-                }
-            }
-          add_sync_spec (specs, i, ev->lane, (guint32 *) (void *) tg->data, tg->len);
-          g_array_free (tg, TRUE);
-        }
+      if (call_kind == RT_STREAM_WAIT && !sc->has_wait_sync)
+        infer_stream_wait (self, sc, ev);
+      else if (!sc->has_cpu_sync && (call_kind == RT_DEVICE_SYNC || call_kind == RT_STREAM_SYNC))
+        infer_cpu_sync (self, sc, i, ev, call_kind);
       else if ((ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE && call_kind == RT_MEMCPY)
         {
-          guint32 g = _weft_solver_node (self, r, ev->link);
+          guint32 g = _weft_solver_node (self, sc->r, ev->link);
           /* a copy to pageable host memory blocks the thread, and so does
            * every synchronous copy call (cudaMemcpy, hipMemcpy,
            * hipMemcpyWithStream: no "Async" in the name) */
           if (g != WEFT_NONE && (is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name)) ||
                                  strstr (name, "Async") == NULL))
-            add_sync_spec (specs, i, ev->lane, &g, 1);
+            add_sync_spec (sc->specs, i, ev->lane, &g, 1);
         }
     }
+}
 
-  /* SYNC nodes, chained per CPU thread by observed end */
+/* Phase 6: SYNC nodes from the specs, gathered per CPU thread. */
+static void
+build_sync_nodes (WeftSolver *self, Scratch *sc)
+{
+  WeftRank *rank = sc->rank;
+  RankState *rs = sc->rs;
+  GArray *specs = sc->specs;
+
   for (guint i = 0; i < specs->len; i++)
     {
       SyncSpec *s = &g_array_index (specs, SyncSpec, i);
@@ -2358,11 +2451,11 @@ build_rank (WeftSolver *self, guint r)
           g_array_free (s->targets, TRUE);
           continue;
         }
-      v = add_node (self, NODE_SYNC, r, s->cpu_event);
+      v = add_node (self, NODE_SYNC, sc->r, s->cpu_event);
       self->nodes[v].lane = s->cpu_lane;
       self->nodes[v].obs_start = ev->ts + rs->offset;
       self->nodes[v].obs_end = s_end;
-      set_ev_node (self, r, s->cpu_event, v);
+      set_ev_node (self, sc->r, s->cpu_event, v);
       for (guint k = 0; k < s->targets->len; k++)
         {
           guint32 g = g_array_index (s->targets, guint32, k);
@@ -2383,67 +2476,77 @@ build_rank (WeftSolver *self, guint r)
         }
       g_array_append_val (ts->syncs, v);
     }
-  g_array_free (specs, TRUE);
+}
 
-  /* order syncs per thread by observed end; chain them; CPU originals */
-  {
-    GHashTableIter it;
-    gpointer value;
-    g_hash_table_iter_init (&it, rs->threads);
-    while (g_hash_table_iter_next (&it, NULL, &value))
-      {
-        ThreadSyncs *ts = value;
-        guint32 *s = (guint32 *) (void *) ts->syncs->data;
-        WeftLane *lane = weft_rank_lane (rank, ts->lane);
-        for (guint a = 1; a < ts->syncs->len; a++)
-          for (guint b = a; b > 0 && self->nodes[s[b - 1]].obs_end > self->nodes[s[b]].obs_end; b--)
-            {
-              guint32 t = s[b];
-              s[b] = s[b - 1];
-              s[b - 1] = t;
-            }
-        for (guint a = 0; a < ts->syncs->len; a++)
-          {
-            Node *n = &self->nodes[s[a]];
-            n->release_kind = WEFT_DEP_LAUNCH;
-            if (a > 0)
-              node_add_in (self, s[a], s[a - 1], WEFT_DEP_LAUNCH, 0);
-            else
-              n->release = n->obs_start; /* calibrated below */
-          }
-        ts->orig = g_array_new (FALSE, FALSE, sizeof (CpuOrig));
-        for (guint j = 0; j < lane->events->len; j++)
-          {
-            guint32 ei = g_array_index (lane->events, guint32, j);
-            WeftEvent *ev = weft_rank_event (rank, ei);
-            CpuOrig o = { ei, ev->ts, weft_event_end (ev) };
-            g_array_append_val (ts->orig, o);
-          }
-        g_array_sort (ts->orig, cpu_orig_cmp);
-        ts->obs_end = g_new (gint64, MAX (1, ts->syncs->len));
-        for (guint a = 0; a < ts->syncs->len; a++)
-          ts->obs_end[a] = self->nodes[s[a]].obs_end;
-      }
-    rs->n_thread_lanes = rank->lanes->len;
-    rs->thread_by_lane = g_new0 (ThreadSyncs *, MAX (1, rs->n_thread_lanes));
-    g_hash_table_iter_init (&it, rs->threads);
-    while (g_hash_table_iter_next (&it, NULL, &value))
-      {
-        ThreadSyncs *ts = value;
-        if (ts->lane < rs->n_thread_lanes)
-          rs->thread_by_lane[ts->lane] = ts;
-      }
-  }
+/* Phase 7: orders the syncs of each thread by observed end and chains
+ * them; the thread's CPU originals (for the shift). */
+static void
+build_thread_syncs (WeftSolver *self, Scratch *sc)
+{
+  WeftRank *rank = sc->rank;
+  RankState *rs = sc->rs;
+  GHashTableIter it;
+  gpointer value;
 
-  /* launch edges: from the last sync of the thread that ended before the launch */
-  for (guint32 v = first_node; v < self->n_nodes; v++)
+  g_hash_table_iter_init (&it, rs->threads);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      ThreadSyncs *ts = value;
+      guint32 *s = (guint32 *) (void *) ts->syncs->data;
+      WeftLane *lane = weft_rank_lane (rank, ts->lane);
+      for (guint a = 1; a < ts->syncs->len; a++)
+        for (guint b = a; b > 0 && self->nodes[s[b - 1]].obs_end > self->nodes[s[b]].obs_end; b--)
+          {
+            guint32 t = s[b];
+            s[b] = s[b - 1];
+            s[b - 1] = t;
+          }
+      for (guint a = 0; a < ts->syncs->len; a++)
+        {
+          Node *n = &self->nodes[s[a]];
+          n->release_kind = WEFT_DEP_LAUNCH;
+          if (a > 0)
+            node_add_in (self, s[a], s[a - 1], WEFT_DEP_LAUNCH, 0);
+          else
+            n->release = n->obs_start; /* calibrated below */
+        }
+      ts->orig = g_array_new (FALSE, FALSE, sizeof (CpuOrig));
+      for (guint j = 0; j < lane->events->len; j++)
+        {
+          guint32 ei = g_array_index (lane->events, guint32, j);
+          WeftEvent *ev = weft_rank_event (rank, ei);
+          CpuOrig o = { ei, ev->ts, weft_event_end (ev) };
+          g_array_append_val (ts->orig, o);
+        }
+      g_array_sort (ts->orig, cpu_orig_cmp);
+      ts->obs_end = g_new (gint64, MAX (1, ts->syncs->len));
+      for (guint a = 0; a < ts->syncs->len; a++)
+        ts->obs_end[a] = self->nodes[s[a]].obs_end;
+    }
+  rs->n_thread_lanes = rank->lanes->len;
+  rs->thread_by_lane = g_new0 (ThreadSyncs *, MAX (1, rs->n_thread_lanes));
+  g_hash_table_iter_init (&it, rs->threads);
+  while (g_hash_table_iter_next (&it, NULL, &value))
+    {
+      ThreadSyncs *ts = value;
+      if (ts->lane < rs->n_thread_lanes)
+        rs->thread_by_lane[ts->lane] = ts;
+    }
+}
+
+/* Phase 8: launch edges, from the last sync of the thread that ended
+ * before the launch. */
+static void
+build_launch_edges (WeftSolver *self, Scratch *sc)
+{
+  for (guint32 v = sc->first_node; v < self->n_nodes; v++)
     {
       Node *n = &self->nodes[v];
       ThreadSyncs *ts;
       guint lo = 0, hi;
       if (n->kind != NODE_OP || n->launch == WEFT_NONE)
         continue;
-      ts = g_hash_table_lookup (rs->threads, GUINT_TO_POINTER (weft_rank_event (rank, n->launch)->lane + 1));
+      ts = g_hash_table_lookup (sc->rs->threads, GUINT_TO_POINTER (weft_rank_event (sc->rank, n->launch)->lane + 1));
       if (ts == NULL)
         continue;
       hi = ts->syncs->len;
@@ -2463,17 +2566,24 @@ build_rank (WeftSolver *self, guint r)
           node_add_in (self, v, s, WEFT_DEP_LAUNCH, 0);
         }
     }
+}
 
-  /* Typical launch latency (ops launched onto an idle stream) and gap
-   * between queued ops. An op held by an in-edge whose source ended after
-   * its launch (or after its stream predecessor, when queued) started when
-   * that wait ended: its start says nothing about launch latency or queue
-   * gaps (the first all-reduce on the NCCL stream, waiting ~10 ms for its
-   * producer, would otherwise make "launch latency" 10 ms and let every
-   * launch tie with its stream predecessor). */
-  for (guint k = 0; k < typ_cand->len; k++)
+/* Phase 9: typical launch latency (ops launched onto an idle stream) and
+ * gap between queued ops. An op held by an in-edge whose source ended after
+ * its launch (or after its stream predecessor, when queued) started when
+ * that wait ended: its start says nothing about launch latency or queue
+ * gaps (the first all-reduce on the NCCL stream, waiting ~10 ms for its
+ * producer, would otherwise make "launch latency" 10 ms and let every
+ * launch tie with its stream predecessor). */
+static void
+build_typical (WeftSolver *self, Scratch *sc)
+{
+  GArray *lat = g_array_new (FALSE, FALSE, sizeof (gint64));
+  GArray *gaps = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  for (guint k = 0; k < sc->typ_cand->len; k++)
     {
-      const guint32 *cand = &g_array_index (typ_cand, guint32, 2 * k);
+      const guint32 *cand = &g_array_index (sc->typ_cand, guint32, 2 * k);
       Node *n = &self->nodes[cand[0]];
       Node *p = cand[1] != WEFT_NONE ? &self->nodes[cand[1]] : NULL;
       gboolean idle = p == NULL || p->obs_end <= n->launch_time;
@@ -2487,40 +2597,61 @@ build_rank (WeftSolver *self, guint r)
         continue;
       g_array_append_val (idle ? lat : gaps, x);
     }
-  rs->typ_launch = median_or (lat, 5000);
-  rs->typ_gap = median_or (gaps, 0);
-
-  /* steps: by the launch (else the op itself) inside ProfilerStep#N */
-  if (rank->steps->len > 0)
-    for (guint32 v = first_node; v < self->n_nodes; v++)
-      {
-        Node *n = &self->nodes[v];
-        gint64 t;
-        if (n->kind != NODE_OP)
-          continue;
-        t = (n->launch_time != G_MININT64 ? n->launch_time : n->obs_start) - rs->offset;
-        for (guint k = rank->steps->len; k > 0; k--)
-          {
-            const WeftStep *st = &g_array_index (rank->steps, WeftStep, k - 1);
-            if (st->begin <= t)
-              {
-                if (t < st->end || n->launch_time == G_MININT64)
-                  n->step = st->number;
-                break;
-              }
-          }
-      }
-
-  build_annots (self, r);
-
+  sc->rs->typ_launch = median_or (lat, 5000);
+  sc->rs->typ_gap = median_or (gaps, 0);
   g_array_free (lat, TRUE);
   g_array_free (gaps, TRUE);
-  g_array_free (typ_cand, TRUE);
-  g_array_free (sc.pmax, TRUE);
-  g_hash_table_destroy (sc.launches);
-  g_hash_table_destroy (sc.runtime_by_corr);
-  g_hash_table_destroy (sc.stream_lane);
-  g_hash_table_destroy (records);
+}
+
+/* Phase 10: steps, by the launch (else the op itself) inside
+ * ProfilerStep#N. */
+static void
+build_steps (WeftSolver *self, Scratch *sc)
+{
+  WeftRank *rank = sc->rank;
+
+  if (rank->steps->len == 0)
+    return;
+  for (guint32 v = sc->first_node; v < self->n_nodes; v++)
+    {
+      Node *n = &self->nodes[v];
+      gint64 t;
+      if (n->kind != NODE_OP)
+        continue;
+      t = (n->launch_time != G_MININT64 ? n->launch_time : n->obs_start) - sc->rs->offset;
+      for (guint k = rank->steps->len; k > 0; k--)
+        {
+          const WeftStep *st = &g_array_index (rank->steps, WeftStep, k - 1);
+          if (st->begin <= t)
+            {
+              if (t < st->end || n->launch_time == G_MININT64)
+                n->step = st->number;
+              break;
+            }
+        }
+    }
+}
+
+/* The graph of rank r: its nodes and the edges inside it (docs/solver.md,
+ * "Graph"), phase by phase over one scratch. */
+static void
+build_rank (WeftSolver *self, guint r)
+{
+  Scratch sc;
+
+  build_begin (self, &sc, r);
+  build_ops (self, &sc);
+  build_launch_index (self, &sc);
+  build_runtime_index (self, &sc);
+  build_record_index (self, &sc);
+  build_waits_and_syncs (self, &sc);
+  build_sync_nodes (self, &sc);
+  build_thread_syncs (self, &sc);
+  build_launch_edges (self, &sc);
+  build_typical (self, &sc);
+  build_steps (self, &sc);
+  build_annots (self, r);
+  build_end (&sc);
 }
 
 static void
