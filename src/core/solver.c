@@ -176,14 +176,14 @@ op_stream_prev (WeftSolver *self, const Node *n)
   if (n->lane_pos == 0)
     return WEFT_NONE;
   order = g_ptr_array_index (self->ranks[n->rank].lanes, n->lane);
-  return ((const guint32 *) order->data)[n->lane_pos - 1];
+  return ((const guint32 *) (const void *) order->data)[n->lane_pos - 1];
 }
 
 static inline guint32
 op_stream_next (WeftSolver *self, const Node *n)
 {
   const GArray *order = g_ptr_array_index (self->ranks[n->rank].lanes, n->lane);
-  return n->lane_pos + 1 < order->len ? ((const guint32 *) order->data)[n->lane_pos + 1] : WEFT_NONE;
+  return n->lane_pos + 1 < order->len ? ((const guint32 *) (const void *) order->data)[n->lane_pos + 1] : WEFT_NONE;
 }
 
 static inline void heap_push (WeftSolver *self, guint32 v);
