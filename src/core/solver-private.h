@@ -1,6 +1,9 @@
-/* solver-private.h: the solver's graph, shared by solver.c (graph, solve,
- * edits) and solver-metrics.c (metrics, critical path, slack, instances,
- * apply to model). See docs/solver.md. */
+/* solver-private.h: the solver's graph and what its files share:
+ * solver.c (lifecycle, evaluation, re-solve, calibration, times, getters),
+ * solver-build.c (the graph from the trace), solver-order.c (the
+ * topological order), solver-edit.c (edits, apply to model), solver-plan.c
+ * (the flat solve plan) and solver-metrics.c (metrics, critical path,
+ * slack). See docs/solver.md and docs/architecture.md. */
 #pragma once
 
 #include "weft/weft-solver.h"
@@ -167,7 +170,7 @@ typedef struct
 
 /* A gpu_user_annotation slice and the GPU ops it covered as loaded (on its
  * stream, inside its span): it is re-timed to cover them where they are
- * now (annot_span in solver.c). */
+ * now (_weft_solver_annot_span in solver.c). */
 typedef struct
 {
   guint32 event;
@@ -251,6 +254,15 @@ _weft_solver_is_member (WeftSolver *self, guint32 u)
   return n->kind == NODE_OP && n->inst != WEFT_NONE && _weft_solver_live (self, n->inst);
 }
 
+/* The node standing for u in the topological order: its instance for a
+ * collective member, else u. */
+static inline guint32
+_weft_solver_remap (WeftSolver *self, guint32 u)
+{
+  Node *n = &self->nodes[u];
+  return (n->kind == NODE_OP && n->inst != WEFT_NONE && _weft_solver_live (self, n->inst)) ? n->inst : u;
+}
+
 /* The constant part of a node's ready time, the first candidates of every
  * evaluation (node by node and over the plan): its release, then a later
  * user minimum start. G_MININT64 with WEFT_DEP_NONE: neither. */
@@ -332,20 +344,50 @@ void     _weft_solver_plan_free (WeftSolver *self);
 void     _weft_solver_plan_build (WeftSolver *self);
 void     _weft_solver_plan_refresh (WeftSolver *self, guint32 v);
 gboolean _weft_solver_plan_sweep (WeftSolver *self, guint q0);
-void     _weft_solver_plan_verify (WeftSolver *self, const char *what);
+void     _weft_solver_plan_verify (WeftSolver *self, const char *what); /* solver.c: the test mode */
 
-/* solver.c */
-gint64   _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 orig_t);
-void     _weft_solver_update_slack (WeftSolver *self);
+#define UNEXPLAINED_NS 50000 /* 50 us: an op starting this much later than any constraint explains */
+
+/* solver.c: nodes and edges */
+guint32  _weft_solver_add_node (WeftSolver *self, NodeKind kind, guint rank, guint32 event);
+void     _weft_solver_node_add_in (WeftSolver *self, guint32 v, guint32 src, WeftDepKind kind, gint64 w);
+void     _weft_solver_node_remove_in (WeftSolver *self, guint32 v, guint idx);
 gboolean _weft_solver_node_is_live (WeftSolver *self, guint32 n);
-guint32  _weft_solver_node (WeftSolver *self, guint rank, guint32 event);
+GArray  *_weft_solver_lane_order (WeftSolver *self, guint rank, guint32 lane);
 guint32  _weft_solver_stream_prev (WeftSolver *self, guint32 n);
 guint32  _weft_solver_stream_next (WeftSolver *self, guint32 n);
+guint32  _weft_solver_node (WeftSolver *self, guint rank, guint32 event);
+void     _weft_solver_set_ev_node (WeftSolver *self, guint rank, guint32 event, guint32 node);
+/* solver.c: the re-solve */
+void     _weft_solver_heap_push (WeftSolver *self, guint32 v);
+void     _weft_solver_solve_pending (WeftSolver *self);
+void     _weft_solver_maybe_solve (WeftSolver *self);
+/* solver.c: annotations and times */
+gboolean _weft_solver_annot_span (WeftSolver *self, guint r, const AnnotRec *rec, gint64 *start, gint64 *end,
+                                  guint32 *lane);
+gint     _weft_solver_cpu_orig_cmp (gconstpointer a, gconstpointer b);
+gint64   _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 orig_t);
 
-/* Self-check for the tests: the topological order is a permutation of the
- * live nodes and every dependency goes forward in it. */
+/* Self-check for the tests (solver.c): the topological order is a
+ * permutation of the live nodes and every dependency goes forward in it. */
 gboolean _weft_solver_check (WeftSolver *self);
 
+/* solver-build.c: the graph of every rank and the instances (weft_solver_new) */
+void     _weft_solver_build (WeftSolver *self);
+gboolean _weft_solver_has_in_from (WeftSolver *self, guint32 v, guint32 src);
+
+/* solver-order.c */
+/* Successors in the topological sense (what must come after x). */
+typedef void (*SuccFunc) (WeftSolver *self, guint32 succ, gpointer data);
+void     _weft_solver_foreach_end_succ (WeftSolver *self, guint32 x, SuccFunc fn, gpointer data);
+void     _weft_solver_foreach_topo_pred (WeftSolver *self, guint32 v, SuccFunc fn, gpointer data);
+gboolean _weft_solver_compute_topo (WeftSolver *self, GArray *cycle);
+void     _weft_solver_order_remove (WeftSolver *self, guint32 v);
+gboolean _weft_solver_pk_repair (WeftSolver *self, const guint32 *touched, guint n_touched, GArray *cycle);
+void     _weft_solver_set_cycle_error (WeftSolver *self, GArray *cycle, GError **error);
+gboolean _weft_solver_order_add_nodes (WeftSolver *self, const guint32 *nodes, guint n, GError **error);
+
+/* solver-edit.c */
 /* How long before an op an edit created its launch is written
  * (weft_solver_apply_to_model): the rank's usual launch latency and more
  * than the 50 us after which a start counts as unexplained. */
@@ -363,5 +405,6 @@ gint64   _weft_solver_created_launch_time (WeftSolver *self, guint32 v);
 /* solver-metrics.c */
 void     _weft_solver_compute_baseline (WeftSolver *self);
 void     _weft_solver_metrics_free (WeftSolver *self);
+void     _weft_solver_update_slack (WeftSolver *self);
 
 G_END_DECLS

@@ -1,0 +1,423 @@
+/* model-index.c: the post-load index of a rank (metadata, lanes and their
+ * kinds and roles, flows, launch links, steps) and of a trace. It calls the
+ * classification (classify.c) in its place in the sequence: model.c below
+ * it knows nothing of classify.c, and classify.c reads the model. */
+#include "config.h"
+
+#include <string.h>
+
+#include "weft/weft-classify.h"
+#include "weft/weft-model.h"
+
+/* ---- index ------------------------------------------------------------------ */
+
+static gboolean
+is_gpu_category (WeftCategory c)
+{
+  return c == WEFT_CAT_KERNEL || c == WEFT_CAT_GPU_MEMCPY || c == WEFT_CAT_GPU_MEMSET;
+}
+
+static void
+apply_metadata (WeftRank *rank)
+{
+  /* process_name / thread_name / thread_sort_index from M events. */
+  GHashTable *process_names = g_hash_table_new (g_direct_hash, g_direct_equal);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      json_object *obj, *args, *v, *pid, *tid;
+      const char *name;
+
+      if (ev->ph != WEFT_PH_M)
+        continue;
+      name = weft_rank_string (rank, ev->name);
+      if (strcmp (name, "process_name") != 0 && strcmp (name, "thread_name") != 0 &&
+          strcmp (name, "thread_sort_index") != 0 && strcmp (name, "process_labels") != 0)
+        continue;
+      obj = weft_event_parse (rank, ev);
+      if (obj == NULL)
+        continue;
+      if (!json_object_object_get_ex (obj, "args", &args) || !json_object_object_get_ex (obj, "pid", &pid))
+        {
+          json_object_put (obj);
+          continue;
+        }
+      if (strcmp (name, "process_name") == 0 || strcmp (name, "process_labels") == 0)
+        {
+          const char *key = strcmp (name, "process_name") == 0 ? "name" : "labels";
+          if (json_object_object_get_ex (args, key, &v) && json_object_is_type (v, json_type_string))
+            {
+              const char *pt = json_object_to_json_string_ext (pid, JSON_C_TO_STRING_PLAIN);
+              guint32 pid_id = weft_strings_intern (rank->strings, pt, -1);
+              guint32 val = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
+              if (strcmp (name, "process_name") == 0 || !g_hash_table_contains (process_names, GUINT_TO_POINTER (pid_id + 1)))
+                g_hash_table_insert (process_names, GUINT_TO_POINTER (pid_id + 1), GUINT_TO_POINTER (val));
+            }
+        }
+      else if (json_object_object_get_ex (obj, "tid", &tid))
+        {
+          const char *pt = json_object_to_json_string_ext (pid, JSON_C_TO_STRING_PLAIN);
+          char *pdup = g_strdup (pt);
+          const char *tt = json_object_to_json_string_ext (tid, JSON_C_TO_STRING_PLAIN);
+          char *key = g_strdup_printf ("%s\x1f%s", pdup, tt);
+          gpointer found = g_hash_table_lookup (rank->lane_index, key);
+          if (found != NULL)
+            {
+              WeftLane *lane = weft_rank_lane (rank, GPOINTER_TO_UINT (found) - 1);
+              if (strcmp (name, "thread_name") == 0 && json_object_object_get_ex (args, "name", &v) &&
+                  json_object_is_type (v, json_type_string))
+                lane->name = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
+              else if (strcmp (name, "thread_sort_index") == 0 && json_object_object_get_ex (args, "sort_index", &v))
+                lane->sort_index = json_object_get_int64 (v);
+            }
+          g_free (key);
+          g_free (pdup);
+        }
+      json_object_put (obj);
+    }
+
+  for (guint i = 0; i < rank->lanes->len; i++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, i);
+      gpointer pn = g_hash_table_lookup (process_names, GUINT_TO_POINTER (lane->pid_text + 1));
+      if (pn != NULL)
+        lane->process_name = GPOINTER_TO_UINT (pn);
+    }
+  g_hash_table_destroy (process_names);
+}
+
+static void
+assign_lane_kinds (WeftRank *rank)
+{
+  gboolean *gpu_pid_seen;
+  guint n = rank->lanes->len;
+
+  gpu_pid_seen = g_new0 (gboolean, n);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->lane != WEFT_NONE && (is_gpu_category (ev->category) || ev->category == WEFT_CAT_GPU_USER_ANNOTATION))
+        gpu_pid_seen[ev->lane] = TRUE;
+    }
+
+  for (guint i = 0; i < n; i++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, i);
+      const char *pname = weft_rank_string (rank, lane->process_name);
+      gboolean gpu = gpu_pid_seen[i];
+
+      /* A lane on the same (numeric) pid as a GPU lane, e.g. cuda_sync
+       * events or Stream Sync lanes, is a GPU lane too. */
+      if (!gpu && lane->pid != G_MININT64 && lane->tid != G_MININT64)
+        for (guint j = 0; j < n && !gpu; j++)
+          if (gpu_pid_seen[j] && weft_rank_lane (rank, j)->pid_text == lane->pid_text)
+            gpu = TRUE;
+      if (!gpu && (g_str_has_prefix (pname, "GPU") || strstr (pname, "GPU ") != NULL) && lane->tid != G_MININT64)
+        gpu = TRUE;
+
+      if (gpu)
+        {
+          lane->kind = WEFT_LANE_GPU;
+          lane->device = lane->pid != G_MININT64 ? (int) CLAMP (lane->pid, -1, G_MAXINT) : -1;
+          if (lane->tid >= 1000000)
+            lane->role = WEFT_LANE_ROLE_SYNC;
+        }
+      else if (lane->pid != G_MININT64 && lane->tid != G_MININT64 && lane->pid >= 0)
+        lane->kind = WEFT_LANE_CPU;
+      else
+        lane->kind = WEFT_LANE_OTHER;
+    }
+  g_free (gpu_pid_seen);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->lane != WEFT_NONE && is_gpu_category (ev->category) && ev->ph == WEFT_PH_X &&
+          weft_rank_lane (rank, ev->lane)->kind == WEFT_LANE_GPU)
+        ev->flags |= WEFT_EVENT_GPU_OP;
+    }
+}
+
+static void
+fill_lanes (WeftRank *rank)
+{
+  for (guint i = 0; i < rank->lanes->len; i++)
+    g_array_set_size (weft_rank_lane (rank, i)->events, 0);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->lane == WEFT_NONE || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      if (ev->ph != WEFT_PH_X && ev->ph != WEFT_PH_I)
+        continue;
+      g_array_append_val (weft_rank_lane (rank, ev->lane)->events, i);
+    }
+  for (guint i = 0; i < rank->lanes->len; i++)
+    weft_lane_sort (rank, weft_rank_lane (rank, i));
+}
+
+/* The X slice on the lane that a flow point at time ts binds to: one that
+ * starts exactly at ts, else the innermost one enclosing ts. */
+static guint32
+slice_at (WeftRank *rank, guint32 lane_idx, gint64 ts)
+{
+  WeftLane *lane;
+  guint lo, hi;
+  guint32 best = WEFT_NONE;
+  const guint32 *idx;
+
+  if (lane_idx == WEFT_NONE)
+    return WEFT_NONE;
+  lane = weft_rank_lane (rank, lane_idx);
+  idx = (const guint32 *) (void *) lane->events->data;
+  lo = 0;
+  hi = lane->events->len;
+  /* first event with start > ts */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (weft_rank_event (rank, idx[mid])->ts <= ts)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  /* walk back: the last event starting <= ts that covers ts is innermost
+   * among those starting at or before ts (sorted by ts, then longer first). */
+  for (guint k = lo; k > 0 && lo - k < 64; k--)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, idx[k - 1]);
+      if (ev->ph != WEFT_PH_X)
+        continue;
+      if (ev->ts == ts || (ev->ts <= ts && weft_event_end (ev) > ts))
+        {
+          best = idx[k - 1];
+          break;
+        }
+    }
+  return best;
+}
+
+static void
+pair_flows (WeftRank *rank)
+{
+  GHashTable *starts = g_hash_table_new (g_int64_hash, g_int64_equal);
+  GArray *keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+
+  g_array_set_size (rank->flows, 0);
+  /* Key: id * 4 + category kind, so ac2g and fwdbwd ids do not collide. */
+  g_array_set_size (keys, rank->events->len);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gint64 *key = &g_array_index (keys, gint64, i);
+      if (ev->ph != WEFT_PH_S && ev->ph != WEFT_PH_F)
+        continue;
+      if (ev->flow_id < 0 || (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+        continue;
+      *key = ev->flow_id * 4 + (ev->category == WEFT_CAT_AC2G ? 1 : 2);
+      if (ev->ph == WEFT_PH_S)
+        g_hash_table_insert (starts, key, GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gint64 key;
+      gpointer s;
+      WeftFlow flow;
+
+      if (ev->ph != WEFT_PH_F || ev->flow_id < 0 ||
+          (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+        continue;
+      key = ev->flow_id * 4 + (ev->category == WEFT_CAT_AC2G ? 1 : 2);
+      s = g_hash_table_lookup (starts, &key);
+      if (s == NULL)
+        continue; /* orphan: dropped */
+      flow.category = (WeftCategory) ev->category;
+      flow.id = ev->flow_id;
+      flow.start = GPOINTER_TO_UINT (s) - 1;
+      flow.end = i;
+      flow.from = slice_at (rank, weft_rank_event (rank, flow.start)->lane, weft_rank_event (rank, flow.start)->ts);
+      flow.to = slice_at (rank, ev->lane, ev->ts);
+      g_array_append_val (rank->flows, flow);
+    }
+  g_hash_table_destroy (starts);
+  g_array_free (keys, TRUE);
+}
+
+static void
+link_launches (WeftRank *rank)
+{
+  GHashTable *by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      ev->link = WEFT_NONE;
+      ev->flags &= ~WEFT_EVENT_LAUNCH;
+      if (ev->ph == WEFT_PH_X && ev->correlation >= 0 &&
+          (ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) &&
+          !(ev->flags & WEFT_EVENT_DELETED))
+        g_hash_table_insert (by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
+    }
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gpointer l;
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->correlation < 0 || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      l = g_hash_table_lookup (by_corr, &ev->correlation);
+      if (l != NULL)
+        {
+          WeftEvent *launch = weft_rank_event (rank, GPOINTER_TO_UINT (l) - 1);
+          ev->link = GPOINTER_TO_UINT (l) - 1;
+          launch->link = i;
+          launch->flags |= WEFT_EVENT_LAUNCH;
+        }
+    }
+  g_hash_table_destroy (by_corr);
+
+  /* Without correlation args, fall back to ac2g flows. */
+  for (guint i = 0; i < rank->flows->len; i++)
+    {
+      const WeftFlow *f = &g_array_index (rank->flows, WeftFlow, i);
+      WeftEvent *from, *to;
+      if (f->category != WEFT_CAT_AC2G || f->from == WEFT_NONE || f->to == WEFT_NONE)
+        continue;
+      from = weft_rank_event (rank, f->from);
+      to = weft_rank_event (rank, f->to);
+      if (to->link == WEFT_NONE && from->link == WEFT_NONE && (to->flags & WEFT_EVENT_GPU_OP))
+        {
+          to->link = f->from;
+          from->link = f->to;
+          from->flags |= WEFT_EVENT_LAUNCH;
+        }
+    }
+}
+
+static void
+find_steps (WeftRank *rank)
+{
+  g_array_set_size (rank->steps, 0);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      const char *name;
+      WeftStep step;
+      if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
+        continue;
+      if (ev->category != WEFT_CAT_USER_ANNOTATION && ev->category != WEFT_CAT_CPU_OP)
+        continue;
+      name = weft_rank_string (rank, ev->name);
+      if (!g_str_has_prefix (name, "ProfilerStep#"))
+        continue;
+      step.event = i;
+      step.number = (int) g_ascii_strtoll (name + strlen ("ProfilerStep#"), NULL, 10);
+      step.begin = ev->ts;
+      step.end = weft_event_end (ev);
+      g_array_append_val (rank->steps, step);
+    }
+  /* sort by begin */
+  for (guint i = 1; i < rank->steps->len; i++)
+    for (guint j = i; j > 0; j--)
+      {
+        WeftStep *a = &g_array_index (rank->steps, WeftStep, j - 1);
+        WeftStep *b = &g_array_index (rank->steps, WeftStep, j);
+        if (a->begin <= b->begin)
+          break;
+        WeftStep t = *a;
+        *a = *b;
+        *b = t;
+      }
+}
+
+/* Lane roles from what runs on each GPU stream: mostly communication ->
+ * NCCL (FSDP all-gather / reduce-scatter where the rank's CPU ops say FSDP
+ * and nearly all of the lane's collectives are of that type), mostly
+ * copies -> copy, else compute. Stream Sync lanes keep their role. */
+static void
+assign_lane_roles (WeftRank *rank)
+{
+  gboolean fsdp = FALSE;
+
+  for (guint i = 0; i < rank->events->len && !fsdp; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph == WEFT_PH_X && (ev->category == WEFT_CAT_USER_ANNOTATION || ev->category == WEFT_CAT_CPU_OP) &&
+          g_str_has_prefix (weft_rank_string (rank, ev->name), "FSDP::"))
+        fsdp = TRUE;
+    }
+
+  for (guint l = 0; l < rank->lanes->len; l++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      guint n_comm = 0, n_compute = 0, n_copy = 0, n_ag = 0, n_rs = 0;
+
+      if (lane->kind != WEFT_LANE_GPU || lane->role == WEFT_LANE_ROLE_SYNC)
+        continue;
+      for (guint i = 0; i < lane->events->len; i++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, g_array_index (lane->events, guint32, i));
+          if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
+            continue;
+          if (ev->kclass == WEFT_KCLASS_COMM)
+            {
+              n_comm++;
+              if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+                {
+                  WeftCollType t = g_array_index (rank->collectives, WeftCollective, ev->coll).type;
+                  n_ag += t == WEFT_COLL_ALL_GATHER;
+                  n_rs += t == WEFT_COLL_REDUCE_SCATTER;
+                }
+            }
+          else if (ev->kclass == WEFT_KCLASS_COPY)
+            n_copy++;
+          else
+            n_compute++;
+        }
+      if (n_comm + n_compute + n_copy == 0)
+        lane->role = WEFT_LANE_ROLE_NONE;
+      else if (n_comm > n_compute && n_comm >= n_copy)
+        {
+          if (fsdp && n_ag * 10 >= n_comm * 9)
+            lane->role = WEFT_LANE_ROLE_FSDP_AG;
+          else if (fsdp && n_rs * 10 >= n_comm * 9)
+            lane->role = WEFT_LANE_ROLE_FSDP_RS;
+          else
+            lane->role = WEFT_LANE_ROLE_COMM;
+        }
+      else if (n_copy > n_compute)
+        lane->role = WEFT_LANE_ROLE_COPY;
+      else
+        lane->role = WEFT_LANE_ROLE_COMPUTE;
+    }
+}
+
+void
+weft_rank_index (WeftRank *rank)
+{
+  apply_metadata (rank);
+  fill_lanes (rank);
+  assign_lane_kinds (rank);
+  pair_flows (rank);
+  link_launches (rank);
+  find_steps (rank);
+  weft_rank_classify (rank);
+  assign_lane_roles (rank);
+}
+
+void
+weft_trace_index_across_ranks (WeftTrace *self)
+{
+  weft_trace_match_collectives (self);
+  weft_trace_estimate_clock_offsets (self);
+}
+
+void
+weft_trace_index (WeftTrace *self)
+{
+  for (guint i = 0; i < self->ranks->len; i++)
+    weft_rank_index (weft_trace_rank (self, i));
+  weft_trace_index_across_ranks (self);
+}
