@@ -519,7 +519,7 @@ check_duplicate_collective (WeftEditSession *s)
 static gboolean
 do_insert_kernel (WeftEditSession *s, GError **error)
 {
-  g_autoptr (GPtrArray) palette = weft_edit_session_palette_kernels (weft_edit_session_get_trace (s));
+  g_autoptr (GPtrArray) palette = weft_trace_palette_kernels (weft_edit_session_get_trace (s));
   const WeftPaletteKernel *g2 = NULL;
   WeftTrace *trace = weft_edit_session_get_trace (s);
   int ri = weft_trace_find_rank (trace, 1);
@@ -1206,7 +1206,7 @@ test_palette (void)
 {
   g_autofree char *dir = write_trace ("palette");
   g_autoptr (WeftEditSession) s = open_session (dir);
-  g_autoptr (GPtrArray) kernels = weft_edit_session_palette_kernels (weft_edit_session_get_trace (s));
+  g_autoptr (GPtrArray) kernels = weft_trace_palette_kernels (weft_edit_session_get_trace (s));
   g_autoptr (GPtrArray) colls = weft_edit_session_palette_collectives (s);
   guint n_gemm = 0;
 

@@ -1889,6 +1889,23 @@ test_replay_shared (void)
     replay_one (traces[i]);
 }
 
+/* A NULL solver is a programmer error: refused with a critical, no crash. */
+static void
+test_null_solver (void)
+{
+  GError *error = NULL;
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*self != NULL*");
+  g_assert_false (weft_solver_set_duration (NULL, 0, 0, 1000, &error));
+  g_test_assert_expected_messages ();
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*self != NULL*");
+  g_assert_cmpuint (weft_solver_ensure_stream (NULL, 0, 0, 7), ==, WEFT_NONE);
+  g_test_assert_expected_messages ();
+  g_test_expect_message (G_LOG_DOMAIN, G_LOG_LEVEL_CRITICAL, "*trace != NULL*");
+  g_assert_null (weft_solver_new (NULL, &error));
+  g_test_assert_expected_messages ();
+  g_assert_null (error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1920,5 +1937,6 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/late-member", test_late_member);
   g_test_add_func ("/solver/runtime-styles", test_runtime_styles);
   g_test_add_func ("/solver/inferred-edge", test_inferred_edge);
+  g_test_add_func ("/solver/null-solver", test_null_solver);
   return g_test_run ();
 }

@@ -172,7 +172,7 @@ typedef struct
  * class (WeftKernelClass order), within a class by count, then name. A
  * GPtrArray of WeftPaletteKernel that frees them. A query of the trace
  * only (src/core/palette.c). */
-GPtrArray *weft_edit_session_palette_kernels (WeftTrace *trace); /* (transfer full) */
+GPtrArray *weft_trace_palette_kernels (WeftTrace *trace); /* (transfer full) */
 
 /* One kind of collective seen in the trace: a type on a process group. */
 typedef struct

@@ -1,6 +1,6 @@
 /* weft-palette.c: kernels and collectives to drag onto the timeline.
  *
- * Built from the edit session (weft_edit_session_palette_kernels(): the trace's own
+ * Built from the edit session (weft_trace_palette_kernels(): the trace's own
  * kernels grouped by class with their median durations;
  * weft_edit_session_palette_collectives(): its collectives by type and process
  * group, timed by the cost model fitted from the trace). Each row is a
@@ -179,7 +179,7 @@ weft_palette_set_session (WeftPalette *self, WeftEditSession *session)
   g_clear_pointer (&self->collectives, g_ptr_array_unref);
   if (session != NULL)
     {
-      self->kernels = weft_edit_session_palette_kernels (weft_edit_session_get_trace (session));
+      self->kernels = weft_trace_palette_kernels (weft_edit_session_get_trace (session));
       self->collectives = weft_edit_session_palette_collectives (session);
       self->n_strategy = weft_strategy_palette_append (session, self->collectives);
     }

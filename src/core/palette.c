@@ -54,8 +54,10 @@ median_of (GArray *v)
 }
 
 GPtrArray *
-weft_edit_session_palette_kernels (WeftTrace *trace)
+weft_trace_palette_kernels (WeftTrace *trace)
 {
+  g_return_val_if_fail (trace != NULL, NULL);
+
   g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
   GPtrArray *out = g_ptr_array_new_with_free_func (palette_kernel_free);
   GHashTableIter iter;
@@ -278,6 +280,8 @@ weft_trace_palette_collectives (WeftTrace *trace, WeftCostModel *cost_model)
 GPtrArray *
 weft_edit_session_palette_collectives (WeftEditSession *self)
 {
+  g_return_val_if_fail (self != NULL, NULL);
+
   GPtrArray *out = weft_trace_palette_collectives (weft_edit_session_get_trace (self), NULL);
 
   /* the session's cost model is fitted on first use: only when a

@@ -70,6 +70,8 @@ legacy_cache_path (const char *trace_path)
 gboolean
 weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   const char *source = weft_edit_session_get_source_path (self);
   g_autofree char *path = NULL;
   g_autofree char *dir = NULL;
@@ -134,6 +136,8 @@ weft_edit_session_write_recovery (WeftEditSession *self, GError **error)
 gboolean
 weft_edit_session_autosave (WeftEditSession *self, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   if (self->autosaved_serial == weft_edit_session_get_serial (self))
     return TRUE;
   if (weft_history_get_group_depth (weft_edit_session_get_history (self)) > 0)

@@ -15,12 +15,16 @@
 void
 weft_solver_begin_batch (WeftSolver *self)
 {
+  g_return_if_fail (self != NULL);
+
   self->batch++;
 }
 
 void
 weft_solver_end_batch (WeftSolver *self)
 {
+  g_return_if_fail (self != NULL);
+
   if (self->batch > 0)
     self->batch--;
   if (self->batch == 0)
@@ -40,6 +44,8 @@ require_node (WeftSolver *self, guint rank_index, guint32 event, GError **error)
 gboolean
 weft_solver_set_duration (WeftSolver *self, guint rank_index, guint32 event, gint64 dur, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   guint32 v = require_node (self, rank_index, event, error);
   if (v == WEFT_NONE)
     return FALSE;
@@ -68,6 +74,8 @@ weft_solver_set_duration (WeftSolver *self, guint rank_index, guint32 event, gin
 gboolean
 weft_solver_set_min_start (WeftSolver *self, guint rank_index, guint32 event, gint64 t, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   guint32 v = require_node (self, rank_index, event, error);
   if (v == WEFT_NONE)
     return FALSE;
@@ -90,6 +98,8 @@ scale_node (WeftSolver *self, guint32 v, double factor)
 void
 weft_solver_scale_class (WeftSolver *self, WeftKernelClass kclass, double factor)
 {
+  g_return_if_fail (self != NULL);
+
   if (factor < 0)
     return;
   for (guint32 v = 0; v < self->n_nodes; v++)
@@ -112,6 +122,8 @@ weft_solver_scale_class (WeftSolver *self, WeftKernelClass kclass, double factor
 void
 weft_solver_scale_collective (WeftSolver *self, WeftCollType type, double factor)
 {
+  g_return_if_fail (self != NULL);
+
   if (factor < 0)
     return;
   for (guint32 v = 0; v < self->n_nodes; v++)
@@ -308,6 +320,8 @@ gboolean
 weft_solver_move_to_position (WeftSolver *self, guint rank_index, guint32 event, guint32 lane, guint position,
                               GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   WeftSolverMove m = { rank_index, event, lane, position, 0 };
   return weft_solver_move_many (self, &m, 1, error);
 }
@@ -317,6 +331,9 @@ static guint position_for_time (WeftSolver *self, guint rank_index, guint32 lane
 gboolean
 weft_solver_move_many (WeftSolver *self, const WeftSolverMove *moves, guint n_moves, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (moves != NULL, FALSE);
+
   MoveUndo *undo;
   guint32 *nodes;
   gboolean ok;
@@ -404,6 +421,8 @@ gboolean
 weft_solver_move_to_lane (WeftSolver *self, guint rank_index, guint32 event, guint32 lane, gint64 at_time,
                           GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   guint32 v = require_node (self, rank_index, event, error);
   _weft_solver_sync (self);
   if (v == WEFT_NONE || !check_gpu_lane (self, rank_index, lane, error))
@@ -415,6 +434,8 @@ weft_solver_move_to_lane (WeftSolver *self, guint rank_index, guint32 event, gui
 guint32
 weft_solver_ensure_stream (WeftSolver *self, guint rank_index, int device, gint64 stream)
 {
+  g_return_val_if_fail (self != NULL, WEFT_NONE);
+
   WeftRank *rank;
   char pid[32], tid[32];
   guint32 lane;
@@ -515,6 +536,9 @@ guint32
 weft_solver_insert_op (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, const WeftSolverOpSpec *spec,
                        GError **error)
 {
+  g_return_val_if_fail (self != NULL, WEFT_NONE);
+  g_return_val_if_fail (spec != NULL, WEFT_NONE);
+
   WeftRank *rank;
   guint32 ev, v;
   guint position;
@@ -565,6 +589,10 @@ guint32
 weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec, const WeftSolverPlace *places,
                                guint n_places, guint32 *events_out, GError **error)
 {
+  g_return_val_if_fail (self != NULL, WEFT_NONE);
+  g_return_val_if_fail (spec != NULL, WEFT_NONE);
+  g_return_val_if_fail (places != NULL, WEFT_NONE);
+
   WeftTrace *trace = self->trace;
   guint n_nodes0 = self->n_nodes;
   guint32 inst_idx = trace->instances->len;
@@ -735,6 +763,8 @@ remove_one (WeftSolver *self, guint32 v)
 gboolean
 weft_solver_remove_op (WeftSolver *self, guint rank_index, guint32 event, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   guint32 v = require_node (self, rank_index, event, error);
   _weft_solver_sync (self);
   if (v == WEFT_NONE)
@@ -783,6 +813,8 @@ restore_one (WeftSolver *self, guint32 v)
 gboolean
 weft_solver_restore_op (WeftSolver *self, guint rank_index, guint32 event, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   GArray *map;
   guint32 v, iv;
   _weft_solver_sync (self);
@@ -848,6 +880,8 @@ gboolean
 weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_event, guint to_rank, guint32 to_event,
                             gint64 gap, GError **error)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   guint32 f = require_node (self, from_rank, from_event, error);
   guint32 t = f == WEFT_NONE ? WEFT_NONE : require_node (self, to_rank, to_event, error);
   _weft_solver_sync (self);
@@ -878,6 +912,8 @@ weft_solver_add_dependency (WeftSolver *self, guint from_rank, guint32 from_even
 gboolean
 weft_solver_remove_dependency (WeftSolver *self, guint from_rank, guint32 from_event, guint to_rank, guint32 to_event)
 {
+  g_return_val_if_fail (self != NULL, FALSE);
+
   guint32 f = _weft_solver_node (self, from_rank, from_event);
   guint32 t = _weft_solver_node (self, to_rank, to_event);
   gboolean removed = FALSE;
@@ -1182,6 +1218,8 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
 void
 weft_solver_apply_to_model (WeftSolver *self)
 {
+  g_return_if_fail (self != NULL);
+
   _weft_solver_sync (self);
   for (guint r = 0; r < self->n_ranks; r++)
     {

@@ -669,6 +669,8 @@ weft_solver_prepare (WeftSolver *self)
 void
 weft_solver_solve_all (WeftSolver *self)
 {
+  g_return_if_fail (self != NULL);
+
   _weft_solver_sync (self);
   for (guint i = 0; i < self->n_order; i++)
     eval_node (self, self->order[i], FALSE);
@@ -862,6 +864,8 @@ calibrate (WeftSolver *self)
 WeftSolver *
 weft_solver_new (WeftTrace *trace, GError **error)
 {
+  g_return_val_if_fail (trace != NULL, NULL);
+
   WeftSolver *self;
 
   if (trace == NULL)
@@ -968,6 +972,8 @@ weft_solver_free (WeftSolver *self)
 WeftTrace *
 weft_solver_get_trace (WeftSolver *self)
 {
+  g_return_val_if_fail (self != NULL, NULL);
+
   return self->trace;
 }
 
@@ -1007,12 +1013,17 @@ _weft_solver_check (WeftSolver *self)
 void
 weft_solver_stats (WeftSolver *self, WeftSolverStats *out)
 {
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (out != NULL);
+
   *out = self->stats;
 }
 
 guint64
 weft_solver_generation (WeftSolver *self)
 {
+  g_return_val_if_fail (self != NULL, 0);
+
   return self->generation;
 }
 
@@ -1279,6 +1290,9 @@ WeftTimeSpan
 weft_solver_span (WeftSolver *self)
 {
   WeftTimeSpan span = { G_MAXINT64, G_MININT64 };
+  WeftTimeSpan none = { 0, 0 };
+
+  g_return_val_if_fail (self != NULL, none);
   _weft_solver_sync (self);
   for (guint32 v = 0; v < self->n_nodes; v++)
     {
@@ -1296,6 +1310,9 @@ weft_solver_span (WeftSolver *self)
 guint
 weft_solver_preds (WeftSolver *self, guint rank_index, guint32 event, WeftSolverDep *out, guint max)
 {
+  g_return_val_if_fail (self != NULL, 0);
+  g_return_val_if_fail (out != NULL, 0);
+
   guint32 v = _weft_solver_node (self, rank_index, event);
   guint k = 0;
   Node *n;
