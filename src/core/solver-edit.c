@@ -1027,13 +1027,36 @@ created_launch_lookup (GArray *times, guint32 v)
   return hit != NULL ? hit->t : G_MININT64;
 }
 
+static void
+array_free0 (gpointer a)
+{
+  if (a != NULL)
+    g_array_unref (a);
+}
+
+/* Cached per rank and generation: the critical path asks for every
+ * created op it goes through. */
 gint64
 _weft_solver_created_launch_time (WeftSolver *self, guint32 v)
 {
-  GArray *times = created_launch_times (self, self->nodes[v].rank);
-  gint64 t = created_launch_lookup (times, v);
-  g_array_free (times, TRUE);
-  return t;
+  guint r = self->nodes[v].rank;
+  GArray *times;
+
+  _weft_solver_sync (self);
+  if (self->created_launches == NULL || self->created_launches_generation != self->generation)
+    {
+      g_clear_pointer (&self->created_launches, g_ptr_array_unref);
+      self->created_launches = g_ptr_array_new_full (self->n_ranks, array_free0);
+      g_ptr_array_set_size (self->created_launches, (gint) self->n_ranks);
+      self->created_launches_generation = self->generation;
+    }
+  times = g_ptr_array_index (self->created_launches, r);
+  if (times == NULL)
+    {
+      times = created_launch_times (self, r);
+      g_ptr_array_index (self->created_launches, r) = times;
+    }
+  return created_launch_lookup (times, v);
 }
 
 static void

@@ -1155,6 +1155,7 @@ _weft_solver_metrics_free (WeftSolver *self)
     g_array_free (self->steps, TRUE);
   if (self->metrics_cache)
     g_array_free (self->metrics_cache, TRUE);
+  g_clear_pointer (&self->created_launches, g_ptr_array_unref);
   if (self->step_wins)
     g_array_free (self->step_wins, TRUE);
   g_free (self->step_win_first);

@@ -235,6 +235,9 @@ struct _WeftSolver
   guint32    stamp;
   GArray    *metrics_cache;     /* MetricsEntry of metrics_generation */
   guint64    metrics_generation;
+  GPtrArray *created_launches;  /* per rank: where apply_to_model writes created launches (or NULL), of
+                                 * created_launches_generation */
+  guint64    created_launches_generation;
   Plan       plan;
   guint64    structure;         /* incremented by every structural change */
   guint64    sweep_structure;   /* structure at the last large re-solve */
