@@ -7,15 +7,9 @@
 #include <string.h>
 
 #include "solver-private.h"
+#include "util-private.h"
 
 /* ---- steps ------------------------------------------------------------------- */
-
-static gint
-int_cmp (gconstpointer a, gconstpointer b)
-{
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
-}
 
 GArray *
 weft_solver_steps (WeftSolver *self)
@@ -34,7 +28,7 @@ weft_solver_steps (WeftSolver *self)
             g_array_append_val (out, number);
         }
     }
-  g_array_sort (out, int_cmp);
+  g_array_sort (out, _weft_int_cmp);
   return out;
 }
 
