@@ -1718,7 +1718,8 @@ step_backward_unit (Ctx *c, Step *st, int u)
   else
     {
       scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: EmbeddingBackward0", NULL);
-      kernel (c, "aten::embedding_dense_backward", K_EMBED_BWD, K_MEM, 0, 4 * D->T * D->h + 4 * D->V * D->h / D->tp, EW_STATS);
+      kernel (c, "aten::embedding_dense_backward", K_EMBED_BWD, K_MEM, 0, 4 * D->T * D->h + 4 * D->V * D->h / D->tp,
+              EW_STATS);
       scope_end (c);
       ddp_grad (c, &st->ddp, D->h * D->V / D->tp);
       ddp_bucket (c, &st->ddp, TRUE);   /* the last bucket: exposed */
