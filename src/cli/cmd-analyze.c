@@ -130,6 +130,384 @@ event_stream (WeftTrace *trace, guint ri, guint32 ev)
   return lane == WEFT_NONE ? -1 : weft_rank_lane (rank, lane)->tid;
 }
 
+/* What one run of analyze reports: the trace, its solver, the step and the
+ * rows gathered for both the JSON document and the text report. */
+typedef struct
+{
+  const char *path;
+  WeftTrace  *trace;
+  WeftSolver *solver;
+  int         step;
+  int         top;
+  GArray     *steps; /* int: the trace's ProfilerStep numbers */
+  GArray     *cp;    /* WeftPathSegment: the critical path */
+  GArray     *ops;   /* WeftPathSegment: its ops, longest first */
+  GArray     *rows;  /* InstRow: the step's collectives, most waiting first */
+  WeftMetrics whole, base;
+  gboolean    have_base;
+} Analysis;
+
+/* --step N: FALSE (after the message) for anything but a step number. */
+static gboolean
+parse_step (const char *text, int *step)
+{
+  char *end = NULL;
+  gint64 v = g_ascii_strtoll (text, &end, 10);
+  if (end == text || *end != '\0' || v < 0 || v > G_MAXINT)
+    {
+      weft_cli_fail ("analyze: --step %s: expected a step number (ProfilerStep#N)", text);
+      return FALSE;
+    }
+  *step = (int) v;
+  return TRUE;
+}
+
+/* FALSE (after the message) when the trace has no ProfilerStep#a->step. */
+static gboolean
+check_step (const Analysis *a)
+{
+  gboolean found = FALSE;
+  GString *list;
+
+  if (a->step == WEFT_SOLVER_ALL_STEPS)
+    return TRUE;
+  for (guint i = 0; i < a->steps->len; i++)
+    found = found || g_array_index (a->steps, int, i) == a->step;
+  if (found)
+    return TRUE;
+  list = g_string_new (NULL);
+  for (guint i = 0; i < a->steps->len; i++)
+    g_string_append_printf (list, "%s%d", i ? ", " : "", g_array_index (a->steps, int, i));
+  weft_cli_fail ("analyze: %s: no ProfilerStep#%d (steps: %s)", a->path, a->step,
+                 a->steps->len ? list->str : "none");
+  g_string_free (list, TRUE);
+  return FALSE;
+}
+
+/* The whole trace's metrics, the critical path's longest ops and the
+ * collectives of the step (their end inside the step's span). */
+static void
+analysis_gather (Analysis *a)
+{
+  if (!weft_solver_metrics (a->solver, WEFT_SOLVER_ALL_RANKS, a->step, &a->whole))
+    memset (&a->whole, 0, sizeof a->whole);
+  a->have_base = weft_solver_baseline_metrics (a->solver, WEFT_SOLVER_ALL_RANKS, a->step, &a->base);
+
+  /* critical path: longest ops */
+  a->cp = weft_solver_critical_path (a->solver, a->step);
+  a->ops = g_array_new (FALSE, FALSE, sizeof (WeftPathSegment));
+  for (guint i = 0; i < a->cp->len; i++)
+    {
+      const WeftPathSegment *s = &g_array_index (a->cp, WeftPathSegment, i);
+      if (s->kind == WEFT_PATH_COMPUTE || s->kind == WEFT_PATH_COMM)
+        g_array_append_val (a->ops, *s);
+    }
+  g_array_sort (a->ops, seg_len_cmp);
+
+  /* collectives of the step (their end inside the step's span), most waiting first */
+  a->rows = g_array_new (FALSE, FALSE, sizeof (InstRow));
+  for (guint32 i = 0; i < a->trace->instances->len; i++)
+    {
+      InstRow row;
+      row.instance = i;
+      if (!weft_solver_instance_info (a->solver, i, &row.info, NULL, 0))
+        continue;
+      if (a->step != WEFT_SOLVER_ALL_STEPS && (row.info.end < a->whole.begin || row.info.end > a->whole.end))
+        continue;
+      g_array_append_val (a->rows, row);
+    }
+  g_array_sort (a->rows, inst_row_cmp);
+}
+
+/* ---- the JSON document ---------------------------------------------------------- */
+
+static json_object *
+definitions_json (void)
+{
+  json_object *defs = json_object_new_object ();
+  json_object_object_add (defs, "overlap_pct", json_object_new_string (OVERLAP_DEF));
+  json_object_object_add (defs, "times", json_object_new_string ("microseconds; per-rank GPU time within the step, "
+                                                                  "whole trace: mean over ranks"));
+  json_object_object_add (defs, "step_time", json_object_new_string (STEP_DEF));
+  json_object_object_add (defs, "gpu_span", json_object_new_string (GPU_SPAN_DEF));
+  json_object_object_add (defs, "compute", json_object_new_string (COMPUTE_DEF));
+  return defs;
+}
+
+static json_object *
+graph_json (WeftSolver *solver)
+{
+  WeftSolverStats st;
+  json_object *g = json_object_new_object ();
+  weft_solver_stats (solver, &st);
+  json_object_object_add (g, "gpu_ops", json_object_new_int ((int) st.n_ops));
+  json_object_object_add (g, "launched_ops", json_object_new_int ((int) st.n_launch));
+  json_object_object_add (g, "cpu_syncs", json_object_new_int ((int) st.n_syncs));
+  json_object_object_add (g, "collective_instances", json_object_new_int ((int) st.n_instances));
+  json_object_object_add (g, "cross_stream_edges", json_object_new_int ((int) st.n_cross_stream));
+  json_object_object_add (g, "sync_edges", json_object_new_int ((int) st.n_sync_edges));
+  json_object_object_add (g, "inferred_edges_contradicted", json_object_new_int ((int) st.n_inferred_dropped));
+  json_object_object_add (g, "edges_dropped_for_cycles", json_object_new_int ((int) st.n_build_cycle_edges));
+  json_object_object_add (g, "instances_dissolved", json_object_new_int ((int) st.n_instances_dissolved));
+  json_object_object_add (g, "instances_late_member", json_object_new_int ((int) st.n_instances_late));
+  json_object_object_add (g, "stream_overlaps", json_object_new_int ((int) st.n_stream_overlaps));
+  json_object_object_add (g, "unexplained_starts", json_object_new_int ((int) st.n_unexplained));
+  return g;
+}
+
+static json_object *
+ranks_json (const Analysis *a)
+{
+  json_object *ranks = json_object_new_array ();
+  for (guint r = 0; r < a->trace->ranks->len; r++)
+    {
+      WeftMetrics m, b;
+      json_object *ro;
+      if (!weft_solver_metrics (a->solver, r, a->step, &m))
+        continue;
+      ro = metrics_json (&m, weft_solver_baseline_metrics (a->solver, r, a->step, &b) ? &b : NULL);
+      json_object_object_add (ro, "rank", json_object_new_int (weft_trace_rank (a->trace, r)->rank));
+      json_object_array_add (ranks, ro);
+    }
+  return ranks;
+}
+
+/* The edges the path goes through that no recorded edge gives. */
+static json_object *
+inferred_edges_json (const Analysis *a)
+{
+  WeftTrace *trace = a->trace;
+  json_object *inf = json_object_new_array ();
+  for (guint i = 0; i < a->cp->len; i++)
+    {
+      const WeftPathSegment *s = &g_array_index (a->cp, WeftPathSegment, i);
+      json_object *o;
+      if (s->via != WEFT_DEP_INFERRED)
+        continue;
+      o = json_object_new_object ();
+      json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (trace, s->rank_index)->rank));
+      json_object_object_add (o, "event", json_object_new_int64 (s->event));
+      json_object_object_add (o, "name", json_object_new_string (event_name (trace, s->rank_index, s->event)));
+      json_object_object_add (o, "kind", json_object_new_string (cp_kind_name (s->kind)));
+      if (s->pred_event != WEFT_NONE)
+        {
+          json_object_object_add (o, "after_event", json_object_new_int64 (s->pred_event));
+          json_object_object_add (o, "after_name",
+                                  json_object_new_string (event_name (trace, s->pred_rank_index, s->pred_event)));
+        }
+      else
+        json_object_object_add (o, "after", json_object_new_string ("its late CPU launch"));
+      json_object_object_add (o, "begin_ns", json_object_new_int64 (s->begin));
+      json_object_object_add (o, "gap_us", json_object_new_double (us (s->end - s->begin)));
+      json_object_array_add (inf, o);
+    }
+  return inf;
+}
+
+static json_object *
+critical_path_json (const Analysis *a)
+{
+  WeftTrace *trace = a->trace;
+  const WeftMetrics *whole = &a->whole;
+  json_object *cpo = json_object_new_object ();
+  json_object *longest = json_object_new_array ();
+
+  json_object_object_add (cpo, "length_us", json_object_new_double (us (whole->cp_length)));
+  json_object_object_add (cpo, "compute_us", json_object_new_double (us (whole->cp_compute)));
+  json_object_object_add (cpo, "communication_us", json_object_new_double (us (whole->cp_comm)));
+  json_object_object_add (cpo, "launch_us", json_object_new_double (us (whole->cp_launch)));
+  json_object_object_add (cpo, "waiting_us", json_object_new_double (us (whole->cp_wait)));
+  json_object_object_add (cpo, "inferred_us", json_object_new_double (us (whole->cp_inferred)));
+  json_object_object_add (cpo, "n_ops", json_object_new_int ((int) whole->cp_n_ops));
+  for (guint i = 0; i < a->ops->len && i < (guint) a->top; i++)
+    {
+      const WeftPathSegment *s = &g_array_index (a->ops, WeftPathSegment, i);
+      json_object *o = json_object_new_object ();
+      json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (trace, s->rank_index)->rank));
+      json_object_object_add (o, "event", json_object_new_int64 (s->event));
+      json_object_object_add (o, "stream", json_object_new_int64 (event_stream (trace, s->rank_index, s->event)));
+      json_object_object_add (o, "name", json_object_new_string (event_name (trace, s->rank_index, s->event)));
+      json_object_object_add (o, "kind", json_object_new_string (cp_kind_name (s->kind)));
+      json_object_object_add (o, "bound_by", json_object_new_string (weft_dep_kind_to_string (s->via)));
+      json_object_object_add (o, "begin_ns", json_object_new_int64 (s->begin));
+      json_object_object_add (o, "duration_us", json_object_new_double (us (s->end - s->begin)));
+      json_object_array_add (longest, o);
+    }
+  json_object_object_add (cpo, "longest_ops", longest);
+  json_object_object_add (cpo, "inferred_edges", inferred_edges_json (a));
+  return cpo;
+}
+
+static json_object *
+collective_json (const Analysis *a, const InstRow *row)
+{
+  WeftTrace *trace = a->trace;
+  json_object *o = json_object_new_object ();
+  json_object *arr = json_object_new_array ();
+  WeftSolverArrival *arrivals = g_new (WeftSolverArrival, row->info.n_members);
+  guint n = row->info.n_members;
+  weft_solver_instance_info (a->solver, row->instance, NULL, arrivals, n);
+  json_object_object_add (o, "instance", json_object_new_int64 (row->instance));
+  json_object_object_add (o, "type", json_object_new_string (weft_coll_type_to_string (row->info.type)));
+  json_object_object_add (o, "members", json_object_new_int ((int) n));
+  json_object_object_add (o, "transfer_us", json_object_new_double (us (row->info.transfer)));
+  json_object_object_add (o, "end_ns", json_object_new_int64 (row->info.end));
+  json_object_object_add (o, "total_wait_us", json_object_new_double (us (row->info.total_wait)));
+  json_object_object_add (o, "max_wait_us", json_object_new_double (us (row->info.max_wait)));
+  json_object_object_add (o, "last_arriving_rank",
+                          json_object_new_int (weft_trace_rank (trace, row->info.last_rank_index)->rank));
+  for (guint k = 0; k < n; k++)
+    {
+      json_object *ao = json_object_new_object ();
+      json_object_object_add (ao, "rank", json_object_new_int (weft_trace_rank (trace, arrivals[k].rank_index)->rank));
+      json_object_object_add (ao, "arrival_ns", json_object_new_int64 (arrivals[k].arrival));
+      json_object_object_add (ao, "wait_us", json_object_new_double (us (arrivals[k].wait)));
+      json_object_object_add (ao, "end_ns", json_object_new_int64 (arrivals[k].end));
+      json_object_array_add (arr, ao);
+    }
+  g_free (arrivals);
+  json_object_object_add (o, "arrivals", arr);
+  return o;
+}
+
+static void
+print_json (const Analysis *a)
+{
+  json_object *doc = json_object_new_object ();
+  json_object *sa = json_object_new_array ();
+  json_object *colls = json_object_new_array ();
+
+  json_object_object_add (doc, "path", json_object_new_string (a->path));
+  json_object_object_add (doc, "step", a->step == WEFT_SOLVER_ALL_STEPS ? NULL : json_object_new_int (a->step));
+  for (guint i = 0; i < a->steps->len; i++)
+    json_object_array_add (sa, json_object_new_int (g_array_index (a->steps, int, i)));
+  json_object_object_add (doc, "steps", sa);
+  json_object_object_add (doc, "definitions", definitions_json ());
+  json_object_object_add (doc, "whole", metrics_json (&a->whole, a->have_base ? &a->base : NULL));
+  json_object_object_add (doc, "graph", graph_json (a->solver));
+  json_object_object_add (doc, "ranks", ranks_json (a));
+  json_object_object_add (doc, "critical_path", critical_path_json (a));
+  for (guint i = 0; i < a->rows->len; i++)
+    json_object_array_add (colls, collective_json (a, &g_array_index (a->rows, InstRow, i)));
+  json_object_object_add (doc, "collectives", colls);
+  printf ("%s\n", json_object_to_json_string_ext (doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put (doc);
+}
+
+/* ---- the text report ------------------------------------------------------------ */
+
+static void
+print_text_header (const Analysis *a)
+{
+  WeftSolverStats st;
+
+  if (a->step == WEFT_SOLVER_ALL_STEPS)
+    printf ("%s: %u rank(s), whole trace", a->path, a->trace->ranks->len);
+  else
+    printf ("%s: %u rank(s), ProfilerStep#%d", a->path, a->trace->ranks->len, a->step);
+  if (a->steps->len > 0)
+    {
+      printf (" (steps:");
+      for (guint i = 0; i < a->steps->len; i++)
+        printf (" %d", g_array_index (a->steps, int, i));
+      printf ("; --step N for one)");
+    }
+  printf ("\n");
+  weft_solver_stats (a->solver, &st);
+  printf ("graph: %u GPU ops (%u launched), %u CPU syncs, %u collective instances, %u cross-stream edges",
+          st.n_ops, st.n_launch, st.n_syncs, st.n_instances, st.n_cross_stream);
+  if (st.n_inferred_dropped || st.n_build_cycle_edges || st.n_instances_dissolved || st.n_stream_overlaps ||
+      st.n_unexplained)
+    printf ("; model breaks: %u inferred edges contradicted by the trace, %u dropped for cycles, %u instances "
+            "dissolved, %u ops overlapping on a stream, %u ops starting > 50 us after anything explains",
+            st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved, st.n_stream_overlaps,
+            st.n_unexplained);
+  printf ("\n");
+}
+
+static void
+print_text_metrics (const Analysis *a)
+{
+  printf ("%s; times in us, per rank GPU time within the step, 'all' = mean over ranks\n", OVERLAP_DEF);
+  printf ("step time: %s (here: %s); %s\n%s\n\n",
+          a->whole.step_source == WEFT_STEP_TIME_PROFILER_STEP ? "the ProfilerStep span, 'all' = the longest rank"
+                                                               : "the GPU span (no ProfilerStep)",
+          weft_step_time_source_to_string (a->whole.step_source), GPU_SPAN_DEF, COMPUTE_DEF);
+  printf ("  %-10s %12s %12s %12s %12s %12s %12s %12s %8s %12s\n", "", "step time", "gpu span", "compute-only",
+          "overlapped", "comm-only", "memcpy/set", "idle", "overlap%", "exposed comm");
+  print_metrics_row ("all", &a->whole);
+  for (guint r = 0; r < a->trace->ranks->len; r++)
+    {
+      WeftMetrics m;
+      char label[32];
+      if (!weft_solver_metrics (a->solver, r, a->step, &m))
+        continue;
+      g_snprintf (label, sizeof label, "rank %d", weft_trace_rank (a->trace, r)->rank);
+      print_metrics_row (label, &m);
+    }
+}
+
+static void
+print_text_critical_path (const Analysis *a)
+{
+  WeftTrace *trace = a->trace;
+  const WeftMetrics *whole = &a->whole;
+
+  printf ("\nCritical path (across ranks): %.1f us = compute %.1f + communication %.1f + launch/CPU %.1f + "
+          "inferred %.1f + waiting %.1f; %u ops\n",
+          us (whole->cp_length), us (whole->cp_compute), us (whole->cp_comm), us (whole->cp_launch),
+          us (whole->cp_inferred), us (whole->cp_wait), whole->cp_n_ops);
+  if (a->ops->len > 0)
+    printf ("Longest ops on the critical path:\n");
+  for (guint i = 0; i < a->ops->len && i < (guint) a->top; i++)
+    {
+      const WeftPathSegment *s = &g_array_index (a->ops, WeftPathSegment, i);
+      const char *name = event_name (trace, s->rank_index, s->event);
+      printf ("  %10.1f us  rank %d  stream %" G_GINT64_FORMAT "  %-13s %.90s\n", us (s->end - s->begin),
+              weft_trace_rank (trace, s->rank_index)->rank, event_stream (trace, s->rank_index, s->event),
+              cp_kind_name (s->kind), name);
+    }
+}
+
+static void
+print_text_collectives (const Analysis *a)
+{
+  if (a->rows->len > 0)
+    printf ("\nCollectives with the most waiting (wait = last arrival - this rank's arrival):\n");
+  for (guint i = 0; i < a->rows->len && i < (guint) a->top; i++)
+    {
+      const InstRow *row = &g_array_index (a->rows, InstRow, i);
+      printf ("  #%-5u %-14s %2u ranks  total wait %10.1f us  max wait %10.1f us  transfer %9.1f us  "
+              "last-arriving rank %d\n",
+              row->instance, weft_coll_type_to_string (row->info.type), row->info.n_members,
+              us (row->info.total_wait), us (row->info.max_wait), us (row->info.transfer),
+              weft_trace_rank (a->trace, row->info.last_rank_index)->rank);
+    }
+}
+
+static void
+print_text (const Analysis *a)
+{
+  print_text_header (a);
+  print_text_metrics (a);
+  print_text_critical_path (a);
+  print_text_collectives (a);
+}
+
+static void
+analysis_clear (Analysis *a)
+{
+  g_clear_pointer (&a->steps, g_array_unref);
+  g_clear_pointer (&a->cp, g_array_unref);
+  g_clear_pointer (&a->rows, g_array_unref);
+  g_clear_pointer (&a->ops, g_array_unref);
+  g_clear_pointer (&a->solver, weft_solver_free);
+  g_clear_pointer (&a->trace, weft_trace_free);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Analysis, analysis_clear)
+
 int
 weft_cmd_analyze (int argc, char **argv)
 {
@@ -149,14 +527,7 @@ weft_cmd_analyze (int argc, char **argv)
   };
   g_autoptr (GOptionContext) ctx = g_option_context_new ("PATH - step metrics, critical path and collective waiting");
   g_autoptr (GError) error = NULL;
-  g_autoptr (WeftTrace) trace = NULL;
-  g_autoptr (WeftSolver) solver = NULL;
-  g_autoptr (GArray) steps = NULL;
-  g_autoptr (GArray) cp = NULL;
-  g_autoptr (GArray) rows = NULL;
-  g_autoptr (GArray) ops = NULL;
-  WeftMetrics whole, base;
-  gboolean have_base;
+  g_auto (Analysis) a = { 0 };
 
   g_option_context_add_main_entries (ctx, entries, NULL);
   g_option_context_set_description (ctx, "PATH is a trace file (.json, .json.gz, .json.zst) or a folder of them.\n"
@@ -172,289 +543,36 @@ weft_cmd_analyze (int argc, char **argv)
     }
   if (step_text != NULL)
     {
-      char *end = NULL;
-      gint64 v = g_ascii_strtoll (step_text, &end, 10);
-      if (end == step_text || *end != '\0' || v < 0 || v > G_MAXINT)
-        {
-          int rc = weft_cli_fail ("analyze: --step %s: expected a step number (ProfilerStep#N)", step_text);
-          g_free (step_text);
-          return rc;
-        }
-      step = (int) v;
+      gboolean ok = parse_step (step_text, &step);
       g_free (step_text);
+      if (!ok)
+        return WEFT_EXIT_BAD_INPUT;
     }
   if (top < 0)
     return weft_cli_fail ("analyze: --top must not be negative");
   if (max_bytes < 0)
     return weft_cli_fail ("analyze: --max-json-bytes must be positive");
 
-  trace = weft_cli_load_trace (argv[1], (guint64) max_bytes, &error);
-  if (trace == NULL)
+  a.path = argv[1];
+  a.step = step;
+  a.top = top;
+  a.trace = weft_cli_load_trace (argv[1], (guint64) max_bytes, &error);
+  if (a.trace == NULL)
     return weft_cli_fail ("%s", error->message);
   if (no_offsets)
-    trace->apply_clock_offsets = FALSE;
-  solver = weft_solver_new (trace, &error);
-  if (solver == NULL)
+    a.trace->apply_clock_offsets = FALSE;
+  a.solver = weft_solver_new (a.trace, &error);
+  if (a.solver == NULL)
     return weft_cli_fail ("%s: %s", argv[1], error->message);
 
-  steps = weft_solver_steps (solver);
-  if (step != WEFT_SOLVER_ALL_STEPS)
-    {
-      gboolean found = FALSE;
-      for (guint i = 0; i < steps->len; i++)
-        found = found || g_array_index (steps, int, i) == step;
-      if (!found)
-        {
-          GString *list = g_string_new (NULL);
-          for (guint i = 0; i < steps->len; i++)
-            g_string_append_printf (list, "%s%d", i ? ", " : "", g_array_index (steps, int, i));
-          weft_cli_fail ("analyze: %s: no ProfilerStep#%d (steps: %s)", argv[1], step,
-                         steps->len ? list->str : "none");
-          g_string_free (list, TRUE);
-          return WEFT_EXIT_BAD_INPUT;
-        }
-    }
-  if (!weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &whole))
-    memset (&whole, 0, sizeof whole);
-  have_base = weft_solver_baseline_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &base);
-
-  /* critical path: longest ops */
-  cp = weft_solver_critical_path (solver, step);
-  ops = g_array_new (FALSE, FALSE, sizeof (WeftPathSegment));
-  for (guint i = 0; i < cp->len; i++)
-    {
-      const WeftPathSegment *s = &g_array_index (cp, WeftPathSegment, i);
-      if (s->kind == WEFT_PATH_COMPUTE || s->kind == WEFT_PATH_COMM)
-        g_array_append_val (ops, *s);
-    }
-  g_array_sort (ops, seg_len_cmp);
-
-  /* collectives of the step (their end inside the step's span), most waiting first */
-  rows = g_array_new (FALSE, FALSE, sizeof (InstRow));
-  for (guint32 i = 0; i < trace->instances->len; i++)
-    {
-      InstRow row;
-      row.instance = i;
-      if (!weft_solver_instance_info (solver, i, &row.info, NULL, 0))
-        continue;
-      if (step != WEFT_SOLVER_ALL_STEPS && (row.info.end < whole.begin || row.info.end > whole.end))
-        continue;
-      g_array_append_val (rows, row);
-    }
-  g_array_sort (rows, inst_row_cmp);
-
+  a.steps = weft_solver_steps (a.solver);
+  if (!check_step (&a))
+    return WEFT_EXIT_BAD_INPUT;
+  analysis_gather (&a);
   if (as_json)
-    {
-      json_object *doc = json_object_new_object ();
-      json_object *ranks = json_object_new_array ();
-      json_object *cpo = json_object_new_object ();
-      json_object *longest = json_object_new_array ();
-      json_object *colls = json_object_new_array ();
-      json_object *defs = json_object_new_object ();
-
-      json_object_object_add (doc, "path", json_object_new_string (argv[1]));
-      json_object_object_add (doc, "step", step == WEFT_SOLVER_ALL_STEPS ? NULL : json_object_new_int (step));
-      {
-        json_object *sa = json_object_new_array ();
-        for (guint i = 0; i < steps->len; i++)
-          json_object_array_add (sa, json_object_new_int (g_array_index (steps, int, i)));
-        json_object_object_add (doc, "steps", sa);
-      }
-      json_object_object_add (defs, "overlap_pct", json_object_new_string (OVERLAP_DEF));
-      json_object_object_add (defs, "times", json_object_new_string ("microseconds; per-rank GPU time within the step, "
-                                                                      "whole trace: mean over ranks"));
-      json_object_object_add (defs, "step_time", json_object_new_string (STEP_DEF));
-      json_object_object_add (defs, "gpu_span", json_object_new_string (GPU_SPAN_DEF));
-      json_object_object_add (defs, "compute", json_object_new_string (COMPUTE_DEF));
-      json_object_object_add (doc, "definitions", defs);
-      json_object_object_add (doc, "whole", metrics_json (&whole, have_base ? &base : NULL));
-      {
-        WeftSolverStats st;
-        json_object *g = json_object_new_object ();
-        weft_solver_stats (solver, &st);
-        json_object_object_add (g, "gpu_ops", json_object_new_int ((int) st.n_ops));
-        json_object_object_add (g, "launched_ops", json_object_new_int ((int) st.n_launch));
-        json_object_object_add (g, "cpu_syncs", json_object_new_int ((int) st.n_syncs));
-        json_object_object_add (g, "collective_instances", json_object_new_int ((int) st.n_instances));
-        json_object_object_add (g, "cross_stream_edges", json_object_new_int ((int) st.n_cross_stream));
-        json_object_object_add (g, "sync_edges", json_object_new_int ((int) st.n_sync_edges));
-        json_object_object_add (g, "inferred_edges_contradicted", json_object_new_int ((int) st.n_inferred_dropped));
-        json_object_object_add (g, "edges_dropped_for_cycles", json_object_new_int ((int) st.n_build_cycle_edges));
-        json_object_object_add (g, "instances_dissolved", json_object_new_int ((int) st.n_instances_dissolved));
-        json_object_object_add (g, "instances_late_member", json_object_new_int ((int) st.n_instances_late));
-        json_object_object_add (g, "stream_overlaps", json_object_new_int ((int) st.n_stream_overlaps));
-        json_object_object_add (g, "unexplained_starts", json_object_new_int ((int) st.n_unexplained));
-        json_object_object_add (doc, "graph", g);
-      }
-      for (guint r = 0; r < trace->ranks->len; r++)
-        {
-          WeftMetrics m, b;
-          json_object *ro;
-          if (!weft_solver_metrics (solver, r, step, &m))
-            continue;
-          ro = metrics_json (&m, weft_solver_baseline_metrics (solver, r, step, &b) ? &b : NULL);
-          json_object_object_add (ro, "rank", json_object_new_int (weft_trace_rank (trace, r)->rank));
-          json_object_array_add (ranks, ro);
-        }
-      json_object_object_add (doc, "ranks", ranks);
-
-      json_object_object_add (cpo, "length_us", json_object_new_double (us (whole.cp_length)));
-      json_object_object_add (cpo, "compute_us", json_object_new_double (us (whole.cp_compute)));
-      json_object_object_add (cpo, "communication_us", json_object_new_double (us (whole.cp_comm)));
-      json_object_object_add (cpo, "launch_us", json_object_new_double (us (whole.cp_launch)));
-      json_object_object_add (cpo, "waiting_us", json_object_new_double (us (whole.cp_wait)));
-      json_object_object_add (cpo, "inferred_us", json_object_new_double (us (whole.cp_inferred)));
-      json_object_object_add (cpo, "n_ops", json_object_new_int ((int) whole.cp_n_ops));
-      for (guint i = 0; i < ops->len && i < (guint) top; i++)
-        {
-          const WeftPathSegment *s = &g_array_index (ops, WeftPathSegment, i);
-          json_object *o = json_object_new_object ();
-          json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (trace, s->rank_index)->rank));
-          json_object_object_add (o, "event", json_object_new_int64 (s->event));
-          json_object_object_add (o, "stream", json_object_new_int64 (event_stream (trace, s->rank_index, s->event)));
-          json_object_object_add (o, "name", json_object_new_string (event_name (trace, s->rank_index, s->event)));
-          json_object_object_add (o, "kind", json_object_new_string (cp_kind_name (s->kind)));
-          json_object_object_add (o, "bound_by", json_object_new_string (weft_dep_kind_to_string (s->via)));
-          json_object_object_add (o, "begin_ns", json_object_new_int64 (s->begin));
-          json_object_object_add (o, "duration_us", json_object_new_double (us (s->end - s->begin)));
-          json_object_array_add (longest, o);
-        }
-      json_object_object_add (cpo, "longest_ops", longest);
-      {
-        /* the edges the path goes through that no recorded edge gives */
-        json_object *inf = json_object_new_array ();
-        for (guint i = 0; i < cp->len; i++)
-          {
-            const WeftPathSegment *s = &g_array_index (cp, WeftPathSegment, i);
-            json_object *o;
-            if (s->via != WEFT_DEP_INFERRED)
-              continue;
-            o = json_object_new_object ();
-            json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (trace, s->rank_index)->rank));
-            json_object_object_add (o, "event", json_object_new_int64 (s->event));
-            json_object_object_add (o, "name", json_object_new_string (event_name (trace, s->rank_index, s->event)));
-            json_object_object_add (o, "kind", json_object_new_string (cp_kind_name (s->kind)));
-            if (s->pred_event != WEFT_NONE)
-              {
-                json_object_object_add (o, "after_event", json_object_new_int64 (s->pred_event));
-                json_object_object_add (o, "after_name",
-                                        json_object_new_string (event_name (trace, s->pred_rank_index, s->pred_event)));
-              }
-            else
-              json_object_object_add (o, "after", json_object_new_string ("its late CPU launch"));
-            json_object_object_add (o, "begin_ns", json_object_new_int64 (s->begin));
-            json_object_object_add (o, "gap_us", json_object_new_double (us (s->end - s->begin)));
-            json_object_array_add (inf, o);
-          }
-        json_object_object_add (cpo, "inferred_edges", inf);
-      }
-      json_object_object_add (doc, "critical_path", cpo);
-
-      for (guint i = 0; i < rows->len; i++)
-        {
-          const InstRow *row = &g_array_index (rows, InstRow, i);
-          json_object *o = json_object_new_object ();
-          json_object *arr = json_object_new_array ();
-          WeftSolverArrival *a = g_new (WeftSolverArrival, row->info.n_members);
-          guint n = row->info.n_members;
-          weft_solver_instance_info (solver, row->instance, NULL, a, n);
-          json_object_object_add (o, "instance", json_object_new_int64 (row->instance));
-          json_object_object_add (o, "type", json_object_new_string (weft_coll_type_to_string (row->info.type)));
-          json_object_object_add (o, "members", json_object_new_int ((int) n));
-          json_object_object_add (o, "transfer_us", json_object_new_double (us (row->info.transfer)));
-          json_object_object_add (o, "end_ns", json_object_new_int64 (row->info.end));
-          json_object_object_add (o, "total_wait_us", json_object_new_double (us (row->info.total_wait)));
-          json_object_object_add (o, "max_wait_us", json_object_new_double (us (row->info.max_wait)));
-          json_object_object_add (o, "last_arriving_rank",
-                                  json_object_new_int (weft_trace_rank (trace, row->info.last_rank_index)->rank));
-          for (guint k = 0; k < n; k++)
-            {
-              json_object *ao = json_object_new_object ();
-              json_object_object_add (ao, "rank", json_object_new_int (weft_trace_rank (trace, a[k].rank_index)->rank));
-              json_object_object_add (ao, "arrival_ns", json_object_new_int64 (a[k].arrival));
-              json_object_object_add (ao, "wait_us", json_object_new_double (us (a[k].wait)));
-              json_object_object_add (ao, "end_ns", json_object_new_int64 (a[k].end));
-              json_object_array_add (arr, ao);
-            }
-          g_free (a);
-          json_object_object_add (o, "arrivals", arr);
-          json_object_array_add (colls, o);
-        }
-      json_object_object_add (doc, "collectives", colls);
-      printf ("%s\n", json_object_to_json_string_ext (doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-      json_object_put (doc);
-    }
+    print_json (&a);
   else
-    {
-      if (step == WEFT_SOLVER_ALL_STEPS)
-        printf ("%s: %u rank(s), whole trace", argv[1], trace->ranks->len);
-      else
-        printf ("%s: %u rank(s), ProfilerStep#%d", argv[1], trace->ranks->len, step);
-      if (steps->len > 0)
-        {
-          printf (" (steps:");
-          for (guint i = 0; i < steps->len; i++)
-            printf (" %d", g_array_index (steps, int, i));
-          printf ("; --step N for one)");
-        }
-      printf ("\n");
-      {
-        WeftSolverStats st;
-        weft_solver_stats (solver, &st);
-        printf ("graph: %u GPU ops (%u launched), %u CPU syncs, %u collective instances, %u cross-stream edges",
-                st.n_ops, st.n_launch, st.n_syncs, st.n_instances, st.n_cross_stream);
-        if (st.n_inferred_dropped || st.n_build_cycle_edges || st.n_instances_dissolved || st.n_stream_overlaps ||
-            st.n_unexplained)
-          printf ("; model breaks: %u inferred edges contradicted by the trace, %u dropped for cycles, %u instances "
-                  "dissolved, %u ops overlapping on a stream, %u ops starting > 50 us after anything explains",
-                  st.n_inferred_dropped, st.n_build_cycle_edges, st.n_instances_dissolved, st.n_stream_overlaps,
-                  st.n_unexplained);
-        printf ("\n");
-      }
-      printf ("%s; times in us, per rank GPU time within the step, 'all' = mean over ranks\n", OVERLAP_DEF);
-      printf ("step time: %s (here: %s); %s\n%s\n\n",
-              whole.step_source == WEFT_STEP_TIME_PROFILER_STEP ? "the ProfilerStep span, 'all' = the longest rank"
-                                                                : "the GPU span (no ProfilerStep)",
-              weft_step_time_source_to_string (whole.step_source), GPU_SPAN_DEF, COMPUTE_DEF);
-      printf ("  %-10s %12s %12s %12s %12s %12s %12s %12s %8s %12s\n", "", "step time", "gpu span", "compute-only",
-              "overlapped", "comm-only", "memcpy/set", "idle", "overlap%", "exposed comm");
-      print_metrics_row ("all", &whole);
-      for (guint r = 0; r < trace->ranks->len; r++)
-        {
-          WeftMetrics m;
-          char label[32];
-          if (!weft_solver_metrics (solver, r, step, &m))
-            continue;
-          g_snprintf (label, sizeof label, "rank %d", weft_trace_rank (trace, r)->rank);
-          print_metrics_row (label, &m);
-        }
-      printf ("\nCritical path (across ranks): %.1f us = compute %.1f + communication %.1f + launch/CPU %.1f + "
-              "inferred %.1f + waiting %.1f; %u ops\n",
-              us (whole.cp_length), us (whole.cp_compute), us (whole.cp_comm), us (whole.cp_launch),
-              us (whole.cp_inferred), us (whole.cp_wait), whole.cp_n_ops);
-      if (ops->len > 0)
-        printf ("Longest ops on the critical path:\n");
-      for (guint i = 0; i < ops->len && i < (guint) top; i++)
-        {
-          const WeftPathSegment *s = &g_array_index (ops, WeftPathSegment, i);
-          const char *name = event_name (trace, s->rank_index, s->event);
-          printf ("  %10.1f us  rank %d  stream %" G_GINT64_FORMAT "  %-13s %.90s\n", us (s->end - s->begin),
-                  weft_trace_rank (trace, s->rank_index)->rank, event_stream (trace, s->rank_index, s->event),
-                  cp_kind_name (s->kind), name);
-        }
-      if (rows->len > 0)
-        printf ("\nCollectives with the most waiting (wait = last arrival - this rank's arrival):\n");
-      for (guint i = 0; i < rows->len && i < (guint) top; i++)
-        {
-          const InstRow *row = &g_array_index (rows, InstRow, i);
-          printf ("  #%-5u %-14s %2u ranks  total wait %10.1f us  max wait %10.1f us  transfer %9.1f us  "
-                  "last-arriving rank %d\n",
-                  row->instance, weft_coll_type_to_string (row->info.type), row->info.n_members,
-                  us (row->info.total_wait), us (row->info.max_wait), us (row->info.transfer),
-                  weft_trace_rank (trace, row->info.last_rank_index)->rank);
-        }
-    }
+    print_text (&a);
   if (fflush (stdout) != 0)
     return WEFT_EXIT_FAILURE;
   return WEFT_EXIT_OK;

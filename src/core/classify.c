@@ -10,6 +10,8 @@
 
 #include "weft/weft-classify.h"
 
+#include "util-private.h"
+
 /* Saturating arithmetic: absurd timestamps in bad files must not overflow. */
 static gint64
 sat_add (gint64 a, gint64 b)
@@ -911,26 +913,6 @@ weft_trace_match_collectives (WeftTrace *trace)
 
 /* ---- clock offsets -------------------------------------------------------------- */
 
-static int
-gint64_cmp (const void *a, const void *b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
-static gint64
-median (GArray *values)
-{
-  gint64 *v = (gint64 *) (void *) values->data;
-  guint n = values->len;
-
-  qsort (v, n, sizeof (gint64), gint64_cmp);
-  if (n % 2 == 1)
-    return v[n / 2];
-  /* mean of the two middle values without overflow */
-  return v[n / 2 - 1] / 2 + v[n / 2] / 2 + (v[n / 2 - 1] % 2 + v[n / 2] % 2) / 2;
-}
-
 static gboolean
 member_end (WeftTrace *trace, const WeftInstanceMember *m, gint64 *end)
 {
@@ -1016,7 +998,7 @@ weft_trace_estimate_clock_offsets (WeftTrace *trace)
       for (guint i = 0; i < n; i++)
         if (!resolved[i] && diffs[i]->len > 0)
           {
-            offset[i] = median (diffs[i]);
+            offset[i] = _weft_gint64_median_mean (diffs[i]);
             resolved[i] = TRUE;
             progress = TRUE;
             trace->offsets_estimated = TRUE;

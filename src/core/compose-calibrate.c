@@ -14,6 +14,8 @@
 
 #include "weft/weft-compose.h"
 
+#include "util-private.h"
+
 static gboolean
 dims_of (json_object *dims, int i, gint64 *out, int *n_out)
 {
@@ -241,13 +243,6 @@ key_from_args (const char *op, json_object *dims)
   return g_string_free (key, FALSE);
 }
 
-static int
-cmp_int64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return x < y ? -1 : (x > y ? 1 : 0);
-}
-
 WeftKernelTimes *
 weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes)
 {
@@ -313,8 +308,7 @@ weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes)
     {
       GArray *arr = v;
       gint64 *med = g_new (gint64, 1);
-      g_array_sort (arr, cmp_int64);
-      *med = g_array_index (arr, gint64, arr->len / 2);
+      *med = _weft_gint64_median_or (arr, 0); /* never empty */
       g_hash_table_insert (self->medians, g_strdup (k), med);
     }
   if (n_shapes != NULL)

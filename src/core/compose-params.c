@@ -6,6 +6,8 @@
 
 #include "weft/weft-compose.h"
 
+#include "util-private.h"
+
 typedef struct
 {
   const char    *name;
@@ -320,40 +322,13 @@ weft_compose_params_to_json (const WeftComposeParams *p)
   return o;
 }
 
+/* An integer field clamped to int; out untouched when absent. */
 static void
 get_int (json_object *o, const char *key, int *out)
 {
-  json_object *v;
-  if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_int))
-    {
-      gint64 x = json_object_get_int64 (v);
-      *out = (int) CLAMP (x, G_MININT32, G_MAXINT32);
-    }
-}
-
-static void
-get_int64 (json_object *o, const char *key, gint64 *out)
-{
-  json_object *v;
-  if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_int))
-    *out = json_object_get_int64 (v);
-}
-
-static void
-get_double (json_object *o, const char *key, double *out)
-{
-  json_object *v;
-  if (json_object_object_get_ex (o, key, &v)
-      && (json_object_is_type (v, json_type_double) || json_object_is_type (v, json_type_int)))
-    *out = json_object_get_double (v);
-}
-
-static void
-get_bool (json_object *o, const char *key, gboolean *out)
-{
-  json_object *v;
-  if (json_object_object_get_ex (o, key, &v) && json_object_is_type (v, json_type_boolean))
-    *out = json_object_get_boolean (v);
+  gint64 x;
+  if (_weft_json_get_int64 (o, key, &x))
+    *out = (int) CLAMP (x, G_MININT32, G_MAXINT32);
 }
 
 gboolean
@@ -375,19 +350,19 @@ weft_compose_params_from_json (WeftComposeParams *p, json_object *json, GError *
   get_int (json, "cp", &p->cp);
   get_int (json, "ep", &p->ep);
   get_int (json, "dp_replicate", &p->dp_replicate);
-  get_bool (json, "sequence_parallel", &p->sequence_parallel);
-  get_bool (json, "fsdp_prefetch", &p->fsdp_prefetch);
-  get_bool (json, "reshard_after_forward", &p->reshard_after_forward);
-  get_double (json, "ddp_bucket_mb", &p->ddp_bucket_mb);
-  get_bool (json, "ep_overlap", &p->ep_overlap);
+  _weft_json_get_bool (json, "sequence_parallel", &p->sequence_parallel);
+  _weft_json_get_bool (json, "fsdp_prefetch", &p->fsdp_prefetch);
+  _weft_json_get_bool (json, "reshard_after_forward", &p->reshard_after_forward);
+  _weft_json_get_double (json, "ddp_bucket_mb", &p->ddp_bucket_mb);
+  _weft_json_get_bool (json, "ep_overlap", &p->ep_overlap);
   if (json_object_object_get_ex (json, "cp_mode", &v) && json_object_is_type (v, json_type_string))
     p->cp_mode = g_str_equal (json_object_get_string (v), "ring") ? WEFT_CP_RING : WEFT_CP_ALL_GATHER;
   get_int (json, "steps", &p->steps);
   get_int (json, "iteration", &p->iteration);
-  get_int64 (json, "base_time_ns", &p->base_time_ns);
-  get_int64 (json, "seed", &seed);
+  _weft_json_get_int64 (json, "base_time_ns", &p->base_time_ns);
+  _weft_json_get_int64 (json, "seed", &seed);
   p->seed = (guint32) seed;
-  get_double (json, "jitter", &p->jitter);
+  _weft_json_get_double (json, "jitter", &p->jitter);
   if (json_object_object_get_ex (json, "model", &m) && json_object_is_type (m, json_type_object))
     {
       if (json_object_object_get_ex (m, "name", &v) && json_object_is_type (v, json_type_string))
@@ -412,21 +387,21 @@ weft_compose_params_from_json (WeftComposeParams *p, json_object *json, GError *
         preset = weft_hardware_preset (json_object_get_string (v));
       if (preset != NULL)
         p->hw = *preset;
-      get_double (h, "peak_flops", &p->hw.peak_flops);
-      get_double (h, "hbm_bytes_per_s", &p->hw.hbm_bytes_per_s);
-      get_double (h, "nvlink_bus_gbps", &p->hw.nvlink_bus_bw);
-      get_int64 (h, "nvlink_alpha_ns", &p->hw.nvlink_alpha_ns);
-      get_double (h, "ib_bus_gbps", &p->hw.ib_bus_bw);
-      get_int64 (h, "ib_alpha_ns", &p->hw.ib_alpha_ns);
+      _weft_json_get_double (h, "peak_flops", &p->hw.peak_flops);
+      _weft_json_get_double (h, "hbm_bytes_per_s", &p->hw.hbm_bytes_per_s);
+      _weft_json_get_double (h, "nvlink_bus_gbps", &p->hw.nvlink_bus_bw);
+      _weft_json_get_int64 (h, "nvlink_alpha_ns", &p->hw.nvlink_alpha_ns);
+      _weft_json_get_double (h, "ib_bus_gbps", &p->hw.ib_bus_bw);
+      _weft_json_get_int64 (h, "ib_alpha_ns", &p->hw.ib_alpha_ns);
       get_int (h, "gpus_per_node", &p->hw.gpus_per_node);
     }
   if (json_object_object_get_ex (json, "efficiency", &e) && json_object_is_type (e, json_type_object))
     {
-      get_double (e, "gemm", &p->eff.gemm);
-      get_double (e, "attention", &p->eff.attention);
-      get_double (e, "memory", &p->eff.memory);
-      get_int64 (e, "kernel_overhead_ns", &p->eff.kernel_overhead_ns);
-      get_bool (e, "calibrated", &p->eff.calibrated);
+      _weft_json_get_double (e, "gemm", &p->eff.gemm);
+      _weft_json_get_double (e, "attention", &p->eff.attention);
+      _weft_json_get_double (e, "memory", &p->eff.memory);
+      _weft_json_get_int64 (e, "kernel_overhead_ns", &p->eff.kernel_overhead_ns);
+      _weft_json_get_bool (e, "calibrated", &p->eff.calibrated);
     }
   return weft_compose_params_validate (p, error);
 }

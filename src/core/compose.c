@@ -1528,42 +1528,71 @@ block_backward (Ctx *c, const Dims *D, int layer, Ddp *ddp)
   kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D->Tn * D->h, RED_STATS);
 }
 
+/* One training step being written: its units (embedding, the blocks, the
+ * output), which of them FSDP has gathered, and DDP's pending bucket. */
+typedef struct
+{
+  Dims      D;
+  int       L;            /* blocks */
+  int       n_units;      /* L + 2 */
+  Unit     *units;
+  gboolean  fsdp;
+  gboolean  explicit_prefetch;
+  gboolean *gathered;     /* for the backward */
+  gboolean *gathered_fwd;
+  double    total_params;
+  Ddp       ddp;
+} Step;
+
 static void
-emit_step (Ctx *c, int step_no)
+step_init (Ctx *c, Step *st)
 {
   const WeftModelShape *m = &c->p.model;
-  gboolean fsdp = has (c, WEFT_STRATEGY_FSDP) && c->dim_on[DIM_DP];
   int L = m->layers;
-  int n_units = L + 2;
-  Unit *units = g_new0 (Unit, n_units);
-  Dims D;
-  Ddp ddp = { 0 };
-  char name[64];
-  double total_params = 0;
-  gboolean *gathered = g_new0 (gboolean, n_units);
-  gboolean *gathered_fwd = g_new0 (gboolean, n_units);
-  gboolean explicit_prefetch = c->p.fsdp_prefetch && has (c, WEFT_STRATEGY_EP) && c->p.ep > 1;
 
-  dims_init (c, &D);
-  for (int i = 0; i < n_units; i++)
+  memset (st, 0, sizeof *st);
+  st->fsdp = has (c, WEFT_STRATEGY_FSDP) && c->dim_on[DIM_DP];
+  st->L = L;
+  st->n_units = L + 2;
+  st->units = g_new0 (Unit, st->n_units);
+  st->gathered = g_new0 (gboolean, st->n_units);
+  st->gathered_fwd = g_new0 (gboolean, st->n_units);
+  st->explicit_prefetch = c->p.fsdp_prefetch && has (c, WEFT_STRATEGY_EP) && c->p.ep > 1;
+
+  dims_init (c, &st->D);
+  for (int i = 0; i < st->n_units; i++)
     {
-      units[i].ag_end = g_new0 (guint32, c->world);
-      units[i].ag_end_ext = g_new0 (gint64, c->world);
+      st->units[i].ag_end = g_new0 (guint32, c->world);
+      st->units[i].ag_end_ext = g_new0 (gint64, c->world);
     }
-  units[0].dense = D.V * D.h / D.tp;
+  st->units[0].dense = st->D.V * st->D.h / st->D.tp;
   for (int i = 0; i < L; i++)
     {
-      units[1 + i].dense = block_params_dense (c, i);
-      units[1 + i].experts = block_params_experts (c, i);
+      st->units[1 + i].dense = block_params_dense (c, i);
+      st->units[1 + i].experts = block_params_experts (c, i);
     }
-  units[L + 1].dense = D.V * D.h / D.tp + D.h;
-  for (int i = 0; i < n_units; i++)
-    total_params += units[i].dense + units[i].experts;
+  st->units[L + 1].dense = st->D.V * st->D.h / st->D.tp + st->D.h;
+  for (int i = 0; i < st->n_units; i++)
+    st->total_params += st->units[i].dense + st->units[i].experts;
+}
 
-  g_snprintf (name, sizeof name, "ProfilerStep#%d", step_no);
-  scope_begin (c, "user_annotation", g_string_chunk_insert_const (c->strs, name), NULL);
+static void
+step_clear (Step *st)
+{
+  for (int i = 0; i < st->n_units; i++)
+    {
+      g_free (st->units[i].ag_end);
+      g_free (st->units[i].ag_end_ext);
+    }
+  g_free (st->units);
+  g_free (st->gathered);
+  g_free (st->gathered_fwd);
+}
 
-  /* inputs */
+/* The step's inputs copied to every GPU. */
+static void
+step_inputs (Ctx *c)
+{
   scope_begin (c, "cpu_op", "aten::to", NULL);
   scope_begin (c, "cpu_op", "aten::_to_copy", NULL);
   scope_begin (c, "cpu_op", "aten::copy_", NULL);
@@ -1573,133 +1602,137 @@ emit_step (Ctx *c, int step_no)
   scope_end (c);
   scope_end (c);
   scope_end (c);
+}
 
-  if (fsdp)
+/* The forward of unit u, with FSDP's all-gathers around it. */
+static void
+step_forward_unit (Ctx *c, Step *st, int u)
+{
+  const Dims *D = &st->D;
+  Unit *units = st->units;
+  int L = st->L;
+  char name[64];
+
+  if (u >= 1 && u <= L)
     {
-      scope_begin (c, "user_annotation", "FSDP::root_pre_forward", NULL);
+      g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", u - 1);
+      scope_begin (c, "python_function", g_string_chunk_insert_const (c->strs, name), NULL);
+    }
+  else
+    scope_begin (c, "python_function", u == 0 ? "nn.Module: Embedding_0" : "nn.Module: Linear_0", NULL);
+  if (st->fsdp)
+    {
+      scope_begin (c, "user_annotation", "FSDP::pre_forward", NULL);
+      if (!c->p.fsdp_prefetch && u > 0)
+        fsdp_all_gather (c, &units[u], 5);   /* waits for compute: no overlap */
+      else if (!st->gathered_fwd[u])
+        fsdp_all_gather (c, &units[u], u >= 2 ? 6 : -1);   /* memory limit: two units in flight */
+      st->gathered_fwd[u] = TRUE;
+      /* EP's D2H syncs stall the CPU: torchtitan prefetches the next
+       * unit explicitly, before this block's syncs */
+      if (st->explicit_prefetch && u + 1 < st->n_units)
+        {
+          fsdp_all_gather (c, &units[u + 1], u + 1 >= 2 ? 7 : -1);
+          st->gathered_fwd[u + 1] = TRUE;
+        }
+      fsdp_copy_out (c, &units[u]);
       scope_end (c);
     }
-
-  /* ---- forward */
-  for (int u = 0; u < n_units; u++)
+  if (u == 0)
     {
-      if (u >= 1 && u <= L)
+      kernel (c, "aten::embedding", K_EMBED, K_MEM, 0, 2 * 2 * D->T * D->h, EW_STATS);
+      if (has (c, WEFT_STRATEGY_TP) && c->p.tp > 1)
+        tp_comm (c, D, 0);
+    }
+  else if (u <= L)
+    block_forward (c, D, u - 1);
+  else
+    {
+      kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D->Tn * D->h, RED_STATS);
+      tp_comm (c, D, 1);
+      gemm (c, GEMM_OUT, D->T, D->h, D->V / D->tp);
+    }
+  /* handles: 5 = compute now (no-prefetch wait), 6 = compute two units
+   * back; recorded (cudaEventRecord) right after the unit's last launch */
+  if (st->fsdp)
+    {
+      scope_begin (c, "user_annotation", "FSDP::post_forward", NULL);
+      copy_handle (c, 6, 7);
+      save_handle (c, 7, ST_COMPUTE);
+      copy_handle (c, 5, 7);
+      scope_end (c);
+    }
+  scope_end (c);
+}
+
+/* The backward of unit u: FSDP's all-gathers before it, DDP's buckets and
+ * FSDP's reduce-scatter of its gradients. */
+static void
+step_backward_unit (Ctx *c, Step *st, int u)
+{
+  const Dims *D = &st->D;
+  Unit *units = st->units;
+  int L = st->L;
+  gboolean needs_ag = st->fsdp && c->p.reshard_after_forward && u >= 1 && u <= L;
+  char name[64];
+
+  if (st->fsdp)
+    {
+      scope_begin (c, "user_annotation", "FSDP::pre_backward", NULL);
+      /* compute now: the record of the last reduce-scatter's wait took it */
+      save_handle (c, 5, ST_COMPUTE);
+      if (needs_ag && !st->gathered[u])
         {
-          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d", u - 1);
-          scope_begin (c, "python_function", g_string_chunk_insert_const (c->strs, name), NULL);
+          fsdp_all_gather (c, &units[u], c->p.fsdp_prefetch ? -1 : 5);
+          st->gathered[u] = TRUE;
         }
-      else
-        scope_begin (c, "python_function", u == 0 ? "nn.Module: Embedding_0" : "nn.Module: Linear_0", NULL);
-      if (fsdp)
+      if (needs_ag)
+        fsdp_copy_out (c, &units[u]);
+      /* explicit backward prefetch of the previous block */
+      if (c->p.fsdp_prefetch && c->p.reshard_after_forward && u - 1 >= 1 && u - 1 <= L && !st->gathered[u - 1])
         {
-          scope_begin (c, "user_annotation", "FSDP::pre_forward", NULL);
-          if (!c->p.fsdp_prefetch && u > 0)
-            fsdp_all_gather (c, &units[u], 5);   /* waits for compute: no overlap */
-          else if (!gathered_fwd[u])
-            fsdp_all_gather (c, &units[u], u >= 2 ? 6 : -1);   /* memory limit: two units in flight */
-          gathered_fwd[u] = TRUE;
-          /* EP's D2H syncs stall the CPU: torchtitan prefetches the next
-           * unit explicitly, before this block's syncs */
-          if (explicit_prefetch && u + 1 < n_units)
-            {
-              fsdp_all_gather (c, &units[u + 1], u + 1 >= 2 ? 7 : -1);
-              gathered_fwd[u + 1] = TRUE;
-            }
-          fsdp_copy_out (c, &units[u]);
-          scope_end (c);
-        }
-      if (u == 0)
-        {
-          kernel (c, "aten::embedding", K_EMBED, K_MEM, 0, 2 * 2 * D.T * D.h, EW_STATS);
-          if (has (c, WEFT_STRATEGY_TP) && c->p.tp > 1)
-            tp_comm (c, &D, 0);
-        }
-      else if (u <= L)
-        block_forward (c, &D, u - 1);
-      else
-        {
-          kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D.Tn * D.h, RED_STATS);
-          tp_comm (c, &D, 1);
-          gemm (c, GEMM_OUT, D.T, D.h, D.V / D.tp);
-        }
-      /* handles: 5 = compute now (no-prefetch wait), 6 = compute two units
-       * back; recorded (cudaEventRecord) right after the unit's last launch */
-      if (fsdp)
-        {
-          scope_begin (c, "user_annotation", "FSDP::post_forward", NULL);
-          copy_handle (c, 6, 7);
-          save_handle (c, 7, ST_COMPUTE);
-          copy_handle (c, 5, 7);
-          scope_end (c);
+          fsdp_all_gather (c, &units[u - 1], 5);   /* overlaps block u's backward */
+          st->gathered[u - 1] = TRUE;
         }
       scope_end (c);
     }
-
-  /* loss */
-  scope_begin (c, "cpu_op", "aten::cross_entropy_loss", NULL);
-  kernel (c, "aten::_log_softmax", K_SOFTMAX, K_MEM, 0, (4 + 2) * D.T * D.V / D.tp, RED_STATS);
-  kernel (c, "aten::nll_loss_forward", K_NLL, K_MEM, 0, 4 * D.T, RED_STATS);
-  scope_end (c);
-
-  /* ---- backward */
-  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: LogSoftmaxBackward0", NULL);
-  kernel (c, "aten::_log_softmax_backward_data", K_SOFTMAX_BWD, K_MEM, 0, (4 + 4 + 2) * D.T * D.V / D.tp, RED_STATS);
-  scope_end (c);
-  for (int u = n_units - 1; u >= 0; u--)
+  if (u == st->n_units - 1)
     {
-      gboolean needs_ag = fsdp && c->p.reshard_after_forward && u >= 1 && u <= L;
-
-      if (fsdp)
-        {
-          scope_begin (c, "user_annotation", "FSDP::pre_backward", NULL);
-          /* compute now: the record of the last reduce-scatter's wait took it */
-          save_handle (c, 5, ST_COMPUTE);
-          if (needs_ag && !gathered[u])
-            {
-              fsdp_all_gather (c, &units[u], c->p.fsdp_prefetch ? -1 : 5);
-              gathered[u] = TRUE;
-            }
-          if (needs_ag)
-            fsdp_copy_out (c, &units[u]);
-          /* explicit backward prefetch of the previous block */
-          if (c->p.fsdp_prefetch && c->p.reshard_after_forward && u - 1 >= 1 && u - 1 <= L && !gathered[u - 1])
-            {
-              fsdp_all_gather (c, &units[u - 1], 5);   /* overlaps block u's backward */
-              gathered[u - 1] = TRUE;
-            }
-          scope_end (c);
-        }
-      if (u == n_units - 1)
-        {
-          /* logits gradients are local (loss parallel); the input
-           * gradient of the column-parallel output is reduced below */
-          scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
-          gemm (c, GEMM_DGRAD, D.T, D.V / D.tp, D.h);
-          gemm (c, GEMM_WGRAD, D.h, D.T, D.V / D.tp);
-          scope_end (c);
-          tp_comm (c, &D, 0);
-          ddp_grad (c, &ddp, D.h * D.V / D.tp);
-          kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D.Tn * D.h, RED_STATS);
-        }
-      else if (u >= 1)
-        {
-          g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d.backward", u - 1);
-          scope_begin (c, "python_function", g_string_chunk_insert_const (c->strs, name), NULL);
-          block_backward (c, &D, u - 1, &ddp);
-          scope_end (c);
-        }
-      else
-        {
-          scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: EmbeddingBackward0", NULL);
-          kernel (c, "aten::embedding_dense_backward", K_EMBED_BWD, K_MEM, 0, 4 * D.T * D.h + 4 * D.V * D.h / D.tp, EW_STATS);
-          scope_end (c);
-          ddp_grad (c, &ddp, D.h * D.V / D.tp);
-          ddp_bucket (c, &ddp, TRUE);   /* the last bucket: exposed */
-        }
-      if (fsdp)
-        fsdp_reduce_scatter (c, &units[u]);
+      /* logits gradients are local (loss parallel); the input
+       * gradient of the column-parallel output is reduced below */
+      scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
+      gemm (c, GEMM_DGRAD, D->T, D->V / D->tp, D->h);
+      gemm (c, GEMM_WGRAD, D->h, D->T, D->V / D->tp);
+      scope_end (c);
+      tp_comm (c, D, 0);
+      ddp_grad (c, &st->ddp, D->h * D->V / D->tp);
+      kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D->Tn * D->h, RED_STATS);
     }
-  if (fsdp)
+  else if (u >= 1)
+    {
+      g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d.backward", u - 1);
+      scope_begin (c, "python_function", g_string_chunk_insert_const (c->strs, name), NULL);
+      block_backward (c, D, u - 1, &st->ddp);
+      scope_end (c);
+    }
+  else
+    {
+      scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: EmbeddingBackward0", NULL);
+      kernel (c, "aten::embedding_dense_backward", K_EMBED_BWD, K_MEM, 0, 4 * D->T * D->h + 4 * D->V * D->h / D->tp,
+              EW_STATS);
+      scope_end (c);
+      ddp_grad (c, &st->ddp, D->h * D->V / D->tp);
+      ddp_bucket (c, &st->ddp, TRUE);   /* the last bucket: exposed */
+    }
+  if (st->fsdp)
+    fsdp_reduce_scatter (c, &units[u]);
+}
+
+/* The compute stream waits for the gradients' streams. */
+static void
+step_grads_done (Ctx *c, const Step *st)
+{
+  if (st->fsdp)
     {
       scope_begin (c, "user_annotation", "FSDP::root_post_backward", NULL);
       event_record (c, ST_RS);
@@ -1716,42 +1749,77 @@ emit_step (Ctx *c, int step_no)
       event_record (c, ST_DP);
       stream_wait (c, ST_COMPUTE);
     }
+}
 
-  /* grad-norm clipping */
-  {
-    double local = fsdp ? total_params / (c->p.dp * c->p.cp) : total_params;
-    scope_begin (c, "cpu_op", "aten::_foreach_norm", NULL);
-    kernel (c, NULL, K_NORM2, K_MEM, 0, 4 * local, RED_STATS);
-    kernel (c, NULL, K_REDUCE, K_MEM, 0, 4096, RED_STATS);
-    scope_end (c);
-    if (fsdp || (has (c, WEFT_STRATEGY_TP) && c->p.tp > 1))
-      {
-        CollSpec s;
-        spec_init (c, &s, fsdp ? DIM_DP : DIM_TP, fsdp ? ST_DP : ST_TP, WEFT_COLL_ALL_REDUCE, 1, 4, "Float");
-        blocking_collective (c, &s);
-      }
-    scope_begin (c, "user_annotation", "Optimizer.step#AdamW.step", NULL);
-    for (int i = 0; i < 4; i++)
-      kernel (c, "aten::_fused_adamw_", K_ADAM, K_MEM, 0, local * 4 * 4 * 2 / 4,
-              stats_args ("[320, 1, 1]", "[512, 1, 1]", 72, 0, 50));
-    scope_end (c);
-    scope_begin (c, "user_annotation", "Optimizer.zero_grad#AdamW.zero_grad", NULL);
-    scope_end (c);
-  }
+/* Grad-norm clipping and the optimizer. */
+static void
+step_optimizer (Ctx *c, const Step *st)
+{
+  gboolean fsdp = st->fsdp;
+  double local = fsdp ? st->total_params / (c->p.dp * c->p.cp) : st->total_params;
+
+  scope_begin (c, "cpu_op", "aten::_foreach_norm", NULL);
+  kernel (c, NULL, K_NORM2, K_MEM, 0, 4 * local, RED_STATS);
+  kernel (c, NULL, K_REDUCE, K_MEM, 0, 4096, RED_STATS);
+  scope_end (c);
+  if (fsdp || (has (c, WEFT_STRATEGY_TP) && c->p.tp > 1))
+    {
+      CollSpec s;
+      spec_init (c, &s, fsdp ? DIM_DP : DIM_TP, fsdp ? ST_DP : ST_TP, WEFT_COLL_ALL_REDUCE, 1, 4, "Float");
+      blocking_collective (c, &s);
+    }
+  scope_begin (c, "user_annotation", "Optimizer.step#AdamW.step", NULL);
+  for (int i = 0; i < 4; i++)
+    kernel (c, "aten::_fused_adamw_", K_ADAM, K_MEM, 0, local * 4 * 4 * 2 / 4,
+            stats_args ("[320, 1, 1]", "[512, 1, 1]", 72, 0, 50));
+  scope_end (c);
+  scope_begin (c, "user_annotation", "Optimizer.zero_grad#AdamW.zero_grad", NULL);
+  scope_end (c);
+}
+
+static void
+emit_step (Ctx *c, int step_no)
+{
+  Step st;
+  const Dims *D = &st.D;
+  char name[64];
+
+  step_init (c, &st);
+  g_snprintf (name, sizeof name, "ProfilerStep#%d", step_no);
+  scope_begin (c, "user_annotation", g_string_chunk_insert_const (c->strs, name), NULL);
+
+  step_inputs (c);
+  if (st.fsdp)
+    {
+      scope_begin (c, "user_annotation", "FSDP::root_pre_forward", NULL);
+      scope_end (c);
+    }
+
+  /* ---- forward */
+  for (int u = 0; u < st.n_units; u++)
+    step_forward_unit (c, &st, u);
+
+  /* loss */
+  scope_begin (c, "cpu_op", "aten::cross_entropy_loss", NULL);
+  kernel (c, "aten::_log_softmax", K_SOFTMAX, K_MEM, 0, (4 + 2) * D->T * D->V / D->tp, RED_STATS);
+  kernel (c, "aten::nll_loss_forward", K_NLL, K_MEM, 0, 4 * D->T, RED_STATS);
+  scope_end (c);
+
+  /* ---- backward */
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: LogSoftmaxBackward0", NULL);
+  kernel (c, "aten::_log_softmax_backward_data", K_SOFTMAX_BWD, K_MEM, 0, (4 + 4 + 2) * D->T * D->V / D->tp, RED_STATS);
+  scope_end (c);
+  for (int u = st.n_units - 1; u >= 0; u--)
+    step_backward_unit (c, &st, u);
+  step_grads_done (c, &st);
+  step_optimizer (c, &st);
 
   /* loss.item(): the CPU waits for the whole step */
   sync_to_host (c, "aten::item", "Memcpy DtoH (Device -> Pageable)", 2400,
                 "\"bytes\": 4, \"memory bandwidth (GB/s)\": 0.0017");
 
   scope_end (c);   /* ProfilerStep */
-  for (int i = 0; i < n_units; i++)
-    {
-      g_free (units[i].ag_end);
-      g_free (units[i].ag_end_ext);
-    }
-  g_free (units);
-  g_free (gathered);
-  g_free (gathered_fwd);
+  step_clear (&st);
 }
 
 /* ---- solving ------------------------------------------------------------------------ */

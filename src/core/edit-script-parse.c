@@ -10,36 +10,11 @@
 
 /* ---- edit scripts ------------------------------------------------------------------------------ */
 
-/* Reads an integer or a number; FALSE when absent. */
+/* Reads an integer or a number; FALSE when absent (or not finite). */
 gboolean
 _weft_edit_json_get_number (json_object *obj, const char *key, double *out)
 {
-  json_object *v;
-  if (!json_object_object_get_ex (obj, key, &v))
-    return FALSE;
-  if (!json_object_is_type (v, json_type_int) && !json_object_is_type (v, json_type_double))
-    return FALSE;
-  *out = json_object_get_double (v);
-  return isfinite (*out);
-}
-
-gboolean
-_weft_edit_json_get_int (json_object *obj, const char *key, gint64 *out)
-{
-  json_object *v;
-  if (!json_object_object_get_ex (obj, key, &v) || !json_object_is_type (v, json_type_int))
-    return FALSE;
-  *out = json_object_get_int64 (v);
-  return TRUE;
-}
-
-const char *
-_weft_edit_json_get_str (json_object *obj, const char *key)
-{
-  json_object *v;
-  if (!json_object_object_get_ex (obj, key, &v) || !json_object_is_type (v, json_type_string))
-    return NULL;
-  return json_object_get_string (v);
+  return _weft_json_get_double (obj, key, out) && isfinite (*out);
 }
 
 static gboolean
@@ -63,7 +38,7 @@ _weft_edit_get_span (json_object *op, const char *key, gint64 *out, gboolean *pr
   *present = TRUE;
   if (json_object_object_get_ex (op, kns, NULL))
     {
-      if (!_weft_edit_json_get_int (op, kns, out))
+      if (!_weft_json_get_int64 (op, kns, out))
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"%s\" must be an integer", kns);
           return FALSE;
@@ -174,7 +149,7 @@ _weft_edit_match_parse (json_object *obj, Match *m, GError **error)
         }
       (void) val;
     }
-  if ((s = _weft_edit_json_get_str (obj, "collective")) != NULL)
+  if ((s = _weft_json_get_str (obj, "collective")) != NULL)
     {
       m->has_coll = TRUE;
       if (!_weft_edit_parse_coll (s, &m->coll))
@@ -188,7 +163,7 @@ _weft_edit_match_parse (json_object *obj, Match *m, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "match: \"collective\" must be a string");
       return FALSE;
     }
-  if ((s = _weft_edit_json_get_str (obj, "class")) != NULL)
+  if ((s = _weft_json_get_str (obj, "class")) != NULL)
     {
       m->has_class = TRUE;
       if (!_weft_edit_parse_kclass (s, &m->kclass))
@@ -202,7 +177,7 @@ _weft_edit_match_parse (json_object *obj, Match *m, GError **error)
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "match: \"class\" must be a string");
       return FALSE;
     }
-  if ((s = _weft_edit_json_get_str (obj, "name")) != NULL)
+  if ((s = _weft_json_get_str (obj, "name")) != NULL)
     {
       GError *rerr = NULL;
       m->name = g_regex_new (s, G_REGEX_OPTIMIZE, 0, &rerr);
@@ -249,14 +224,14 @@ _weft_edit_match_parse (json_object *obj, Match *m, GError **error)
     }
   if (json_object_object_get_ex (obj, "stream", NULL))
     {
-      if (!_weft_edit_json_get_int (obj, "stream", &m->stream))
+      if (!_weft_json_get_int64 (obj, "stream", &m->stream))
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "match: \"stream\" must be an integer");
           return FALSE;
         }
       m->has_stream = TRUE;
     }
-  if (json_object_object_get_ex (obj, "nth", NULL) && (!_weft_edit_json_get_int (obj, "nth", &m->nth) || m->nth < 0))
+  if (json_object_object_get_ex (obj, "nth", NULL) && (!_weft_json_get_int64 (obj, "nth", &m->nth) || m->nth < 0))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "match: \"nth\" must be an integer >= 0");
       return FALSE;
@@ -350,7 +325,7 @@ _weft_edit_explicit_ref (WeftEditSession *self, json_object *op, const char *ran
   int idx;
   const char *name;
 
-  if (!_weft_edit_json_get_int (op, rank_key, &rank) || !_weft_edit_json_get_int (op, event_key, &event))
+  if (!_weft_json_get_int64 (op, rank_key, &rank) || !_weft_json_get_int64 (op, event_key, &event))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs integer \"%s\" and \"%s\" (or a \"match\")",
                    rank_key, event_key);
@@ -370,7 +345,7 @@ _weft_edit_explicit_ref (WeftEditSession *self, json_object *op, const char *ran
     }
   out->rank_index = (guint) idx;
   out->event = (guint32) event;
-  name = _weft_edit_json_get_str (op, "name");
+  name = _weft_json_get_str (op, "name");
   if (name != NULL && strcmp (name, _weft_edit_op_name (self, *out)) != 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
@@ -467,13 +442,13 @@ _weft_edit_resolve_one_target (WeftEditSession *self, json_object *op, WeftEvent
 gboolean
 _weft_edit_get_stream_device (json_object *op, gint64 *stream, gint64 *device, GError **error)
 {
-  if (!_weft_edit_json_get_int (op, "stream", stream) || *stream < 0)
+  if (!_weft_json_get_int64 (op, "stream", stream) || *stream < 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\" >= 0");
       return FALSE;
     }
   if (json_object_object_get_ex (op, "device", NULL)
-      && (!_weft_edit_json_get_int (op, "device", device) || *device < 0))
+      && (!_weft_json_get_int64 (op, "device", device) || *device < 0))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer >= 0");
       return FALSE;
@@ -500,7 +475,7 @@ _weft_edit_check_expected_event (WeftEditSession *self, json_object *op, const c
 {
   gint64 expect;
   WeftRank *rank = weft_trace_rank (self->trace, rank_index);
-  if (!_weft_edit_json_get_int (op, key, &expect))
+  if (!_weft_json_get_int64 (op, key, &expect))
     return TRUE;
   if (expect != (gint64) rank->events->len)
     {
@@ -518,7 +493,7 @@ _weft_edit_script_rank_index (WeftEditSession *self, json_object *op, const char
 {
   gint64 rank;
   int idx;
-  if (!_weft_edit_json_get_int (op, key, &rank))
+  if (!_weft_json_get_int64 (op, key, &rank))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"%s\"", key);
       return FALSE;

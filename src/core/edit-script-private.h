@@ -6,6 +6,7 @@
 #pragma once
 
 #include "edit-private.h"
+#include "util-private.h"
 
 G_BEGIN_DECLS
 
@@ -13,8 +14,6 @@ G_BEGIN_DECLS
 
 /* Reads an integer or a number; FALSE when absent. */
 gboolean    _weft_edit_json_get_number (json_object *obj, const char *key, double *out);
-gboolean    _weft_edit_json_get_int    (json_object *obj, const char *key, gint64 *out);
-const char *_weft_edit_json_get_str    (json_object *obj, const char *key);
 /* A duration from "<key>_ns" (integer) or "<key>_us" (number). */
 gboolean    _weft_edit_get_span        (json_object *op, const char *key, gint64 *out, gboolean *present,
                                         GError **error);

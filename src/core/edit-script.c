@@ -162,7 +162,7 @@ script_scale (WeftEditSession *self, json_object *op, GError **error)
     {
       gboolean has_coll = json_object_object_get_ex (op, "collective", NULL);
       gboolean has_class = json_object_object_get_ex (op, "class", NULL);
-      if (has_coll && !has_class && (s = _weft_edit_json_get_str (op, "collective")) != NULL)
+      if (has_coll && !has_class && (s = _weft_json_get_str (op, "collective")) != NULL)
         {
           WeftCollType t;
           if (!_weft_edit_parse_coll (s, &t))
@@ -172,7 +172,7 @@ script_scale (WeftEditSession *self, json_object *op, GError **error)
             }
           return weft_edit_session_scale_collective (self, t, factor, NULL, error);
         }
-      if (has_class && !has_coll && (s = _weft_edit_json_get_str (op, "class")) != NULL)
+      if (has_class && !has_coll && (s = _weft_json_get_str (op, "class")) != NULL)
         {
           WeftKernelClass k;
           if (!_weft_edit_parse_kclass (s, &k))
@@ -273,7 +273,7 @@ script_set_min_start (WeftEditSession *self, json_object *op, GError **error)
 
   if (!_weft_edit_explicit_ref (self, op, "rank", "event", &ref, error) || !_weft_edit_check_op (self, ref, error))
     return FALSE;
-  if (!_weft_edit_json_get_int (op, "start_ns", &start))
+  if (!_weft_json_get_int64 (op, "start_ns", &start))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"start_ns\"");
       return FALSE;
@@ -354,14 +354,14 @@ script_move_many (WeftEditSession *self, json_object *moves, GError **error)
         }
       if (!_weft_edit_explicit_ref (self, m, "rank", "event", &ref, error) || !_weft_edit_check_op (self, ref, error))
         return FALSE;
-      if (!_weft_edit_json_get_int (m, "position", &position) || position < 0 || position > G_MAXINT ||
-          !_weft_edit_json_get_int (m, "stream", &stream) || stream < 0)
+      if (!_weft_json_get_int64 (m, "position", &position) || position < 0 || position > G_MAXINT ||
+          !_weft_json_get_int64 (m, "stream", &stream) || stream < 0)
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "a move needs integer \"stream\" and \"position\" >= 0");
           return FALSE;
         }
       if (json_object_object_get_ex (m, "device", NULL)
-          && (!_weft_edit_json_get_int (m, "device", &device) || device < 0))
+          && (!_weft_json_get_int64 (m, "device", &device) || device < 0))
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"device\" must be an integer >= 0");
           return FALSE;
@@ -390,7 +390,7 @@ script_move_to_position (WeftEditSession *self, json_object *op, gboolean reorde
 
   if (!_weft_edit_resolve_one_target (self, op, &ref, error))
     return FALSE;
-  if (!_weft_edit_json_get_int (op, "position", &position) || position < 0)
+  if (!_weft_json_get_int64 (op, "position", &position) || position < 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"position\" >= 0");
       return FALSE;
@@ -501,13 +501,13 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
     }
   else
     {
-      if ((s = _weft_edit_json_get_str (op, "name")) == NULL)
+      if ((s = _weft_json_get_str (op, "name")) == NULL)
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs \"like\" (a match) or a \"name\"");
           return FALSE;
         }
       name = g_strdup (s);
-      if ((s = _weft_edit_json_get_str (op, "class")) != NULL && !_weft_edit_parse_kclass (s, &k.kclass))
+      if ((s = _weft_json_get_str (op, "class")) != NULL && !_weft_edit_parse_kclass (s, &k.kclass))
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown class \"%s\"", s);
           return FALSE;
@@ -517,7 +517,7 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "a communication kernel: use insert_collective");
           return FALSE;
         }
-      if ((s = _weft_edit_json_get_str (op, "category")) != NULL)
+      if ((s = _weft_json_get_str (op, "category")) != NULL)
         {
           WeftCategory c = weft_category_from_string (s, strlen (s));
           if (c != WEFT_CAT_KERNEL && c != WEFT_CAT_GPU_MEMCPY && c != WEFT_CAT_GPU_MEMSET)
@@ -527,7 +527,7 @@ script_insert_kernel (WeftEditSession *self, json_object *op, GError **error)
             }
           k.category = c;
         }
-      if (_weft_edit_json_get_int (op, "like_event", &like_event))
+      if (_weft_json_get_int64 (op, "like_event", &like_event))
         {
           WeftRank *rank = weft_trace_rank (self->trace, rank_index);
           if (like_event < 0 || like_event >= rank->events->len)
@@ -580,10 +580,10 @@ insert_collective_at_places (WeftEditSession *self, json_object *op, json_object
             g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"places\" entries must be objects");
           return FALSE;
         }
-      if (!_weft_edit_json_get_int (p, "stream", &stream) || !_weft_edit_json_get_int (p, "at_ns", &places[i].at_time)
+      if (!_weft_json_get_int64 (p, "stream", &stream) || !_weft_json_get_int64 (p, "at_ns", &places[i].at_time)
           || stream < 0
           || (json_object_object_get_ex (p, "device", NULL)
-              && (!_weft_edit_json_get_int (p, "device", &device) || device < 0)))
+              && (!_weft_json_get_int64 (p, "device", &device) || device < 0)))
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
                        "a place needs integer \"stream\" >= 0 and \"at_ns\" (and \"device\" >= 0 if any)");
@@ -591,7 +591,7 @@ insert_collective_at_places (WeftEditSession *self, json_object *op, json_object
         }
       if (!_weft_edit_check_time (places[i].at_time, error))
         return FALSE;
-      _weft_edit_json_get_int (p, "device", &device);
+      _weft_json_get_int64 (p, "device", &device);
       for (size_t j = 0; j < i; j++)
         if (places[j].rank_index == ri)
           {
@@ -606,10 +606,10 @@ insert_collective_at_places (WeftEditSession *self, json_object *op, json_object
     }
   cs.type = type;
   cs.bytes = bytes;
-  cs.dtype = _weft_edit_json_get_str (op, "dtype");
-  cs.pg_name = _weft_edit_json_get_str (op, "pg_name");
-  cs.pg_desc = _weft_edit_json_get_str (op, "pg_desc");
-  cs.kernel_name = _weft_edit_json_get_str (op, "kernel_name");
+  cs.dtype = _weft_json_get_str (op, "dtype");
+  cs.pg_name = _weft_json_get_str (op, "pg_name");
+  cs.pg_desc = _weft_json_get_str (op, "pg_desc");
+  cs.kernel_name = _weft_json_get_str (op, "kernel_name");
   if (transfer > MAX_DUR_NS)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"transfer_ns\" out of range");
@@ -632,7 +632,7 @@ insert_collective_on_ranks (WeftEditSession *self, json_object *op, WeftCollType
   gint64 stream;
   guint first = 0;
 
-  if (!_weft_edit_json_get_int (op, "stream", &stream) || stream < 0)
+  if (!_weft_json_get_int64 (op, "stream", &stream) || stream < 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"stream\" >= 0");
       return FALSE;
@@ -668,8 +668,8 @@ insert_collective_on_ranks (WeftEditSession *self, json_object *op, WeftCollType
   spec.type = type;
   spec.bytes = bytes;
   spec.stream = stream;
-  spec.pg_name = _weft_edit_json_get_str (op, "pg_name");
-  spec.dtype = _weft_edit_json_get_str (op, "dtype");
+  spec.pg_name = _weft_json_get_str (op, "pg_name");
+  spec.dtype = _weft_json_get_str (op, "dtype");
   spec.transfer_ns = transfer;
   return weft_edit_session_insert_collective (self, &spec, NULL, error);
 }
@@ -682,19 +682,19 @@ script_insert_collective (WeftEditSession *self, json_object *op, GError **error
   gint64 bytes, transfer = -1;
   json_object *places_j;
 
-  if ((s = _weft_edit_json_get_str (op, "collective")) == NULL || !_weft_edit_parse_coll (s, &type)
+  if ((s = _weft_json_get_str (op, "collective")) == NULL || !_weft_edit_parse_coll (s, &type)
       || type == WEFT_COLL_NONE)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs a \"collective\" type (all_reduce, all_gather, ...)");
       return FALSE;
     }
-  if (!_weft_edit_json_get_int (op, "bytes", &bytes) || bytes <= 0)
+  if (!_weft_json_get_int64 (op, "bytes", &bytes) || bytes <= 0)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "needs an integer \"bytes\" > 0");
       return FALSE;
     }
   if (json_object_object_get_ex (op, "transfer_ns", NULL)
-      && (!_weft_edit_json_get_int (op, "transfer_ns", &transfer) || transfer < 0))
+      && (!_weft_json_get_int64 (op, "transfer_ns", &transfer) || transfer < 0))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "\"transfer_ns\" must be an integer >= 0");
       return FALSE;
@@ -736,7 +736,7 @@ apply_op (WeftEditSession *self, json_object *op, GError **error)
 {
   const char *kind;
 
-  if (!json_object_is_type (op, json_type_object) || (kind = _weft_edit_json_get_str (op, "op")) == NULL)
+  if (!json_object_is_type (op, json_type_object) || (kind = _weft_json_get_str (op, "op")) == NULL)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "an operation must be an object with a string \"op\"");
       return FALSE;
@@ -851,8 +851,8 @@ weft_edit_session_apply_script (WeftEditSession *self, json_object *script, cons
       if (!weft_edit_session_apply_json (self, op, &local))
         {
           g_set_error (error, local->domain, local->code, "%s: op %zu (%s): %s", name, i,
-                       json_object_is_type (op, json_type_object) && _weft_edit_json_get_str (op, "op")
-                           ? _weft_edit_json_get_str (op, "op")
+                       json_object_is_type (op, json_type_object) && _weft_json_get_str (op, "op")
+                           ? _weft_json_get_str (op, "op")
                            : "?",
                        local->message);
           g_error_free (local);

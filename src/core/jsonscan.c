@@ -1615,6 +1615,94 @@ refill (Scan *S)
   return TRUE;
 }
 
+/* ROOT_START: an optional UTF-8 byte order mark, then the root's '{'. */
+static ScanStatus
+root_start (Scan *S, const char **pp, RootState *state)
+{
+  const char *p = *pp;
+
+  if (p >= S->end)
+    return SCAN_MORE;
+  if (S->base + S->pos == 0 && (guchar) p[0] == 0xef)
+    {
+      /* UTF-8 byte order mark */
+      if ((guchar) p[1] == 0xbb && (guchar) p[2] == 0xbf)
+        {
+          *pp = p + 3;
+          return SCAN_OK;
+        }
+      if (p + 3 > S->end)
+        return SCAN_MORE;
+    }
+  if (*p != '{')
+    {
+      char what[32];
+      describe_byte (what, (guchar) *p);
+      return fail (S, p, "the root is not a JSON object (starts with %s)", what);
+    }
+  *pp = p + 1;
+  *state = ROOT_FIRST_KEY;
+  return SCAN_OK;
+}
+
+/* ROOT_KEY: a top-level key and its ':'; "traceEvents" opens the events
+ * array (EV_FIRST), any other key is interned into *cur_key (ROOT_VALUE). */
+static ScanStatus
+root_key (Scan *S, const char **pp, RootState *state, guint32 *cur_key, gboolean *seen_events)
+{
+  WeftRank *rank = S->rank;
+  const char *p = *pp;
+  ScanStatus st;
+  StrSpan key;
+
+  if (*p != '"')
+    return unexpected (S, p, "a string (object key)");
+  if ((st = scan_string (S, &p, &key)) != SCAN_OK)
+    return st;
+  p = skip_ws (p);
+  if (*p != ':')
+    return unexpected (S, p, "':'");
+  p = skip_ws (p + 1);
+  if (p >= S->end)
+    return SCAN_MORE;
+  if (key.len == 11 && memcmp (key.start, "traceEvents", 11) == 0)
+    {
+      if (*seen_events)
+        return fail (S, key.start - 1, "\"traceEvents\" appears twice");
+      if (*p != '[')
+        return fail (S, p, "\"traceEvents\" is not an array");
+      if (2 > S->max_depth)
+        return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+      *seen_events = TRUE;
+      rank->trace_events_pos = rank->top_keys->len;
+      p++;
+      *state = EV_FIRST;
+    }
+  else
+    {
+      *cur_key = weft_strings_intern (rank->strings, key.start, (gssize) key.len);
+      *state = ROOT_VALUE;
+    }
+  *pp = p;
+  return SCAN_OK;
+}
+
+/* The error of an end of file where the root is not complete. */
+static void
+set_eof_error (Scan *S, RootState state)
+{
+  if (S->base + S->len == 0)
+    g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte 0: empty file", S->name);
+  else if (state == ROOT_START && S->pos >= S->len)
+    g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %" G_GUINT64_FORMAT
+                 ": no JSON in the file (only whitespace)", S->name, S->base + S->len);
+  else
+    g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT,
+                 "%s: byte %" G_GUINT64_FORMAT ": unexpected end of file (truncated JSON%s)", S->name,
+                 S->base + S->len,
+                 state == EV_ELEM || state == EV_AFTER || state == EV_FIRST ? " inside traceEvents" : "");
+}
+
 static gboolean
 scan_root (Scan *S)
 {
@@ -1627,7 +1715,6 @@ scan_root (Scan *S)
     {
       const char *p = S->buf + S->pos;
       ScanStatus st = SCAN_OK;
-      StrSpan key;
 
       /* whitespace is always consumed, so a long run of it never piles up
        * (inside a top-level value, walk_top () keeps it) */
@@ -1640,34 +1727,7 @@ scan_root (Scan *S)
       switch (state)
         {
         case ROOT_START:
-          if (p >= S->end)
-            {
-              st = SCAN_MORE;
-              break;
-            }
-          if (S->base + S->pos == 0 && (guchar) p[0] == 0xef)
-            {
-              /* UTF-8 byte order mark */
-              if ((guchar) p[1] == 0xbb && (guchar) p[2] == 0xbf)
-                {
-                  S->pos += 3;
-                  continue;
-                }
-              if (p + 3 > S->end)
-                {
-                  st = SCAN_MORE;
-                  break;
-                }
-            }
-          if (*p != '{')
-            {
-              char what[32];
-              describe_byte (what, (guchar) *p);
-              st = fail (S, p, "the root is not a JSON object (starts with %s)", what);
-              break;
-            }
-          p++;
-          state = ROOT_FIRST_KEY;
+          st = root_start (S, &p, &state);
           break;
 
         case ROOT_FIRST_KEY:
@@ -1683,52 +1743,7 @@ scan_root (Scan *S)
           break;
 
         case ROOT_KEY:
-          if (*p != '"')
-            {
-              st = unexpected (S, p, "a string (object key)");
-              break;
-            }
-          if ((st = scan_string (S, &p, &key)) != SCAN_OK)
-            break;
-          p = skip_ws (p);
-          if (*p != ':')
-            {
-              st = unexpected (S, p, "':'");
-              break;
-            }
-          p = skip_ws (p + 1);
-          if (p >= S->end)
-            {
-              st = SCAN_MORE;
-              break;
-            }
-          if (key.len == 11 && memcmp (key.start, "traceEvents", 11) == 0)
-            {
-              if (seen_events)
-                {
-                  st = fail (S, key.start - 1, "\"traceEvents\" appears twice");
-                  break;
-                }
-              if (*p != '[')
-                {
-                  st = fail (S, p, "\"traceEvents\" is not an array");
-                  break;
-                }
-              if (2 > S->max_depth)
-                {
-                  st = fail (S, p, "nesting deeper than %u levels", S->max_depth);
-                  break;
-                }
-              seen_events = TRUE;
-              rank->trace_events_pos = rank->top_keys->len;
-              p++;
-              state = EV_FIRST;
-            }
-          else
-            {
-              cur_key = weft_strings_intern (rank->strings, key.start, (gssize) key.len);
-              state = ROOT_VALUE;
-            }
+          st = root_key (S, &p, &state, &cur_key, &seen_events);
           break;
 
         case ROOT_VALUE:
@@ -1838,16 +1853,7 @@ scan_root (Scan *S)
       /* SCAN_MORE */
       if (S->eof)
         {
-          if (S->base + S->len == 0)
-            g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte 0: empty file", S->name);
-          else if (state == ROOT_START && S->pos >= S->len)
-            g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %" G_GUINT64_FORMAT
-                         ": no JSON in the file (only whitespace)", S->name, S->base + S->len);
-          else
-            g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT,
-                         "%s: byte %" G_GUINT64_FORMAT ": unexpected end of file (truncated JSON%s)", S->name,
-                         S->base + S->len,
-                         state == EV_ELEM || state == EV_AFTER || state == EV_FIRST ? " inside traceEvents" : "");
+          set_eof_error (S, state);
           return FALSE;
         }
       if (!refill (S))

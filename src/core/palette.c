@@ -9,6 +9,8 @@
 
 #include "weft/weft-edit.h"
 
+#include "util-private.h"
+
 /* ---- kernels ------------------------------------------------------------------------------- */
 
 typedef struct
@@ -26,13 +28,6 @@ palette_kernel_free (gpointer data)
 }
 
 static int
-cmp_gint64 (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
-static int
 cmp_palette_kernel (gconstpointer a, gconstpointer b)
 {
   const WeftPaletteKernel *x = *(WeftPaletteKernel * const *) a;
@@ -42,15 +37,6 @@ cmp_palette_kernel (gconstpointer a, gconstpointer b)
   if (x->count != y->count)
     return x->count > y->count ? -1 : 1;
   return strcmp (x->name, y->name);
-}
-
-static gint64
-median_of (GArray *v)
-{
-  if (v->len == 0)
-    return -1;
-  g_array_sort (v, cmp_gint64);
-  return g_array_index (v, gint64, v->len / 2);
 }
 
 GPtrArray *
@@ -101,7 +87,7 @@ weft_trace_palette_kernels (WeftTrace *trace)
   while (g_hash_table_iter_next (&iter, NULL, &value))
     {
       KernelAcc *acc = value;
-      acc->k->median_dur = median_of (acc->durs);
+      acc->k->median_dur = _weft_gint64_median_or (acc->durs, -1);
       g_array_free (acc->durs, TRUE);
       g_ptr_array_add (out, acc->k);
       g_free (acc);
@@ -264,7 +250,7 @@ weft_trace_palette_collectives (WeftTrace *trace, WeftCostModel *cost_model)
     {
       CollAcc *acc = g_ptr_array_index (accs, i);
       WeftPaletteCollective *pc = acc->c;
-      pc->median_bytes = median_of (acc->bytes);
+      pc->median_bytes = _weft_gint64_median_or (acc->bytes, -1);
       pc->estimate_ns = -1;
       if (pc->median_bytes > 0 && cost_model != NULL)
         estimate (pc, cost_model);

@@ -7,15 +7,9 @@
 #include <string.h>
 
 #include "solver-private.h"
+#include "util-private.h"
 
 /* ---- steps ------------------------------------------------------------------- */
-
-static gint
-int_cmp (gconstpointer a, gconstpointer b)
-{
-  int x = *(const int *) a, y = *(const int *) b;
-  return (x > y) - (x < y);
-}
 
 GArray *
 weft_solver_steps (WeftSolver *self)
@@ -34,7 +28,7 @@ weft_solver_steps (WeftSolver *self)
             g_array_append_val (out, number);
         }
     }
-  g_array_sort (out, int_cmp);
+  g_array_sort (out, _weft_int_cmp);
   return out;
 }
 
@@ -247,6 +241,262 @@ thread_run_start (WeftSolver *self, guint r, guint32 launch_event, gint64 t, gin
   return scanned >= RUN_SCAN ? G_MININT64 : run_lo;
 }
 
+/* The op with the latest end among the ops of (rank, step), over the streams
+ * of the ranks concerned only (the node array is large); WEFT_NONE when there
+ * is none. window_begin: NULL, or lowered to the earliest start of these
+ * ops. */
+static guint32
+critical_last_op (WeftSolver *self, guint rank, int step, gint64 *window_begin)
+{
+  guint32 last = WEFT_NONE;
+
+  for (guint r = 0; r < self->n_ranks; r++)
+    {
+      GPtrArray *lanes = self->ranks[r].lanes;
+      if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
+        continue;
+      for (guint li = 0; li < lanes->len; li++)
+        {
+          GArray *o = g_ptr_array_index (lanes, li);
+          for (guint j = 0; o != NULL && j < o->len; j++)
+            {
+              guint32 v = g_array_index (o, guint32, j);
+              if (!op_in (self, &self->nodes[v], rank, step))
+                continue;
+              if (window_begin != NULL)
+                *window_begin = MIN (*window_begin, self->nodes[v].start);
+              if (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end)
+                last = v;
+            }
+        }
+    }
+  return last;
+}
+
+/* The gap before the start of b (the node whose start binding the walk
+ * follows from cur) when no binding predecessor holds it: its segments,
+ * and the node the path goes on from (WEFT_NONE: the path starts here). */
+static guint32
+critical_unbound_gap (WeftSolver *self, GArray *segs, guint32 cur, Node *b, gint64 window_begin)
+{
+  guint32 x;
+
+  if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_LAUNCH && b->launch_time != G_MININT64)
+    {
+      /* CPU-bound since the launching thread's busy run began; a
+       * thread that was idle before it was woken by something: the
+       * rank's GPU op that ended last before (a completion it
+       * waited for the trace does not record) */
+      gint64 run = thread_run_start (self, b->rank, b->launch, b->launch_time, window_begin);
+      seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, b->launch_time, b->start);
+      if (run == G_MININT64 || (x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE ||
+          run - self->nodes[x].end > WAKE_NS)
+        return WEFT_NONE;
+      seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, run, b->launch_time);
+      if (self->nodes[x].end < run)
+        seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, x, self->nodes[x].end, run);
+      return x;
+    }
+  if (b->kind == NODE_SYNC)
+    {
+      seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
+      return WEFT_NONE;
+    }
+  if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_USER)
+    {
+      /* held by a user minimum start (or, reopened, by its "weft
+       * held" mark): what the saved file keeps of it decides, so
+       * that session and reopened trace agree: its launch (where
+       * its thread puts it; for an op an edit created, where
+       * weft_solver_apply_to_model writes it). An op of the rank
+       * that ended after that launch and just before the start is
+       * the likelier cause (a dependency the file does not
+       * record); else it waited, since its launch. */
+      gint64 run;
+      if (b->launch_time != G_MININT64)
+        {
+          WeftRank *rk = weft_trace_rank (self->trace, b->rank);
+          guint32 ll = b->launch < rk->events->len ? weft_rank_event (rk, b->launch)->lane : WEFT_NONE;
+          run = b->launch_time + (ll != WEFT_NONE ? _weft_solver_shift (self, b->rank, ll, b->launch_time) : 0);
+        }
+      else
+        {
+          run = _weft_solver_created_launch_time (self, (guint32) (b - self->nodes));
+          if (run == G_MININT64)
+            run = b->start - _weft_solver_created_launch_lead (self, b->rank);
+        }
+      x = infer_pred (self, cur, b->start);
+      if (x != WEFT_NONE && self->nodes[x].end > run && b->start - self->nodes[x].end <= WAKE_NS)
+        {
+          seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, x, self->nodes[x].end, b->start);
+          return x;
+        }
+      seg_add (segs, b, WEFT_PATH_WAIT, WEFT_DEP_USER, MIN (run, b->start), b->start);
+      return WEFT_NONE;
+    }
+  if (b->kind != NODE_OP)
+    return WEFT_NONE;
+  /* released at its observed time: nothing recorded explains it */
+  if (b->kind == NODE_OP && b->launch == WEFT_NONE)
+    {
+      /* an op without a launch that an edit gave a new stream
+       * predecessor: the saved file reads it back as held after that
+       * predecessor by the gap (the weight calibration gives it), so
+       * the path reads it so here too */
+      guint32 pv = _weft_solver_stream_prev (self, (guint32) (b - self->nodes));
+      if (pv != WEFT_NONE && self->nodes[pv].end <= b->start)
+        {
+          Node *p = &self->nodes[pv];
+          seg_add (segs, b,
+                   b->start - p->end > self->ranks[b->rank].typ_gap + 1000 ? WEFT_PATH_LAUNCH : WEFT_PATH_WAIT,
+                   WEFT_DEP_STREAM, p->end, b->start);
+          return pv;
+        }
+    }
+  x = infer_pred (self, cur, b->start);
+  if (b->launch_time != G_MININT64 && (x == WEFT_NONE || b->launch_time >= self->nodes[x].end))
+    {
+      /* launched after anything it could wait for ended: it waited
+       * for the CPU (a late launch held by something unseen) */
+      seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, WEFT_NONE, b->launch_time, b->start);
+      return WEFT_NONE;
+    }
+  if (x == WEFT_NONE)
+    return WEFT_NONE;
+  /* soon after x ended: it waited for x; long after: it waited (for
+   * nothing that ran on the rank's GPU) */
+  seg_add_inferred (self, segs, b, b->start - self->nodes[x].end <= WAKE_NS ? WEFT_PATH_INFERRED : WEFT_PATH_WAIT,
+                    x, self->nodes[x].end, b->start);
+  return x;
+}
+
+/* The kind of the gap between b's binding predecessor p's end and b's
+ * start. */
+static WeftPathKind
+critical_bound_kind (WeftSolver *self, const Node *b, const Node *p)
+{
+  WeftPathKind k;
+  switch (b->bind_kind)
+    {
+    case WEFT_DEP_LAUNCH:
+    case WEFT_DEP_SYNC:
+      k = WEFT_PATH_LAUNCH;
+      break;
+    default:
+      k = WEFT_PATH_WAIT;
+      break;
+    }
+  if (p->kind == NODE_SYNC || b->kind == NODE_SYNC)
+    k = WEFT_PATH_LAUNCH;
+  /* an op whose launch is not in the trace, held after its stream
+   * predecessor for longer than the rank's usual gap: an unseen CPU
+   * launch released it */
+  if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_STREAM && b->launch == WEFT_NONE &&
+      b->start - p->end > self->ranks[b->rank].typ_gap + 1000)
+    k = WEFT_PATH_LAUNCH;
+  return k;
+}
+
+/* One step of the walk back from cur (last: where the walk began): cur's
+ * segment and the gap before it; the next node, WEFT_NONE at the path's
+ * start. */
+static guint32
+critical_step_back (WeftSolver *self, GArray *segs, guint32 cur, guint32 last, gint64 window_begin, gboolean mark)
+{
+  Node *n = &self->nodes[cur];
+  Node *b;        /* the node whose start binding we follow next */
+  gint64 b_start;
+
+  if (n->end <= window_begin && cur != last)
+    return WEFT_NONE; /* before the window: nothing of it is on this step's path */
+  if (mark)
+    n->flags |= NODE_CRIT;
+  if (n->kind == NODE_OP && is_member_node (self, n))
+    {
+      Node *in = &self->nodes[n->inst];
+      guint32 bv;
+      seg_add (segs, n, WEFT_PATH_COMM, WEFT_DEP_RENDEZVOUS, in->start, n->end);
+      bv = in->bind_pred;
+      if (bv == WEFT_NONE)
+        return WEFT_NONE;
+      b = &self->nodes[bv];
+      cur = bv;
+      if (mark)
+        b->flags |= NODE_CRIT;
+    }
+  else if (n->kind == NODE_OP)
+    {
+      seg_add (segs, n, (n->flags & NODE_COMM) ? WEFT_PATH_COMM : WEFT_PATH_COMPUTE, n->bind_kind, n->start, n->end);
+      b = n;
+    }
+  else
+    b = n; /* a sync node: the CPU thread went on at n->end */
+  b_start = b->kind == NODE_SYNC ? b->end : b->start;
+  if (b_start <= window_begin)
+    return WEFT_NONE;
+
+  /* the gap before b's start */
+  if (b->bind_pred == WEFT_NONE)
+    return critical_unbound_gap (self, segs, cur, b, window_begin);
+  seg_add (segs, b, critical_bound_kind (self, b, &self->nodes[b->bind_pred]), b->bind_kind,
+           self->nodes[b->bind_pred].end, b_start);
+  return b->bind_pred;
+}
+
+/* The path starts at a constant release. Before it, the CPU thread that
+ * launched the head op was busy (its CPU work is fixed: no sync held it),
+ * or, for an op released at its observed time or a user minimum start, it
+ * waited: that time, back to the window's first op, completes the path so
+ * that its length is the step time. */
+static void
+critical_add_release (GArray *segs, gint64 window_begin)
+{
+  if (segs->len > 0)
+    {
+      const WeftPathSegment *head = &g_array_index (segs, WeftPathSegment, segs->len - 1);
+      if (head->begin > window_begin)
+        {
+          gboolean cpu = head->kind == WEFT_PATH_LAUNCH || head->kind == WEFT_PATH_INFERRED;
+          WeftPathSegment pre = *head;
+          pre.kind = cpu ? WEFT_PATH_LAUNCH : WEFT_PATH_WAIT;
+          pre.via = WEFT_DEP_NONE;
+          pre.pred_rank_index = WEFT_NONE;
+          pre.pred_event = WEFT_NONE;
+          pre.begin = window_begin;
+          pre.end = head->begin;
+          g_array_append_val (segs, pre);
+        }
+    }
+}
+
+/* segs (walked back from the end) in time order, clipped to the window and
+ * so that segments do not overlap; frees segs. */
+static GArray *
+critical_clip (GArray *segs, gint64 window_begin, gint64 window_end)
+{
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftPathSegment));
+  gint64 t = window_begin;
+  for (guint i = segs->len; i > 0; i--)
+    {
+      WeftPathSegment s = g_array_index (segs, WeftPathSegment, i - 1);
+      gboolean is_op = s.kind == WEFT_PATH_COMPUTE || s.kind == WEFT_PATH_COMM;
+      if (s.end < window_begin || s.begin > window_end)
+        continue;
+      if (s.begin < t)
+        s.begin = t;
+      if (s.end > window_end)
+        s.end = window_end;
+      if (s.end < s.begin)
+        s.end = s.begin;
+      if (s.end == s.begin && !is_op)
+        continue;
+      g_array_append_val (out, s);
+      t = s.end;
+    }
+  g_array_free (segs, TRUE);
+  return out;
+}
+
 /* Walks binding predecessors back from the op with the latest end among the
  * ops of (rank, step) (given as hint_last when the caller has it, else
  * WEFT_NONE); marks the nodes when mark. [hint_begin, hint_end] is the step
@@ -267,27 +517,8 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
   gint64 window_begin = hint_begin, window_end = hint_end;
   gboolean begin_known = hint_begin != G_MAXINT64;
 
-  /* over the streams of the ranks concerned only (the node array is large) */
-  for (guint r = 0; r < self->n_ranks && hint_last == WEFT_NONE; r++)
-    {
-      GPtrArray *lanes = self->ranks[r].lanes;
-      if (rank != WEFT_SOLVER_ALL_RANKS && r != rank)
-        continue;
-      for (guint li = 0; li < lanes->len; li++)
-        {
-          GArray *o = g_ptr_array_index (lanes, li);
-          for (guint j = 0; o != NULL && j < o->len; j++)
-            {
-              guint32 v = g_array_index (o, guint32, j);
-              if (!op_in (self, &self->nodes[v], rank, step))
-                continue;
-              if (!begin_known)
-                window_begin = MIN (window_begin, self->nodes[v].start);
-              if (last == WEFT_NONE || self->nodes[v].end > self->nodes[last].end)
-                last = v;
-            }
-        }
-    }
+  if (hint_last == WEFT_NONE)
+    last = critical_last_op (self, rank, step, begin_known ? NULL : &window_begin);
   if (last == WEFT_NONE)
     return segs;
   if (window_end == G_MININT64)
@@ -307,207 +538,10 @@ critical_segments_from (WeftSolver *self, guint rank, int step, gboolean mark, g
 
   cur = last;
   while (cur != WEFT_NONE && guard++ < 4 * self->n_nodes + 16)
-    {
-      Node *n = &self->nodes[cur];
-      Node *b;        /* the node whose start binding we follow next */
-      gint64 b_start;
+    cur = critical_step_back (self, segs, cur, last, window_begin, mark);
 
-      if (n->end <= window_begin && cur != last)
-        break; /* before the window: nothing of it is on this step's path */
-      if (mark)
-        n->flags |= NODE_CRIT;
-      if (n->kind == NODE_OP && is_member_node (self, n))
-        {
-          Node *in = &self->nodes[n->inst];
-          guint32 bv;
-          seg_add (segs, n, WEFT_PATH_COMM, WEFT_DEP_RENDEZVOUS, in->start, n->end);
-          bv = in->bind_pred;
-          if (bv == WEFT_NONE)
-            break;
-          b = &self->nodes[bv];
-          cur = bv;
-          if (mark)
-            b->flags |= NODE_CRIT;
-        }
-      else if (n->kind == NODE_OP)
-        {
-          seg_add (segs, n, (n->flags & NODE_COMM) ? WEFT_PATH_COMM : WEFT_PATH_COMPUTE, n->bind_kind, n->start, n->end);
-          b = n;
-        }
-      else
-        b = n; /* a sync node: the CPU thread went on at n->end */
-      b_start = b->kind == NODE_SYNC ? b->end : b->start;
-      if (b_start <= window_begin)
-        break;
-
-      /* the gap before b's start */
-      if (b->bind_pred == WEFT_NONE)
-        {
-          guint32 x;
-          if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_LAUNCH && b->launch_time != G_MININT64)
-            {
-              /* CPU-bound since the launching thread's busy run began; a
-               * thread that was idle before it was woken by something: the
-               * rank's GPU op that ended last before (a completion it
-               * waited for the trace does not record) */
-              gint64 run = thread_run_start (self, b->rank, b->launch, b->launch_time, window_begin);
-              seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, b->launch_time, b->start);
-              if (run == G_MININT64 || (x = infer_pred (self, cur, run + TOL_WAKE_NS)) == WEFT_NONE ||
-                  run - self->nodes[x].end > WAKE_NS)
-                break;
-              seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, run, b->launch_time);
-              if (self->nodes[x].end < run)
-                seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, x, self->nodes[x].end, run);
-              cur = x;
-              continue;
-            }
-          if (b->kind == NODE_SYNC)
-            {
-              seg_add (segs, b, WEFT_PATH_LAUNCH, WEFT_DEP_LAUNCH, b->obs_start, b->end);
-              break;
-            }
-          if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_USER)
-            {
-              /* held by a user minimum start (or, reopened, by its "weft
-               * held" mark): what the saved file keeps of it decides, so
-               * that session and reopened trace agree: its launch (where
-               * its thread puts it; for an op an edit created, where
-               * weft_solver_apply_to_model writes it). An op of the rank
-               * that ended after that launch and just before the start is
-               * the likelier cause (a dependency the file does not
-               * record); else it waited, since its launch. */
-              gint64 run;
-              if (b->launch_time != G_MININT64)
-                {
-                  WeftRank *rk = weft_trace_rank (self->trace, b->rank);
-                  guint32 ll = b->launch < rk->events->len ? weft_rank_event (rk, b->launch)->lane : WEFT_NONE;
-                  run = b->launch_time + (ll != WEFT_NONE ? _weft_solver_shift (self, b->rank, ll, b->launch_time) : 0);
-                }
-              else
-                {
-                  run = _weft_solver_created_launch_time (self, (guint32) (b - self->nodes));
-                  if (run == G_MININT64)
-                    run = b->start - _weft_solver_created_launch_lead (self, b->rank);
-                }
-              x = infer_pred (self, cur, b->start);
-              if (x != WEFT_NONE && self->nodes[x].end > run && b->start - self->nodes[x].end <= WAKE_NS)
-                {
-                  seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, x, self->nodes[x].end, b->start);
-                  cur = x;
-                  continue;
-                }
-              seg_add (segs, b, WEFT_PATH_WAIT, WEFT_DEP_USER, MIN (run, b->start), b->start);
-              break;
-            }
-          if (b->kind != NODE_OP)
-            break;
-          /* released at its observed time: nothing recorded explains it */
-          if (b->kind == NODE_OP && b->launch == WEFT_NONE)
-            {
-              /* an op without a launch that an edit gave a new stream
-               * predecessor: the saved file reads it back as held after that
-               * predecessor by the gap (the weight calibration gives it), so
-               * the path reads it so here too */
-              guint32 pv = _weft_solver_stream_prev (self, (guint32) (b - self->nodes));
-              if (pv != WEFT_NONE && self->nodes[pv].end <= b->start)
-                {
-                  Node *p = &self->nodes[pv];
-                  seg_add (segs, b,
-                           b->start - p->end > self->ranks[b->rank].typ_gap + 1000 ? WEFT_PATH_LAUNCH : WEFT_PATH_WAIT,
-                           WEFT_DEP_STREAM, p->end, b->start);
-                  cur = pv;
-                  continue;
-                }
-            }
-          x = infer_pred (self, cur, b->start);
-          if (b->launch_time != G_MININT64 && (x == WEFT_NONE || b->launch_time >= self->nodes[x].end))
-            {
-              /* launched after anything it could wait for ended: it waited
-               * for the CPU (a late launch held by something unseen) */
-              seg_add_inferred (self, segs, b, WEFT_PATH_INFERRED, WEFT_NONE, b->launch_time, b->start);
-              break;
-            }
-          if (x == WEFT_NONE)
-            break;
-          /* soon after x ended: it waited for x; long after: it waited (for
-           * nothing that ran on the rank's GPU) */
-          seg_add_inferred (self, segs, b, b->start - self->nodes[x].end <= WAKE_NS ? WEFT_PATH_INFERRED : WEFT_PATH_WAIT,
-                            x, self->nodes[x].end, b->start);
-          cur = x;
-          continue;
-        }
-      {
-        Node *p = &self->nodes[b->bind_pred];
-        WeftPathKind k;
-        switch (b->bind_kind)
-          {
-          case WEFT_DEP_LAUNCH:
-          case WEFT_DEP_SYNC:
-            k = WEFT_PATH_LAUNCH;
-            break;
-          default:
-            k = WEFT_PATH_WAIT;
-            break;
-          }
-        if (p->kind == NODE_SYNC || b->kind == NODE_SYNC)
-          k = WEFT_PATH_LAUNCH;
-        /* an op whose launch is not in the trace, held after its stream
-         * predecessor for longer than the rank's usual gap: an unseen CPU
-         * launch released it */
-        if (b->kind == NODE_OP && b->bind_kind == WEFT_DEP_STREAM && b->launch == WEFT_NONE &&
-            b->start - p->end > self->ranks[b->rank].typ_gap + 1000)
-          k = WEFT_PATH_LAUNCH;
-        seg_add (segs, b, k, b->bind_kind, p->end, b_start);
-        cur = b->bind_pred;
-      }
-    }
-
-  /* The path starts at a constant release. Before it, the CPU thread that
-   * launched the head op was busy (its CPU work is fixed: no sync held it),
-   * or, for an op released at its observed time or a user minimum start, it
-   * waited: that time, back to the window's first op, completes the path so
-   * that its length is the step time. */
-  if (segs->len > 0)
-    {
-      const WeftPathSegment *head = &g_array_index (segs, WeftPathSegment, segs->len - 1);
-      if (head->begin > window_begin)
-        {
-          gboolean cpu = head->kind == WEFT_PATH_LAUNCH || head->kind == WEFT_PATH_INFERRED;
-          WeftPathSegment pre = *head;
-          pre.kind = cpu ? WEFT_PATH_LAUNCH : WEFT_PATH_WAIT;
-          pre.via = WEFT_DEP_NONE;
-          pre.pred_rank_index = WEFT_NONE;
-          pre.pred_event = WEFT_NONE;
-          pre.begin = window_begin;
-          pre.end = head->begin;
-          g_array_append_val (segs, pre);
-        }
-    }
-
-  /* time order, clipped to the window and so that segments do not overlap */
-  {
-    GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftPathSegment));
-    gint64 t = window_begin;
-    for (guint i = segs->len; i > 0; i--)
-      {
-        WeftPathSegment s = g_array_index (segs, WeftPathSegment, i - 1);
-        gboolean is_op = s.kind == WEFT_PATH_COMPUTE || s.kind == WEFT_PATH_COMM;
-        if (s.end < window_begin || s.begin > window_end)
-          continue;
-        if (s.begin < t)
-          s.begin = t;
-        if (s.end > window_end)
-          s.end = window_end;
-        if (s.end < s.begin)
-          s.end = s.begin;
-        if (s.end == s.begin && !is_op)
-          continue;
-        g_array_append_val (out, s);
-        t = s.end;
-      }
-    g_array_free (segs, TRUE);
-    return out;
-  }
+  critical_add_release (segs, window_begin);
+  return critical_clip (segs, window_begin, window_end);
 }
 
 static GArray *
