@@ -10,26 +10,11 @@
 #include <string.h>
 
 #include "solver-private.h"
+#include "util-private.h"
 
 #define TOL_NS 1000 /* 1 us: slack for inferred edges against observed times */
 
 /* ---- building the graph ----------------------------------------------------- */
-
-static gint
-gint64_cmp (gconstpointer a, gconstpointer b)
-{
-  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
-  return (x > y) - (x < y);
-}
-
-static gint64
-median_or (GArray *values, gint64 fallback)
-{
-  if (values->len == 0)
-    return fallback;
-  g_array_sort (values, gint64_cmp);
-  return g_array_index (values, gint64, values->len / 2);
-}
 
 typedef struct
 {
@@ -1063,8 +1048,8 @@ build_typical (WeftSolver *self, Scratch *sc)
         continue;
       g_array_append_val (idle ? lat : gaps, x);
     }
-  sc->rs->typ_launch = median_or (lat, 5000);
-  sc->rs->typ_gap = median_or (gaps, 0);
+  sc->rs->typ_launch = _weft_gint64_median_or (lat, 5000);
+  sc->rs->typ_gap = _weft_gint64_median_or (gaps, 0);
   g_array_free (lat, TRUE);
   g_array_free (gaps, TRUE);
 }
