@@ -454,6 +454,23 @@ edit_apply (WeftEditSession *s, const char *label, gconstpointer data)
   g_assert_cmpuint (rep.n_collectives, >, 0);
 }
 
+/* start and end of every op of the session's solver, node by node */
+static GArray *
+schedule (WeftEditSession *s)
+{
+  WeftTrace *trace = weft_edit_session_get_trace (s);
+  WeftSolver *solver = weft_edit_session_get_solver (s);
+  GArray *out = g_array_new (FALSE, FALSE, sizeof (gint64));
+  for (guint r = 0; r < trace->ranks->len; r++)
+    for (guint32 e = 0; e < weft_trace_rank (trace, r)->events->len; e++)
+      if (weft_solver_is_node (solver, r, e))
+        {
+          gint64 v[3] = { ((gint64) r << 32) | e, weft_solver_start (solver, r, e), weft_solver_end (solver, r, e) };
+          g_array_append_vals (out, v, 3);
+        }
+  return out;
+}
+
 static void
 round_trip_with (const char *label, const char *path, EditFn edit, gconstpointer data)
 {
@@ -461,7 +478,7 @@ round_trip_with (const char *label, const char *path, EditFn edit, gconstpointer
   WeftTrace *trace = load (path);
   g_autoptr (WeftEditSession) s = NULL;
   g_autofree char *out = g_build_filename (weft_test_tmpdir (), label, NULL);
-  g_autoptr (GArray) before = NULL, after = NULL;
+  g_autoptr (GArray) before = NULL, after = NULL, loaded = NULL, undone = NULL;
   g_autoptr (WeftTrace) back = NULL;
   g_autoptr (WeftSolver) back_solver = NULL;
   g_autoptr (GDir) dir = NULL;
@@ -477,6 +494,7 @@ round_trip_with (const char *label, const char *path, EditFn edit, gconstpointer
   s = weft_edit_session_new (trace, path, &error);
   g_assert_no_error (error);
   base_unexplained = unexplained (weft_edit_session_get_solver (s));
+  loaded = schedule (s);
   edit (s, label, data);
   before = figures (weft_edit_session_get_solver (s));
   g_assert_true (weft_edit_session_save (s, out, ".json", &error));
@@ -498,6 +516,12 @@ round_trip_with (const char *label, const char *path, EditFn edit, gconstpointer
       g_autofree char *f = g_build_filename (out, name, NULL);
       check_file (label, f, named, unnamed, good);
     }
+  /* undo of everything gives the schedule as loaded, node for node */
+  while (weft_edit_session_can_undo (s))
+    g_assert_true (weft_edit_session_undo (s, NULL));
+  undone = schedule (s);
+  if (undone->len != loaded->len || memcmp (undone->data, loaded->data, loaded->len * sizeof (gint64)) != 0)
+    g_error ("%s: undoing every edit does not give the schedule as loaded", label);
   g_test_message ("%s: step %.1f us, critical path %.1f us, reopened alike", label,
                   g_array_index (before, StepFigures, before->len - 1).m.step_time / 1e3,
                   g_array_index (before, StepFigures, before->len - 1).m.cp_length / 1e3);
