@@ -1023,6 +1023,8 @@ static gint64
 created_launch_lookup (GArray *times, guint32 v)
 {
   CreatedLaunch key = { v, 0 }, *hit;
+  if (times->len == 0)
+    return G_MININT64; /* bsearch may not be given the NULL data of an empty array */
   hit = bsearch (&key, times->data, times->len, sizeof (CreatedLaunch), created_launch_by_node);
   return hit != NULL ? hit->t : G_MININT64;
 }
