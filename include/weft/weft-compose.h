@@ -210,7 +210,7 @@ typedef struct
   double ddp_buckets;     /* DDP's fp32 reducer buckets (a copy of the gradients) */
   double unsharded_max;   /* FSDP: the largest unit's all-gathered bf16 parameters */
   int    units_unsharded; /* FSDP: units unsharded at once (current + prefetched) */
-  double act_block;       /* activations saved per dense block for the AC mode */
+  double act_block;       /* activations saved by the first block for the AC mode */
   double act_block_full;  /* the same without AC (what a backward recomputes) */
   double act_loss;        /* the fp32 log-softmax kept for the loss backward */
   double nccl;            /* NCCL's buffers, outside the caching allocator */
