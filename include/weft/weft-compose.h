@@ -180,4 +180,92 @@ gboolean     weft_compose_params_from_json (WeftComposeParams *params,
                                             json_object       *json,
                                             GError           **error);
 
+/* ---- the memory model (src/core/compose-memory.c, docs/composer.md "Memory") */
+
+/* Activation checkpointing of the transformer blocks, as torchtitan's
+ * activation_checkpoint.mode: "none", "selective" (op-level: the outputs
+ * of every compute op but every second matmul are saved) or "full" (only
+ * each block's input). torchtitan's train configs use selective. */
+typedef enum
+{
+  WEFT_AC_NONE = 0,
+  WEFT_AC_SELECTIVE,
+  WEFT_AC_FULL,
+} WeftAcMode;
+
+#define WEFT_AC_DEFAULT WEFT_AC_SELECTIVE
+
+/* "none", "selective", "full" (transfer none); NULL for another value. */
+const char *weft_ac_mode_to_string (WeftAcMode mode);
+/* FALSE with WEFT_ERROR_INVALID for another name. */
+gboolean    weft_ac_mode_from_string (const char *text, WeftAcMode *mode, GError **error);
+
+/* The figures of one rank (bytes; every rank of a composed step holds the
+ * same shards). */
+typedef struct
+{
+  double params;          /* fp32 parameters (the master weights), this rank's shards */
+  double grads;           /* fp32 gradients, this rank's shards (backward .. zero_grad) */
+  double optimizer;       /* AdamW exp_avg + exp_avg_sq, fp32 */
+  double ddp_buckets;     /* DDP's fp32 reducer buckets (a copy of the gradients) */
+  double unsharded_max;   /* FSDP: the largest unit's all-gathered bf16 parameters */
+  int    units_unsharded; /* FSDP: units unsharded at once (current + prefetched) */
+  double act_block;       /* activations saved by the first block for the AC mode */
+  double act_block_full;  /* the same without AC (what a backward recomputes) */
+  double act_loss;        /* the fp32 log-softmax kept for the loss backward */
+  double nccl;            /* NCCL's buffers, outside the caching allocator */
+  int    communicators;   /* NCCL communicators of the rank */
+} WeftMemoryFigures;
+
+void weft_compose_memory_figures (const WeftComposeParams *params,
+                                  WeftAcMode               ac,
+                                  WeftMemoryFigures       *out);
+
+/* One CPU span of the composed step (a REC scope: "nn.Module: ...",
+ * "FSDP::...", ...), times in ns on any clock. */
+typedef struct
+{
+  const char *name;
+  gint64      begin_ns;
+  gint64      end_ns;
+} WeftComposeSpan;
+
+/* One point of the timeline: the caching allocator's totals right after an
+ * allocation (bytes > 0) or a free (bytes < 0), as a Kineto "[memory]"
+ * event carries them. */
+typedef struct
+{
+  gint64 ts_ns;
+  gint64 bytes;
+  gint64 allocated;
+  gint64 reserved;
+} WeftMemorySample;
+
+/* The timeline of one rank over the composed step, from its CPU spans in
+ * program order (the composer's names; the allocator works at CPU issue
+ * time). (transfer full): a GArray of WeftMemorySample, sorted by time;
+ * *peak_reserved (nullable) receives its largest reserved total. */
+GArray *weft_compose_memory_timeline (const WeftComposeParams *params,
+                                      WeftAcMode               ac,
+                                      const WeftComposeSpan   *spans,
+                                      guint                    n_spans,
+                                      gint64                  *peak_reserved);
+
+/* The same from a loaded composed trace's CPU thread (rank_index into
+ * trace->ranks); empty when the rank has none of the composer's spans. */
+GArray *weft_compose_memory_timeline_from_trace (const WeftComposeParams *params,
+                                                 WeftAcMode               ac,
+                                                 WeftTrace               *trace,
+                                                 guint                    rank_index,
+                                                 gint64                  *peak_reserved); /* (transfer full) */
+
+/* ---- throughput (torchtitan's metrics) */
+
+/* Model FLOPs per token as torchtitan's get_nparams_and_flops: 6 x the
+ * parameters without the embedding (MoE: the active ones) + 12 x layers x
+ * heads x head_dim x seq. */
+double weft_compose_flops_per_token (const WeftComposeParams *params);
+/* Tokens of one step over all data-parallel ranks: dp x mbs x seq. */
+double weft_compose_tokens_per_step (const WeftComposeParams *params);
+
 G_END_DECLS

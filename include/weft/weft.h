@@ -13,5 +13,6 @@
 #include "weft-costmodel.h"
 #include "weft-compose.h"
 #include "weft-apply.h"
+#include "weft-memory.h"
 
 #define WEFT_VERSION "0.1.0"

@@ -16,6 +16,9 @@
 #define STEP_DEF                                                                                                   \
   "step time = the ProfilerStep#N span on the rank's CPU thread (re-timed after edits; whole trace: the longest "   \
   "rank), else (no ProfilerStep, or the whole trace) the GPU span; step_time_source says which"
+#define MEMORY_DEF                                                                                         \
+  "GiB; largest \"Total Reserved\" (peak_allocated: \"Total Allocated\") of the rank's CUDA [memory] events "   \
+  "over the whole trace (the caching allocator's totals; present only when the trace has them)"
 #define GPU_SPAN_DEF "GPU span = first GPU op start to last GPU op end of the ops launched in the step (all ranks)"
 #define COMPUTE_DEF                                                                                                \
   "compute = kernels other than communication; memcpy/memset are neither (HTA), see memcpy_memset_us"
@@ -230,6 +233,7 @@ definitions_json (void)
                                                                   "whole trace: mean over ranks"));
   json_object_object_add (defs, "step_time", json_object_new_string (STEP_DEF));
   json_object_object_add (defs, "gpu_span", json_object_new_string (GPU_SPAN_DEF));
+  json_object_object_add (defs, "peak_memory", json_object_new_string (MEMORY_DEF));
   json_object_object_add (defs, "compute", json_object_new_string (COMPUTE_DEF));
   return defs;
 }
@@ -255,6 +259,49 @@ graph_json (WeftSolver *solver)
   return g;
 }
 
+#define GIB(x) ((double) (x) / (1024.0 * 1024.0 * 1024.0))
+
+/* peak_memory_gib / peak_allocated_gib of a rank's [memory] events, when it
+ * has some; FALSE otherwise. */
+static gboolean
+memory_json (json_object *o, const WeftRank *rank)
+{
+  WeftMemoryPeak mp;
+
+  if (!weft_rank_memory_peak (rank, G_MININT64, G_MAXINT64, &mp))
+    return FALSE;
+  json_object_object_add (o, "peak_memory_gib", json_object_new_double (GIB (mp.peak_reserved)));
+  json_object_object_add (o, "peak_allocated_gib", json_object_new_double (GIB (mp.peak_allocated)));
+  json_object_object_add (o, "memory_events", json_object_new_int ((int) mp.n_events));
+  return TRUE;
+}
+
+/* The largest over the ranks, at the top level. */
+static void
+memory_max_json (json_object *doc, WeftTrace *trace)
+{
+  gint64 reserved = -1, allocated = 0;
+  int peak_rank = -1;
+
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftMemoryPeak mp;
+      if (!weft_rank_memory_peak (weft_trace_rank (trace, r), G_MININT64, G_MAXINT64, &mp))
+        continue;
+      if (mp.peak_reserved > reserved)
+        {
+          reserved = mp.peak_reserved;
+          peak_rank = weft_trace_rank (trace, r)->rank;
+        }
+      allocated = MAX (allocated, mp.peak_allocated);
+    }
+  if (peak_rank < 0 && reserved < 0)
+    return;
+  json_object_object_add (doc, "peak_memory_gib", json_object_new_double (GIB (reserved)));
+  json_object_object_add (doc, "peak_allocated_gib", json_object_new_double (GIB (allocated)));
+  json_object_object_add (doc, "peak_memory_rank", json_object_new_int (peak_rank));
+}
+
 static json_object *
 ranks_json (const Analysis *a)
 {
@@ -267,6 +314,7 @@ ranks_json (const Analysis *a)
         continue;
       ro = metrics_json (&m, weft_solver_baseline_metrics (a->solver, r, a->step, &b) ? &b : NULL);
       json_object_object_add (ro, "rank", json_object_new_int (weft_trace_rank (a->trace, r)->rank));
+      memory_json (ro, weft_trace_rank (a->trace, r));
       json_object_array_add (ranks, ro);
     }
   return ranks;
@@ -385,6 +433,7 @@ print_json (const Analysis *a)
   json_object_object_add (doc, "definitions", definitions_json ());
   json_object_object_add (doc, "whole", metrics_json (&a->whole, a->have_base ? &a->base : NULL));
   json_object_object_add (doc, "graph", graph_json (a->solver));
+  memory_max_json (doc, a->trace);
   json_object_object_add (doc, "ranks", ranks_json (a));
   json_object_object_add (doc, "critical_path", critical_path_json (a));
   for (guint i = 0; i < a->rows->len; i++)

@@ -19,7 +19,7 @@ typedef struct
   double   bucket_mb, jitter;
   double   peak_tflops, hbm_tbps, nvlink_gbps, ib_gbps, nvlink_us, ib_us;
   int      gpus_per_node;
-  gboolean sp, no_prefetch, no_reshard, ep_overlap, quiet;
+  gboolean sp, no_prefetch, no_reshard, ep_overlap, quiet, json;
 } ComposeOptions;
 
 static void
@@ -81,6 +81,7 @@ compose_add_entries (GOptionContext *ctx, ComposeOptions *o)
     { "format", 'f', 0, G_OPTION_ARG_STRING, &o->format, "json or json.gz (default)", "FMT" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &o->out, "Output folder (writes profiling/traces/iteration_N/rank*_trace.json[.gz])", "DIR" },
     { "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "Print nothing on success", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &o->json, "Print the prediction as JSON (step time, tokens/s/GPU, MFU, peak memory); --out optional", NULL },
     { NULL }
   };
 
@@ -281,8 +282,9 @@ weft_cmd_compose (int argc, char **argv)
   compose_add_entries (ctx, &o);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return weft_cli_fail ("compose: %s", error->message);
-  if (o.out == NULL)
+  if (o.out == NULL && !o.json)
     return weft_cli_fail ("compose: --out DIR is required");
+  o.quiet = o.quiet || o.json;   /* stdout is the JSON */
 
   weft_compose_params_init (&p);
   if (o.preset != NULL && !weft_compose_params_set_preset (&p, o.preset, &error))
@@ -306,6 +308,8 @@ weft_cmd_compose (int argc, char **argv)
   if (o.fit_comm != NULL && !compose_fit_comm (&o, &p, &cm))
     return WEFT_EXIT_BAD_INPUT;
 
+  if (o.json && o.out == NULL)
+    return weft_cli_compose_print_json (&p, WEFT_AC_DEFAULT);
   t0 = g_get_monotonic_time ();
   if (!weft_compose_write (&p, o.out, ext, &written, &error))
     {
@@ -323,5 +327,7 @@ weft_cmd_compose (int argc, char **argv)
               weft_compose_world_size (&p), sname, p.model.name, p.model.layers, p.dp, p.tp, p.cp, p.ep,
               (g_get_monotonic_time () - t0) / 1e6);
     }
+  if (o.json)
+    return weft_cli_compose_print_json (&p, WEFT_AC_DEFAULT);
   return WEFT_EXIT_OK;
 }

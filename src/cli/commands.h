@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "weft/weft-model.h"
+#include "weft/weft-compose.h"
 
 #define WEFT_EXIT_OK 0
 #define WEFT_EXIT_FAILURE 1
@@ -41,6 +42,8 @@ gboolean weft_cli_parse_format (const char *text, const char **ext);
 
 int weft_cmd_version (int argc, char **argv);
 int weft_cmd_compose (int argc, char **argv);
+/* compose --json: the prediction of the composed step (cmd-compose-json.c) */
+int weft_cli_compose_print_json (const WeftComposeParams *params, WeftAcMode ac);
 int weft_cmd_render (int argc, char **argv);
 int weft_cmd_info (int argc, char **argv);
 int weft_cmd_analyze (int argc, char **argv);

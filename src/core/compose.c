@@ -20,6 +20,7 @@
 #include "weft/weft-compose.h"
 #include "weft/weft-save.h"
 #include "save-private.h"
+#include "compose-memory-private.h"
 
 /* ---- streams ------------------------------------------------------------------ */
 
@@ -2098,6 +2099,19 @@ write_rank (Ctx *c, int r)
           g_string_append (o, ", \"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n");
         }
     }
+  /* the memory model's allocator events (compose-memory.c) */
+  {
+    g_autoptr (GArray) spans = g_array_new (FALSE, FALSE, sizeof (WeftComposeSpan));
+    for (guint i = 0; i < s->recs->len; i++)
+      {
+        Rec *rec = &g_array_index (s->recs, Rec, i);
+        WeftComposeSpan sp = { rec->name, T0 (N (c, rec->a)->start),
+                               T0 (N (c, rec->b != NONE ? rec->b : rec->a)->end) };
+        if (rec->kind == REC_SCOPE)
+          g_array_append_val (spans, sp);
+      }
+    _weft_compose_memory_write_events (o, &c->p, WEFT_AC_DEFAULT, spans, pid, dev);
+  }
   /* metadata */
   {
     gint64 mts = T0 (first) - 400000;

@@ -1,0 +1,218 @@
+/* test-compose-memory.c: the composer's memory model (compose-memory.c):
+ * the [memory] events of composed traces read back through the real loader
+ * give the model's peak; the timeline balances; AC modes order; the
+ * figures scale with the shards. docs/composer.md, "Memory". */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "weft/weft.h"
+
+static void
+params (WeftComposeParams *p, const char *strategies, int dp, int tp, int cp, int ep, int layers)
+{
+  g_autoptr (GError) error = NULL;
+
+  weft_compose_params_init (p);
+  g_assert_true (weft_compose_parse_strategies (strategies, &p->strategies, &error));
+  g_assert_no_error (error);
+  p->dp = dp;
+  p->tp = tp;
+  p->cp = cp;
+  p->ep = ep;
+  p->model.layers = layers;
+  if (ep > 1)
+    g_assert_true (weft_compose_params_set_preset (p, "moe-small", &error));
+  if (ep > 1)
+    p->model.layers = layers;
+  g_assert_true (weft_compose_params_validate (p, &error));
+}
+
+static const struct
+{
+  const char *strategies;
+  int dp, tp, cp, ep, layers;
+  gboolean sp, no_reshard, no_prefetch;
+} cases[] = {
+  { "fsdp", 8, 1, 1, 1, 3, FALSE, FALSE, FALSE },
+  { "fsdp", 8, 1, 1, 1, 3, FALSE, TRUE, FALSE },
+  { "fsdp", 4, 1, 1, 1, 2, FALSE, FALSE, TRUE },
+  { "ddp", 4, 1, 1, 1, 2, FALSE, FALSE, FALSE },
+  { "tp", 1, 4, 1, 1, 1, TRUE, FALSE, FALSE },
+  { "fsdp,tp", 2, 4, 1, 1, 2, FALSE, FALSE, FALSE },
+  { "fsdp,cp", 2, 1, 4, 1, 1, FALSE, FALSE, FALSE },
+  { "fsdp,ep", 4, 1, 1, 4, 2, FALSE, FALSE, FALSE },
+};
+
+static void
+case_params (WeftComposeParams *p, guint i)
+{
+  params (p, cases[i].strategies, cases[i].dp, cases[i].tp, cases[i].cp, cases[i].ep, cases[i].layers);
+  p->sequence_parallel = cases[i].sp;
+  p->reshard_after_forward = !cases[i].no_reshard;
+  p->fsdp_prefetch = !cases[i].no_prefetch;
+}
+
+/* The composed files' [memory] events (loaded) are the model's timeline of
+ * the loaded CPU spans: same count, same peak; the totals are the running
+ * sum of the Bytes; the step ends with what persists (parameters and
+ * AdamW's states), never below zero. */
+static void
+test_events_match_model (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      WeftComposeParams p;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftTrace) trace = NULL;
+      WeftMemoryFigures fig;
+
+      case_params (&p, i);
+      p.steps = i == 0 ? 2 : 1;
+      p.iteration = MAX (p.iteration, p.steps);
+      trace = weft_compose_trace (&p, &error);
+      g_assert_no_error (error);
+      weft_compose_memory_figures (&p, WEFT_AC_DEFAULT, &fig);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftRank *rank = weft_trace_rank (trace, r);
+          WeftMemoryPeak mp;
+          gint64 peak = -1, min_alloc = G_MAXINT64;
+          g_autoptr (GArray) tl = weft_compose_memory_timeline_from_trace (&p, WEFT_AC_DEFAULT, trace, r, &peak);
+          const WeftMemorySample *last;
+
+          g_assert_true (weft_rank_memory_peak (rank, G_MININT64, G_MAXINT64, &mp));
+          g_assert_cmpuint (mp.n_events, ==, tl->len);
+          g_assert_cmpint (mp.peak_reserved, ==, peak);
+          g_assert_cmpint (mp.device, ==, rank->rank % p.hw.gpus_per_node);
+          for (guint k = 0; k < tl->len; k++)
+            {
+              const WeftMemorySample *s = &g_array_index (tl, WeftMemorySample, k);
+              min_alloc = MIN (min_alloc, s->allocated);
+              g_assert_cmpint (s->reserved, >=, s->allocated);
+              gint64 before = k ? g_array_index (tl, WeftMemorySample, k - 1).allocated : 0;
+              g_assert_cmpint (s->allocated, ==, before + s->bytes);
+            }
+          g_assert_cmpint (min_alloc, >=, 0);
+          last = &g_array_index (tl, WeftMemorySample, tl->len - 1);
+          g_assert_cmpfloat (fabs ((double) last->allocated - (fig.params + fig.optimizer + fig.ddp_buckets)), <, 16.0);
+          /* the peak holds more than what persists: the step's own buffers */
+          g_assert_cmpfloat ((double) peak, >, fig.params + fig.optimizer + fig.ddp_buckets + fig.act_loss);
+          g_assert_cmpfloat ((double) peak, <, (double) p.hw.hbm_total_bytes);
+        }
+    }
+}
+
+static gint64
+peak_of (const WeftComposeParams *p, WeftAcMode ac)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = weft_compose_trace (p, &error);
+  gint64 peak = 0;
+  g_autoptr (GArray) tl = NULL;
+
+  g_assert_no_error (error);
+  tl = weft_compose_memory_timeline_from_trace (p, ac, trace, 0, &peak);
+  g_assert_cmpuint (tl->len, >, 0);
+  return peak;
+}
+
+/* none keeps every activation, selective about half, full each block's
+ * input only: the peaks and the per-block figures order that way; full
+ * saves 2 bytes x tokens x hidden per block. */
+static void
+test_ac_modes (void)
+{
+  WeftComposeParams p;
+  WeftMemoryFigures none, sel, full;
+  gint64 pn, ps, pf;
+  double T;
+
+  params (&p, "fsdp", 8, 1, 1, 1, 4);
+  weft_compose_memory_figures (&p, WEFT_AC_NONE, &none);
+  weft_compose_memory_figures (&p, WEFT_AC_SELECTIVE, &sel);
+  weft_compose_memory_figures (&p, WEFT_AC_FULL, &full);
+  T = (double) p.model.seq * p.model.mbs;
+  g_assert_cmpfloat (full.act_block, ==, 2 * T * p.model.hidden);
+  g_assert_cmpfloat (full.act_block, <, sel.act_block);
+  g_assert_cmpfloat (sel.act_block, <, none.act_block);
+  g_assert_cmpfloat (none.act_block, ==, none.act_block_full);
+  g_assert_cmpfloat (sel.act_block_full, ==, none.act_block);
+  pn = peak_of (&p, WEFT_AC_NONE);
+  ps = peak_of (&p, WEFT_AC_SELECTIVE);
+  pf = peak_of (&p, WEFT_AC_FULL);
+  g_assert_cmpint (pf, <, ps);
+  g_assert_cmpint (ps, <, pn);
+  if (g_test_verbose ())
+    g_printerr ("llama3-8b x 4, FSDP 8: peak none %.2f, selective %.2f, full %.2f GiB\n", pn / 1073741824.0,
+                ps / 1073741824.0, pf / 1073741824.0);
+}
+
+/* The shards: FSDP divides the persistent figures by the shard count, TP
+ * the blocks' parameters and activations, CP the activations (tokens). */
+static void
+test_shards (void)
+{
+  WeftComposeParams a, b;
+  WeftMemoryFigures fa, fb;
+
+  params (&a, "fsdp", 2, 1, 1, 1, 2);
+  params (&b, "fsdp", 8, 1, 1, 1, 2);
+  weft_compose_memory_figures (&a, WEFT_AC_DEFAULT, &fa);
+  weft_compose_memory_figures (&b, WEFT_AC_DEFAULT, &fb);
+  g_assert_cmpfloat (fabs (fa.params / fb.params - 4), <, 1e-9);
+  g_assert_cmpfloat (fa.act_block, ==, fb.act_block);
+  g_assert_cmpfloat (fa.unsharded_max, ==, fb.unsharded_max);
+
+  params (&a, "fsdp", 2, 1, 1, 1, 2);
+  params (&b, "fsdp,tp", 2, 4, 1, 1, 2);
+  weft_compose_memory_figures (&a, WEFT_AC_NONE, &fa);
+  weft_compose_memory_figures (&b, WEFT_AC_NONE, &fb);
+  g_assert_cmpfloat (fb.params, <, fa.params / 3.9);
+  g_assert_cmpfloat (fb.act_block, <, fa.act_block);
+  g_assert_cmpfloat (fb.act_loss * 4, ==, fa.act_loss);
+  b.sequence_parallel = TRUE;
+  {
+    WeftMemoryFigures fsp;
+    weft_compose_memory_figures (&b, WEFT_AC_NONE, &fsp);
+    g_assert_cmpfloat (fsp.act_block, <, fb.act_block);
+  }
+
+  params (&a, "fsdp", 2, 1, 1, 1, 1);
+  params (&b, "fsdp,cp", 2, 1, 4, 1, 1);
+  weft_compose_memory_figures (&a, WEFT_AC_DEFAULT, &fa);
+  weft_compose_memory_figures (&b, WEFT_AC_DEFAULT, &fb);
+  g_assert_cmpfloat (fabs (fa.act_block / fb.act_block - 4), <, 1e-9);
+  g_assert_cmpint (fb.communicators, >, fa.communicators);
+  g_assert_cmpfloat (fb.nccl, >, fa.nccl);
+}
+
+static void
+test_ac_names (void)
+{
+  g_autoptr (GError) error = NULL;
+  WeftAcMode m = WEFT_AC_NONE;
+
+  for (int i = WEFT_AC_NONE; i <= WEFT_AC_FULL; i++)
+    {
+      g_assert_true (weft_ac_mode_from_string (weft_ac_mode_to_string ((WeftAcMode) i), &m, &error));
+      g_assert_cmpint (m, ==, i);
+    }
+  g_assert_cmpstr (weft_ac_mode_to_string (WEFT_AC_DEFAULT), ==, "selective");
+  g_assert_null (weft_ac_mode_to_string ((WeftAcMode) 7));
+  g_assert_false (weft_ac_mode_from_string ("partial", &m, &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/compose-memory/events-match-model", test_events_match_model);
+  g_test_add_func ("/compose-memory/ac-modes", test_ac_modes);
+  g_test_add_func ("/compose-memory/shards", test_shards);
+  g_test_add_func ("/compose-memory/ac-names", test_ac_names);
+  return g_test_run ();
+}
