@@ -10,6 +10,7 @@
 
 #include "testutil.h"
 #include "weft/weft.h"
+#include "weft/weft-apply.h"
 #include "weft/weft-compose.h"
 #include "weft/weft-solver.h"
 
@@ -814,6 +815,46 @@ test_steps_and_files (void)
   }
 }
 
+/* One vocabulary with Apply: "tp-sp", "cp-ring", "cp-allgather" */
+static void
+test_strategy_names (void)
+{
+  WeftComposeParams p;
+  GError *error = NULL;
+  WeftApplyStrategy a;
+
+  weft_compose_params_init (&p);
+  g_assert_true (weft_compose_params_set_strategies (&p, "fsdp,tp-sp", &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (p.strategies, ==, WEFT_STRATEGY_FSDP | WEFT_STRATEGY_TP);
+  g_assert_true (p.sequence_parallel);
+  weft_compose_params_init (&p);
+  g_assert_true (weft_compose_params_set_strategies (&p, "fsdp+tp+sp", &error));
+  g_assert_cmpuint (p.strategies, ==, WEFT_STRATEGY_FSDP | WEFT_STRATEGY_TP);
+  g_assert_true (p.sequence_parallel);
+  weft_compose_params_init (&p);
+  g_assert_true (weft_compose_params_set_strategies (&p, "fsdp, cp-ring", &error));
+  g_assert_cmpuint (p.strategies, ==, WEFT_STRATEGY_FSDP | WEFT_STRATEGY_CP);
+  g_assert_cmpint (p.cp_mode, ==, WEFT_CP_RING);
+  g_assert_false (p.sequence_parallel);
+  g_assert_true (weft_compose_params_set_strategies (&p, "cp-allgather", &error));
+  g_assert_cmpint (p.cp_mode, ==, WEFT_CP_ALL_GATHER);
+  g_assert_false (weft_compose_params_set_strategies (&p, "fsdp,tp-zz", &error));
+  g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
+  g_clear_error (&error);
+  /* and every name Apply prints reads back here as the same strategy */
+  for (guint k = 0; k < WEFT_APPLY_N_STRATEGIES; k++)
+    {
+      const char *name = weft_apply_strategy_to_string ((WeftApplyStrategy) k);
+      weft_compose_params_init (&p);
+      g_assert_true (weft_compose_params_set_strategies (&p, name, &error));
+      g_assert_no_error (error);
+      g_assert_true (weft_apply_strategy_from_string (name, &a, &error));
+      g_assert_cmpint (a, ==, k);
+      g_assert_cmpint (p.sequence_parallel, ==, a == WEFT_APPLY_TP_SP);
+    }
+}
+
 static void
 test_invalid (void)
 {
@@ -1463,6 +1504,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compose/deterministic", test_deterministic);
   g_test_add_func ("/compose/steps-and-files", test_steps_and_files);
   g_test_add_func ("/compose/invalid", test_invalid);
+  g_test_add_func ("/compose/strategy-names", test_strategy_names);
   g_test_add_func ("/compose/calibrate/roundtrip", test_calibrate_roundtrip);
   g_test_add_func ("/compose/calibrate/real", test_calibrate_real);
   g_test_add_func ("/compose/calibrate/kernel-times", test_kernel_times);

@@ -118,6 +118,12 @@ gboolean  weft_compose_params_set_hardware (WeftComposeParams *params,
 gboolean  weft_compose_parse_strategies (const char *text,
                                          guint      *strategies,
                                          GError    **error);
+/* Sets params' strategies from a list in the vocabulary Apply uses too: the
+ * flags above, and "tp-sp" (TP with sequence parallelism), "cp-ring",
+ * "cp-allgather" (CP in that mode), e.g. "fsdp,tp-sp". */
+gboolean  weft_compose_params_set_strategies (WeftComposeParams *params,
+                                              const char        *text,
+                                              GError           **error);
 /* "fsdp+tp" style name of the flags; the caller frees it. */
 char     *weft_compose_strategies_to_string (guint strategies); /* (transfer full) */
 

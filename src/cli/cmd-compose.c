@@ -41,7 +41,7 @@ static void
 compose_add_entries (GOptionContext *ctx, ComposeOptions *o)
 {
   GOptionEntry entries[] = {
-    { "strategy", 's', 0, G_OPTION_ARG_STRING, &o->strategy, "Strategies: ddp, fsdp, tp, ep, cp, comma-separated (default fsdp)", "LIST" },
+    { "strategy", 's', 0, G_OPTION_ARG_STRING, &o->strategy, "Strategies: ddp, fsdp, tp, ep, cp, comma-separated (default fsdp); also as Apply names them: tp-sp, cp-ring, cp-allgather", "LIST" },
     { "dp", 0, 0, G_OPTION_ARG_INT, &o->dp, "Data-parallel degree (DDP replicas / FSDP shards)", "N" },
     { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor-parallel degree", "N" },
     { "cp", 0, 0, G_OPTION_ARG_INT, &o->cp, "Context-parallel degree", "N" },
@@ -128,7 +128,7 @@ compose_set_degrees (const ComposeOptions *o, WeftComposeParams *p)
 {
   g_autoptr (GError) error = NULL;
 
-  if (o->strategy != NULL && !weft_compose_parse_strategies (o->strategy, &p->strategies, &error))
+  if (o->strategy != NULL && !weft_compose_params_set_strategies (p, o->strategy, &error))
     {
       weft_cli_fail ("compose: %s", error->message);
       return FALSE;
@@ -178,7 +178,7 @@ compose_set_model (const ComposeOptions *o, WeftComposeParams *p)
 static gboolean
 compose_set_schedule (const ComposeOptions *o, WeftComposeParams *p)
 {
-  p->sequence_parallel = o->sp;
+  p->sequence_parallel = p->sequence_parallel || o->sp; /* --sp, or "tp-sp" in --strategy */
   p->fsdp_prefetch = !o->no_prefetch;
   p->reshard_after_forward = !o->no_reshard;
   if (o->bucket_mb != 0)

@@ -141,6 +141,61 @@ weft_compose_parse_strategies (const char *text, guint *strategies, GError **err
   return TRUE;
 }
 
+/* One vocabulary with Apply (weft_apply_strategy_from_string): besides the
+ * flags, "tp-sp" (or "sp") is TP with sequence parallelism, "cp-ring" and
+ * "cp-allgather" are CP in that mode. */
+gboolean
+weft_compose_params_set_strategies (WeftComposeParams *params, const char *text, GError **error)
+{
+  static const struct
+  {
+    const char *name, *flag;
+    int         sp;      /* 1: sequence parallel */
+    int         cp_mode; /* -1: unchanged */
+  } forms[] = {
+    { "tp-sp", "tp", 1, -1 },        { "tp+sp", "tp", 1, -1 },     { "sp", "tp", 1, -1 },
+    { "cp-ring", "cp", 0, WEFT_CP_RING }, { "cp-allgather", "cp", 0, WEFT_CP_ALL_GATHER },
+    { "cp-all-gather", "cp", 0, WEFT_CP_ALL_GATHER },
+  };
+  g_auto (GStrv) parts = NULL;
+  g_autoptr (GString) flags = g_string_new (NULL);
+  gboolean sp = FALSE;
+  int cp_mode = -1;
+
+  g_return_val_if_fail (params != NULL, FALSE);
+  if (text == NULL)
+    return weft_compose_parse_strategies (text, &params->strategies, error);
+  /* "tp+sp" is one form: keep it whole before splitting on '+' */
+  {
+    g_autofree char *t = g_strdup (text);
+    char *hit;
+    while ((hit = strstr (t, "tp+sp")) != NULL || (hit = strstr (t, "TP+SP")) != NULL)
+      hit[2] = '-';
+    parts = g_strsplit_set (t, ",+", -1);
+  }
+  for (guint i = 0; parts[i] != NULL; i++)
+    {
+      const char *p = g_strstrip (parts[i]);
+      for (guint k = 0; k < G_N_ELEMENTS (forms); k++)
+        if (g_ascii_strcasecmp (p, forms[k].name) == 0)
+          {
+            p = forms[k].flag;
+            sp = sp || forms[k].sp;
+            if (forms[k].cp_mode >= 0)
+              cp_mode = forms[k].cp_mode;
+            break;
+          }
+      g_string_append_printf (flags, "%s%s", flags->len > 0 ? "," : "", p);
+    }
+  if (!weft_compose_parse_strategies (flags->str, &params->strategies, error))
+    return FALSE;
+  if (sp)
+    params->sequence_parallel = TRUE;
+  if (cp_mode >= 0)
+    params->cp_mode = (WeftCpMode) cp_mode;
+  return TRUE;
+}
+
 char *
 weft_compose_strategies_to_string (guint strategies)
 {
