@@ -17,10 +17,11 @@
  * small-message latency ~ 8 us in a node, ~ 20 us across nodes. */
 static const WeftHardware hw_presets[] = {
   { "h100", "NVIDIA H100 80GB HBM3", 989e12, 3.35e12, 85520809984LL, 360.0, 8000, 45.0, 20000, 8, 132 },
+  { "h100-hbm2e-500w", "NVIDIA H100", 912e12, 2.4e12, 103079215104LL, 360.0, 8000, 45.0, 20000, 8, 132 },
   { "h200", "NVIDIA H200", 989e12, 4.8e12, 150754820096LL, 360.0, 8000, 45.0, 20000, 8, 132 },
 };
 
-static const char *hw_names[] = { "h100", "h200", NULL };
+static const char *hw_names[] = { "h100", "h100-hbm2e-500w", "h200", NULL };
 
 const WeftHardware *
 weft_hardware_preset (const char *name)
