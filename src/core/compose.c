@@ -897,8 +897,8 @@ rope (Ctx *c, double T, double od)
 }
 
 /* torchtitan's repeat_kv before SDPA (eager: K and V expanded to every
- * query head, a copy each; backward: a sum each). Inside compiled blocks
- * Inductor writes the expanded tensor from the kernel before it. */
+ * query head, a copy each; backward: a sum each). Not emitted inside
+ * compiled blocks (a simplification, docs/composer.md). */
 static void
 repeat_kv (Ctx *c, double T, double qd, double kvd, gboolean backward)
 {
