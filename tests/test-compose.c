@@ -1164,7 +1164,8 @@ test_variants_consistent (void)
      * and their amax all-reduce after the optimizer */
     { "fsdp", 8, 1, 1, 2, 2, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1, WEFT_AC_SELECTIVE_OP, TRUE, TRUE, FALSE },
     { "fsdp,tp", 2, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 4, 1, WEFT_AC_FULL, FALSE, FALSE, TRUE },
-    { "fsdp,tp", 2, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 4, 1, WEFT_AC_SELECTIVE_OP, FALSE, FALSE, TRUE },
+    { "fsdp,tp", 2, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 4, 1, WEFT_AC_SELECTIVE_OP, FALSE, FALSE,
+      TRUE },
     { "fsdp,cp", 2, 2, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_RING, 1, 1, WEFT_AC_SELECTIVE_LAYER, TRUE, FALSE, FALSE },
     { "fsdp,ep", 4, 1, 2, 1, 1, FALSE, FALSE, TRUE, WEFT_CP_ALL_GATHER, 1, 1, WEFT_AC_FULL, FALSE, FALSE, FALSE },
   };

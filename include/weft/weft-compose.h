@@ -38,7 +38,8 @@ typedef enum
 typedef enum
 {
   WEFT_AC_NONE = 0,          /* every activation kept */
-  WEFT_AC_SELECTIVE_OP,      /* "selective", option "op": mm (all but every second), SDPA and reduce-scatter outputs kept, the rest recomputed */
+  WEFT_AC_SELECTIVE_OP,      /* "selective", option "op": mm (all but every second), SDPA and
+                              * reduce-scatter outputs kept, the rest recomputed */
   WEFT_AC_SELECTIVE_LAYER,   /* "selective", option N: every ac_layer_freq-th block fully recomputed */
   WEFT_AC_FULL,              /* every block's forward recomputed in its backward */
 } WeftAcMode;

@@ -84,7 +84,8 @@ weft_compose_params_set_hardware (WeftComposeParams *params, const char *hw, GEr
 
   if (h == NULL)
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown hardware preset '%s' (known: h100, h100-hbm2e-500w, h200)", hw);
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "unknown hardware preset '%s' (known: h100, h100-hbm2e-500w, h200)", hw);
       return FALSE;
     }
   params->hw = *h;

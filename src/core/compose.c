@@ -830,25 +830,20 @@ fused (const Ctx *c)
 static void
 rms_norm (Ctx *c, double T, double h)
 {
-  static const EagerStep eager[] = {
-    { "aten::_to_copy", NULL, 6, FALSE }, { "aten::pow", NULL, 8, FALSE },   { "aten::mean", NULL, 4, FALSE },
-    { "aten::add", NULL, 0, TRUE },       { "aten::rsqrt", NULL, 0, TRUE },  { "aten::mul", NULL, 8, FALSE },
-    { "aten::_to_copy", NULL, 6, FALSE }, { "aten::mul", NULL, 4, FALSE },
+  /* (the kernel names are not constant expressions: an automatic array) */
+  const EagerStep eager[] = {
+    { "aten::_to_copy", K_EW_COPY, 6, FALSE }, { "aten::pow", K_EW_POW, 8, FALSE },
+    { "aten::mean", K_RED_MEAN, 4, FALSE },    { "aten::add", K_EW_ADDS, 0, TRUE },
+    { "aten::rsqrt", K_EW_RSQRT, 0, TRUE },    { "aten::mul", K_EW_MUL, 8, FALSE },
+    { "aten::_to_copy", K_EW_COPY, 6, FALSE }, { "aten::mul", K_EW_MUL_BF16, 4, FALSE },
   };
-  const char *kn[G_N_ELEMENTS (eager)] = { K_EW_COPY, K_EW_POW, K_RED_MEAN, K_EW_ADDS, K_EW_RSQRT, K_EW_MUL, K_EW_COPY, K_EW_MUL_BF16 };
-  EagerStep st[G_N_ELEMENTS (eager)];
 
   if (fused (c))
     {
       kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * T * h, RED_STATS);
       return;
     }
-  for (guint i = 0; i < G_N_ELEMENTS (eager); i++)
-    {
-      st[i] = eager[i];
-      st[i].kernel = kn[i];
-    }
-  eager_ops (c, st, G_N_ELEMENTS (st), T * h, T);
+  eager_ops (c, eager, G_N_ELEMENTS (eager), T * h, T);
 }
 
 /* Its backward. Eager: the autograd of the 8 ops, 12 kernels, 76 bytes per
@@ -856,15 +851,14 @@ rms_norm (Ctx *c, double T, double h)
 static void
 rms_norm_backward (Ctx *c, double T, double h)
 {
-  static const EagerStep eager[] = {
-    { "aten::mul", NULL, 4, FALSE },  { "aten::mul", NULL, 6, FALSE },  { "aten::sum", NULL, 2, FALSE },
-    { "aten::_to_copy", NULL, 6, FALSE }, { "aten::mul", NULL, 8, FALSE }, { "aten::mul", NULL, 12, FALSE },
-    { "aten::sum", NULL, 4, FALSE },  { "aten::mul", NULL, 0, TRUE },   { "aten::div", NULL, 4, FALSE },
-    { "aten::mul", NULL, 12, FALSE }, { "aten::add", NULL, 12, FALSE }, { "aten::_to_copy", NULL, 6, FALSE },
+  const EagerStep eager[] = {
+    { "aten::mul", K_EW_MUL_BF16, 4, FALSE }, { "aten::mul", K_EW_MUL_BF16, 6, FALSE },
+    { "aten::sum", K_RED_SUM, 2, FALSE },     { "aten::_to_copy", K_EW_COPY, 6, FALSE },
+    { "aten::mul", K_EW_MUL, 8, FALSE },      { "aten::mul", K_EW_MUL, 12, FALSE },
+    { "aten::sum", K_RED_SUM, 4, FALSE },     { "aten::mul", K_EW_MUL, 0, TRUE },
+    { "aten::div", K_EW_MUL, 4, FALSE },      { "aten::mul", K_EW_MUL, 12, FALSE },
+    { "aten::add", K_ADD, 12, FALSE },        { "aten::_to_copy", K_EW_COPY, 6, FALSE },
   };
-  const char *kn[G_N_ELEMENTS (eager)] = { K_EW_MUL_BF16, K_EW_MUL_BF16, K_RED_SUM, K_EW_COPY, K_EW_MUL, K_EW_MUL,
-                                           K_RED_SUM,     K_EW_MUL,      K_EW_MUL,  K_EW_MUL,  K_ADD,    K_EW_COPY };
-  EagerStep st[G_N_ELEMENTS (eager)];
 
   if (fused (c))
     {
@@ -872,12 +866,7 @@ rms_norm_backward (Ctx *c, double T, double h)
       return;
     }
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", NULL);
-  for (guint i = 0; i < G_N_ELEMENTS (eager); i++)
-    {
-      st[i] = eager[i];
-      st[i].kernel = kn[i];
-    }
-  eager_ops (c, st, G_N_ELEMENTS (st), T * h, T);
+  eager_ops (c, eager, G_N_ELEMENTS (eager), T * h, T);
   scope_end (c);
 }
 
@@ -1700,7 +1689,8 @@ fsdp_copy_out (Ctx *c, const Unit *u)
       c->rs[r].scratch_wait = NONE;
     }
   stream_wait (c, ST_COMPUTE);
-  kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, (u->float8 ? 2 : 4) * (u->dense + u->experts), EW_STATS);
+  kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, (u->float8 ? 2 : 4) * (u->dense + u->experts),
+          EW_STATS);
   scope_end (c);
 }
 
