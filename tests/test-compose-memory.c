@@ -70,17 +70,28 @@ test_events_match_model (void)
       WeftMemoryFigures fig;
 
       case_params (&p, i);
+      /* the recomputing modes too: their events follow them */
+      if (i == 1)
+        p.ac = WEFT_AC_SELECTIVE_OP;
+      else if (i == 2)
+        {
+          p.ac = WEFT_AC_SELECTIVE_LAYER;
+          p.ac_layer_freq = 2;
+        }
+      else if (i == 3)
+        p.ac = WEFT_AC_FULL;
       p.steps = i == 0 ? 2 : 1;
       p.iteration = MAX (p.iteration, p.steps);
       trace = weft_compose_trace (&p, &error);
       g_assert_no_error (error);
-      weft_compose_memory_figures (&p, WEFT_AC_DEFAULT, &fig);
+      /* the files follow the mode the composed compute recomputes with */
+      weft_compose_memory_figures (&p, p.ac, &fig);
       for (guint r = 0; r < trace->ranks->len; r++)
         {
           WeftRank *rank = weft_trace_rank (trace, r);
           WeftMemoryPeak mp;
           gint64 peak = -1, min_alloc = G_MAXINT64;
-          g_autoptr (GArray) tl = weft_compose_memory_timeline_from_trace (&p, WEFT_AC_DEFAULT, trace, r, &peak);
+          g_autoptr (GArray) tl = weft_compose_memory_timeline_from_trace (&p, p.ac, trace, r, &peak);
           const WeftMemorySample *last;
 
           g_assert_true (weft_rank_memory_peak (rank, G_MININT64, G_MAXINT64, &mp));
@@ -132,7 +143,7 @@ test_ac_modes (void)
 
   params (&p, "fsdp", 8, 1, 1, 1, 4);
   weft_compose_memory_figures (&p, WEFT_AC_NONE, &none);
-  weft_compose_memory_figures (&p, WEFT_AC_SELECTIVE, &sel);
+  weft_compose_memory_figures (&p, WEFT_AC_SELECTIVE_OP, &sel);
   weft_compose_memory_figures (&p, WEFT_AC_FULL, &full);
   T = (double) p.model.seq * p.model.mbs;
   g_assert_cmpfloat (full.act_block, ==, 2 * T * p.model.hidden);
@@ -141,7 +152,7 @@ test_ac_modes (void)
   g_assert_cmpfloat (none.act_block, ==, none.act_block_full);
   g_assert_cmpfloat (sel.act_block_full, ==, none.act_block);
   pn = peak_of (&p, WEFT_AC_NONE);
-  ps = peak_of (&p, WEFT_AC_SELECTIVE);
+  ps = peak_of (&p, WEFT_AC_SELECTIVE_OP);
   pf = peak_of (&p, WEFT_AC_FULL);
   g_assert_cmpint (pf, <, ps);
   g_assert_cmpint (ps, <, pn);
@@ -194,15 +205,15 @@ test_ac_names (void)
 {
   g_autoptr (GError) error = NULL;
   WeftAcMode m = WEFT_AC_NONE;
+  int freq = 0;
 
   for (int i = WEFT_AC_NONE; i <= WEFT_AC_FULL; i++)
     {
-      g_assert_true (weft_ac_mode_from_string (weft_ac_mode_to_string ((WeftAcMode) i), &m, &error));
+      g_assert_true (weft_compose_parse_ac (weft_compose_ac_to_string ((WeftAcMode) i), &m, &freq, &error));
       g_assert_cmpint (m, ==, i);
     }
-  g_assert_cmpstr (weft_ac_mode_to_string (WEFT_AC_DEFAULT), ==, "selective");
-  g_assert_null (weft_ac_mode_to_string ((WeftAcMode) 7));
-  g_assert_false (weft_ac_mode_from_string ("partial", &m, &error));
+  g_assert_cmpstr (weft_compose_ac_to_string (WEFT_AC_DEFAULT), ==, "selective");
+  g_assert_false (weft_compose_parse_ac ("partial", &m, &freq, &error));
   g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
 }
 

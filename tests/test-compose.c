@@ -1184,6 +1184,8 @@ test_variants_consistent (void)
     gboolean no_prefetch, no_reshard, ep_overlap;
     WeftCpMode cp_mode;
     int tp, hsdp;
+    WeftAcMode ac;
+    gboolean compile, float8_all_gather, sp;
   } v[] = {
     { "fsdp", 8, 1, 1, 2, 1, TRUE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
     { "fsdp", 8, 1, 1, 2, 1, FALSE, TRUE, FALSE, WEFT_CP_ALL_GATHER, 1, 1 },
@@ -1197,6 +1199,16 @@ test_variants_consistent (void)
     /* FSDP + TP: a TP all-reduce's work.wait() is followed by the next
      * unit's all-gather copy-in launch, on another stream */
     { "fsdp,tp", 2, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 4, 1 },
+    /* activation checkpointing: the recompute at the start of each
+     * block's backward (TP+SP collectives recomputed, the op SAC policy
+     * keeping the reduce-scatters), compiled blocks, float8 all-gathers
+     * and their amax all-reduce after the optimizer */
+    { "fsdp", 8, 1, 1, 2, 2, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 1, 1, WEFT_AC_SELECTIVE_OP, TRUE, TRUE, FALSE },
+    { "fsdp,tp", 2, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 4, 1, WEFT_AC_FULL, FALSE, FALSE, TRUE },
+    { "fsdp,tp", 2, 1, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_ALL_GATHER, 4, 1, WEFT_AC_SELECTIVE_OP, FALSE, FALSE,
+      TRUE },
+    { "fsdp,cp", 2, 2, 1, 2, 1, FALSE, FALSE, FALSE, WEFT_CP_RING, 1, 1, WEFT_AC_SELECTIVE_LAYER, TRUE, FALSE, FALSE },
+    { "fsdp,ep", 4, 1, 2, 1, 1, FALSE, FALSE, TRUE, WEFT_CP_ALL_GATHER, 1, 1, WEFT_AC_FULL, FALSE, FALSE, FALSE },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (v); i++)
@@ -1221,11 +1233,17 @@ test_variants_consistent (void)
       p.cp_mode = v[i].cp_mode;
       p.tp = v[i].tp;
       p.dp_replicate = v[i].hsdp;
+      p.ac = v[i].ac;
+      p.ac_layer_freq = 1;
+      p.compile = v[i].compile;
+      p.float8 = p.float8_all_gather = v[i].float8_all_gather;
+      p.sequence_parallel = v[i].sp;
       trace = weft_compose_trace (&p, &error);
       g_assert_no_error (error);
-      what = g_strdup_printf ("%s dp %d tp %d cp %d ep %d hsdp %d%s%s", v[i].strategies, v[i].dp, v[i].tp, v[i].cp,
-                              v[i].ep, v[i].hsdp, v[i].no_prefetch ? " no-prefetch" : "",
-                              v[i].no_reshard ? " no-reshard" : "");
+      what = g_strdup_printf ("%s dp %d tp %d cp %d ep %d hsdp %d%s%s ac %s%s%s", v[i].strategies, v[i].dp, v[i].tp,
+                              v[i].cp, v[i].ep, v[i].hsdp, v[i].no_prefetch ? " no-prefetch" : "",
+                              v[i].no_reshard ? " no-reshard" : "", weft_compose_ac_to_string (v[i].ac),
+                              v[i].compile ? " compile" : "", v[i].float8_all_gather ? " float8-all-gather" : "");
       assert_solver_agrees (trace, what);
       if (v[i].hsdp > 1)
         assert_hsdp_waits_for_reduce_scatter (trace);

@@ -33,6 +33,17 @@ typedef enum
   WEFT_CP_RING,             /* cp-1 send/recv steps overlapped with attention */
 } WeftCpMode;
 
+/* Activation checkpointing, as torchtitan's activation_checkpoint.mode
+ * (docs/composer.md, "Activation checkpointing"). */
+typedef enum
+{
+  WEFT_AC_NONE = 0,          /* every activation kept */
+  WEFT_AC_SELECTIVE_OP,      /* "selective", option "op": mm (all but every second), SDPA and
+                              * reduce-scatter outputs kept, the rest recomputed */
+  WEFT_AC_SELECTIVE_LAYER,   /* "selective", option N: every ac_layer_freq-th block fully recomputed */
+  WEFT_AC_FULL,              /* every block's forward recomputed in its backward */
+} WeftAcMode;
+
 typedef struct
 {
   char  name[32];
@@ -83,6 +94,11 @@ typedef struct
   double     ddp_bucket_mb;       /* default 25; the first bucket is 1 MB */
   gboolean   ep_overlap;          /* two-chunk dispatch/combine overlap */
   WeftCpMode cp_mode;
+  WeftAcMode ac;                  /* default WEFT_AC_NONE */
+  int        ac_layer_freq;       /* WEFT_AC_SELECTIVE_LAYER: every N-th block (default 2) */
+  gboolean   compile;             /* torch.compile per block: Inductor-fused memory-bound kernels (default eager) */
+  gboolean   float8;              /* Float8 (tensorwise) linear layers in the blocks */
+  gboolean   float8_all_gather;   /* FSDP all-gathers float8 weights (needs float8) */
 
   int        steps;          /* ProfilerStep annotations (default 1) */
   int        iteration;      /* folder iteration_<N>; the last step is #N-1 (default 10) */
@@ -113,6 +129,14 @@ const char * const *weft_compose_preset_names (void);
 gboolean  weft_compose_params_set_hardware (WeftComposeParams *params,
                                             const char        *hw,
                                             GError           **error);
+
+/* "none", "selective" (= "selective-op", "op"), "selective-layer" /
+ * "layer" (every 2nd block) or "layer:N", "full". */
+gboolean  weft_compose_parse_ac (const char *text,
+                                 WeftAcMode *mode,
+                                 int        *layer_freq,
+                                 GError    **error);
+const char *weft_compose_ac_to_string (WeftAcMode mode);
 
 /* Parses "fsdp,tp" (ddp, fsdp, tp, ep, cp; "+" also separates) into flags. */
 gboolean  weft_compose_parse_strategies (const char *text,
@@ -188,23 +212,10 @@ gboolean     weft_compose_params_from_json (WeftComposeParams *params,
 
 /* ---- the memory model (src/core/compose-memory.c, docs/composer.md "Memory") */
 
-/* Activation checkpointing of the transformer blocks, as torchtitan's
- * activation_checkpoint.mode: "none", "selective" (op-level: the outputs
- * of every compute op but every second matmul are saved) or "full" (only
- * each block's input). torchtitan's train configs use selective. */
-typedef enum
-{
-  WEFT_AC_NONE = 0,
-  WEFT_AC_SELECTIVE,
-  WEFT_AC_FULL,
-} WeftAcMode;
-
-#define WEFT_AC_DEFAULT WEFT_AC_SELECTIVE
-
-/* "none", "selective", "full" (transfer none); NULL for another value. */
-const char *weft_ac_mode_to_string (WeftAcMode mode);
-/* FALSE with WEFT_ERROR_INVALID for another name. */
-gboolean    weft_ac_mode_from_string (const char *text, WeftAcMode *mode, GError **error);
+/* The activation checkpointing torchtitan's train configs use (the memory
+ * model's default; the composer's own default, WeftComposeParams.ac, is
+ * none). */
+#define WEFT_AC_DEFAULT WEFT_AC_SELECTIVE_OP
 
 /* The figures of one rank (bytes; every rank of a composed step holds the
  * same shards). */

@@ -28,7 +28,7 @@ typedef enum
 /* Hardware figures used for defaults (and by the composer for compute). */
 typedef struct
 {
-  const char *name;            /* "h100", "h200" */
+  const char *name;            /* "h100", "h100-hbm2e-500w", "h200" */
   const char *device_name;     /* deviceProperties name, "NVIDIA H100 80GB HBM3" */
   double      peak_flops;      /* dense bf16 FLOP/s */
   double      hbm_bytes_per_s; /* HBM bandwidth */
@@ -41,7 +41,7 @@ typedef struct
   int         num_sms;
 } WeftHardware;
 
-/* Built-in presets ("h100", "h200"); NULL for an unknown name. */
+/* Built-in presets ("h100", "h100-hbm2e-500w", "h200"); NULL for an unknown name. */
 /* (transfer none) (nullable): NULL for an unknown name */
 const WeftHardware *weft_hardware_preset (const char *name);
 /* NULL-terminated list of preset names. */

@@ -98,7 +98,7 @@ weft_cli_compose_print_json (const WeftComposeParams *p, WeftAcMode ac)
   json_object_object_add (doc, "flops_per_token", json_object_new_double (flops));
   json_object_object_add (doc, "peak_tflops", json_object_new_double (p->hw.peak_flops / 1e12));
   json_object_object_add (doc, "mfu_pct", json_object_new_double (100.0 * tps * flops / p->hw.peak_flops));
-  json_object_object_add (doc, "activation_checkpointing", json_object_new_string (weft_ac_mode_to_string (ac)));
+  json_object_object_add (doc, "activation_checkpointing", json_object_new_string (weft_compose_ac_to_string (ac)));
   json_object_object_add (doc, "peak_memory_gib", json_object_new_double (GIB (peak)));
   json_object_object_add (doc, "peak_allocated_gib", json_object_new_double (GIB (peak_alloc)));
   json_object_object_add (doc, "nccl_buffers_gib", json_object_new_double (GIB (fig.nccl)));

@@ -12,7 +12,7 @@
 /* The command line. */
 typedef struct
 {
-  char    *strategy, *preset, *hw, *out, *format, *calibrate, *cp_mode, *fit_comm;
+  char    *strategy, *preset, *hw, *out, *format, *calibrate, *cp_mode, *fit_comm, *ac;
   int      dp, tp, cp, ep, hsdp;
   int      layers, seq, mbs, steps, seed;
   int      hidden, ffn, heads, kv_heads, vocab, experts, top_k, moe_ffn;
@@ -20,6 +20,7 @@ typedef struct
   double   peak_tflops, hbm_tbps, nvlink_gbps, ib_gbps, nvlink_us, ib_us;
   int      gpus_per_node;
   gboolean sp, no_prefetch, no_reshard, ep_overlap, quiet, json;
+  gboolean compile, float8, float8_all_gather;
 } ComposeOptions;
 
 static void
@@ -33,6 +34,7 @@ compose_options_clear (ComposeOptions *o)
   g_free (o->calibrate);
   g_free (o->cp_mode);
   g_free (o->fit_comm);
+  g_free (o->ac);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ComposeOptions, compose_options_clear)
@@ -48,7 +50,7 @@ compose_add_entries (GOptionContext *ctx, ComposeOptions *o)
     { "ep", 0, 0, G_OPTION_ARG_INT, &o->ep, "Expert-parallel degree (divides dp x cp)", "N" },
     { "hsdp", 0, 0, G_OPTION_ARG_INT, &o->hsdp, "FSDP replicas (HSDP): shard over dp / N, all-reduce across the N", "N" },
     { "preset", 'p', 0, G_OPTION_ARG_STRING, &o->preset, "Model: llama3-8b (default), llama3-70b, moe-small", "NAME" },
-    { "hw", 0, 0, G_OPTION_ARG_STRING, &o->hw, "Hardware: h100 (default), h200", "NAME" },
+    { "hw", 0, 0, G_OPTION_ARG_STRING, &o->hw, "Hardware: h100 (default), h100-hbm2e-500w, h200", "NAME" },
     { "layers", 0, 0, G_OPTION_ARG_INT, &o->layers, "Transformer blocks (default 4)", "N" },
     { "seq", 0, 0, G_OPTION_ARG_INT, &o->seq, "Sequence length (global, split over cp)", "N" },
     { "mbs", 0, 0, G_OPTION_ARG_INT, &o->mbs, "Micro-batch size per rank", "N" },
@@ -72,6 +74,12 @@ compose_add_entries (GOptionContext *ctx, ComposeOptions *o)
     { "no-reshard", 0, 0, G_OPTION_ARG_NONE, &o->no_reshard, "FSDP: keep parameters after forward (no all-gather in backward)", NULL },
     { "bucket-mb", 0, 0, G_OPTION_ARG_DOUBLE, &o->bucket_mb, "DDP bucket size in MB (default 25; the first is 1 MB)", "MB" },
     { "ep-overlap", 0, 0, G_OPTION_ARG_NONE, &o->ep_overlap, "EP: two chunks, all-to-all overlapped with expert compute", NULL },
+    { "ac", 0, 0, G_OPTION_ARG_STRING, &o->ac,
+      "Activation checkpointing: none (default), selective, selective-layer[:N], full", "MODE" },
+    { "compile", 0, 0, G_OPTION_ARG_NONE, &o->compile, "torch.compile per block: fused memory-bound kernels", NULL },
+    { "float8", 0, 0, G_OPTION_ARG_NONE, &o->float8, "Float8 linear layers in the blocks (torchao tensorwise)", NULL },
+    { "float8-all-gather", 0, 0, G_OPTION_ARG_NONE, &o->float8_all_gather,
+      "FSDP all-gathers float8 weights (implies --float8)", NULL },
     { "cp-mode", 0, 0, G_OPTION_ARG_STRING, &o->cp_mode, "CP: allgather (default) or ring", "MODE" },
     { "steps", 0, 0, G_OPTION_ARG_INT, &o->steps, "Profiler steps (default 1)", "N" },
     { "seed", 0, 0, G_OPTION_ARG_INT, &o->seed, "Jitter seed (default 1)", "N" },
@@ -184,6 +192,18 @@ compose_set_schedule (const ComposeOptions *o, WeftComposeParams *p)
   if (o->bucket_mb != 0)
     p->ddp_bucket_mb = o->bucket_mb;
   p->ep_overlap = o->ep_overlap;
+  if (o->ac != NULL)
+    {
+      g_autoptr (GError) error = NULL;
+      if (!weft_compose_parse_ac (o->ac, &p->ac, &p->ac_layer_freq, &error))
+        {
+          weft_cli_fail ("compose: --ac: %s", error->message);
+          return FALSE;
+        }
+    }
+  p->compile = o->compile;
+  p->float8 = o->float8 || o->float8_all_gather;
+  p->float8_all_gather = o->float8_all_gather;
   if (o->cp_mode != NULL)
     {
       if (g_ascii_strcasecmp (o->cp_mode, "ring") == 0 || g_ascii_strcasecmp (o->cp_mode, "alltoall") == 0)
@@ -309,7 +329,7 @@ weft_cmd_compose (int argc, char **argv)
     return WEFT_EXIT_BAD_INPUT;
 
   if (o.json && o.out == NULL)
-    return weft_cli_compose_print_json (&p, WEFT_AC_DEFAULT);
+    return weft_cli_compose_print_json (&p, p.ac);
   t0 = g_get_monotonic_time ();
   if (!weft_compose_write (&p, o.out, ext, &written, &error))
     {
@@ -328,6 +348,6 @@ weft_cmd_compose (int argc, char **argv)
               (g_get_monotonic_time () - t0) / 1e6);
     }
   if (o.json)
-    return weft_cli_compose_print_json (&p, WEFT_AC_DEFAULT);
+    return weft_cli_compose_print_json (&p, p.ac);
   return WEFT_EXIT_OK;
 }

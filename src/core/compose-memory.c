@@ -25,28 +25,6 @@
 /* Ring channels per communicator: an assumption (docs/composer.md). */
 #define NCCL_CHANNELS 16
 
-static const char *ac_names[] = { "none", "selective", "full" };
-
-const char *
-weft_ac_mode_to_string (WeftAcMode mode)
-{
-  return (guint) mode < G_N_ELEMENTS (ac_names) ? ac_names[mode] : NULL;
-}
-
-gboolean
-weft_ac_mode_from_string (const char *text, WeftAcMode *mode, GError **error)
-{
-  g_return_val_if_fail (text != NULL && mode != NULL, FALSE);
-  for (guint i = 0; i < G_N_ELEMENTS (ac_names); i++)
-    if (g_ascii_strcasecmp (text, ac_names[i]) == 0)
-      {
-        *mode = (WeftAcMode) i;
-        return TRUE;
-      }
-  g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
-               "unknown activation checkpointing mode '%s' (none, selective, full)", text);
-  return FALSE;
-}
 
 /* ---- the shapes ---------------------------------------------------------------- */
 
@@ -145,7 +123,11 @@ act_block (const Shape *s, int layer, WeftAcMode ac)
     {
     case WEFT_AC_FULL:
       return 2 * Tn * h;
-    case WEFT_AC_SELECTIVE:
+    case WEFT_AC_SELECTIVE_LAYER:
+      /* every ac_layer_freq-th block fully recomputed (its input saved), the
+       * others keep everything: the composer's rule (compose.c) */
+      return act_block (s, layer, (layer + 1) % MAX (s->p->ac_layer_freq, 1) == 0 ? WEFT_AC_FULL : WEFT_AC_NONE);
+    case WEFT_AC_SELECTIVE_OP:
       /* torchtitan's op-level policy: the block's input, SDPA's output and
        * logsumexp, and the 1st, 3rd, 5th, 7th matmul's output (wq, wv, then
        * w1 and w2, or the router and the second expert GEMM) */

@@ -54,6 +54,8 @@ weft_compose_params_init (WeftComposeParams *params)
   params->reshard_after_forward = TRUE;
   params->ddp_bucket_mb = 25.0;
   params->cp_mode = WEFT_CP_ALL_GATHER;
+  params->ac = WEFT_AC_NONE;
+  params->ac_layer_freq = 2;
   params->steps = 1;
   params->iteration = 10;
   params->seed = 1;
@@ -82,11 +84,69 @@ weft_compose_params_set_hardware (WeftComposeParams *params, const char *hw, GEr
 
   if (h == NULL)
     {
-      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "unknown hardware preset '%s' (known: h100, h200)", hw);
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "unknown hardware preset '%s' (known: h100, h100-hbm2e-500w, h200)", hw);
       return FALSE;
     }
   params->hw = *h;
   return TRUE;
+}
+
+gboolean
+weft_compose_parse_ac (const char *text, WeftAcMode *mode, int *layer_freq, GError **error)
+{
+  if (text == NULL)
+    text = "";
+  if (g_ascii_strcasecmp (text, "none") == 0)
+    *mode = WEFT_AC_NONE;
+  else if (g_ascii_strcasecmp (text, "selective") == 0 || g_ascii_strcasecmp (text, "selective-op") == 0
+           || g_ascii_strcasecmp (text, "op") == 0)
+    *mode = WEFT_AC_SELECTIVE_OP;
+  else if (g_ascii_strcasecmp (text, "full") == 0)
+    *mode = WEFT_AC_FULL;
+  else if (g_ascii_strcasecmp (text, "selective-layer") == 0 || g_ascii_strcasecmp (text, "layer") == 0)
+    {
+      *mode = WEFT_AC_SELECTIVE_LAYER;
+      *layer_freq = 2;
+    }
+  else if (g_ascii_strncasecmp (text, "layer:", 6) == 0 || g_ascii_strncasecmp (text, "selective-layer:", 16) == 0)
+    {
+      const char *num = strchr (text, ':') + 1;
+      char *end = NULL;
+      gint64 n = g_ascii_strtoll (num, &end, 10);
+
+      if (end == num || *end != '\0' || n < 1 || n > 128)
+        {
+          g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID, "activation checkpointing '%s': N must be 1..128", text);
+          return FALSE;
+        }
+      *mode = WEFT_AC_SELECTIVE_LAYER;
+      *layer_freq = (int) n;
+    }
+  else
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "unknown activation checkpointing '%s' (none, selective, selective-layer[:N], full)", text);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+const char *
+weft_compose_ac_to_string (WeftAcMode mode)
+{
+  switch (mode)
+    {
+    case WEFT_AC_SELECTIVE_OP:
+      return "selective";
+    case WEFT_AC_SELECTIVE_LAYER:
+      return "selective-layer";
+    case WEFT_AC_FULL:
+      return "full";
+    case WEFT_AC_NONE:
+    default:
+      return "none";
+    }
 }
 
 static const struct
@@ -294,6 +354,12 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
     INVALID ("seq %d must be a multiple of 2 x cp (%d)", m->seq, 2 * p->cp);
   if (p->tp > 1 && p->sequence_parallel && (m->seq / p->cp) % p->tp != 0)
     INVALID ("sequence parallel: seq / cp must be a multiple of tp");
+  if (p->ac < WEFT_AC_NONE || p->ac > WEFT_AC_FULL || p->ac_layer_freq < 1 || p->ac_layer_freq > 128)
+    INVALID ("activation checkpointing mode %d / layer frequency %d out of range", (int) p->ac, p->ac_layer_freq);
+  if (p->float8_all_gather && !p->float8)
+    INVALID ("float8 all-gather needs float8 linears");
+  if (p->float8_all_gather && !(p->strategies & WEFT_STRATEGY_FSDP))
+    INVALID ("float8 all-gather needs fsdp");
   if (p->steps < 1 || p->steps > 16)
     INVALID ("steps %d out of range 1..16", p->steps);
   /* memory grows with ranks x blocks x steps (~0.5 KB of DAG per op) */
@@ -366,6 +432,19 @@ weft_compose_params_to_json (const WeftComposeParams *p)
   json_object_object_add (o, "ddp_bucket_mb", json_object_new_double (p->ddp_bucket_mb));
   json_object_object_add (o, "ep_overlap", json_object_new_boolean (p->ep_overlap));
   json_object_object_add (o, "cp_mode", json_object_new_string (p->cp_mode == WEFT_CP_RING ? "ring" : "allgather"));
+  /* written only when set, so traces composed without them keep their bytes */
+  if (p->ac != WEFT_AC_NONE)
+    {
+      json_object_object_add (o, "ac", json_object_new_string (weft_compose_ac_to_string (p->ac)));
+      if (p->ac == WEFT_AC_SELECTIVE_LAYER)
+        json_object_object_add (o, "ac_layer_freq", json_object_new_int (p->ac_layer_freq));
+    }
+  if (p->compile)
+    json_object_object_add (o, "compile", json_object_new_boolean (TRUE));
+  if (p->float8)
+    json_object_object_add (o, "float8", json_object_new_boolean (TRUE));
+  if (p->float8_all_gather)
+    json_object_object_add (o, "float8_all_gather", json_object_new_boolean (TRUE));
   json_object_object_add (o, "steps", json_object_new_int (p->steps));
   json_object_object_add (o, "iteration", json_object_new_int (p->iteration));
   json_object_object_add (o, "base_time_ns", json_object_new_int64 (p->base_time_ns));
@@ -412,6 +491,13 @@ weft_compose_params_from_json (WeftComposeParams *p, json_object *json, GError *
   _weft_json_get_bool (json, "ep_overlap", &p->ep_overlap);
   if (json_object_object_get_ex (json, "cp_mode", &v) && json_object_is_type (v, json_type_string))
     p->cp_mode = g_str_equal (json_object_get_string (v), "ring") ? WEFT_CP_RING : WEFT_CP_ALL_GATHER;
+  if (json_object_object_get_ex (json, "ac", &v) && json_object_is_type (v, json_type_string)
+      && !weft_compose_parse_ac (json_object_get_string (v), &p->ac, &p->ac_layer_freq, error))
+    return FALSE;
+  get_int (json, "ac_layer_freq", &p->ac_layer_freq);
+  _weft_json_get_bool (json, "compile", &p->compile);
+  _weft_json_get_bool (json, "float8", &p->float8);
+  _weft_json_get_bool (json, "float8_all_gather", &p->float8_all_gather);
   get_int (json, "steps", &p->steps);
   get_int (json, "iteration", &p->iteration);
   _weft_json_get_int64 (json, "base_time_ns", &p->base_time_ns);

@@ -147,12 +147,34 @@ typedef struct
   char              pg_name[N_DIMS][8];
   const char       *pg_desc[N_DIMS];
   gboolean          dim_on[N_DIMS];
+  /* activation checkpointing and the efficiency knobs (docs/composer.md) */
+  int               phase;        /* PH_OTHER, PH_BLOCK_FWD (counting mms), PH_RECOMPUTE */
+  gboolean          recompute_all;/* this recompute re-runs the whole block */
+  gboolean          in_block;     /* emitting a transformer block (compiled, float8 linears) */
+  int               cur_layer;
+  int               mm_k;         /* index of the next mm in the block's forward */
+  guint64           sac_mask[128];/* per block: bit k = forward mm k is recomputed (SAC op) */
+  gint64            sac_count[128];/* per block: mms counted since the run began (torchtitan's meta) */
   guint32           tmp_deps[80];
   guint             n_tmp;
   guint64           seed_hash;
 } Ctx;
 
 #define NONE WEFT_NONE
+
+enum
+{
+  PH_OTHER = 0,
+  PH_BLOCK_FWD,
+  PH_RECOMPUTE,
+};
+
+/* The recompute pass of selective op AC keeps what the policy saved. */
+static gboolean
+recompute_keeps_saved (const Ctx *c)
+{
+  return c->phase == PH_RECOMPUTE && !c->recompute_all;
+}
 
 static guint32
 node_new (Ctx *c, int kind, gint64 dur, gint64 gap, gint64 lat)
@@ -594,11 +616,34 @@ kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, doubl
 
 /* A GEMM [M, K] x [K, N] launched by aten::mm (recorded with its Input
  * Dims, as record_shapes does: calibration reads them back). */
+static void gemm_float8 (Ctx *c, const char *name, gint64 m, gint64 k, gint64 n);
+
 static void
 gemm (Ctx *c, const char *name, double M, double K, double Nn)
 {
   char args[160];
   gint64 m = (gint64) llround (M), k = (gint64) llround (K), n = (gint64) llround (Nn);
+
+  if (c->phase == PH_BLOCK_FWD && c->in_block)
+    {
+      /* torchtitan's op SAC policy: every second mm (counted per block
+       * since the run began) is recomputed, the others saved */
+      int idx = c->mm_k++;
+      c->sac_count[c->cur_layer]++;
+      if (c->p.ac == WEFT_AC_SELECTIVE_OP && c->sac_count[c->cur_layer] % 2 == 0 && idx < 64)
+        c->sac_mask[c->cur_layer] |= G_GUINT64_CONSTANT (1) << idx;
+    }
+  else if (c->phase == PH_RECOMPUTE)
+    {
+      int idx = c->mm_k++;
+      if (recompute_keeps_saved (c) && (idx >= 64 || !(c->sac_mask[c->cur_layer] & (G_GUINT64_CONSTANT (1) << idx))))
+        return;
+    }
+  if (c->p.float8 && c->in_block)
+    {
+      gemm_float8 (c, name, m, k, n);
+      return;
+    }
 
   g_snprintf (args, sizeof args,
               "\"Input Dims\": [[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
@@ -707,6 +752,230 @@ static const char *K_SCATTER_ADD = "void at::native::_scatter_gather_elementwise
                                    "true, c10::BFloat16>::operator()<at::native::ReduceAdd>(at::TensorIterator&, long, long, long, "
                                    "at::native::ReduceAdd const&)::{lambda(long)#1}>(int, {lambda(long)#1})";
 static const char *K_LSE_MERGE = "triton_poi_fused_add_exp_log_logsumexp_mul_sigmoid_sub_0";
+
+/* eager ATen kernels (no torch.compile): the decomposed norms, RoPE, SwiGLU */
+static const char *K_EW_COPY =
+  "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
+  "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, "
+  "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >";
+static const char *K_EW_POW =
+  "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::pow_tensor_scalar_kernel_impl<float, float>"
+  "(at::TensorIteratorBase&, float)::{lambda(float)#1}, std::array<char*, 2ul> >";
+static const char *K_RED_MEAN =
+  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, "
+  "float, 4, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>)";
+static const char *K_EW_ADDS =
+  "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, 2ul> >(int, "
+  "at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, 2ul>)";
+static const char *K_EW_RSQRT =
+  "void at::native::vectorized_elementwise_kernel<4, at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() "
+  "const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >";
+static const char *K_EW_MUL =
+  "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, float, float, "
+  "at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, "
+  "at::native::binary_internal::MulFunctor<float> > const&)::{lambda(int)#1}>";
+static const char *K_EW_MUL_BF16 =
+  "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, "
+  "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >";
+static const char *K_RED_SUM =
+  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, "
+  "float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4> >";
+static const char *K_EW_SILU =
+  "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::silu_kernel(at::TensorIteratorBase&)::{lambda()#1}"
+  "::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >";
+static const char *K_EW_SILU_BWD =
+  "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::silu_backward_kernel(at::TensorIteratorBase&)"
+  "::{lambda()#1}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 3ul> >";
+static const char *K_EW_CLONE =
+  "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
+  "::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&, "
+  "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::"
+  "{lambda(c10::BFloat16)#1} const&)::{lambda(int)#1}>";
+/* float8 (torchao tensorwise scaling): Inductor's amax and cast kernels, FP8 GEMMs */
+static const char *K_F8_AMAX = "triton_red_fused_abs_amax_0";
+static const char *K_F8_CAST = "triton_poi_fused__to_copy_clamp_mul_reciprocal_1";
+static const char *K_F8_GEMM =
+  "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x256x128_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
+static const char *K_F8_GEMM_BWD =
+  "sm90_xmma_gemm_e5m2bf16_e4m3f32_f32_tn_n_tilesize128x256x128_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
+
+/* One memory-bound step of a decomposed op: the cpu_op, its kernel, bytes
+ * per element of the tensor it runs on. */
+typedef struct
+{
+  const char *op;
+  const char *kernel;
+  double      bytes_per_elem;
+  gboolean    per_row;      /* on the [T, 1] statistics only (8 bytes per row) */
+} EagerStep;
+
+static void
+eager_ops (Ctx *c, const EagerStep *steps, guint n, double elems, double rows)
+{
+  for (guint i = 0; i < n; i++)
+    kernel (c, steps[i].op, steps[i].kernel, K_MEM, 0, steps[i].per_row ? 8 * rows : steps[i].bytes_per_elem * elems,
+            steps[i].per_row || steps[i].kernel == K_RED_MEAN || steps[i].kernel == K_RED_SUM ? RED_STATS : EW_STATS);
+}
+
+/* Fused (Inductor) kernels only inside compiled blocks: torchtitan
+ * compiles each TransformerBlock; the final norm and the loss stay eager. */
+static gboolean
+fused (const Ctx *c)
+{
+  return c->p.compile && c->in_block;
+}
+
+/* RMSNorm on T x h. Eager, torchtitan's x.float() -> pow -> mean -> + eps
+ * -> rsqrt -> mul -> type_as -> * weight: 8 kernels, 36 bytes per element
+ * (fused: one kernel, 4). */
+static void
+rms_norm (Ctx *c, double T, double h)
+{
+  /* (the kernel names are not constant expressions: an automatic array) */
+  const EagerStep eager[] = {
+    { "aten::_to_copy", K_EW_COPY, 6, FALSE }, { "aten::pow", K_EW_POW, 8, FALSE },
+    { "aten::mean", K_RED_MEAN, 4, FALSE },    { "aten::add", K_EW_ADDS, 0, TRUE },
+    { "aten::rsqrt", K_EW_RSQRT, 0, TRUE },    { "aten::mul", K_EW_MUL, 8, FALSE },
+    { "aten::_to_copy", K_EW_COPY, 6, FALSE }, { "aten::mul", K_EW_MUL_BF16, 4, FALSE },
+  };
+
+  if (fused (c))
+    {
+      kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * T * h, RED_STATS);
+      return;
+    }
+  eager_ops (c, eager, G_N_ELEMENTS (eager), T * h, T);
+}
+
+/* Its backward. Eager: the autograd of the 8 ops, 12 kernels, 76 bytes per
+ * element (fused: one kernel, 6). */
+static void
+rms_norm_backward (Ctx *c, double T, double h)
+{
+  const EagerStep eager[] = {
+    { "aten::mul", K_EW_MUL_BF16, 4, FALSE }, { "aten::mul", K_EW_MUL_BF16, 6, FALSE },
+    { "aten::sum", K_RED_SUM, 2, FALSE },     { "aten::_to_copy", K_EW_COPY, 6, FALSE },
+    { "aten::mul", K_EW_MUL, 8, FALSE },      { "aten::mul", K_EW_MUL, 12, FALSE },
+    { "aten::sum", K_RED_SUM, 4, FALSE },     { "aten::mul", K_EW_MUL, 0, TRUE },
+    { "aten::div", K_EW_MUL, 4, FALSE },      { "aten::mul", K_EW_MUL, 12, FALSE },
+    { "aten::add", K_ADD, 12, FALSE },        { "aten::_to_copy", K_EW_COPY, 6, FALSE },
+  };
+
+  if (fused (c))
+    {
+      kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * T * h, RED_STATS);
+      return;
+    }
+  scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MulBackward0", NULL);
+  eager_ops (c, eager, G_N_ELEMENTS (eager), T * h, T);
+  scope_end (c);
+}
+
+/* RoPE on T x od (forward or backward alike). Eager: x.float(), the
+ * complex multiply, type_as: 3 kernels, 20 bytes per element (fused: 6). */
+static void
+rope (Ctx *c, double T, double od)
+{
+  if (fused (c))
+    {
+      kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * od, EW_STATS);
+      return;
+    }
+  kernel (c, "aten::_to_copy", K_EW_COPY, K_MEM, 0, 6 * T * od, EW_STATS);
+  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 8 * T * od, EW_STATS);
+  kernel (c, "aten::_to_copy", K_EW_COPY, K_MEM, 0, 6 * T * od, EW_STATS);
+}
+
+/* torchtitan's repeat_kv before SDPA (eager: K and V expanded to every
+ * query head, a copy each; backward: a sum each). Not emitted inside
+ * compiled blocks (a simplification, docs/composer.md). */
+static void
+repeat_kv (Ctx *c, double T, double qd, double kvd, gboolean backward)
+{
+  if (fused (c) || qd <= kvd)
+    return;
+  for (int i = 0; i < 2; i++)
+    {
+      if (backward)
+        kernel (c, "aten::sum", K_RED_SUM, K_MEM, 0, 2 * T * (qd + kvd), RED_STATS);
+      else
+        kernel (c, "aten::clone", K_EW_CLONE, K_MEM, 0, 2 * T * (qd + kvd), EW_STATS);
+    }
+}
+
+/* SwiGLU's silu(w1 x) * w3 x on T x f. Eager: silu and mul, 2 kernels, 10
+ * bytes per element (fused: one, 6). */
+static void
+swiglu (Ctx *c, double T, double f)
+{
+  if (fused (c))
+    {
+      kernel (c, "aten::silu", K_SILU, K_MEM, 0, 2 * 3 * T * f, EW_STATS);
+      return;
+    }
+  kernel (c, "aten::silu", K_EW_SILU, K_MEM, 0, 4 * T * f, EW_STATS);
+  kernel (c, "aten::mul", K_EW_MUL_BF16, K_MEM, 0, 6 * T * f, EW_STATS);
+}
+
+/* Its backward. Eager: two muls and silu_backward, 18 bytes per element
+ * (fused: one kernel, 10). */
+static void
+swiglu_backward (Ctx *c, double T, double f)
+{
+  if (fused (c))
+    {
+      kernel (c, "aten::silu_backward", K_SILU_BWD, K_MEM, 0, 2 * 5 * T * f, EW_STATS);
+      return;
+    }
+  kernel (c, "aten::mul", K_EW_MUL_BF16, K_MEM, 0, 6 * T * f, EW_STATS);
+  kernel (c, "aten::mul", K_EW_MUL_BF16, K_MEM, 0, 6 * T * f, EW_STATS);
+  kernel (c, "aten::silu_backward", K_EW_SILU_BWD, K_MEM, 0, 6 * T * f, EW_STATS);
+}
+
+/* A float8 cast of an R x C bf16 tensor: with amax (abs-max reduction,
+ * 2 bytes per element read, then the scaled cast, 3), or with a known
+ * scale (the cast only). */
+static void
+float8_cast (Ctx *c, double R, double C, gboolean amax)
+{
+  if (amax)
+    kernel (c, NULL, K_F8_AMAX, K_MEM, 0, 2 * R * C, RED_STATS);
+  kernel (c, NULL, K_F8_CAST, K_MEM, 0, 3 * R * C, EW_STATS);
+}
+
+/* A Float8Linear GEMM [M, K] x [K, N] (torchao, tensorwise dynamic
+ * scaling): both operands cast to float8 (forward: the input and weight
+ * with their amax; with float8 all-gather the weight arrives in float8;
+ * backward: the gradient with its amax, the other operand with the scale
+ * of its forward cast), then torch._scaled_mm at the FP8 tensor-core peak,
+ * twice the BF16 one (NVIDIA H100 datasheet: 1979 vs 989 TFLOP/s dense),
+ * with the GEMM efficiency. */
+static void
+gemm_float8 (Ctx *c, const char *name, gint64 m, gint64 k, gint64 n)
+{
+  gboolean fwd = name == GEMM_FWD;
+  char args[200];
+
+  scope_begin (c, "cpu_op", "torchao::float8_cast", NULL);
+  float8_cast (c, (double) m, (double) k, TRUE);
+  if (!(fwd && c->p.float8_all_gather))
+    float8_cast (c, (double) k, (double) n, fwd);
+  scope_end (c);
+  g_snprintf (args, sizeof args,
+              "\"Input Dims\": [[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
+              "], [], []], \"Input type\": [\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\"]",
+              m, k, k, n);
+  scope_begin (c, "cpu_op", "aten::_scaled_mm", g_string_chunk_insert_const (c->strs, args));
+  {
+    const WeftHardware *hw = &c->p.hw;
+    double flops = 2.0 * m * k * n, bytes = (double) m * k + (double) k * n + 2.0 * m * n;
+    double t = MAX (flops / (2 * hw->peak_flops * c->p.eff.gemm), bytes / (hw->hbm_bytes_per_s * c->p.eff.memory));
+    gint64 base = (gint64) (MIN (t, 1000.0) * 1e9) + CLAMP (c->p.eff.kernel_overhead_ns, 0, 1000000);
+
+    kernel_with_base (c, NULL, fwd ? K_F8_GEMM : K_F8_GEMM_BWD, base, GEMM_STATS);
+  }
+  scope_end (c);
+}
 
 /* ---- collectives ----------------------------------------------------------------- */
 
@@ -1055,6 +1324,8 @@ tp_comm (Ctx *c, const Dims *D, int kind)
 
   if (!has (c, WEFT_STRATEGY_TP) || c->p.tp < 2)
     return;
+  if (recompute_keeps_saved (c) && c->p.sequence_parallel && kind == 0)
+    return;   /* the op SAC policy saves reduce_scatter's output */
   if (!c->p.sequence_parallel)
     {
       if (kind != 0)
@@ -1109,10 +1380,13 @@ attention_forward (Ctx *c, const Dims *D)
   gemm (c, GEMM_FWD, T, h, qd);
   gemm (c, GEMM_FWD, T, h, kvd);
   gemm (c, GEMM_FWD, T, h, kvd);
-  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * qd, EW_STATS);
-  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * kvd, EW_STATS);
+  rope (c, T, qd);
+  rope (c, T, kvd);
+  repeat_kv (c, T, qd, kvd, FALSE);
 
-  if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
+  if (recompute_keeps_saved (c))
+    ;   /* SDPA's outputs are saved: no attention (nor its CP traffic) */
+  else if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
     {
       /* cp chunks: attention on the chunk in hand while the next K/V chunk
        * travels around the ring (cp - 1 steps) */
@@ -1218,8 +1492,9 @@ attention_backward (Ctx *c, const Dims *D)
         }
     }
   scope_end (c);
-  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * qd, EW_STATS);
-  kernel (c, "aten::mul", K_ROPE, K_MEM, 0, 3 * 2 * T * kvd, EW_STATS);
+  repeat_kv (c, T, qd, kvd, TRUE);
+  rope (c, T, qd);
+  rope (c, T, kvd);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
   for (int i = 0; i < 3; i++)
     {
@@ -1237,7 +1512,7 @@ mlp_forward (Ctx *c, const Dims *D)
 
   gemm (c, GEMM_FWD, T, h, f);
   gemm (c, GEMM_FWD, T, h, f);
-  kernel (c, "aten::silu", K_SILU, K_MEM, 0, 2 * 3 * T * f, EW_STATS);
+  swiglu (c, T, f);
   gemm (c, GEMM_FWD, T, f, h);   /* w2 */
 }
 
@@ -1250,7 +1525,7 @@ mlp_backward (Ctx *c, const Dims *D)
   gemm (c, GEMM_DGRAD, T, h, f);   /* w2 */
   gemm (c, GEMM_WGRAD, f, T, h);
   scope_end (c);
-  kernel (c, "aten::silu_backward", K_SILU_BWD, K_MEM, 0, 2 * 5 * T * f, EW_STATS);
+  swiglu_backward (c, T, f);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: MmBackward0", NULL);
   for (int i = 0; i < 2; i++)
     {
@@ -1346,6 +1621,7 @@ typedef struct
 {
   double   dense;    /* elements of the unit on this rank before FSDP sharding */
   double   experts;
+  gboolean float8;   /* all-gathered in float8 (a block with float8 all-gather) */
   guint32 *ag_end;   /* per rank: the unit's last all-gather (its copy-out waits for it) */
   gint64  *ag_end_ext; /* per rank: the External id of its end record */
 } Unit;
@@ -1372,13 +1648,18 @@ fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
   scope_begin (c, "cpu_op", "fsdp::all_gather_copy_in", NULL);
   for (int r = 0; r < c->world; r++)
     {
-      gint64 base = kernel_ns (c, K_MEM, 0, 2 * 2 * (u->dense + u->experts) / n);
-      launch_gpu (c, r, ST_AGIN, K_COPY_IN, (gint64) (base * jit (c, r, c->p.jitter)), FALSE,
+      /* float8 all-gather: the copy-in casts the shard (2 bytes read, 1
+       * written per element) */
+      gint64 base = kernel_ns (c, K_MEM, 0, (u->float8 ? 3 : 4) * (u->dense + u->experts) / n);
+      launch_gpu (c, r, ST_AGIN, u->float8 ? K_F8_CAST : K_COPY_IN, (gint64) (base * jit (c, r, c->p.jitter)), FALSE,
                   g_string_chunk_insert_const (c->strs, EW_STATS));
     }
   scope_end (c);
   scope_end (c);
-  spec_init (c, &s, DIM_DP, ST_AG, WEFT_COLL_ALL_GATHER, round_to (u->dense, n), 2, "BFloat16");
+  if (u->float8)
+    spec_init (c, &s, DIM_DP, ST_AG, WEFT_COLL_ALL_GATHER, round_to (u->dense, n), 1, "Float8_e4m3fn");
+  else
+    spec_init (c, &s, DIM_DP, ST_AG, WEFT_COLL_ALL_GATHER, round_to (u->dense, n), 2, "BFloat16");
   s.producer = ST_AGIN;
   collective (c, &s);
   if (u->experts > 0 && c->dim_on[DIM_DPEP])
@@ -1409,7 +1690,8 @@ fsdp_copy_out (Ctx *c, const Unit *u)
       c->rs[r].scratch_wait = NONE;
     }
   stream_wait (c, ST_COMPUTE);
-  kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, 2 * 2 * (u->dense + u->experts), EW_STATS);
+  kernel (c, "aten::split_with_sizes_copy", K_COPY_OUT, K_MEM, 0, (u->float8 ? 2 : 4) * (u->dense + u->experts),
+          EW_STATS);
   scope_end (c);
 }
 
@@ -1491,12 +1773,12 @@ ddp_grad (Ctx *c, Ddp *ddp, double elements)
 static void
 block_forward (Ctx *c, const Dims *D, int layer)
 {
-  kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D->Tn * D->h, RED_STATS);
+  rms_norm (c, D->Tn, D->h);
   tp_comm (c, D, 1);
   attention_forward (c, D);
   tp_comm (c, D, 0);
   kernel (c, "aten::add", K_ADD, K_MEM, 0, 3 * 2 * D->Tn * D->h, EW_STATS);
-  kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D->Tn * D->h, RED_STATS);
+  rms_norm (c, D->Tn, D->h);
   if (is_moe_block (c, layer))
     moe (c, D, FALSE);
   else
@@ -1521,12 +1803,56 @@ block_backward (Ctx *c, const Dims *D, int layer, Ddp *ddp)
       tp_comm (c, D, 0);   /* AR (or RS with SP) of the input gradient */
     }
   ddp_grad (c, ddp, 3.0 * D->h * D->f / D->tp);
-  kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D->Tn * D->h, RED_STATS);
+  rms_norm_backward (c, D->Tn, D->h);
   tp_comm (c, D, 1);
   attention_backward (c, D);
   tp_comm (c, D, 0);
   ddp_grad (c, ddp, (2 * D->h * D->nh * D->d + 2 * D->h * D->nkv * D->d));
-  kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D->Tn * D->h, RED_STATS);
+  rms_norm_backward (c, D->Tn, D->h);
+}
+
+/* Activation checkpointing: does block layer recompute in its backward,
+ * and all of its forward? torchtitan wraps every block (full, op SAC) or
+ * every ac_layer_freq-th (layer SAC: its wrapper count % freq == 0, the
+ * count starting at 1). */
+static gboolean
+ac_recomputes (const Ctx *c, int layer, gboolean *all)
+{
+  switch (c->p.ac)
+    {
+    case WEFT_AC_FULL:
+      *all = TRUE;
+      return TRUE;
+    case WEFT_AC_SELECTIVE_LAYER:
+      *all = TRUE;
+      return (layer + 1) % MAX (c->p.ac_layer_freq, 1) == 0;
+    case WEFT_AC_SELECTIVE_OP:
+      *all = FALSE;
+      return TRUE;
+    case WEFT_AC_NONE:
+    default:
+      return FALSE;
+    }
+}
+
+/* The recompute at the start of a checkpointed block's backward (the
+ * non-reentrant checkpoint's unpack hook of the first saved tensor):
+ * the block's forward again, minus what the policy saved. */
+static void
+block_recompute (Ctx *c, const Dims *D, int layer)
+{
+  gboolean all = FALSE;
+
+  if (!ac_recomputes (c, layer, &all))
+    return;
+  scope_begin (c, "python_function", "torch/utils/checkpoint.py: recompute_fn", NULL);
+  c->phase = PH_RECOMPUTE;
+  c->recompute_all = all;
+  c->mm_k = 0;
+  block_forward (c, D, layer);
+  c->phase = PH_OTHER;
+  c->recompute_all = FALSE;
+  scope_end (c);
 }
 
 /* One training step being written: its units (embedding, the blocks, the
@@ -1571,6 +1897,7 @@ step_init (Ctx *c, Step *st)
     {
       st->units[1 + i].dense = block_params_dense (c, i);
       st->units[1 + i].experts = block_params_experts (c, i);
+      st->units[1 + i].float8 = c->p.float8_all_gather && st->fsdp;
     }
   st->units[L + 1].dense = st->D.V * st->D.h / st->D.tp + st->D.h;
   for (int i = 0; i < st->n_units; i++)
@@ -1646,10 +1973,19 @@ step_forward_unit (Ctx *c, Step *st, int u)
         tp_comm (c, D, 0);
     }
   else if (u <= L)
-    block_forward (c, D, u - 1);
+    {
+      c->phase = PH_BLOCK_FWD;
+      c->in_block = TRUE;
+      c->cur_layer = u - 1;
+      c->mm_k = 0;
+      c->sac_mask[u - 1] = 0;
+      block_forward (c, D, u - 1);
+      c->phase = PH_OTHER;
+      c->in_block = FALSE;
+    }
   else
     {
-      kernel (c, "aten::rms_norm", K_RMS, K_MEM, 0, 2 * 2 * D->Tn * D->h, RED_STATS);
+      rms_norm (c, D->Tn, D->h);
       tp_comm (c, D, 1);
       gemm (c, GEMM_OUT, D->T, D->h, D->V / D->tp);
     }
@@ -1707,13 +2043,17 @@ step_backward_unit (Ctx *c, Step *st, int u)
       scope_end (c);
       tp_comm (c, D, 0);
       ddp_grad (c, &st->ddp, D->h * D->V / D->tp);
-      kernel (c, "aten::rms_norm_backward", K_RMS_BWD, K_MEM, 0, 3 * 2 * D->Tn * D->h, RED_STATS);
+      rms_norm_backward (c, D->Tn, D->h);
     }
   else if (u >= 1)
     {
       g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d.backward", u - 1);
       scope_begin (c, "python_function", g_string_chunk_insert_const (c->strs, name), NULL);
+      c->in_block = TRUE;
+      c->cur_layer = u - 1;
+      block_recompute (c, D, u - 1);
       block_backward (c, D, u - 1, &st->ddp);
+      c->in_block = FALSE;
       scope_end (c);
     }
   else
@@ -1776,6 +2116,19 @@ step_optimizer (Ctx *c, const Step *st)
   scope_end (c);
   scope_begin (c, "user_annotation", "Optimizer.zero_grad#AdamW.zero_grad", NULL);
   scope_end (c);
+  if (fsdp && c->p.float8_all_gather)
+    {
+      /* torchao's precompute_float8_dynamic_scale_for_fsdp: the amax of
+       * every local weight shard, one all-reduce (max) of the 7 per block */
+      CollSpec s;
+      double blocks = st->total_params - st->units[0].dense - st->units[st->n_units - 1].dense;
+
+      scope_begin (c, "cpu_op", "torchao::precompute_float8_dynamic_scale_for_fsdp", NULL);
+      kernel (c, NULL, K_NORM2, K_MEM, 0, 4 * blocks / (c->p.dp * c->p.cp), RED_STATS);
+      spec_init (c, &s, DIM_DP, ST_DP, WEFT_COLL_ALL_REDUCE, 7 * (gint64) st->L, 4, "Float");
+      blocking_collective (c, &s);
+      scope_end (c);
+    }
 }
 
 static void
@@ -2110,7 +2463,7 @@ write_rank (Ctx *c, int r)
         if (rec->kind == REC_SCOPE)
           g_array_append_val (spans, sp);
       }
-    _weft_compose_memory_write_events (o, &c->p, WEFT_AC_DEFAULT, spans, pid, dev);
+    _weft_compose_memory_write_events (o, &c->p, c->p.ac, spans, pid, dev);
   }
   /* metadata */
   {

@@ -14,13 +14,18 @@
  * nccl-tests all-reduce busBW on 8x H100 SXM reaches ~360-480 GB/s for large
  * messages: we use 360 GB/s (ring, no NVLS). InfiniBand: one 400 Gb/s NDR
  * ConnectX-7 per GPU = 50 GB/s; busBW ~ 45 GB/s. Latencies: NCCL LL/ring
- * small-message latency ~ 8 us in a node, ~ 20 us across nodes. */
+ * small-message latency ~ 8 us in a node, ~ 20 us across nodes.
+ * h100-hbm2e-500w: torchtitan's Grand Teton H100 (benchmarks/
+ * llama3_h100_202412_torchtitan.md): 96 GB HBM2e at 2.4 TB/s, 500 W; its
+ * peak "is between SXM and NVL" (footnote 2): the midpoint of 989 (SXM)
+ * and 835 (NVL datasheet) TFLOP/s; NVLink hosts, 400 Gb/s RDMA per GPU. */
 static const WeftHardware hw_presets[] = {
   { "h100", "NVIDIA H100 80GB HBM3", 989e12, 3.35e12, 85520809984LL, 360.0, 8000, 45.0, 20000, 8, 132 },
+  { "h100-hbm2e-500w", "NVIDIA H100", 912e12, 2.4e12, 103079215104LL, 360.0, 8000, 45.0, 20000, 8, 132 },
   { "h200", "NVIDIA H200", 989e12, 4.8e12, 150754820096LL, 360.0, 8000, 45.0, 20000, 8, 132 },
 };
 
-static const char *hw_names[] = { "h100", "h200", NULL };
+static const char *hw_names[] = { "h100", "h100-hbm2e-500w", "h200", NULL };
 
 const WeftHardware *
 weft_hardware_preset (const char *name)
