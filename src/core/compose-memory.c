@@ -519,7 +519,7 @@ weft_compose_memory_timeline_from_trace (const WeftComposeParams *params,
     }
   /* the composer writes the CPU thread sorted by start, so this is its
    * program order; a stable sort keeps it for other files */
-  return weft_compose_memory_timeline (params, ac, (const WeftComposeSpan *) spans->data, spans->len, peak_reserved);
+  return weft_compose_memory_timeline (params, ac, (const WeftComposeSpan *) (const void *) spans->data, spans->len, peak_reserved);
 }
 
 /* ---- throughput ---------------------------------------------------------------- */
@@ -572,7 +572,7 @@ _weft_compose_memory_write_events (GString                 *out,
                                    int                      pid,
                                    int                      dev)
 {
-  g_autoptr (GArray) tl = weft_compose_memory_timeline (params, ac, (const WeftComposeSpan *) spans->data,
+  g_autoptr (GArray) tl = weft_compose_memory_timeline (params, ac, (const WeftComposeSpan *) (const void *) spans->data,
                                                         spans->len, NULL);
   /* stand-in addresses: one per allocation, reused LIFO by its free */
   g_autoptr (GArray) live = g_array_new (FALSE, FALSE, sizeof (gint64));
