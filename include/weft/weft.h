@@ -14,6 +14,5 @@
 #include "weft-compose.h"
 #include "weft-apply.h"
 #include "weft-memory.h"
-#include "weft-memory.h"
 
 #define WEFT_VERSION "0.1.0"
