@@ -8,8 +8,8 @@
  * writes per-rank Kineto traces in torchtitan's layout and format
  * (<out>/profiling/traces/iteration_<N>/rank<R>_trace.json[.gz]).
  *
- * Ranks: world = dp * cp * tp, tp innermost (tp groups inside a node), then
- * cp, then dp. EP borrows its ranks from dp * cp (ep must divide dp * cp).
+ * Ranks: world = pp * dp * cp * tp, tp innermost (tp groups inside a node),
+ * then cp, then dp, then pp (torchtitan's mesh order pp, dp, cp, tp). EP borrows its ranks from dp * cp (ep must divide dp * cp).
  * See docs/composer.md for every parameter and the timing model. */
 #pragma once
 
@@ -25,7 +25,19 @@ typedef enum
   WEFT_STRATEGY_TP   = 1 << 2,
   WEFT_STRATEGY_EP   = 1 << 3,
   WEFT_STRATEGY_CP   = 1 << 4,
+  WEFT_STRATEGY_PP   = 1 << 5,
 } WeftStrategy;
+
+/* Pipeline schedules (torch.distributed.pipelining, as torchtitan selects
+ * them by name; docs/composer.md, "Pipeline parallel"). */
+typedef enum
+{
+  WEFT_PP_1F1B = 0,
+  WEFT_PP_GPIPE,
+  WEFT_PP_INTERLEAVED_1F1B,
+  WEFT_PP_LOOPED_BFS,
+  WEFT_PP_ZB,
+} WeftPpSchedule;
 
 typedef enum
 {
@@ -86,6 +98,10 @@ typedef struct
   int        cp;
   int        ep;
   int        dp_replicate;   /* HSDP: FSDP shards over dp / dp_replicate, all-reduce across replicas (1: plain FSDP) */
+  int        pp;             /* pipeline stages (ranks along pp, outermost; 1: none) */
+  WeftPpSchedule pp_schedule;     /* default WEFT_PP_1F1B (torchtitan's default) */
+  int        microbatches;        /* per step and stage; 0: mbs (microbatches of 1, as torchtitan) */
+  int        pp_stages_per_rank;  /* V: virtual stages per rank (looped schedules); 0: 1, or 2 when looped */
 
   /* options */
   gboolean   sequence_parallel;   /* TP with SP */
@@ -148,6 +164,17 @@ gboolean  weft_compose_parse_strategies (const char *text,
 gboolean  weft_compose_params_set_strategies (WeftComposeParams *params,
                                               const char        *text,
                                               GError           **error);
+/* "gpipe", "1f1b", "interleaved-1f1b" (= "interleaved"), "looped-bfs", "zb"
+ * (= "zero-bubble"); FALSE with WEFT_ERROR_INVALID for another name. */
+gboolean  weft_compose_parse_pp_schedule (const char     *text,
+                                          WeftPpSchedule *schedule,
+                                          GError        **error);
+const char *weft_compose_pp_schedule_to_string (WeftPpSchedule schedule);
+/* The microbatches per step (params->microbatches, or mbs when 0) and the
+ * virtual stages per rank (params->pp_stages_per_rank, or 1 / 2 looped). */
+int       weft_compose_pp_microbatches (const WeftComposeParams *params);
+int       weft_compose_pp_stages_per_rank (const WeftComposeParams *params);
+
 /* "fsdp+tp" style name of the flags; the caller frees it. */
 char     *weft_compose_strategies_to_string (guint strategies); /* (transfer full) */
 

@@ -12,8 +12,8 @@
 /* The command line. */
 typedef struct
 {
-  char    *strategy, *preset, *hw, *out, *format, *calibrate, *cp_mode, *fit_comm, *ac;
-  int      dp, tp, cp, ep, hsdp;
+  char    *strategy, *preset, *hw, *out, *format, *calibrate, *cp_mode, *fit_comm, *ac, *pp_schedule;
+  int      dp, tp, cp, ep, hsdp, pp, microbatches, pp_stages_per_rank;
   int      layers, seq, mbs, steps, seed;
   int      hidden, ffn, heads, kv_heads, vocab, experts, top_k, moe_ffn;
   double   bucket_mb, jitter;
@@ -35,6 +35,7 @@ compose_options_clear (ComposeOptions *o)
   g_free (o->cp_mode);
   g_free (o->fit_comm);
   g_free (o->ac);
+  g_free (o->pp_schedule);
 }
 
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ComposeOptions, compose_options_clear)
@@ -43,13 +44,19 @@ static void
 compose_add_entries (GOptionContext *ctx, ComposeOptions *o)
 {
   GOptionEntry entries[] = {
-    { "strategy", 's', 0, G_OPTION_ARG_STRING, &o->strategy, "Strategies: ddp, fsdp, tp, ep, cp, comma-separated (default fsdp); also as Apply names them: tp-sp, cp-ring, cp-allgather", "LIST" },
+    { "strategy", 's', 0, G_OPTION_ARG_STRING, &o->strategy, "Strategies: ddp, fsdp, tp, ep, cp, pp, comma-separated (default fsdp); also as Apply names them: tp-sp, cp-ring, cp-allgather", "LIST" },
     { "dp", 0, 0, G_OPTION_ARG_INT, &o->dp, "Data-parallel degree (DDP replicas / FSDP shards)", "N" },
     { "tp", 0, 0, G_OPTION_ARG_INT, &o->tp, "Tensor-parallel degree", "N" },
     { "cp", 0, 0, G_OPTION_ARG_INT, &o->cp, "Context-parallel degree", "N" },
     { "ep", 0, 0, G_OPTION_ARG_INT, &o->ep, "Expert-parallel degree (divides dp x cp)", "N" },
+    { "pp", 0, 0, G_OPTION_ARG_INT, &o->pp, "Pipeline-parallel stages (ranks along pp, outermost)", "N" },
+    { "pp-schedule", 0, 0, G_OPTION_ARG_STRING, &o->pp_schedule,
+      "Pipeline schedule: 1f1b (default), gpipe, interleaved-1f1b, looped-bfs, zb", "NAME" },
+    { "microbatches", 0, 0, G_OPTION_ARG_INT, &o->microbatches, "Pipeline microbatches per step (default: --mbs, microbatches of 1)", "M" },
+    { "pp-stages-per-rank", 0, 0, G_OPTION_ARG_INT, &o->pp_stages_per_rank,
+      "Pipeline stages per rank for the looped schedules (default 2; zb 1)", "V" },
     { "hsdp", 0, 0, G_OPTION_ARG_INT, &o->hsdp, "FSDP replicas (HSDP): shard over dp / N, all-reduce across the N", "N" },
-    { "preset", 'p', 0, G_OPTION_ARG_STRING, &o->preset, "Model: llama3-8b (default), llama3-70b, moe-small", "NAME" },
+    { "preset", 'p', 0, G_OPTION_ARG_STRING, &o->preset, "Model: llama3-8b (default), llama3-70b, llama3-405b, moe-small", "NAME" },
     { "hw", 0, 0, G_OPTION_ARG_STRING, &o->hw, "Hardware: h100 (default), h100-hbm2e-500w, h200", "NAME" },
     { "layers", 0, 0, G_OPTION_ARG_INT, &o->layers, "Transformer blocks (default 4)", "N" },
     { "seq", 0, 0, G_OPTION_ARG_INT, &o->seq, "Sequence length (global, split over cp)", "N" },
@@ -153,7 +160,15 @@ compose_set_degrees (const ComposeOptions *o, WeftComposeParams *p)
   p->cp = o->cp > 0 ? o->cp : 1;
   p->ep = o->ep > 0 ? o->ep : 1;
   p->dp_replicate = o->hsdp > 0 ? o->hsdp : 1;
-  if (o->tp < 0 || o->cp < 0 || o->ep < 0 || o->hsdp < 0)
+  p->pp = o->pp > 0 ? o->pp : 1;
+  p->microbatches = o->microbatches;
+  p->pp_stages_per_rank = o->pp_stages_per_rank;
+  if (o->pp_schedule != NULL && !weft_compose_parse_pp_schedule (o->pp_schedule, &p->pp_schedule, &error))
+    {
+      weft_cli_fail ("compose: --pp-schedule: %s", error->message);
+      return FALSE;
+    }
+  if (o->tp < 0 || o->cp < 0 || o->ep < 0 || o->hsdp < 0 || o->pp < 0 || o->microbatches < 0 || o->pp_stages_per_rank < 0)
     {
       weft_cli_fail ("compose: degrees must be >= 1");
       return FALSE;

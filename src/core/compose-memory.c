@@ -39,6 +39,9 @@ typedef struct
   double     shard, shard_experts;
   double    *dense, *experts; /* per unit, elements on this rank before FSDP */
   int        n_units;
+  gboolean  *present;         /* per unit: run on this rank (all but under pipeline parallel) */
+  int       *order;           /* pipeline parallel: the present units, ascending */
+  int        n_present;
 } Shape;
 
 static gboolean
@@ -59,6 +62,8 @@ shape_init (Shape *s, const WeftComposeParams *p, WeftAcMode ac)
   s->L = m->layers;
   s->tp = ((p->strategies & WEFT_STRATEGY_TP) && p->tp > 1) ? p->tp : 1;
   s->T = (double) m->seq / MAX (p->cp, 1) * m->mbs;
+  if (p->pp > 1)   /* a pipeline stage holds one microbatch per forward */
+    s->T /= weft_compose_pp_microbatches (p);
   s->Tn = (p->sequence_parallel && s->tp > 1) ? s->T / s->tp : s->T;
   s->h = m->hidden;
   s->f = m->ffn / s->tp;
@@ -72,6 +77,14 @@ shape_init (Shape *s, const WeftComposeParams *p, WeftAcMode ac)
   s->n_units = s->L + 2;
   s->dense = g_new0 (double, s->n_units);
   s->experts = g_new0 (double, s->n_units);
+  s->present = g_new (gboolean, s->n_units);
+  s->order = g_new (int, s->n_units);
+  s->n_present = s->n_units;
+  for (int u = 0; u < s->n_units; u++)
+    {
+      s->present[u] = TRUE;
+      s->order[u] = u;
+    }
   /* as the composer's step (compose.c, step_init) */
   s->dense[0] = s->V * s->h / s->tp;
   for (int i = 0; i < s->L; i++)
@@ -90,6 +103,8 @@ shape_clear (Shape *s)
 {
   g_free (s->dense);
   g_free (s->experts);
+  g_free (s->present);
+  g_free (s->order);
 }
 
 static double
@@ -229,6 +244,7 @@ typedef struct
   double   grads_live;
   gboolean persistent_done;
   gboolean output_bwd_done;   /* the output's MmBackward0 seen (the blocks' come later) */
+  gboolean *grad_done;        /* per unit: its gradient allocated this step (microbatches accumulate) */
 } Walk;
 
 static void
@@ -281,7 +297,8 @@ walk_persistent (Walk *w, gint64 ts)
   double local = 0;
 
   for (int u = 0; u < s->n_units; u++)
-    local += unit_local (s, u);
+    if (s->present[u])
+      local += unit_local (s, u);
   put (w, ts, 4 * local);          /* fp32 parameters */
   put (w, ts, 8 * local);          /* AdamW exp_avg, exp_avg_sq */
   if (s->ddp)
@@ -335,6 +352,7 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
       w->bwd_rs = s->L + 1;
       w->cur_bwd = s->L + 2;
       w->output_bwd_done = FALSE;
+      memset (w->grad_done, 0, sizeof (gboolean) * s->n_units);
       return;
     }
   u = module_unit (s, n, &bwd_module);
@@ -351,9 +369,10 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
       double saved = act_block (s, u - 1, s->ac);
       double recompute = act_block (s, u - 1, WEFT_AC_NONE) - saved;
       double work = act_working (s, u - 1);
-      double g = s->fsdp ? 2 * unit_full (s, u) : 4 * unit_full (s, u);
+      double g = w->grad_done[u] ? 0 : s->fsdp ? 2 * unit_full (s, u) : 4 * unit_full (s, u);
       put (w, sp->begin_ns, recompute + work + g);
       put (w, sp->end_ns, -(recompute + work + saved));
+      w->grad_done[u] = TRUE;
       if (!s->fsdp)
         {
           put (w, sp->end_ns, -2 * unit_full (s, u));
@@ -364,6 +383,8 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
   if (g_str_equal (n, "FSDP::all_gather"))
     {
       int au = w->backward ? w->bwd_ag-- : w->fwd_ag++;
+      if (!w->backward && s->n_present < s->n_units)   /* a pipeline stage gathers its own units */
+        au = au < s->n_present ? s->order[au] : -1;
       if (au >= 0 && au < s->n_units)
         put (w, sp->begin_ns, 2 * unit_full (s, au));
       return;
@@ -384,6 +405,7 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
   if (g_str_equal (n, "autograd::engine::evaluate_function: LogSoftmaxBackward0"))
     {
       w->backward = TRUE;
+      w->output_bwd_done = FALSE;   /* one per microbatch under pipeline parallel */
       put (w, sp->begin_ns, 4 * TV);
       put (w, sp->end_ns, -4 * TV - 4 * TV + 2 * TV);
       return;
@@ -394,14 +416,16 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
       w->cur_bwd--;
       return;
     }
-  if ((g_str_equal (n, "autograd::engine::evaluate_function: MmBackward0") && w->backward && !w->output_bwd_done)
+  if ((g_str_equal (n, "autograd::engine::evaluate_function: MmBackward0") && w->backward && !w->output_bwd_done
+       && s->present[s->L + 1])
       || g_str_equal (n, "autograd::engine::evaluate_function: EmbeddingBackward0"))
     {
       gboolean out = strstr (n, "MmBackward0") != NULL;
 
       w->output_bwd_done = w->output_bwd_done || out;
       int ou = out ? s->L + 1 : 0;
-      double g = s->fsdp ? 2 * unit_full (s, ou) : 4 * unit_full (s, ou);
+      double g = w->grad_done[ou] ? 0 : s->fsdp ? 2 * unit_full (s, ou) : 4 * unit_full (s, ou);
+      w->grad_done[ou] = TRUE;
       put (w, sp->begin_ns, g);
       if (out)   /* the logits' gradient, the final norm's saved tensors */
         put (w, sp->end_ns, -2 * TV - 2 * s->Tn * s->h - 2 * s->T * s->h);
@@ -415,6 +439,8 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
   if (g_str_equal (n, "FSDP::post_backward_reduce"))
     {
       int ru = w->bwd_rs--;
+      if (s->n_present < s->n_units)   /* a pipeline stage reduces its own units, last first */
+        ru = ru - (s->n_units - s->n_present) >= 0 ? s->order[ru - (s->n_units - s->n_present)] : -1;
       if (ru < 0 || ru >= s->n_units)
         return;
       /* the bf16 gradient cast into the fp32 reduce-scatter input (the
@@ -464,6 +490,24 @@ weft_compose_memory_timeline (const WeftComposeParams *params,
   w.bwd_ag = w.s.L;
   w.bwd_rs = w.s.L + 1;
   w.cur_bwd = w.s.L + 2;
+  w.grad_done = g_new0 (gboolean, w.s.n_units);
+  if (params->pp > 1)
+    {
+      /* a pipeline rank runs only its stages' units: those whose forward
+       * module spans it has */
+      gboolean bwd;
+      memset (w.s.present, 0, sizeof (gboolean) * w.s.n_units);
+      for (guint i = 0; i < n_spans; i++)
+        {
+          int u = module_unit (&w.s, spans[i].name, &bwd);
+          if (u >= 0 && !bwd)
+            w.s.present[u] = TRUE;
+        }
+      w.s.n_present = 0;
+      for (int u = 0; u < w.s.n_units; u++)
+        if (w.s.present[u])
+          w.s.order[w.s.n_present++] = u;
+    }
   for (guint i = 0; i < n_spans; i++)
     walk_span (&w, &spans[i]);
   g_array_sort (w.deltas, delta_cmp);
@@ -488,6 +532,7 @@ weft_compose_memory_timeline (const WeftComposeParams *params,
   if (peak_reserved != NULL)
     *peak_reserved = reserved;
   g_array_free (w.deltas, TRUE);
+  g_free (w.grad_done);
   shape_clear (&w.s);
   return out;
 }

@@ -23,9 +23,12 @@ static const ModelPreset model_presets[] = {
   { "llama3-8b", { "llama3-8b", 32, 4096, 14336, 32, 8, 8192, 1, 128256, 0, 0, 0, 1 } },
   { "llama3-70b", { "llama3-70b", 80, 8192, 28672, 64, 8, 8192, 1, 128256, 0, 0, 0, 1 } },
   { "moe-small", { "moe-small", 16, 2048, 5632, 16, 16, 4096, 1, 32000, 16, 2, 1408, 1 } },
+  /* Llama 3.1 405B (torchtitan's llama3 "405B" args): 126 layers, dim
+   * 16384, FFN 53248, 128 heads, 8 KV heads */
+  { "llama3-405b", { "llama3-405b", 126, 16384, 53248, 128, 8, 8192, 1, 128256, 0, 0, 0, 1 } },
 };
 
-static const char *model_preset_names[] = { "llama3-8b", "llama3-70b", "moe-small", NULL };
+static const char *model_preset_names[] = { "llama3-8b", "llama3-70b", "moe-small", "llama3-405b", NULL };
 
 const char * const *
 weft_compose_preset_names (void)
@@ -50,6 +53,8 @@ weft_compose_params_init (WeftComposeParams *params)
   params->cp = 1;
   params->ep = 1;
   params->dp_replicate = 1;
+  params->pp = 1;
+  params->pp_schedule = WEFT_PP_1F1B;
   params->fsdp_prefetch = TRUE;
   params->reshard_after_forward = TRUE;
   params->ddp_bucket_mb = 25.0;
@@ -73,7 +78,7 @@ weft_compose_params_set_preset (WeftComposeParams *params, const char *preset, G
         return TRUE;
       }
   g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
-               "unknown model preset '%s' (known: llama3-8b, llama3-70b, moe-small)", preset);
+               "unknown model preset '%s' (known: llama3-8b, llama3-70b, llama3-405b, moe-small)", preset);
   return FALSE;
 }
 
@@ -155,7 +160,7 @@ static const struct
   WeftStrategy flag;
 } strategy_names[] = {
   { "ddp", WEFT_STRATEGY_DDP }, { "fsdp", WEFT_STRATEGY_FSDP }, { "tp", WEFT_STRATEGY_TP },
-  { "ep", WEFT_STRATEGY_EP },   { "cp", WEFT_STRATEGY_CP },
+  { "ep", WEFT_STRATEGY_EP },   { "cp", WEFT_STRATEGY_CP },   { "pp", WEFT_STRATEGY_PP },
 };
 
 gboolean
@@ -188,7 +193,7 @@ weft_compose_parse_strategies (const char *text, guint *strategies, GError **err
       if (!found)
         {
           g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
-                       "unknown strategy '%s' (known: ddp, fsdp, tp, ep, cp)", p);
+                       "unknown strategy '%s' (known: ddp, fsdp, tp, ep, cp, pp)", p);
           return FALSE;
         }
     }
@@ -271,12 +276,6 @@ weft_compose_strategies_to_string (guint strategies)
   return g_string_free (s, FALSE);
 }
 
-int
-weft_compose_world_size (const WeftComposeParams *p)
-{
-  return MAX (p->dp, 1) * MAX (p->cp, 1) * MAX (p->tp, 1);
-}
-
 #define INVALID(...)                                                    \
   do                                                                    \
     {                                                                   \
@@ -284,6 +283,106 @@ weft_compose_world_size (const WeftComposeParams *p)
       return FALSE;                                                     \
     }                                                                   \
   while (0)
+
+int
+weft_compose_world_size (const WeftComposeParams *p)
+{
+  return MAX (p->pp, 1) * MAX (p->dp, 1) * MAX (p->cp, 1) * MAX (p->tp, 1);
+}
+
+static const struct
+{
+  const char    *name;
+  WeftPpSchedule schedule;
+} pp_schedule_names[] = {
+  { "1f1b", WEFT_PP_1F1B },       { "gpipe", WEFT_PP_GPIPE },           { "interleaved-1f1b", WEFT_PP_INTERLEAVED_1F1B },
+  { "looped-bfs", WEFT_PP_LOOPED_BFS }, { "zb", WEFT_PP_ZB },         { "interleaved", WEFT_PP_INTERLEAVED_1F1B },
+  { "zero-bubble", WEFT_PP_ZB },  { "interleaved1f1b", WEFT_PP_INTERLEAVED_1F1B }, { "loopedbfs", WEFT_PP_LOOPED_BFS },
+};
+
+gboolean
+weft_compose_parse_pp_schedule (const char *text, WeftPpSchedule *schedule, GError **error)
+{
+  g_return_val_if_fail (schedule != NULL, FALSE);
+  for (guint i = 0; text != NULL && i < G_N_ELEMENTS (pp_schedule_names); i++)
+    if (g_ascii_strcasecmp (text, pp_schedule_names[i].name) == 0)
+      {
+        *schedule = pp_schedule_names[i].schedule;
+        return TRUE;
+      }
+  g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+               "unknown pipeline schedule '%s' (gpipe, 1f1b, interleaved-1f1b, looped-bfs, zb)", text ? text : "");
+  return FALSE;
+}
+
+const char *
+weft_compose_pp_schedule_to_string (WeftPpSchedule schedule)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (pp_schedule_names); i++)
+    if (pp_schedule_names[i].schedule == schedule)
+      return pp_schedule_names[i].name;
+  return "1f1b";
+}
+
+int
+weft_compose_pp_microbatches (const WeftComposeParams *p)
+{
+  g_return_val_if_fail (p != NULL, 1);
+  return p->microbatches > 0 ? p->microbatches : MAX (p->model.mbs, 1);
+}
+
+static gboolean
+pp_looped (WeftPpSchedule s)
+{
+  return s == WEFT_PP_INTERLEAVED_1F1B || s == WEFT_PP_LOOPED_BFS;
+}
+
+int
+weft_compose_pp_stages_per_rank (const WeftComposeParams *p)
+{
+  g_return_val_if_fail (p != NULL, 1);
+  if (p->pp_stages_per_rank > 0)
+    return p->pp_stages_per_rank;
+  return pp_looped (p->pp_schedule) ? 2 : 1;
+}
+
+/* The pipeline's parameters (after the degrees are checked). */
+static gboolean
+validate_pp (const WeftComposeParams *p, GError **error)
+{
+  const WeftModelShape *m = &p->model;
+  int mb, v;
+
+  if (p->pp < 1 || p->pp > 64)
+    INVALID ("pp %d out of range 1..64", p->pp);
+  if (p->pp > 1 && !(p->strategies & WEFT_STRATEGY_PP))
+    INVALID ("pp %d needs pp in the strategy list", p->pp);
+  if ((p->strategies & WEFT_STRATEGY_PP) && p->pp < 2)
+    INVALID ("strategy pp needs --pp >= 2");
+  if (p->pp < 2)
+    return TRUE;
+  if (p->strategies & WEFT_STRATEGY_DDP)
+    INVALID ("pp with ddp is not modelled (torchtitan combines pp with fsdp, tp, cp, ep)");
+  if ((int) p->pp_schedule < WEFT_PP_1F1B || (int) p->pp_schedule > WEFT_PP_ZB)
+    INVALID ("pipeline schedule %d out of range", (int) p->pp_schedule);
+  mb = weft_compose_pp_microbatches (p);
+  v = weft_compose_pp_stages_per_rank (p);
+  if (p->microbatches < 0 || mb > 256)
+    INVALID ("microbatches %d out of range 1..256", p->microbatches);
+  if (m->mbs % mb != 0)
+    INVALID ("the local batch (mbs %d) must split into %d microbatches", m->mbs, mb);
+  if (p->pp_stages_per_rank < 0 || v > 16)
+    INVALID ("stages per rank %d out of range 1..16", p->pp_stages_per_rank);
+  if (v > 1 && !pp_looped (p->pp_schedule))
+    INVALID ("%s runs one stage per rank (--pp-stages-per-rank 1)", weft_compose_pp_schedule_to_string (p->pp_schedule));
+  if (pp_looped (p->pp_schedule) && v < 2)
+    INVALID ("%s needs --pp-stages-per-rank >= 2", weft_compose_pp_schedule_to_string (p->pp_schedule));
+  if (p->pp_schedule == WEFT_PP_INTERLEAVED_1F1B && mb % p->pp != 0)
+    INVALID ("interleaved-1f1b: microbatches %d must be a multiple of pp %d (PyTorch's rounds)", mb, p->pp);
+  if (m->layers < p->pp * v)
+    INVALID ("%d layers cannot fill %d x %d pipeline stages", m->layers, p->pp, v);
+  return TRUE;
+}
 
 gboolean
 weft_compose_params_validate (const WeftComposeParams *p, GError **error)
@@ -293,11 +392,13 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
 
   if (p->dp < 1 || p->tp < 1 || p->cp < 1 || p->ep < 1)
     INVALID ("parallel degrees must be >= 1 (dp %d, tp %d, cp %d, ep %d)", p->dp, p->tp, p->cp, p->ep);
-  if (p->dp > 64 || p->tp > 64 || p->cp > 64 || p->ep > 64)
+  if (p->dp > 64 || p->tp > 64 || p->cp > 64 || p->ep > 64 || p->pp > 64)
     INVALID ("parallel degrees must be <= 64");
   world = weft_compose_world_size (p);
   if (world > 64)
-    INVALID ("dp x cp x tp = %d ranks: at most 64", world);
+    INVALID ("pp x dp x cp x tp = %d ranks: at most 64", world);
+  if (!validate_pp (p, error))
+    return FALSE;
   if ((p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) == (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP))
     INVALID ("ddp and fsdp are alternatives: choose one");
   if (p->strategies == 0)
@@ -362,8 +463,13 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
     INVALID ("float8 all-gather needs fsdp");
   if (p->steps < 1 || p->steps > 16)
     INVALID ("steps %d out of range 1..16", p->steps);
-  /* memory grows with ranks x blocks x steps (~0.5 KB of DAG per op) */
-  if ((gint64) world * m->layers * p->steps > 64 * 128 * 2)
+  /* memory grows with ranks x blocks x steps (~0.5 KB of DAG per op); a
+   * pipeline rank runs its share of the blocks once per microbatch */
+  if (p->pp > 1
+      && (gint64) world * ((m->layers + p->pp - 1) / p->pp) * weft_compose_pp_microbatches (p) * p->steps > 64 * 128 * 2)
+    INVALID ("%d ranks x %d layers / %d stages x %d microbatches x %d steps is too large (at most %d)", world, m->layers,
+             p->pp, weft_compose_pp_microbatches (p), p->steps, 64 * 128 * 2);
+  if (p->pp <= 1 && (gint64) world * m->layers * p->steps > 64 * 128 * 2)
     INVALID ("%d ranks x %d layers x %d steps is too large (at most %d)", world, m->layers, p->steps, 64 * 128 * 2);
   if (p->iteration < p->steps)
     INVALID ("iteration %d must be >= steps %d", p->iteration, p->steps);
@@ -432,6 +538,13 @@ weft_compose_params_to_json (const WeftComposeParams *p)
   json_object_object_add (o, "ddp_bucket_mb", json_object_new_double (p->ddp_bucket_mb));
   json_object_object_add (o, "ep_overlap", json_object_new_boolean (p->ep_overlap));
   json_object_object_add (o, "cp_mode", json_object_new_string (p->cp_mode == WEFT_CP_RING ? "ring" : "allgather"));
+  if (p->pp > 1)
+    {
+      json_object_object_add (o, "pp", json_object_new_int (p->pp));
+      json_object_object_add (o, "pp_schedule", json_object_new_string (weft_compose_pp_schedule_to_string (p->pp_schedule)));
+      json_object_object_add (o, "microbatches", json_object_new_int (weft_compose_pp_microbatches (p)));
+      json_object_object_add (o, "pp_stages_per_rank", json_object_new_int (weft_compose_pp_stages_per_rank (p)));
+    }
   /* written only when set, so traces composed without them keep their bytes */
   if (p->ac != WEFT_AC_NONE)
     {
@@ -484,6 +597,12 @@ weft_compose_params_from_json (WeftComposeParams *p, json_object *json, GError *
   get_int (json, "cp", &p->cp);
   get_int (json, "ep", &p->ep);
   get_int (json, "dp_replicate", &p->dp_replicate);
+  get_int (json, "pp", &p->pp);
+  if (json_object_object_get_ex (json, "pp_schedule", &v) && json_object_is_type (v, json_type_string)
+      && !weft_compose_parse_pp_schedule (json_object_get_string (v), &p->pp_schedule, error))
+    return FALSE;
+  get_int (json, "microbatches", &p->microbatches);
+  get_int (json, "pp_stages_per_rank", &p->pp_stages_per_rank);
   _weft_json_get_bool (json, "sequence_parallel", &p->sequence_parallel);
   _weft_json_get_bool (json, "fsdp_prefetch", &p->fsdp_prefetch);
   _weft_json_get_bool (json, "reshard_after_forward", &p->reshard_after_forward);

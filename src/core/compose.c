@@ -35,10 +35,12 @@ enum
   ST_CP,
   ST_HSDP,      /* FSDP's all-reduce across replicas (HSDP) */
   ST_AGIN,      /* FSDP's all-gather copy-in (the current stream of the all-gather) */
+  ST_PP_SEND,   /* pipeline P2P: sends (compose-pp.c) */
+  ST_PP_RECV,   /* pipeline P2P: receives */
   N_STREAMS
 };
 
-static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25, 27, 13 };
+static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25, 27, 13, 29, 31 };
 
 /* ---- process-group dimensions ----------------------------------------------------- */
 
@@ -51,6 +53,7 @@ enum
   DIM_EP,
   DIM_DPEP,     /* expert FSDP: dp x cp / ep */
   DIM_REPL,     /* HSDP replicas: same shard position */
+  DIM_PP,       /* pipeline stages: same (dp, cp, tp) position */
   N_DIMS
 };
 
@@ -158,6 +161,11 @@ typedef struct
   guint32           tmp_deps[80];
   guint             n_tmp;
   guint64           seed_hash;
+  /* pipeline parallel (compose-pp.c): the ranks being emitted, [r_lo,
+   * r_hi) (one stage's, or every rank), and ZB's split backward */
+  int               r_lo, r_hi;
+  int               inner;        /* ranks per stage: dp x cp x tp */
+  gboolean          skip_wgrad;   /* ZB input-gradient pass: no weight-gradient GEMMs */
 } Ctx;
 
 #define NONE WEFT_NONE
@@ -216,13 +224,13 @@ jit (Ctx *c, int r, double rel)
 
 /* ---- groups ------------------------------------------------------------------ */
 
-/* rank = (d * cp + k) * tp + t */
+/* rank = ((s * dp + d) * cp + k) * tp + t (s: the pipeline stage) */
 static void
 rank_coords (Ctx *c, int rank, int *d, int *k, int *t)
 {
   *t = rank % c->p.tp;
   *k = (rank / c->p.tp) % c->p.cp;
-  *d = rank / (c->p.tp * c->p.cp);
+  *d = (rank / (c->p.tp * c->p.cp)) % c->p.dp;
 }
 
 /* Members of rank's group along dim, sorted; returns the count. */
@@ -231,6 +239,7 @@ group_members (Ctx *c, int dim, int rank, int *out)
 {
   int d, k, t, n = 0;
   int dc, per;
+  int base = rank / c->inner * c->inner;   /* the stage's first rank */
 
   rank_coords (c, rank, &d, &k, &t);
   switch (dim)
@@ -238,11 +247,15 @@ group_members (Ctx *c, int dim, int rank, int *out)
     case DIM_WORLD:
       for (int r = 0; r < c->world; r++)
         out[n++] = r;
-      break;
+      return n;
+    case DIM_PP:
+      for (int i = 0; i < c->world / c->inner; i++)
+        out[n++] = rank % c->inner + i * c->inner;
+      return n;
     case DIM_DP:
       {
         int shards = c->p.dp / c->p.dp_replicate;
-        for (int r = 0; r < c->world; r++)
+        for (int r = 0; r < c->inner; r++)
           if (r % c->p.tp == t && (r / (c->p.tp * c->p.cp)) / shards == d / shards)
             out[n++] = r;
       }
@@ -256,7 +269,7 @@ group_members (Ctx *c, int dim, int rank, int *out)
       break;
     case DIM_TP:
       for (int i = 0; i < c->p.tp; i++)
-        out[n++] = (rank / c->p.tp) * c->p.tp + i;
+        out[n++] = (rank % c->inner / c->p.tp) * c->p.tp + i;
       break;
     case DIM_CP:
       for (int i = 0; i < c->p.cp; i++)
@@ -274,8 +287,10 @@ group_members (Ctx *c, int dim, int rank, int *out)
         out[n++] = i * c->p.tp + t;
       break;
     default:
-      out[n++] = rank;
+      out[n++] = rank - base;
     }
+  for (int i = 0; i < n; i++)
+    out[i] += base;
   return n;
 }
 
@@ -328,7 +343,7 @@ cpu_node (Ctx *c, int r, gint64 cost, gint64 gap)
 static void
 scope_begin (Ctx *c, const char *cat, const char *name, const char *args)
 {
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       RankState *s = &c->rs[r];
       Rec *rec;
@@ -351,7 +366,7 @@ scope_begin (Ctx *c, const char *cat, const char *name, const char *args)
 static void
 scope_end (Ctx *c)
 {
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       RankState *s = &c->rs[r];
       guint32 n = cpu_node (c, r, 600, 300);
@@ -444,7 +459,7 @@ sync_to_host (Ctx *c, const char *op, const char *memcpy_name, gint64 dur, const
 {
   scope_begin (c, "cpu_op", op, NULL);
   scope_begin (c, "cpu_op", "aten::_local_scalar_dense", NULL);
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       guint32 g = launch_gpu (c, r, ST_COMPUTE, memcpy_name, dur, TRUE, args);
       runtime_call (c, r, "cudaStreamSynchronize", 131, 3000, g);
@@ -465,7 +480,7 @@ sync_to_host (Ctx *c, const char *op, const char *memcpy_name, gint64 dur, const
 static void
 event_record (Ctx *c, int stream)
 {
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       RankState *s = &c->rs[r];
 
@@ -485,7 +500,7 @@ event_record (Ctx *c, int stream)
 static void
 stream_wait (Ctx *c, int stream)
 {
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       RankState *s = &c->rs[r];
 
@@ -506,9 +521,9 @@ stream_wait (Ctx *c, int stream)
 static void
 save_handle (Ctx *c, int slot, int stream)
 {
-  if (c->rs[0].rec_node[stream] != c->rs[0].stream_last[stream] || c->rs[0].n_waits[stream] > 0)
+  if (c->rs[c->r_lo].rec_node[stream] != c->rs[c->r_lo].stream_last[stream] || c->rs[c->r_lo].n_waits[stream] > 0)
     event_record (c, stream);
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       RankState *s = &c->rs[r];
 
@@ -521,7 +536,7 @@ save_handle (Ctx *c, int slot, int stream)
 static void
 copy_handle (Ctx *c, int to, int from)
 {
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       c->rs[r].handles[to] = c->rs[r].handles[from];
       c->rs[r].handle_ext[to] = c->rs[r].handle_ext[from];
@@ -532,7 +547,7 @@ copy_handle (Ctx *c, int to, int from)
 static void
 load_handle (Ctx *c, int slot)
 {
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       c->rs[r].scratch = c->rs[r].handles[slot];
       c->rs[r].scratch_ext = c->rs[r].handle_ext[slot];
@@ -597,7 +612,7 @@ kernel_with_base (Ctx *c, const char *op, const char *name, gint64 base, const c
 
   if (op != NULL)
     scope_begin (c, "cpu_op", op, NULL);
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     launch_gpu (c, r, ST_COMPUTE, name, (gint64) (base * jit (c, r, c->p.jitter)), FALSE, args);
   if (op != NULL)
     scope_end (c);
@@ -617,6 +632,7 @@ kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, doubl
 /* A GEMM [M, K] x [K, N] launched by aten::mm (recorded with its Input
  * Dims, as record_shapes does: calibration reads them back). */
 static void gemm_float8 (Ctx *c, const char *name, gint64 m, gint64 k, gint64 n);
+static const char *GEMM_WGRAD;
 
 static void
 gemm (Ctx *c, const char *name, double M, double K, double Nn)
@@ -639,6 +655,8 @@ gemm (Ctx *c, const char *name, double M, double K, double Nn)
       if (recompute_keeps_saved (c) && (idx >= 64 || !(c->sac_mask[c->cur_layer] & (G_GUINT64_CONSTANT (1) << idx))))
         return;
     }
+  if (c->skip_wgrad && name == GEMM_WGRAD)
+    return;   /* ZB: the weight gradients run in their own pass (compose-pp.c) */
   if (c->p.float8 && c->in_block)
     {
       gemm_float8 (c, name, m, k, n);
@@ -1030,7 +1048,7 @@ collective (Ctx *c, const CollSpec *spec)
   gboolean *done = g_new0 (gboolean, c->world);
 
   /* per-rank sizes (all_to_allv: token imbalance) */
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       double f = spec->imbalance > 0 ? jit (c, r, spec->imbalance) : 1.0;
       in_n[r] = (gint64) (spec->in_nelems * f);
@@ -1039,7 +1057,7 @@ collective (Ctx *c, const CollSpec *spec)
 
   scope_begin (c, "cpu_op", spec->op_name, NULL);
   /* record_param_comms with per-rank args */
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       RankState *s = &c->rs[r];
       int n = group_members (c, spec->dim, r, members);
@@ -1119,11 +1137,11 @@ collective (Ctx *c, const CollSpec *spec)
   /* as Kineto writes ProcessGroupNCCL's calls (TraceLens b200): the runtime
    * calls and the kernel carry record_param_comms's External id, the nccl:*
    * annotation's own id only links its gpu_user_annotation */
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     c->rs[r].ext_stack[c->rs[r].depth - 1] = -1;
   event_record (c, spec->producer);
   stream_wait (c, spec->stream);
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       RankState *s = &c->rs[r];
       Rec *rpc = &g_array_index (s->recs, Rec, s->stack[s->depth - 2]);
@@ -1139,7 +1157,7 @@ collective (Ctx *c, const CollSpec *spec)
       gr->annot_ext = g_array_index (s->recs, Rec, s->stack[s->depth - 1]).ext;
     }
   /* rendezvous per group instance */
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       int n;
       guint32 rdv;
@@ -1168,7 +1186,7 @@ collective (Ctx *c, const CollSpec *spec)
         }
     }
   /* the GPU rec's end is the rendezvous */
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     g_array_index (c->rs[r].recs, Rec, krec[r]).b = N (c, kernels[r])->rdv;
   event_record (c, spec->stream);
   scope_end (c);   /* nccl:* */
@@ -1646,7 +1664,7 @@ fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
    * stream waits for it, not for the compute stream */
   scope_begin (c, "user_annotation", "FSDP::all_gather_copy_in", NULL);
   scope_begin (c, "cpu_op", "fsdp::all_gather_copy_in", NULL);
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       /* float8 all-gather: the copy-in casts the shard (2 bytes read, 1
        * written per element) */
@@ -1669,7 +1687,7 @@ fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
       s.producer = ST_AGIN;
       collective (c, &s);
     }
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       u->ag_end[r] = c->rs[r].stream_last[ST_AG];
       u->ag_end_ext[r] = c->rs[r].scratch_ext;
@@ -1683,7 +1701,7 @@ fsdp_copy_out (Ctx *c, const Unit *u)
   scope_begin (c, "user_annotation", "FSDP::all_gather_copy_out", NULL);
   /* wait for this unit's all-gather (its end event was recorded right
    * after it), not for prefetches issued since */
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       c->rs[r].scratch = u->ag_end[r];
       c->rs[r].scratch_ext = u->ag_end_ext[r];
@@ -1705,7 +1723,7 @@ fsdp_reduce_scatter (Ctx *c, const Unit *u)
   scope_begin (c, "user_annotation", "FSDP::post_backward_reduce", NULL);
   event_record (c, ST_COMPUTE);
   stream_wait (c, ST_RS);
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     {
       gint64 base = kernel_ns (c, K_MEM, 0, 2 * 2 * (u->dense + u->experts));
       launch_gpu (c, r, ST_RS, K_CHUNK_CAT, (gint64) (base * jit (c, r, c->p.jitter)), FALSE,
@@ -1924,7 +1942,7 @@ step_inputs (Ctx *c)
   scope_begin (c, "cpu_op", "aten::to", NULL);
   scope_begin (c, "cpu_op", "aten::_to_copy", NULL);
   scope_begin (c, "cpu_op", "aten::copy_", NULL);
-  for (int r = 0; r < c->world; r++)
+  for (int r = c->r_lo; r < c->r_hi; r++)
     launch_gpu (c, r, ST_COMPUTE, "Memcpy HtoD (Pinned -> Device)", 3000, TRUE,
                 "\"bytes\": 65536, \"memory bandwidth (GB/s)\": 21.8");
   scope_end (c);
@@ -2175,6 +2193,9 @@ emit_step (Ctx *c, int step_no)
   scope_end (c);   /* ProfilerStep */
   step_clear (&st);
 }
+
+/* pipeline parallel: its schedules and stage programs */
+#include "compose-pp.c"
 
 /* ---- solving ------------------------------------------------------------------------ */
 
@@ -2532,7 +2553,7 @@ static void
 ctx_init (Ctx *c, const WeftComposeParams *params)
 {
   static const char *descs[N_DIMS] = { "default_pg", "mesh_dp", "mesh_tp", "mesh_cp", "mesh_ep", "mesh_dp_mod_ep",
-                                       "mesh_dp_replicate" };
+                                       "mesh_dp_replicate", "mesh_pp" };
   int next_pg = 0;
 
   memset (c, 0, sizeof *c);
@@ -2558,6 +2579,7 @@ ctx_init (Ctx *c, const WeftComposeParams *params)
   c->dim_on[DIM_DPEP] = c->dim_on[DIM_EP] && (params->strategies & WEFT_STRATEGY_FSDP)
                         && params->dp * params->cp / params->ep > 1;
   c->dim_on[DIM_REPL] = (params->strategies & WEFT_STRATEGY_FSDP) && params->dp_replicate > 1;
+  c->dim_on[DIM_PP] = params->pp > 1;
   for (int d = 0; d < N_DIMS; d++)
     {
       c->pg_desc[d] = descs[d];
@@ -2569,6 +2591,9 @@ ctx_init (Ctx *c, const WeftComposeParams *params)
   if (c->dim_on[DIM_REPL])
     c->pg_desc[DIM_DP] = params->cp > 1 ? "mesh_dp_shard_cp" : "mesh_dp_shard";
   c->rs = g_new0 (RankState, c->world);
+  c->r_lo = 0;
+  c->r_hi = c->world;
+  c->inner = c->world / MAX (params->pp, 1);
   for (int r = 0; r < c->world; r++)
     {
       RankState *s = &c->rs[r];
@@ -2599,7 +2624,15 @@ compose_build (Ctx *c, const WeftComposeParams *params, GError **error)
     return FALSE;
   ctx_init (c, params);
   for (int k = 0; k < params->steps; k++)
-    emit_step (c, params->iteration - params->steps + k);
+    {
+      if (params->pp <= 1)
+        emit_step (c, params->iteration - params->steps + k);
+      else if (!pp_emit_step (c, params->iteration - params->steps + k, error))
+        {
+          ctx_free (c);
+          return FALSE;
+        }
+    }
   if (!solve (c, error))
     {
       ctx_free (c);
