@@ -336,6 +336,25 @@ gboolean    weft_solver_metrics (WeftSolver *self, guint rank_index, int step, W
 /* The same from the first solve (the trace as loaded). */
 gboolean    weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);
 
+/* ---- pipeline bubble ----------------------------------------------------- */
+
+typedef struct
+{
+  gboolean pipeline;      /* the rank has P2P peers (a matched send/recv) */
+  guint32  lane;          /* its compute stream (the GPU lane with the most compute kernel time) */
+  gint64   bubble;        /* ns of the step the compute stream is idle waiting for another stage */
+  gint64   step_time;     /* the step's time (WeftMetrics.step_time of the rank) */
+  double   bubble_pct;    /* 100 x bubble / step_time */
+} WeftBubble;
+
+/* The pipeline bubble of a rank in a step (WEFT_SOLVER_ALL_STEPS: the
+ * whole trace): the sum of the idle gaps of its compute stream, inside the
+ * step window, before an op whose binding (through ops of the rank on other
+ * streams) is a P2P transfer or a collective spanning pipeline stages (two
+ * of its members are P2P peers). docs/solver.md, "Pipeline bubble". FALSE
+ * (and out zeroed but step_time) when the rank has no P2P peer. */
+gboolean    weft_solver_pipeline_bubble (WeftSolver *self, guint rank_index, int step, WeftBubble *out);
+
 /* ---- critical path ------------------------------------------------------- */
 
 typedef enum

@@ -20,6 +20,10 @@
   "GiB; largest \"Total Reserved\" (peak_allocated: \"Total Allocated\") of the rank's CUDA [memory] events "   \
   "over the whole trace (the caching allocator's totals; present only when the trace has them)"
 #define GPU_SPAN_DEF "GPU span = first GPU op start to last GPU op end of the ops launched in the step (all ranks)"
+#define BUBBLE_DEF                                                                                               \
+  "pipeline bubble = idle time of the rank's compute stream within the step before an op waiting (its binding) for "  \
+  "a P2P transfer or a collective spanning pipeline stages; bubble_pct = 100 x bubble_us / step_time_us; whole "    \
+  "trace: mean over the pipeline ranks; present only for ranks with P2P peers"
 #define COMPUTE_DEF                                                                                                \
   "compute = kernels other than communication; memcpy/memset are neither (HTA), see memcpy_memset_us"
 
@@ -235,6 +239,7 @@ definitions_json (void)
   json_object_object_add (defs, "gpu_span", json_object_new_string (GPU_SPAN_DEF));
   json_object_object_add (defs, "peak_memory", json_object_new_string (MEMORY_DEF));
   json_object_object_add (defs, "compute", json_object_new_string (COMPUTE_DEF));
+  json_object_object_add (defs, "bubble", json_object_new_string (BUBBLE_DEF));
   return defs;
 }
 
@@ -302,6 +307,39 @@ memory_max_json (json_object *doc, WeftTrace *trace)
   json_object_object_add (doc, "peak_memory_rank", json_object_new_int (peak_rank));
 }
 
+/* bubble_us / bubble_pct of a pipeline rank; FALSE for another rank. */
+static gboolean
+bubble_json (json_object *o, const Analysis *a, guint r, WeftBubble *b)
+{
+  if (!weft_solver_pipeline_bubble (a->solver, r, a->step, b))
+    return FALSE;
+  json_object_object_add (o, "bubble_us", json_object_new_double (us (b->bubble)));
+  json_object_object_add (o, "bubble_pct", json_object_new_double (b->bubble_pct));
+  return TRUE;
+}
+
+/* The mean over the pipeline ranks, into the whole trace's object. */
+static void
+bubble_whole_json (json_object *whole, const Analysis *a)
+{
+  double sum_us = 0, sum_pct = 0;
+  guint n = 0;
+
+  for (guint r = 0; r < a->trace->ranks->len; r++)
+    {
+      WeftBubble b;
+      if (!weft_solver_pipeline_bubble (a->solver, r, a->step, &b))
+        continue;
+      sum_us += us (b.bubble);
+      sum_pct += b.bubble_pct;
+      n++;
+    }
+  if (n == 0)
+    return;
+  json_object_object_add (whole, "bubble_us", json_object_new_double (sum_us / n));
+  json_object_object_add (whole, "bubble_pct", json_object_new_double (sum_pct / n));
+}
+
 static json_object *
 ranks_json (const Analysis *a)
 {
@@ -315,6 +353,10 @@ ranks_json (const Analysis *a)
       ro = metrics_json (&m, weft_solver_baseline_metrics (a->solver, r, a->step, &b) ? &b : NULL);
       json_object_object_add (ro, "rank", json_object_new_int (weft_trace_rank (a->trace, r)->rank));
       memory_json (ro, weft_trace_rank (a->trace, r));
+      {
+        WeftBubble bub;
+        bubble_json (ro, a, r, &bub);
+      }
       json_object_array_add (ranks, ro);
     }
   return ranks;
@@ -431,7 +473,11 @@ print_json (const Analysis *a)
     json_object_array_add (sa, json_object_new_int (g_array_index (a->steps, int, i)));
   json_object_object_add (doc, "steps", sa);
   json_object_object_add (doc, "definitions", definitions_json ());
-  json_object_object_add (doc, "whole", metrics_json (&a->whole, a->have_base ? &a->base : NULL));
+  {
+    json_object *whole = metrics_json (&a->whole, a->have_base ? &a->base : NULL);
+    bubble_whole_json (whole, a);
+    json_object_object_add (doc, "whole", whole);
+  }
   json_object_object_add (doc, "graph", graph_json (a->solver));
   memory_max_json (doc, a->trace);
   json_object_object_add (doc, "ranks", ranks_json (a));
@@ -535,11 +581,31 @@ print_text_collectives (const Analysis *a)
     }
 }
 
+/* The pipeline bubble of each pipeline rank (nothing without P2P). */
+static void
+print_text_bubbles (const Analysis *a)
+{
+  gboolean any = FALSE;
+
+  for (guint r = 0; r < a->trace->ranks->len; r++)
+    {
+      WeftBubble b;
+      if (!weft_solver_pipeline_bubble (a->solver, r, a->step, &b))
+        continue;
+      if (!any)
+        printf ("\npipeline bubble (%s):\n", BUBBLE_DEF);
+      any = TRUE;
+      printf ("  rank %-5d %12.3f us %6.1f %% of the step\n", weft_trace_rank (a->trace, r)->rank, us (b.bubble),
+              b.bubble_pct);
+    }
+}
+
 static void
 print_text (const Analysis *a)
 {
   print_text_header (a);
   print_text_metrics (a);
+  print_text_bubbles (a);
   print_text_critical_path (a);
   print_text_collectives (a);
 }
