@@ -373,12 +373,15 @@ validate_pp (const WeftComposeParams *p, GError **error)
     INVALID ("the local batch (mbs %d) must split into %d microbatches", m->mbs, mb);
   if (p->pp_stages_per_rank < 0 || v > 16)
     INVALID ("stages per rank %d out of range 1..16", p->pp_stages_per_rank);
-  if (v > 1 && !pp_looped (p->pp_schedule))
+  if (v > 1 && !pp_looped (p->pp_schedule) && p->pp_schedule != WEFT_PP_ZB)
     INVALID ("%s runs one stage per rank (--pp-stages-per-rank 1)", weft_compose_pp_schedule_to_string (p->pp_schedule));
   if (pp_looped (p->pp_schedule) && v < 2)
     INVALID ("%s needs --pp-stages-per-rank >= 2", weft_compose_pp_schedule_to_string (p->pp_schedule));
-  if (p->pp_schedule == WEFT_PP_INTERLEAVED_1F1B && mb % p->pp != 0)
-    INVALID ("interleaved-1f1b: microbatches %d must be a multiple of pp %d (PyTorch's rounds)", mb, p->pp);
+  if (p->pp_schedule == WEFT_PP_1F1B && mb < p->pp)
+    INVALID ("1f1b: microbatches %d must be >= the %d stages (as Schedule1F1B requires)", mb, p->pp);
+  if ((p->pp_schedule == WEFT_PP_INTERLEAVED_1F1B || p->pp_schedule == WEFT_PP_ZB) && mb % MAX (1, mb / p->pp) != 0)
+    INVALID ("%s: microbatches %d must be a multiple of the rounds (max (1, m / pp) = %d), as PyTorch requires",
+             weft_compose_pp_schedule_to_string (p->pp_schedule), mb, MAX (1, mb / p->pp));
   if (m->layers < p->pp * v)
     INVALID ("%d layers cannot fill %d x %d pipeline stages", m->layers, p->pp, v);
   return TRUE;

@@ -375,8 +375,12 @@ pp_p2p (Ctx *c, PpState *P, gboolean send, int peer)
   scope_begin (c, "user_annotation", send ? "nccl:send" : "nccl:recv", NULL);
   for (int r = c->r_lo; r < c->r_hi; r++)
     c->rs[r].ext_stack[c->rs[r].depth - 1] = -1;
-  /* ProcessGroupNCCL: the NCCL stream waits for the current (compute) stream */
-  event_record (c, ST_COMPUTE);
+  /* ProcessGroupNCCL: the NCCL stream waits for the current (compute)
+   * stream; the wait carries the record that captured the compute stream's
+   * last op (a new one when none did), so that it reads unambiguously
+   * after other P2P launches */
+  save_handle (c, 3, ST_COMPUTE);
+  load_handle (c, 3);
   stream_wait (c, stream);
   for (int r = c->r_lo; r < c->r_hi; r++)
     {
@@ -456,6 +460,18 @@ pp_wait (Ctx *c, PpState *P, guint w)
       c->rs[r].scratch_wait = NONE;
     }
   stream_wait (c, ST_COMPUTE);
+}
+
+/* Waits for every send in sends: the sends of a rank run in order on its
+ * send stream, so the last one's end stands for all (one
+ * cudaStreamWaitEvent, where PyTorch's work.wait() per send writes one
+ * each; a stream takes at most 8 pending waits here). */
+static void
+pp_wait_sends (Ctx *c, PpState *P, GArray *sends)
+{
+  if (sends->len > 0)
+    pp_wait (c, P, g_array_index (sends, guint, sends->len - 1));
+  g_array_set_size (sends, 0);
 }
 
 /* ---- compute ---------------------------------------------------------------------- */
@@ -639,12 +655,14 @@ pp_weight (Ctx *c, PpState *P, int j, int mb)
   scope_end (c);
 }
 
-/* A full backward or W of stage j done: the last one reduces its gradients. */
+/* A full backward or W of stage j done: after the last one its gradients
+ * are reduced (REDUCE_GRAD, which the runtime runs after the backward's
+ * SEND_B: *reduce_stage, run before the next action that is not a send). */
 static void
-pp_backward_done (Ctx *c, PpState *P, int j)
+pp_backward_done (PpState *P, int j, int *reduce_stage)
 {
   if (++P->bwd_count[j] == P->m)
-    pp_reduce_grads (c, P, j);
+    *reduce_stage = j;
 }
 
 /* ---- the runtimes ------------------------------------------------------------------- */
@@ -667,9 +685,7 @@ pp_run_gpipe (Ctx *c, PpState *P)
           g_array_append_val (sends, w);
         }
     }
-  for (guint k = 0; k < sends->len; k++)
-    pp_wait (c, P, g_array_index (sends, guint, k));
-  g_array_set_size (sends, 0);
+  pp_wait_sends (c, P, sends);
   for (int i = 0; i < P->m; i++)
     {
       if (s < last)
@@ -681,8 +697,7 @@ pp_run_gpipe (Ctx *c, PpState *P)
           g_array_append_val (sends, w);
         }
     }
-  for (guint k = 0; k < sends->len; k++)
-    pp_wait (c, P, g_array_index (sends, guint, k));
+  pp_wait_sends (c, P, sends);
   g_array_unref (sends);
   pp_reduce_grads (c, P, s);
 }
@@ -783,12 +798,19 @@ pp_run_lowered (Ctx *c, PpState *P, const GArray *acts)
 
   for (gsize i = 0; i < n; i++)
     fwd_recv[i] = bwd_recv[i] = G_MAXUINT;
+  int reduce_stage = -1;
+
   for (guint k = 0; k < acts->len; k++)
     {
       const PpAct *a = &g_array_index (acts, PpAct, k);
       gsize key = (gsize) a->stage * P->m + a->mb;
       guint w;
 
+      if (reduce_stage >= 0 && a->kind != PA_SEND_B && a->kind != PA_SEND_F)
+        {
+          pp_reduce_grads (c, P, reduce_stage);
+          reduce_stage = -1;
+        }
       switch (a->kind)
         {
         case PA_RECV_F:
@@ -816,18 +838,19 @@ pp_run_lowered (Ctx *c, PpState *P, const GArray *acts)
             pp_wait (c, P, bwd_recv[key]);
           pp_backward (c, P, a->stage, a->mb, a->kind == PA_I);
           if (a->kind == PA_B)
-            pp_backward_done (c, P, a->stage);
+            pp_backward_done (P, a->stage, &reduce_stage);
           break;
         case PA_W:
           pp_weight (c, P, a->stage, a->mb);
-          pp_backward_done (c, P, a->stage);
+          pp_backward_done (P, a->stage, &reduce_stage);
           break;
         default:
           break;
         }
     }
-  for (guint k = 0; k < sends->len; k++)
-    pp_wait (c, P, g_array_index (sends, guint, k));
+  if (reduce_stage >= 0)
+    pp_reduce_grads (c, P, reduce_stage);
+  pp_wait_sends (c, P, sends);
   g_array_unref (sends);
   g_free (fwd_recv);
   g_free (bwd_recv);
@@ -900,6 +923,28 @@ pp_state_clear (PpState *P)
   g_hash_table_destroy (P->pending);
   g_hash_table_destroy (P->ordinal);
   g_array_unref (P->works);
+}
+
+/* FSDP: the units of pp rank s unsharded before its first compute (the
+ * pipelining runtime's UNSHARD ahead of a stage's compute; torchtitan keeps
+ * them unsharded across the microbatches). */
+static void
+pp_unshard (Ctx *c, PpState *P, int s)
+{
+  if (!P->fsdp)
+    return;
+  scope_begin (c, "user_annotation", "FSDP::pre_forward", NULL);
+  for (int j = s; j < P->S; j += P->pp)
+    {
+      int lo = pp_stage_lo (P, j), hi = pp_stage_lo (P, j + 1);
+      for (int u = j == 0 ? 0 : 1 + lo; u <= (j == P->S - 1 ? P->L + 1 : hi); u++)
+        {
+          fsdp_all_gather (c, &P->units[u], -1);
+          fsdp_copy_out (c, &P->units[u]);
+          P->gathered[u] = TRUE;
+        }
+    }
+  scope_end (c);
 }
 
 static void
@@ -997,6 +1042,7 @@ pp_emit_step (Ctx *c, int step_no, GError **error)
   for (int s = 0; s < P.pp; s++)
     {
       pp_set_stage (c, &P, s);
+      pp_unshard (c, &P, s);
       if (sched == WEFT_PP_GPIPE)
         pp_run_gpipe (c, &P);
       else if (sched == WEFT_PP_1F1B)

@@ -1721,7 +1721,15 @@ fsdp_reduce_scatter (Ctx *c, const Unit *u)
   int n = group_members (c, DIM_DP, 0, members);
 
   scope_begin (c, "user_annotation", "FSDP::post_backward_reduce", NULL);
-  event_record (c, ST_COMPUTE);
+  if (c->p.pp > 1)
+    {
+      /* after P2P launches: the record that captured the gradients'
+       * compute (compose-pp.c), not a new one behind the transfers */
+      save_handle (c, 3, ST_COMPUTE);
+      load_handle (c, 3);
+    }
+  else
+    event_record (c, ST_COMPUTE);
   stream_wait (c, ST_RS);
   for (int r = c->r_lo; r < c->r_hi; r++)
     {
