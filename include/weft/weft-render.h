@@ -312,6 +312,14 @@ void weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view
 void weft_render_paint_highlights (cairo_t *cr, WeftTrace *trace, const WeftView *view,
                                    const WeftLayout *layout, const WeftRenderTimes *times);
 
+/* The matched P2P send/recv instances (pipeline parallel) as arrows from
+ * the send kernel to the receive kernel at the transfer's end, in view
+ * (at most WEFT_RENDER_MAX_P2P_ARROWS); returns how many. cr NULL: only
+ * counts. Part of the highlights when view->show_flows. */
+#define WEFT_RENDER_MAX_P2P_ARROWS 20000
+guint weft_render_paint_p2p_arrows (cairo_t *cr, WeftTrace *trace, const WeftView *view,
+                                    const WeftLayout *layout, const WeftRenderTimes *times);
+
 /* The time ruler, width view->width, height WEFT_RENDER_RULER_HEIGHT:
  * ticks at 1/2/5 x 10^k ns steps, labels in ns/us/ms/s relative to
  * view->origin, step labels (trace may be NULL). */

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include "weft-app-util.h"
+#include "weft-bubble-chip.h"
 #include "weft-metrics-bar.h"
 
 enum
@@ -26,6 +27,8 @@ struct _WeftMetricsBar
   GtkWidget *box;
   GtkWidget *steps;            /* GtkDropDown */
   GtkWidget *chips[N_CHIPS];   /* GtkLabel */
+  GtkWidget *bubble;           /* weft-bubble-chip.c: pipeline traces only */
+  double     bubble_pct;       /* shown (mean over pipeline ranks), -1 none */
 
   WeftSolver *solver;          /* borrowed */
   GArray     *step_numbers;    /* int; index i+1 in the drop-down */
@@ -90,6 +93,7 @@ update_chips (WeftMetricsBar *self)
                weft_solver_baseline_metrics (self->solver, WEFT_SOLVER_ALL_RANKS, step, &self->base);
   for (int i = 0; i < N_CHIPS; i++)
     gtk_widget_set_visible (self->chips[i], self->have);
+  self->bubble_pct = weft_bubble_chip_update (self->bubble, self->have ? self->solver : NULL, step);
   gtk_widget_set_visible (self->steps, self->solver != NULL);
   if (!self->have)
     return;
@@ -254,6 +258,16 @@ weft_metrics_bar_init (WeftMetricsBar *self)
       gtk_widget_set_visible (self->chips[i], FALSE);
       gtk_box_append (GTK_BOX (self->box), self->chips[i]);
     }
+  self->bubble = weft_bubble_chip_new ();
+  self->bubble_pct = -1;
+  gtk_box_append (GTK_BOX (self->box), self->bubble);
+}
+
+double
+weft_metrics_bar_get_bubble_pct (WeftMetricsBar *self)
+{
+  g_return_val_if_fail (WEFT_IS_METRICS_BAR (self), -1);
+  return gtk_widget_get_visible (self->bubble) ? self->bubble_pct : -1;
 }
 
 GtkWidget *

@@ -25,4 +25,8 @@ gboolean   weft_metrics_bar_get_metrics (WeftMetricsBar *self,
                                          WeftMetrics    *now,
                                          WeftMetrics    *baseline);
 
+/* The pipeline-bubble chip's figure (mean bubble % over the pipeline
+ * ranks), -1 when hidden (no P2P in the trace). */
+double     weft_metrics_bar_get_bubble_pct (WeftMetricsBar *self);
+
 G_END_DECLS

@@ -296,6 +296,30 @@ add_metrics (WeftWindow *self, json_object *root)
   json_object_object_add (root, "metrics", m);
 }
 
+/* Pipeline parallel: the bubble chip's figure, the P2P arrows in view
+ * (what the highlights draw), the matched P2P pairs. */
+static void
+add_pipeline (WeftWindow *self, json_object *root)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  json_object *p = json_object_new_object ();
+  guint pairs = 0;
+
+  for (guint k = 0; k < self->trace->instances->len; k++)
+    {
+      WeftCollType t = g_array_index (self->trace->instances, WeftCollInstance, k).type;
+      pairs += t == WEFT_COLL_SEND || t == WEFT_COLL_RECV;
+    }
+  json_object_object_add (p, "bubble_pct",
+                          json_object_new_double (weft_metrics_bar_get_bubble_pct (WEFT_METRICS_BAR (self->metrics))));
+  json_object_object_add (p, "p2p_pairs", json_object_new_int ((int) pairs));
+  json_object_object_add (p, "p2p_arrows",
+                          json_object_new_int ((int) weft_render_paint_p2p_arrows (
+                            NULL, self->trace, weft_timeline_view_get_view (view), weft_timeline_view_get_layout (view),
+                            self->solver != NULL ? &self->times : NULL)));
+  json_object_object_add (root, "pipeline", p);
+}
+
 /* The loaded trace: visible and whole spans, the rank groups (into
  * groups), selection, range, inspector page, session and metrics. */
 static void
@@ -348,6 +372,7 @@ add_trace (WeftWindow *self, json_object *root, json_object *groups)
   if (self->session != NULL)
     add_session (self, root);
   add_metrics (self, root);
+  add_pipeline (self, root);
 }
 
 static void

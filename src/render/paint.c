@@ -909,6 +909,7 @@ weft_render_paint_highlights (cairo_t *cr, WeftTrace *trace, const WeftView *vie
 
   if (view->show_flows)
     {
+      weft_render_paint_p2p_arrows (cr, trace, view, layout, times);
       set_source (cr, tc, 0.85);
       cairo_set_line_width (cr, 1.25);
       if (view->sel_event != WEFT_NONE)
