@@ -358,8 +358,13 @@ weft_cmd_compose (int argc, char **argv)
   if (!o.quiet)
     {
       g_autofree char *sname = weft_compose_strategies_to_string (p.strategies);
-      printf ("%s: %d ranks, %s, %s x %d layers, dp %d tp %d cp %d ep %d (%.2f s)\n", written,
-              weft_compose_world_size (&p), sname, p.model.name, p.model.layers, p.dp, p.tp, p.cp, p.ep,
+      g_autofree char *pp = p.pp > 1 ? g_strdup_printf (" pp %d (%s, %d microbatches, %d stages per rank)", p.pp,
+                                                        weft_compose_pp_schedule_to_string (p.pp_schedule),
+                                                        weft_compose_pp_microbatches (&p),
+                                                        weft_compose_pp_stages_per_rank (&p))
+                                      : g_strdup ("");
+      printf ("%s: %d ranks, %s, %s x %d layers, dp %d tp %d cp %d ep %d%s (%.2f s)\n", written,
+              weft_compose_world_size (&p), sname, p.model.name, p.model.layers, p.dp, p.tp, p.cp, p.ep, pp,
               (g_get_monotonic_time () - t0) / 1e6);
     }
   if (o.json)
