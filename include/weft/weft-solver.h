@@ -352,7 +352,7 @@ typedef struct
  * step window, before an op whose binding (through ops of the rank on other
  * streams) is a P2P transfer or a collective spanning pipeline stages (two
  * of its members are P2P peers). docs/solver.md, "Pipeline bubble". FALSE
- * (and out zeroed but step_time) when the rank has no P2P peer. */
+ * (out zeroed) when the rank has no P2P peer (cheap: no metrics computed). */
 gboolean    weft_solver_pipeline_bubble (WeftSolver *self, guint rank_index, int step, WeftBubble *out);
 
 /* ---- critical path ------------------------------------------------------- */

@@ -137,15 +137,18 @@ weft_solver_pipeline_bubble (WeftSolver *self, guint rank_index, int step, WeftB
   memset (out, 0, sizeof *out);
   trace = weft_solver_get_trace (self);
   n = trace->ranks->len;
-  if (rank_index >= n || !weft_solver_metrics (self, rank_index, step, &m))
+  if (rank_index >= n)
     return FALSE;
-  out->step_time = m.step_time;
+  /* no P2P peer: not a pipeline rank (and no per-rank metrics computed) */
   peer = p2p_peers (trace, n);
   for (guint k = 0; k < n && !linked; k++)
     linked = peer[(gsize) rank_index * n + k];
+  if (!linked || !weft_solver_metrics (self, rank_index, step, &m))
+    return FALSE;
+  out->step_time = m.step_time;
   rank = weft_trace_rank (trace, rank_index);
   lane = compute_lane (self, rank, rank_index);
-  if (!linked || lane == WEFT_NONE)
+  if (lane == WEFT_NONE)
     return FALSE;
   out->pipeline = TRUE;
   out->lane = lane;
