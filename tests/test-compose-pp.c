@@ -333,6 +333,53 @@ test_drag_stage0 (void)
   }
 }
 
+/* Every compute kernel of a stage's schedule knows its microbatch: the
+ * PP:<stage><F|B><mb> annotation around its launch; each stage runs one
+ * forward and one backward of every microbatch. */
+static void
+test_microbatch_labels (void)
+{
+  WeftComposeParams p;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+
+  weft_compose_params_init (&p);
+  p.strategies = WEFT_STRATEGY_PP;
+  p.dp = 1;
+  p.pp = 2;
+  p.model.layers = 2;
+  p.model.mbs = 4;
+  trace = weft_compose_trace (&p, &error);
+  g_assert_no_error (error);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      guint seen_f = 0, seen_b = 0, labelled = 0;
+      for (guint32 e = 0; e < rank->events->len; e++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, e);
+          WeftPpAction a;
+          if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->category != WEFT_CAT_KERNEL || ev->coll != WEFT_NONE
+              || ev->kclass != WEFT_KCLASS_GEMM)
+            continue;
+          /* every GEMM is inside a forward or backward of this stage */
+          g_assert_true (weft_rank_pp_action (rank, e, &a));
+          g_assert_cmpint (a.stage, ==, rank->rank);
+          g_assert_true (a.kind == 'F' || a.kind == 'B');
+          g_assert_cmpint (a.microbatch, >=, 0);
+          g_assert_cmpint (a.microbatch, <, 4);
+          if (a.kind == 'F')
+            seen_f |= 1u << a.microbatch;
+          else
+            seen_b |= 1u << a.microbatch;
+          labelled++;
+        }
+      g_assert_cmpuint (labelled, >, 0);
+      g_assert_cmpuint (seen_f, ==, 0xf);
+      g_assert_cmpuint (seen_b, ==, 0xf);
+    }
+}
+
 static void
 test_params (void)
 {
@@ -402,6 +449,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/compose-pp/params", test_params);
   g_test_add_func ("/compose-pp/consistent", test_consistent);
+  g_test_add_func ("/compose-pp/microbatch-labels", test_microbatch_labels);
   g_test_add_func ("/compose-pp/drag-stage0", test_drag_stage0);
   g_test_add_func ("/compose-pp/memory", test_memory);
   g_test_add_func ("/compose-pp/zb-below-1f1b", test_zb_below_1f1b);

@@ -577,6 +577,17 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
       g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT, ev->correlation);
       grid_row (grid, row++, "Correlation", s);
     }
+  {
+    WeftPpAction act;
+    static const char *const kinds[] = { "forward", "backward", "input gradients", "weight gradients" };
+    if (weft_rank_pp_action (rank, event, &act))
+      {
+        g_autofree char *s = g_strdup_printf ("stage %d, %s of microbatch %d", act.stage,
+                                              kinds[act.kind == 'F' ? 0 : act.kind == 'B' ? 1 : act.kind == 'I' ? 2 : 3],
+                                              act.microbatch);
+        grid_row (grid, row++, "Pipeline", s);
+      }
+  }
 
   if (self->session != NULL && self->solver != NULL && weft_solver_is_node (self->solver, rank_index, event))
     add_edit_controls (self, rank_index, event, end - start);
