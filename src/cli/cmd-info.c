@@ -69,12 +69,15 @@ weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
         }
     }
   options.max_json_bytes = max_json_bytes;
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+  if (strcmp (path, "-") == 0)
+    trace = weft_cli_load_stdin (&options, error);
+  else if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: no such file or folder", path);
       return NULL;
     }
-  trace = weft_trace_load (path, &options, NULL, error);
+  else
+    trace = weft_trace_load (path, &options, NULL, error);
   if (trace != NULL)
     for (guint i = 0; i < trace->warnings->len; i++)
       g_printerr ("weft-cli: warning: %s\n", (const char *) trace->warnings->pdata[i]);
@@ -275,7 +278,7 @@ span_json (WeftTimeSpan s)
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "begin_ns", json_object_new_int64 (s.begin));
   json_object_object_add (o, "end_ns", json_object_new_int64 (s.end));
-  json_object_object_add (o, "duration_ns", json_object_new_int64 (s.end - s.begin));
+  json_object_object_add (o, "duration_us", json_object_new_double ((double) (s.end - s.begin) / 1000.0));
   return o;
 }
 
@@ -376,7 +379,7 @@ rank_json (WeftTrace *trace, WeftRank *rank)
         json_object *e = json_object_new_object ();
         json_object_object_add (e, "count", json_object_new_int64 (c.coll_count[t]));
         json_object_object_add (e, "bytes", json_object_new_int64 (c.coll_bytes[t]));
-        json_object_object_add (e, "unknown_bytes", json_object_new_int64 (c.coll_unknown_bytes[t]));
+        json_object_object_add (e, "unknown_size_count", json_object_new_int64 (c.coll_unknown_bytes[t]));
         json_object_object_add (colls, weft_coll_type_to_string ((WeftCollType) t), e);
       }
   json_object_object_add (o, "collectives", colls);
@@ -390,13 +393,14 @@ rank_json (WeftTrace *trace, WeftRank *rank)
       json_object_object_add (j, "number", json_object_new_int (s->number));
       json_object_object_add (j, "begin_ns", json_object_new_int64 (s->begin));
       json_object_object_add (j, "end_ns", json_object_new_int64 (s->end));
-      json_object_object_add (j, "duration_ns", json_object_new_int64 (s->end - s->begin));
+      json_object_object_add (j, "duration_us", json_object_new_double ((double) (s->end - s->begin) / 1000.0));
       json_object_array_add (steps, j);
     }
   json_object_object_add (o, "steps", steps);
 
-  json_object_object_add (offset, "estimated_ns", json_object_new_int64 (rank->clock_offset_ns));
-  json_object_object_add (offset, "applied_ns", json_object_new_int64 (weft_trace_rank_offset (trace, rank)));
+  json_object_object_add (offset, "estimated_us", json_object_new_double ((double) rank->clock_offset_ns / 1000.0));
+  json_object_object_add (offset, "applied_us",
+                          json_object_new_double ((double) weft_trace_rank_offset (trace, rank) / 1000.0));
   json_object_object_add (o, "clock_offset", offset);
 
   counts_clear (&c);
@@ -406,10 +410,9 @@ rank_json (WeftTrace *trace, WeftRank *rank)
 static json_object *
 trace_json (WeftTrace *trace, const char *path)
 {
-  json_object *o = json_object_new_object ();
+  json_object *o = weft_cli_json_new ();
   json_object *ranks = json_object_new_array ();
 
-  json_object_object_add (o, "weft_version", json_object_new_string (WEFT_VERSION_STRING));
   json_object_object_add (o, "path", json_object_new_string (path));
   json_object_object_add (o, "n_ranks", json_object_new_int (trace->ranks->len));
   json_object_object_add (o, "time_span", span_json (weft_trace_time_span (trace)));
@@ -555,10 +558,8 @@ weft_cmd_info (int argc, char **argv)
 
   if (as_json)
     {
-      json_object *doc = trace_json (trace, argv[1]);
-      printf ("%s\n", json_object_to_json_string_ext (doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-      json_object_put (doc);
+      if (!weft_cli_json_print (trace_json (trace, argv[1])))
+        return WEFT_EXIT_FAILURE;
     }
   else
     print_text (trace, argv[1]);

@@ -11,6 +11,8 @@
 
 #include "weft/weft-model.h"
 #include "weft/weft-compose.h"
+#include "weft/weft-solver.h"
+#include "weft/weft-load.h"
 
 #define WEFT_EXIT_OK 0
 #define WEFT_EXIT_FAILURE 1
@@ -29,9 +31,18 @@ typedef struct
 int weft_cli_fail (const char *format, ...) G_GNUC_PRINTF (1, 2);
 
 /* Loads a trace for a command (cmd-info.c): options from --max-json-bytes
- * (0 = the loader's default) or env WEFT_MAX_JSON_BYTES. NULL with the
- * loader's error (file and byte offset) on failure. */
+ * (0 = the loader's default) or env WEFT_MAX_JSON_BYTES; path "-" reads
+ * standard input. NULL with the loader's error (file and byte offset) on
+ * failure. */
 WeftTrace *weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error);
+/* "-": standard input (cli-io.c). The whole of it, at most once per run
+ * (a second call fails, naming what): FALSE where it is a terminal. */
+GBytes    *weft_cli_read_stdin (const char *what, GError **error); /* (transfer full) */
+/* A trace file piped on standard input (plain, gzip or zstd): one rank
+ * named "(standard input)". weft_cli_load_trace() calls it for "-". */
+WeftTrace *weft_cli_load_stdin (const WeftLoadOptions *options, GError **error);
+/* Copies a (written) file's bytes to standard output. */
+gboolean   weft_cli_copy_to_stdout (const char *path, GError **error);
 /* "4096", "512M", "2G", "1GiB": bytes; FALSE for anything else (signs, 0, overflow). */
 gboolean   weft_cli_parse_bytes (const char *text, guint64 *out);
 
@@ -39,6 +50,21 @@ gboolean   weft_cli_parse_bytes (const char *text, guint64 *out);
  * json.zst (also gz, zst, and each with a leading dot); NULL: json. *ext:
  * the file extension (".json", ...). FALSE for anything else. */
 gboolean weft_cli_parse_format (const char *text, const char **ext);
+
+/* ---- JSON output (cli-json.c; the schema: docs/cli.md, "JSON output") ---- */
+
+/* Bumped when a field of any command's --json document is renamed, removed
+ * or changes its meaning or unit (adding fields keeps it). */
+#define WEFT_CLI_SCHEMA_VERSION 2
+
+/* A new document: { "schema_version": WEFT_CLI_SCHEMA_VERSION, "weft_version": "x.y.z" }. */
+json_object *weft_cli_json_new (void); /* (transfer full) */
+/* Prints doc (pretty) and a newline to stdout, then frees it; FALSE when
+ * writing failed. */
+gboolean     weft_cli_json_print (json_object *doc);
+/* The metrics object of analyze, edit and apply (base: as loaded, for the
+ * *_delta fields; nullable). */
+json_object *weft_cli_metrics_json (const WeftMetrics *m, const WeftMetrics *base); /* (transfer full) */
 
 int weft_cmd_version (int argc, char **argv);
 int weft_cmd_compose (int argc, char **argv);
