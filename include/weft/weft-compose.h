@@ -14,6 +14,7 @@
 #pragma once
 
 #include "weft-costmodel.h"
+#include "weft-load.h"
 #include "weft-model.h"
 
 G_BEGIN_DECLS
@@ -113,6 +114,12 @@ typedef struct
    * a GEMM or attention whose shape is in it takes the measured median
    * duration instead of the roofline estimate. NULL: none. Borrowed. */
   const struct _WeftKernelTimes *kernel_times;
+
+  /* weft_compose_write's progress: total = world + 1 units, done = 0 while
+   * the step is simulated, then 1 + the rank files written. Called from
+   * worker threads (must be thread-safe). NULL: none. */
+  WeftProgressFunc progress;
+  gpointer         progress_data;
 } WeftComposeParams;
 
 /* Defaults: llama3-8b with 4 layers, h100, FSDP on 8 ranks. */

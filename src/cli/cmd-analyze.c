@@ -189,7 +189,7 @@ static json_object *
 definitions_json (void)
 {
   json_object *defs = json_object_new_object ();
-  json_object_object_add (defs, "overlap_pct", json_object_new_string (OVERLAP_DEF));
+  json_object_object_add (defs, "overlap", json_object_new_string (OVERLAP_DEF));
   json_object_object_add (defs, "times", json_object_new_string ("microseconds; per-rank GPU time within the step, "
                                                                   "whole trace: mean over ranks"));
   json_object_object_add (defs, "step_time", json_object_new_string (STEP_DEF));
@@ -538,6 +538,7 @@ weft_cmd_analyze (int argc, char **argv)
   g_auto (Analysis) a = { 0 };
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (ctx, "PATH is a trace file (.json, .json.gz, .json.zst) or a folder of them.\n"
                                          OVERLAP_DEF ".\n\n"
                                          "Exit status: 0 success, 2 bad input (the message names the file and\n"

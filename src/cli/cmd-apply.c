@@ -122,6 +122,7 @@ weft_cmd_apply (int argc, char **argv)
   const char *path;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (
     ctx, "Finds the transformer blocks of every rank (layer or FSDP annotations, else the repeated\n"
          "kernel sequence of the compute stream) and inserts the strategy's collectives around them\n"

@@ -362,9 +362,19 @@ compose_fit_comm (const ComposeOptions *o, WeftComposeParams *p, WeftCostModel *
   return TRUE;
 }
 
+static char *
+describe_compose (guint64 done, guint64 total)
+{
+  if (done == 0)
+    return g_strdup_printf ("compose: simulating the step of %" G_GUINT64_FORMAT " ranks...", total - 1);
+  return g_strdup_printf ("compose: %3d%%, %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " rank files written",
+                          (int) (done * 100 / total), done - 1, total - 1);
+}
+
 int
 weft_cmd_compose (int argc, char **argv)
 {
+  g_autoptr (WeftCliProgress) progress = NULL;
   g_auto (ComposeOptions) o = { 0 };
   g_autofree char *written = NULL;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("--out DIR");
@@ -384,6 +394,7 @@ weft_cmd_compose (int argc, char **argv)
   g_option_context_set_summary (ctx, "Simulate a training step of a parallelism strategy and write per-rank Kineto traces\n"
                                      "in torchtitan's layout. See docs/composer.md.");
   compose_add_entries (ctx, &o);
+  weft_cli_add_progress_option (ctx);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return weft_cli_fail ("compose: %s", error->message);
   if (o.out == NULL && !o.json)
@@ -420,6 +431,9 @@ weft_cmd_compose (int argc, char **argv)
   if (o.json && o.out == NULL)
     return weft_cli_compose_print_json (&p, p.ac);
   t0 = g_get_monotonic_time ();
+  progress = weft_cli_progress_new (describe_compose);
+  p.progress = progress != NULL ? weft_cli_progress_cb : NULL;
+  p.progress_data = progress;
   if (!weft_compose_write (&p, o.out, ext, &written, &error))
     {
       if (error->domain == WEFT_ERROR && error->code == WEFT_ERROR_IO)
@@ -429,6 +443,8 @@ weft_cmd_compose (int argc, char **argv)
         }
       return weft_cli_fail ("compose: %s", error->message);
     }
+  g_clear_pointer (&progress, weft_cli_progress_free);
+  p.progress = NULL;
   if (!o.quiet)
     {
       g_autofree char *sname = weft_compose_strategies_to_string (p.strategies);

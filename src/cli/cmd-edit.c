@@ -65,6 +65,7 @@ weft_cmd_edit (int argc, char **argv)
   FILE *report = stdout;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (
     ctx, "Applies the operations of EDITS.json (scale, set_duration, shift, move_time, move_stream,\n"
          "reorder, delete, duplicate, insert_kernel, insert_collective, move_to_rank; see\n"

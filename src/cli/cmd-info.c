@@ -51,9 +51,17 @@ weft_cli_parse_bytes (const char *text, guint64 *out)
   return TRUE;
 }
 
+static char *
+describe_load (guint64 done, guint64 total)
+{
+  return g_strdup_printf ("reading: %3d%%, %.1f of %.1f MB", total ? (int) (done * 100 / total) : 0, done / 1e6,
+                          total / 1e6);
+}
+
 WeftTrace *
 weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
 {
+  g_autoptr (WeftCliProgress) progress = weft_cli_progress_new (describe_load);
   WeftLoadOptions options = { 0 };
   const char *env = g_getenv ("WEFT_MAX_JSON_BYTES");
   WeftTrace *trace;
@@ -69,6 +77,8 @@ weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
         }
     }
   options.max_json_bytes = max_json_bytes;
+  options.progress = progress != NULL ? weft_cli_progress_cb : NULL;
+  options.progress_data = progress;
   if (strcmp (path, "-") == 0)
     trace = weft_cli_load_stdin (&options, error);
   else if (!g_file_test (path, G_FILE_TEST_EXISTS))
@@ -78,6 +88,7 @@ weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
     }
   else
     trace = weft_trace_load (path, &options, NULL, error);
+  g_clear_pointer (&progress, weft_cli_progress_free);
   if (trace != NULL)
     for (guint i = 0; i < trace->warnings->len; i++)
       g_printerr ("weft-cli: warning: %s\n", (const char *) trace->warnings->pdata[i]);
@@ -540,6 +551,7 @@ weft_cmd_info (int argc, char **argv)
   g_autoptr (WeftTrace) trace = NULL;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (ctx, "PATH is a trace file (.json, .json.gz, .json.zst) or a folder of them.\n\n"
                                          "Exit status: 0 success, 2 bad input (the message names the file and\n"
                                          "byte offset) or bad usage.");

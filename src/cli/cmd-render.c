@@ -182,6 +182,7 @@ weft_cmd_render (int argc, char **argv)
   WeftRenderFileOptions o = { { 0, 0 }, NULL, 0, 0, 0, FALSE, FALSE, NULL, NULL };
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (ctx, "Exit status: 0 success, 1 the picture could not be written, "
                                          "2 bad input (unreadable trace) or bad usage.\n");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))

@@ -66,6 +66,26 @@ gboolean     weft_cli_json_print (json_object *doc);
  * *_delta fields; nullable). */
 json_object *weft_cli_metrics_json (const WeftMetrics *m, const WeftMetrics *base); /* (transfer full) */
 
+/* ---- progress on standard error (cli-progress.c) ---- */
+
+/* --progress: also when standard error is not a terminal. */
+extern gboolean weft_cli_progress_option;
+void weft_cli_add_progress_option (GOptionContext *ctx);
+
+typedef struct _WeftCliProgress WeftCliProgress;
+/* The line for done of total (freed by the caller). */
+typedef char *(*WeftCliDescribeFunc) (guint64 done, guint64 total);
+/* NULL (report nothing) unless standard error is a terminal or --progress
+ * was given; env WEFT_NO_PROGRESS turns it off on a terminal. */
+WeftCliProgress *weft_cli_progress_new  (WeftCliDescribeFunc describe); /* (transfer full) (nullable) */
+/* A WeftProgressFunc (thread-safe; user_data: the WeftCliProgress, may be
+ * NULL): redraws the terminal line at most 10 times a second, or prints a
+ * line per tenth of the work. */
+void             weft_cli_progress_cb   (guint64 done, guint64 total, gpointer user_data);
+/* Clears the terminal line. */
+void             weft_cli_progress_free (WeftCliProgress *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftCliProgress, weft_cli_progress_free)
+
 int weft_cmd_version (int argc, char **argv);
 int weft_cmd_compose (int argc, char **argv);
 /* compose --json: the prediction of the composed step (cmd-compose-json.c) */

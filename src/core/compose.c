@@ -2629,6 +2629,8 @@ typedef struct
   WeftSaveTxn *txn;        /* file r is rank r's */
   GMutex       lock;
   GError      *error;
+  const WeftComposeParams *params;  /* its progress callback */
+  guint        n_written;  /* atomic */
 } WriteJobs;
 
 static void
@@ -2657,6 +2659,12 @@ write_job (gpointer data, gpointer user_data)
       else
         g_error_free (error);
       g_mutex_unlock (&jobs->lock);
+      return;
+    }
+  if (jobs->params->progress != NULL)
+    {
+      guint n = (guint) g_atomic_int_add ((gint *) &jobs->n_written, 1) + 1;
+      jobs->params->progress (1 + n, (guint64) jobs->c->world + 1, jobs->params->progress_data);
     }
 }
 
@@ -2692,8 +2700,12 @@ weft_compose_write (const WeftComposeParams *params,
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot create the folder", dir);
       return FALSE;
     }
+  if (params->progress != NULL)
+    params->progress (0, (guint64) weft_compose_world_size (params) + 1, params->progress_data);
   if (!compose_build (&c, params, error))
     return FALSE;
+  if (params->progress != NULL)
+    params->progress (1, (guint64) c.world + 1, params->progress_data);
   /* Loading OUT (or the iteration folder) later must give exactly these
    * ranks: refuse a folder holding other traces. */
   targets = g_ptr_array_new_with_free_func (g_free);
@@ -2717,6 +2729,7 @@ weft_compose_write (const WeftComposeParams *params,
     }
   /* every rank's text is built and compressed in parallel (read-only on c) */
   jobs.c = &c;
+  jobs.params = params;
   g_mutex_init (&jobs.lock);
   n_threads = CLAMP ((int) g_get_num_processors (), 1, c.world);
   pool = g_thread_pool_new (write_job, &jobs, n_threads, TRUE, NULL);
