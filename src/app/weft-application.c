@@ -1,7 +1,9 @@
 /* weft-application.c: the Weft GtkApplication.
  *
  * Opens a window per command-line path (HANDLES_OPEN), or one empty window
- * ("Open a trace" and recent files) when started without one. Follows the
+ * ("Open a trace" and recent files) when started without one. Unique: a
+ * second `weft PATH` opens PATH in a window of the running instance
+ * (--new-instance: a process of its own). Follows the
  * system's dark/light preference: GTK 4.8 without libadwaita does not read
  * the freedesktop colour scheme itself, so the application reads
  * org.gnome.desktop.interface color-scheme where that schema is installed,
@@ -285,6 +287,9 @@ weft_application_handle_local_options (GApplication *app, GVariantDict *options)
       g_print ("weft %s\n", WEFT_VERSION_STRING);
       return 0;
     }
+  /* (before registering: the flags may still change) */
+  if (g_variant_dict_contains (options, "new-instance"))
+    g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
   return -1;
 }
 
@@ -334,6 +339,8 @@ weft_application_init (WeftApplication *self)
 {
   static const GOptionEntry entries[] = {
     { "version", 'v', 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+    { "new-instance", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "Open the files in a new process instead of a new window of the running Weft", NULL },
     { NULL }
   };
 
@@ -347,12 +354,14 @@ weft_application_init (WeftApplication *self)
 WeftApplication *
 weft_application_new (void)
 {
-  /* NON_UNIQUE: each `weft PATH` is its own process, so a long load or a
-   * crash in one window never takes others with it, and tests can run the
-   * binary without a session bus. */
+  /* Unique, as GNOME applications are: a second `weft FILE` asks the
+   * running instance (over the session bus, by the application id) to
+   * open FILE in a new window, and exits. --new-instance (NON_UNIQUE, set
+   * in handle_local_options) runs a process of its own; without a session
+   * bus GApplication is non-unique by itself. */
   return g_object_new (WEFT_TYPE_APPLICATION,
                        "application-id", WEFT_APPLICATION_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
                        NULL);
 }
 

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "weft/weft.h"
 #include "weft-app-util.h"
@@ -165,6 +166,26 @@ add_palette (WeftWindow *self, json_object *root)
 }
 
 /* The window as a whole: page, loading, errors, focus, timings, size. */
+/* The process and its application's windows (a second `weft FILE` opens
+ * its window in the running instance): pid, app_windows, app_paths. */
+static void
+add_app (WeftWindow *self, json_object *root)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  json_object *paths = json_object_new_array ();
+  int n = 0;
+
+  for (GList *l = app != NULL ? gtk_application_get_windows (app) : NULL; l != NULL; l = l->next)
+    {
+      n++;
+      if (WEFT_IS_WINDOW (l->data) && WEFT_WINDOW (l->data)->paths != NULL)
+        json_object_array_add (paths, json_object_new_string (WEFT_WINDOW (l->data)->paths[0]));
+    }
+  add_int64 (root, "pid", (gint64) getpid ());
+  json_object_object_add (root, "app_windows", json_object_new_int (n));
+  json_object_object_add (root, "app_paths", paths);
+}
+
 static void
 add_window (WeftWindow *self, json_object *root)
 {
@@ -186,6 +207,7 @@ add_window (WeftWindow *self, json_object *root)
   json_object_object_add (root, "dark", json_object_new_boolean (_weft_window_is_dark (self)));
   json_object_object_add (root, "focus", json_object_new_string (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : ""));
   json_object_object_add (root, "screenshots", json_object_new_int ((int) self->n_screenshots));
+  add_app (self, root);
   add_int64 (root, "frames", weft_timeline_view_get_frames (view));
   if (lat != NULL && lat->len > 0)
     {
