@@ -46,6 +46,8 @@ add_trace_filters (GtkFileChooser *chooser)
   gtk_file_filter_add_pattern (traces, "*.json.gz");
   gtk_file_filter_add_pattern (traces, "*.json.zst");
   gtk_file_filter_add_mime_type (traces, "application/x-kineto-trace");
+  gtk_file_filter_add_mime_type (traces, "application/x-kineto-trace-gzip");
+  gtk_file_filter_add_mime_type (traces, "application/x-kineto-trace-zstd");
   gtk_file_filter_set_name (all, "All files");
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (chooser, traces);
