@@ -8,6 +8,7 @@
 #     app_paths);
 #  2. `weft --new-instance C` is a process of its own with one window while
 #     the first keeps its two;
+#  (and the accessible roles of the timeline and the metric chips);
 #  3. without a session bus (an address nobody listens on) every `weft` is
 #     its own process: GApplication falls back to non-unique (how the other
 #     UI tests run under xvfb-run).
@@ -47,6 +48,9 @@ start first "$TMP/state-1.json" "$A"
 APP=$PID_first
 wait_for_file "$TMP/state-1.json" 'd["loaded"] and d["app_windows"] == 1' "the first weft shows A"
 [ "$(qfile "$TMP/state-1.json" "d['pid'] == $PID_first")" = 1 ] || fail "state-1.json is not the first process's"
+# the roles GTK gives screen readers: the timeline a picture, the chips a live status
+[ "$(qfile "$TMP/state-1.json" 'd["a11y_roles"] == {"timeline": "img", "metrics": "status"}')" = 1 ] ||
+  fail "accessible roles: $(qfile "$TMP/state-1.json" 'd["a11y_roles"]')"
 
 t0=$(date +%s%N)
 WEFT_TEST_STATE=$TMP/state-2.json timeout "$TIMEOUT" "$WEFT" "$B" >>"$TMP/weft.log" 2>&1 || fail "the second weft exited with $?"

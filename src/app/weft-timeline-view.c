@@ -528,7 +528,8 @@ weft_timeline_view_class_init (WeftTimelineViewClass *klass)
   _weft_timeline_view_class_actions_init (widget_class);
 
   gtk_widget_class_set_css_name (widget_class, "weft-timeline");
-  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_WIDGET);
+  /* a drawn, focusable picture of the trace (as GtkDrawingArea's role) */
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
 static void
@@ -546,6 +547,11 @@ weft_timeline_view_init (WeftTimelineView *self)
   gtk_widget_set_focusable (widget, TRUE);
   gtk_widget_set_focus_on_click (widget, TRUE);
   gtk_widget_set_has_tooltip (widget, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, "Timeline",
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  "Each rank's CPU threads and GPU streams over time. W and S zoom, A and D pan, "
+                                  "a click selects an event, Ctrl+F searches, Ctrl+? lists every key",
+                                  -1);
   gtk_widget_set_overflow (widget, GTK_OVERFLOW_HIDDEN);
   gtk_widget_set_hexpand (widget, TRUE);
   gtk_widget_set_vexpand (widget, TRUE);

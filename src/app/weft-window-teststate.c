@@ -182,6 +182,17 @@ add_app (WeftWindow *self, json_object *root)
         json_object_array_add (paths, json_object_new_string (WEFT_WINDOW (l->data)->paths[0]));
     }
   add_int64 (root, "pid", (gint64) getpid ());
+  {
+    /* the accessible roles GTK reports (screen readers) */
+    GEnumClass *roles = g_type_class_ref (GTK_TYPE_ACCESSIBLE_ROLE);
+    GEnumValue *tl = g_enum_get_value (roles, gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (self->view)));
+    GEnumValue *mb = g_enum_get_value (roles, gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (self->metrics)));
+    json_object *a = json_object_new_object ();
+    json_object_object_add (a, "timeline", json_object_new_string (tl != NULL ? tl->value_nick : ""));
+    json_object_object_add (a, "metrics", json_object_new_string (mb != NULL ? mb->value_nick : ""));
+    json_object_object_add (root, "a11y_roles", a);
+    g_type_class_unref (roles);
+  }
   json_object_object_add (root, "app_windows", json_object_new_int (n));
   json_object_object_add (root, "app_paths", paths);
 }
