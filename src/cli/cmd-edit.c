@@ -16,7 +16,7 @@ static void
 print_ms (FILE *f, const char *label, gint64 before, gint64 after)
 {
   fprintf (f, "  %-22s %12.3f ms  -> %12.3f ms  (%+.3f ms)\n", label, before / 1e6, after / 1e6,
-          (after - before) / 1e6);
+           (after - before) / 1e6);
 }
 
 static void
@@ -25,7 +25,7 @@ print_metrics (FILE *f, const WeftMetrics *b, const WeftMetrics *a)
   fprintf (f, "metrics (whole trace, all ranks; overlap %% = overlapped / communication, as HTA):\n");
   print_ms (f, "step time", b->step_time, a->step_time);
   fprintf (f, "  %-22s %12.2f %%   -> %12.2f %%   (%+.2f points)\n", "overlap", b->overlap_pct, a->overlap_pct,
-          a->overlap_pct - b->overlap_pct);
+           a->overlap_pct - b->overlap_pct);
   print_ms (f, "exposed communication", b->exposed_comm, a->exposed_comm);
   print_ms (f, "compute", b->compute, a->compute);
   print_ms (f, "communication", b->comm, a->comm);
@@ -43,8 +43,8 @@ weft_cmd_edit (int argc, char **argv)
   gboolean as_json = FALSE;
   const char *ext = NULL;
   GOptionEntry entries[] = {
-    { "script", 's', 0, G_OPTION_ARG_FILENAME, &script, "Edit script to apply (JSON, see docs/editing.md; - reads standard input)",
-      "EDITS.json" },
+    { "script", 's', 0, G_OPTION_ARG_FILENAME, &script,
+      "Edit script to apply (JSON, see docs/editing.md; - reads standard input)", "EDITS.json" },
     { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
       "Folder to write the edited trace into (rank<R>_trace<ext>), or - for standard output (one rank; the report "
       "goes to standard error)", "DIR" },
@@ -150,8 +150,8 @@ weft_cmd_edit (int argc, char **argv)
   else
     {
       json_object *log = weft_edit_session_log (session);
-      fprintf (report, "%s: applied %u operation%s of %s (%zu primitive edits)\n", path, n_applied, n_applied == 1 ? "" : "s",
-              script, json_object_array_length (log));
+      fprintf (report, "%s: applied %u operation%s of %s (%zu primitive edits)\n", path, n_applied,
+               n_applied == 1 ? "" : "s", script, json_object_array_length (log));
       json_object_put (log);
       print_metrics (report, &before, &after);
       fprintf (report, "wrote %s\n", to_stdout ? "standard output" : out);
