@@ -67,6 +67,9 @@ weft_cmd_edit (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("PATH - apply an edit script and save the edited trace");
   g_autoptr (GError) error = NULL;
   g_autoptr (WeftEditSession) session = NULL;
+  g_autoptr (WeftMemoryTimeline) memory = NULL;
+  WeftMemoryTimelinePeak mem_before = { 0 }, mem_after = { 0 };
+  gboolean has_memory = FALSE;
   WeftTrace *trace;
   WeftMetrics before = { 0 }, after = { 0 };
   guint n_applied = 0;
@@ -104,9 +107,18 @@ weft_cmd_edit (int argc, char **argv)
       weft_trace_free (trace);
       return weft_cli_fail ("%s: %s", path, error->message);
     }
+  /* the [memory] events anchored to their ops as loaded, re-timed after
+   * the edits (docs/solver.md, "Memory under edits") */
+  memory = weft_memory_timeline_new (trace);
+  has_memory = weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &mem_before);
   if (!weft_edit_session_apply_script_file (session, script, &n_applied, &error))
     return weft_cli_fail ("%s", error->message);
   weft_edit_session_metrics (session, &after, &before);
+  if (has_memory)
+    {
+      weft_memory_timeline_update (memory, weft_edit_session_get_solver (session));
+      weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &mem_after);
+    }
 
   if (!weft_edit_session_save (session, out, ext, &error))
     {
@@ -119,8 +131,14 @@ weft_cmd_edit (int argc, char **argv)
     {
       json_object *o = json_object_new_object ();
       json_object_object_add (o, "applied", json_object_new_int ((int) n_applied));
-      json_object_object_add (o, "before", metrics_json (&before));
-      json_object_object_add (o, "after", metrics_json (&after));
+      json_object *b = metrics_json (&before), *a = metrics_json (&after);
+      if (has_memory)
+        {
+          json_object_object_add (b, "peak_memory_gib", json_object_new_double (mem_before.peak_reserved / 1073741824.0));
+          json_object_object_add (a, "peak_memory_gib", json_object_new_double (mem_after.peak_reserved / 1073741824.0));
+        }
+      json_object_object_add (o, "before", b);
+      json_object_object_add (o, "after", a);
       json_object_object_add (o, "edits", weft_edit_session_log (session));
       json_object_object_add (o, "out", json_object_new_string (out));
       printf ("%s\n", json_object_to_json_string_ext (o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -133,6 +151,10 @@ weft_cmd_edit (int argc, char **argv)
               script, json_object_array_length (log));
       json_object_put (log);
       print_metrics (&before, &after);
+      if (has_memory)
+        printf ("  %-22s %12.3f GiB -> %12.3f GiB (%+.3f GiB; the largest over ranks)\n", "peak memory",
+                mem_before.peak_reserved / 1073741824.0, mem_after.peak_reserved / 1073741824.0,
+                (mem_after.peak_reserved - mem_before.peak_reserved) / 1073741824.0);
       printf ("wrote %s\n", out);
     }
   return WEFT_EXIT_OK;

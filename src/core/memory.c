@@ -8,6 +8,13 @@
 #include "util-private.h"
 
 gboolean
+weft_memory_device_is_gpu (gint64 device_type)
+{
+  /* c10::DeviceType: CUDA = 1, HIP = 6 */
+  return device_type == 1 || device_type == 6;
+}
+
+gboolean
 weft_rank_memory_peak (const WeftRank *rank, gint64 begin, gint64 end, WeftMemoryPeak *out)
 {
   g_return_val_if_fail (rank != NULL && out != NULL, FALSE);
@@ -27,7 +34,7 @@ weft_rank_memory_peak (const WeftRank *rank, gint64 begin, gint64 end, WeftMemor
         continue;
       _weft_json_get_int64 (args, "Device Type", &type);
       _weft_json_get_int64 (args, "Device Id", &dev);
-      if (type == 1 && _weft_json_get_int64 (args, "Total Allocated", &alloc)
+      if (weft_memory_device_is_gpu (type) && _weft_json_get_int64 (args, "Total Allocated", &alloc)
           && _weft_json_get_int64 (args, "Total Reserved", &reserved))
         {
           out->n_events++;
