@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "weft/weft-memory.h"
+#include "memory-private.h"
 #include "util-private.h"
 
 typedef struct
@@ -75,27 +75,20 @@ static gboolean
 read_sample (WeftRank *rank, guint32 i, guint32 memory_name, Sample *s, int *device)
 {
   const WeftEvent *ev = &g_array_index (rank->events, WeftEvent, i);
-  json_object *args;
-  gint64 type = 1, dev = -1;
-  gboolean ok;
+  WeftMemoryArgs ma;
 
   if (ev->name != memory_name || ev->category != WEFT_CAT_CPU_INSTANT || (ev->flags & WEFT_EVENT_DELETED))
     return FALSE;
-  args = weft_event_parse_args (rank, ev);
-  if (args == NULL)
+  if (!_weft_memory_read_args (rank, ev, &ma) || !weft_memory_device_is_gpu (ma.type))
     return FALSE;
   memset (s, 0, sizeof *s);
-  _weft_json_get_int64 (args, "Device Type", &type);
-  _weft_json_get_int64 (args, "Device Id", &dev);
-  ok = weft_memory_device_is_gpu (type) && _weft_json_get_int64 (args, "Total Allocated", &s->allocated) &&
-       _weft_json_get_int64 (args, "Total Reserved", &s->reserved);
-  if (ok && !_weft_json_get_int64 (args, "Bytes", &s->bytes))
-    s->bytes = 0;
-  json_object_put (args);
+  s->allocated = ma.allocated;
+  s->reserved = ma.reserved;
+  s->bytes = ma.bytes;
   s->event = i;
   s->anchor = WEFT_NONE;
-  *device = (int) CLAMP (dev, -1, G_MAXINT);
-  return ok;
+  *device = (int) CLAMP (ma.device, -1, G_MAXINT);
+  return TRUE;
 }
 
 /* Anchors the samples of one CPU lane (their indices in `which`, in lane
