@@ -91,14 +91,16 @@ read_sample (WeftRank *rank, guint32 i, guint32 memory_name, Sample *s, int *dev
   return TRUE;
 }
 
-/* Anchors the samples of one CPU lane (their indices in `which`, in lane
- * order): the last GPU op launched inside the innermost enclosing span,
- * else the latest launch before, else the first launch after. */
+/* Anchors the samples on one CPU lane, in one sweep of the lane's events
+ * (start order, the enclosing spans on a stack): the last GPU op launched
+ * inside the innermost enclosing span when it launched nothing before the
+ * sample (resolved after the sweep, span_last[span] = its last op), else
+ * the latest launch before, else the lane's first launch. */
 static void
 anchor_lane (WeftRank *rank, WeftLane *lane, GArray *samples, GHashTable *by_event, guint32 *span_last)
 {
   const guint32 *idx = (const guint32 *) (void *) lane->events->data;
-  guint32 stack[64];
+  guint32 stack[64];   /* open spans; deeper nesting is not anchored to (rule 2 applies) */
   guint sp = 0;
   guint32 last_launch = WEFT_NONE, first_launch = WEFT_NONE;
   g_autoptr (GArray) pending = g_array_new (FALSE, FALSE, sizeof (guint)); /* samples without a launch before */
