@@ -294,6 +294,67 @@ test_none (void)
   weft_view_clear (&view);
 }
 
+/* Bad [memory] args: huge, negative, not numbers, nested, absent: read
+ * where they can be (clamped to 2^52 bytes), skipped where not; nothing
+ * overflows (UBSan) and the row paints. */
+static void
+test_bad_args (void)
+{
+  static const char json[] =
+    "{\"traceEvents\": [\n"
+    "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 10, \"dur\": 50},\n"
+    "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 1, \"tid\": 1, \"ts\": 20, "
+    "\"dur\": 2, \"args\": {\"correlation\": 1}},\n"
+    "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 30, \"dur\": 100, "
+    "\"args\": {\"stream\": 7, \"correlation\": 1}},\n"
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 11, \"args\": {\"Total Allocated\": 9223372036854775807, \"Total Reserved\": -9223372036854775807, "
+    "\"Bytes\": 9223372036854775807, \"Device Id\": 0, \"Device Type\": 1}},\n"
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 12, \"args\": {\"Total Allocated\": 9223372036854775807, \"Total Reserved\": 9223372036854775807, "
+    "\"Bytes\": -9223372036854775807, \"Device Id\": 99999999999, \"Device Type\": 1}},\n"
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 13, \"args\": {\"Total Allocated\": \"many\", \"Total Reserved\": 1.5e9}},\n"
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 14, \"args\": {\"x\": {\"Total Allocated\": 5}, \"Total Allocated\": 100, \"Total Reserved\": 200}},\n"
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 15},\n"
+    "{\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", \"name\": \"[memory]\", \"pid\": 1, \"tid\": 1, "
+    "\"ts\": 16, \"args\": {\"Total Allocated\": 1, \"Total Reserved\": 2, \"Device Type\": 0}}\n"
+    "]}\n";
+  g_autofree char *path = weft_test_write_file ("bad-memory.json", json, -1);
+  g_autoptr (GError) error = NULL;
+  WeftTrace *trace = weft_trace_load (path, NULL, NULL, &error);
+  g_autoptr (WeftEditSession) s = NULL;
+  g_autoptr (WeftMemoryTimeline) tl = NULL;
+  WeftMemoryTimelinePeak p;
+  WeftView view;
+  g_autoptr (WeftLayout) layout = NULL;
+  WeftRenderOverlay overlay = { 0 };
+  WeftRenderStats stats;
+  cairo_surface_t *surf = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 400, 300);
+  cairo_t *cr = cairo_create (surf);
+
+  g_assert_no_error (error);
+  s = weft_edit_session_new (trace, path, &error);
+  g_assert_no_error (error);
+  tl = weft_memory_timeline_new (trace);
+  weft_memory_timeline_update (tl, weft_edit_session_get_solver (s));
+  /* the two huge ones (clamped) and the nested one (json-c); not the
+   * string, the absent args nor the CPU device */
+  g_assert_true (weft_memory_timeline_peak (tl, 0, &p));
+  g_assert_cmpuint (p.n_events, ==, 3);
+  g_assert_cmpint (p.peak_reserved, <=, G_GINT64_CONSTANT (1) << 53);
+  weft_view_init (&view, trace);
+  layout = weft_layout_new (trace, &view);
+  overlay.memory = tl;
+  weft_render_paint_body (cr, trace, &view, layout, NULL, &overlay, &stats);
+  g_assert_cmpuint (stats.memory_rows, ==, 1);
+  weft_view_clear (&view);
+  cairo_destroy (cr);
+  cairo_surface_destroy (surf);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -308,5 +369,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/memory/shared/df-index-resolver",
                         "HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz", test_shared);
   g_test_add_func ("/memory/none", test_none);
+  g_test_add_func ("/memory/bad-args", test_bad_args);
   return g_test_run ();
 }

@@ -49,6 +49,26 @@ struct _WeftMemoryTimeline
   guint64    serial;
 };
 
+/* Saturating arithmetic: the totals come from files, and a bad one must
+ * not overflow (the values are clamped to +-2^52 bytes when read). */
+static inline gint64
+sat_add (gint64 a, gint64 b)
+{
+  gint64 r;
+  if (__builtin_add_overflow (a, b, &r))
+    return b > 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
+static inline gint64
+sat_sub (gint64 a, gint64 b)
+{
+  gint64 r;
+  if (__builtin_sub_overflow (a, b, &r))
+    return b < 0 ? G_MAXINT64 : G_MININT64;
+  return r;
+}
+
 /* ---- anchoring ------------------------------------------------------------------ */
 
 static gboolean
@@ -314,13 +334,13 @@ prepare_rank (WeftMemoryTimeline *self, guint r)
       const WeftEvent *mev = &g_array_index (rank->events, WeftEvent, s->event);
       s->order = i;
       s->prefix = prefix[s->slot];
-      prefix[s->slot] += s->bytes;
+      prefix[s->slot] = sat_add (prefix[s->slot], s->bytes);
       hwm[s->slot] = seen[s->slot] ? MAX (hwm[s->slot], s->allocated) : s->allocated;
       seen[s->slot] = TRUE;
       s->hwm = hwm[s->slot];
       counts[s->slot]++;
       if (s->anchor != WEFT_NONE)
-        s->delta = mev->ts - g_array_index (rank->events, WeftEvent, s->anchor).ts;
+        s->delta = sat_sub (mev->ts, g_array_index (rank->events, WeftEvent, s->anchor).ts);
     }
   for (guint k = 0; k < rm->n_devices; k++)
     if (rm->primary < 0 || counts[k] > counts[rm->primary])
@@ -359,7 +379,7 @@ sample_time (WeftMemoryTimeline *self, WeftSolver *solver, guint r, const Sample
   if (solver == NULL)
     return mev->ts + weft_trace_rank_offset (self->trace, rank);
   if (s->anchor != WEFT_NONE && weft_solver_is_node (solver, r, s->anchor))
-    return weft_solver_start (solver, r, s->anchor) + s->delta;
+    return sat_add (weft_solver_start (solver, r, s->anchor), s->delta);
   return weft_solver_start (solver, r, s->event);
 }
 
@@ -385,12 +405,12 @@ sweep_rank (RankMem *rm)
       int d = s->slot;
       /* the loaded total, less the bytes that were before it and are not
        * now, plus those that are now and were not */
-      gint64 alloc = s->allocated + (prefix[d] - s->prefix);
+      gint64 alloc = sat_add (s->allocated, sat_sub (prefix[d], s->prefix));
       gint64 res;
-      prefix[d] += s->bytes;
+      prefix[d] = sat_add (prefix[d], s->bytes);
       hwm[d] = seen[d] ? MAX (hwm[d], alloc) : alloc;
       seen[d] = TRUE;
-      res = MAX (s->reserved + (hwm[d] - s->hwm), alloc);
+      res = MAX (sat_add (s->reserved, sat_sub (hwm[d], s->hwm)), alloc);
       rm->peak.n_events++;
       rm->peak.peak_allocated = MAX (rm->peak.peak_allocated, alloc);
       if (rm->peak.n_events == 1 || res > rm->peak.peak_reserved)

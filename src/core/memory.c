@@ -32,6 +32,17 @@ scan_int (const char *text, const char *key, gint64 *out)
   return TRUE;
 }
 
+/* A GPU holds far less than 2^52 bytes (4 PiB): larger values are a bad
+ * file, clamped so that sums over events cannot overflow. */
+static void
+clamp_args (WeftMemoryArgs *a)
+{
+  const gint64 lim = G_GINT64_CONSTANT (1) << 52;
+  a->allocated = CLAMP (a->allocated, -lim, lim);
+  a->reserved = CLAMP (a->reserved, -lim, lim);
+  a->bytes = CLAMP (a->bytes, -lim, lim);
+}
+
 gboolean
 _weft_memory_read_args (const WeftRank *rank, const WeftEvent *ev, WeftMemoryArgs *out)
 {
@@ -52,6 +63,7 @@ _weft_memory_read_args (const WeftRank *rank, const WeftEvent *ev, WeftMemoryArg
         out->device = -1;
       if (!scan_int (args, "\"Bytes\"", &out->bytes))
         out->bytes = 0;
+      clamp_args (out);
       return TRUE;
     }
   obj = weft_event_parse_args (rank, ev);
@@ -63,6 +75,7 @@ _weft_memory_read_args (const WeftRank *rank, const WeftEvent *ev, WeftMemoryArg
   ok = _weft_json_get_int64 (obj, "Total Allocated", &out->allocated) &&
        _weft_json_get_int64 (obj, "Total Reserved", &out->reserved);
   json_object_put (obj);
+  clamp_args (out);
   return ok;
 }
 

@@ -89,7 +89,7 @@ step_path (cairo_t *cr, const Columns *c, const gint64 *v, double base, double t
   for (guint col = 0; col < c->n; col++, x += 1.0)
     {
       double y = base - (double) v[col] * per_byte;
-      y = MAX (y, top);
+      y = CLAMP (y, top, base);
       if (col == 0 && !close)
         cairo_move_to (cr, x, y);
       else
@@ -171,7 +171,7 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
    * it is out of view) */
   {
     double px = weft_render_time_to_x (view, peak.peak_time);
-    double py = base - (double) peak.peak_reserved * per_byte;
+    double py = CLAMP (base - (double) peak.peak_reserved * per_byte, top, base);
     g_autofree char *text = g_strdup_printf ("peak %.1f GiB", GIB (peak.peak_reserved));
     if (px >= 0 && px <= view->width)
       {
