@@ -10,6 +10,9 @@
 #     Delete removes it (the all-gather then starts as early as its stream
 #     allows): rank 0's peak rises to what `weft-cli edit --json` of the
 #     same edit reports, and the row is drawn with it;
+#     then that all-gather is dragged 40 ms later (0 fits the trace; a real
+#     button drag): its buffer no longer overlaps the loss and the peak
+#     falls back; Ctrl+Z gives the prefetched peak again;
 #  3. Ctrl+Z gives the loaded peak back exactly; M hides the memory rows
 #     and shows them again.
 #
@@ -83,6 +86,41 @@ xdotool key s   # a view change after the repaint
 wait_for "abs(d['memory']['drawn_peak_gib'] - $EDITED) < 1e-9" "the row is drawn with the new peak"
 R0=$(q '[r["peak_gib"] for r in d["memory"]["ranks"] if r["rank"] == 0][0]')
 ok "prefetched earlier: rank 0 peak $PEAK -> $R0 GiB (= weft-cli edit), drawn"
+
+# ---- 2b. drag that all-gather back later: its buffer leaves the loss, the peak falls ---
+AGEV=$(python3 -c 'import gzip, json, sys; ev = json.load(gzip.open(sys.argv[1]))["traceEvents"]; print([i for i, e in enumerate(ev) if e.get("cat") == "kernel" and "AllGather" in e["name"]][6])' "$TRACE/rank0_trace.json.gz")
+xdotool key ctrl+f
+sleep 0.3
+xdotool key ctrl+a
+xdotool type --delay 15 "ncclDevKernel_AllGather"
+wait_for 'd["selection"] is not None and "AllGather" in d["selection"]["name"]' "Ctrl+F finds an all-gather"
+for _ in $(seq 1 20); do
+  [ "$(q 'd["selection"]["rank"] == 0')" = 1 ] && break
+  N=$(q '(d["selection"]["rank"], d["selection"]["event"])')
+  xdotool key Return
+  wait_for "(d['selection']['rank'], d['selection']['event']) != $N" "the next match"
+done
+xdotool key Escape
+sleep 0.3
+for _ in $(seq 1 12); do
+  N=$(q 'd["selection"]["event"]')
+  [ "$N" = "$AGEV" ] && break
+  if [ "$N" -lt "$AGEV" ]; then xdotool key Right; else xdotool key Left; fi
+  wait_for "d['selection']['event'] != $N" "Right / Left selects the next all-gather"
+done
+[ "$(q 'd["selection"]["event"]')" = "$AGEV" ] || fail "could not select rank 0's all-gather $AGEV"
+xdotool key 0
+wait_for '"selection_box" in d and d["visible"]["begin"] <= d["trace_span"]["begin"]' "0 fits the trace, the all-gather in view"
+START=$(q 'd["selection"]["start"]')
+SX=$(q 'd["selection_box"]["x"] + d["selection_box"]["w"] // 2'); SY=$(q 'd["selection_box"]["y"] + d["selection_box"]["h"] // 2')
+DX=$(q 'int(40e6 * d["body"]["w"] / (d["visible"]["end"] - d["visible"]["begin"]))')   # 40 ms later
+E0=$(q 'd["edits"]')
+drag "$WID" "$SX" "$SY" $((SX + DX)) "$SY"
+wait_for "d['edits'] > $E0 and d['selection']['start'] > $START + 30000000" "the drag moves the all-gather 30+ ms later"
+wait_for "d['memory']['peak_gib'] < $EDITED - 0.1" "the peak falls back"
+ok "dragged rank 0's all-gather $AGEV $(( ($(q 'd["selection"]["start"]') - START) / 1000 )) us later: peak $EDITED -> $(q 'd["memory"]["peak_gib"]') GiB"
+xdotool key ctrl+z
+wait_for "abs(d['memory']['peak_gib'] - $EDITED) < 1e-9" "Ctrl+Z undoes the drag: the prefetched peak again"
 
 # ---- 3. undo; hide and show the rows --------------------------------------------------
 xdotool key ctrl+z
