@@ -61,6 +61,7 @@ enum
   CHIP_EXPOSED,
   CHIP_COMM,
   CHIP_RANKS,
+  CHIP_MEMORY,
   N_CHIPS
 };
 
@@ -78,6 +79,8 @@ typedef struct
   gint64            compose_us;
   gint64            solve_us;
   char             *name;
+  gint64            peak_memory;    /* bytes, largest over ranks ("Total Reserved"); 0: none */
+  int               peak_rank;
 } Preview;
 
 /* Kernel durations measured in the open trace, shared with compose threads
@@ -365,6 +368,12 @@ write_state (WeftTemplateDialog *self, gboolean open)
           add_int64 (o, "exposed_comm", p->m.exposed_comm);
           add_int64 (o, "comm", p->m.comm);
         }
+      json_object_object_add (o, "peak_memory_gib", json_object_new_double (p->peak_memory / 1073741824.0));
+      json_object_object_add (o, "device_memory_gib",
+                              json_object_new_double (p->params.hw.hbm_total_bytes / 1073741824.0));
+      json_object_object_add (o, "memory_over", json_object_new_boolean (p->params.hw.hbm_total_bytes > 0 &&
+                                                                         p->peak_memory > p->params.hw.hbm_total_bytes));
+      json_object_object_add (o, "memory_chip", json_object_new_string (gtk_label_get_label (GTK_LABEL (self->chips[CHIP_MEMORY]))));
       json_object_object_add (root, "preview", o);
     }
   if (!g_file_set_contents (self->state_path, json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY), -1,
@@ -400,6 +409,42 @@ set_chip (WeftTemplateDialog *self, int chip, const char *name, const char *valu
   gtk_label_set_markup (GTK_LABEL (self->chips[chip]), markup);
 }
 
+/* The predicted peak memory (largest over ranks), red when it does not
+ * fit the hardware preset's GPU memory. */
+static void
+show_memory (WeftTemplateDialog *self, const Preview *p)
+{
+  GtkWidget *chip = self->chips[CHIP_MEMORY];
+  gint64 hbm = p->params.hw.hbm_total_bytes;
+  g_autofree char *tip = NULL;
+
+  if (p->peak_memory <= 0)
+    {
+      gtk_label_set_text (GTK_LABEL (chip), "");
+      gtk_widget_set_tooltip_text (chip, NULL);
+      return;
+    }
+  if (hbm > 0 && p->peak_memory > hbm)
+    {
+      g_autofree char *markup =
+        g_markup_printf_escaped ("<span alpha='70%%'>Peak memory</span> <span foreground='#c01c28'><b>%.1f GiB</b> "
+                                 "&gt; %.0f GiB</span>",
+                                 p->peak_memory / 1073741824.0, hbm / 1073741824.0);
+      gtk_label_set_markup (GTK_LABEL (chip), markup);
+    }
+  else
+    {
+      g_autofree char *value = g_strdup_printf ("%.1f GiB", p->peak_memory / 1073741824.0);
+      set_chip (self, CHIP_MEMORY, "Peak memory", value);
+    }
+  tip = g_strdup_printf ("Predicted peak memory: %.2f GiB reserved by the caching allocator on rank %d (the "
+                         "largest over ranks); the GPU (%s) has %.1f GiB%s",
+                         p->peak_memory / 1073741824.0, p->peak_rank,
+                         p->params.hw.device_name != NULL ? p->params.hw.device_name : "?", hbm / 1073741824.0,
+                         hbm > 0 && p->peak_memory > hbm ? ": it does not fit" : "");
+  gtk_widget_set_tooltip_text (chip, tip);
+}
+
 static void
 show_metrics (WeftTemplateDialog *self)
 {
@@ -427,6 +472,7 @@ show_metrics (WeftTemplateDialog *self)
     set_chip (self, CHIP_EXPOSED, "Exposed comm", exposed);
     set_chip (self, CHIP_COMM, "Comm", comm);
     set_chip (self, CHIP_RANKS, "Ranks", ranks);
+    show_memory (self, p);
     gtk_label_set_text (GTK_LABEL (self->timing), timing);
   }
 }
@@ -543,6 +589,20 @@ compose_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
     g_autoptr (GArray) steps = weft_solver_steps (solver);
     int step = steps->len > 0 ? g_array_index (steps, int, 0) : WEFT_SOLVER_ALL_STEPS;
     p->have_metrics = weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &p->m);
+  }
+  {
+    /* the memory model's [memory] events, timed by the solver (what the
+     * window's memory rows will show) */
+    g_autoptr (WeftMemoryTimeline) mem = weft_memory_timeline_new (trace);
+    WeftMemoryTimelinePeak peak;
+    weft_memory_timeline_update (mem, weft_edit_session_get_solver (p->session));
+    p->peak_rank = -1;
+    for (guint r = 0; r < trace->ranks->len; r++)
+      if (weft_memory_timeline_peak (mem, r, &peak) && peak.peak_reserved > p->peak_memory)
+        {
+          p->peak_memory = peak.peak_reserved;
+          p->peak_rank = weft_trace_rank (trace, r)->rank;
+        }
   }
   p->compose_us = t1 - t0;
   p->solve_us = g_get_monotonic_time () - t1;

@@ -112,6 +112,7 @@ _weft_timeline_view_update_actions (WeftTimelineView *self)
     "timeline.scroll-up", "timeline.scroll-down", "timeline.page-up", "timeline.page-down",
     "timeline.search", "timeline.toggle-critical-path", "timeline.toggle-overlap-band",
     "timeline.toggle-flows", "timeline.collapse-all", "timeline.expand-all", "timeline.toggle-cpu",
+    "timeline.toggle-memory",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (nav); i++)
@@ -394,6 +395,7 @@ weft_timeline_view_dispose (GObject *object)
   g_clear_object (&self->body_texture);
   g_clear_pointer (&self->body_surface, cairo_surface_destroy);
   g_clear_pointer (&self->layout, weft_layout_free);
+  _weft_timeline_view_memory_clear (self);
   _weft_timeline_view_clear_search (self);
   weft_view_clear (&self->view);
   g_clear_pointer (&self->drag_error, g_free);
@@ -526,6 +528,7 @@ weft_timeline_view_class_init (WeftTimelineViewClass *klass)
   g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
 
   _weft_timeline_view_class_actions_init (widget_class);
+  _weft_timeline_view_memory_class_init (widget_class);
 
   gtk_widget_class_set_css_name (widget_class, "weft-timeline");
   /* a drawn, focusable picture of the trace (as GtkDrawingArea's role) */
@@ -581,6 +584,7 @@ weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
   dark = self->view.dark;
   _weft_timeline_view_clear_search (self);
   g_clear_pointer (&self->layout, weft_layout_free);
+  _weft_timeline_view_memory_clear (self);
   weft_view_clear (&self->view);
   self->times = NULL;
   memset (&self->overlay, 0, sizeof self->overlay);

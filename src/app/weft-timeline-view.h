@@ -109,4 +109,12 @@ const GArray *weft_timeline_view_get_drag_latencies (WeftTimelineView *self);
 /* Frames drawn so far (for tests and the startup benchmark). */
 guint         weft_timeline_view_get_frames        (WeftTimelineView *self);
 
+/* The memory rows' timeline, re-timed from the solver's times now
+ * (transfer none; NULL without a trace), and what the last body paint drew:
+ * memory rows and the largest peak it labelled (bytes). */
+WeftMemoryTimeline *weft_timeline_view_get_memory (WeftTimelineView *self);
+void          weft_timeline_view_get_memory_drawn  (WeftTimelineView        *self,
+                                                    guint                   *rows,
+                                                    gint64                  *peak);
+
 G_END_DECLS

@@ -91,7 +91,7 @@ rows_to_json (WeftWindow *self)
   const WeftView *v = weft_timeline_view_get_view (view);
   json_object *arr = json_object_new_array ();
   graphene_rect_t body;
-  static const char *const kinds[] = { "rank", "lane", "cpu" };
+  static const char *const kinds[] = { "rank", "lane", "cpu", "memory" };
 
   if (layout == NULL)
     return arr;
@@ -108,7 +108,7 @@ rows_to_json (WeftWindow *self)
         continue;
       o = rect_to_json (self, &GRAPHENE_RECT_INIT (body.origin.x, body.origin.y + y, body.size.width, row->height));
       json_object_object_add (o, "rank", json_object_new_int (rank->rank));
-      json_object_object_add (o, "kind", json_object_new_string (kinds[CLAMP (row->kind, 0, 2)]));
+      json_object_object_add (o, "kind", json_object_new_string (kinds[CLAMP (row->kind, 0, 3)]));
       if (row->kind == WEFT_ROW_LANE && row->lane != WEFT_NONE)
         {
           WeftLane *lane = weft_rank_lane (rank, row->lane);
@@ -383,6 +383,39 @@ add_trace (WeftWindow *self, json_object *root, json_object *groups)
   add_metrics (self, root);
 }
 
+/* "memory": the memory rows' peaks now (re-timed from the solver: what the
+ * rows show) and what the last body paint drew. */
+static void
+add_memory (WeftWindow *self, json_object *root)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  WeftMemoryTimeline *tl = weft_timeline_view_get_memory (view);
+  WeftMemoryTimelinePeak peak;
+  json_object *m = json_object_new_object ();
+  json_object *ranks = json_object_new_array ();
+  guint rows = 0;
+  gint64 drawn = 0;
+
+  weft_timeline_view_get_memory_drawn (view, &rows, &drawn);
+  json_object_object_add (m, "rows_drawn", json_object_new_int ((int) rows));
+  json_object_object_add (m, "drawn_peak_gib", json_object_new_double (drawn / 1073741824.0));
+  if (tl != NULL && weft_memory_timeline_peak (tl, WEFT_SOLVER_ALL_RANKS, &peak))
+    json_object_object_add (m, "peak_gib", json_object_new_double (peak.peak_reserved / 1073741824.0));
+  else
+    json_object_object_add (m, "peak_gib", NULL);
+  for (guint r = 0; tl != NULL && r < self->trace->ranks->len; r++)
+    if (weft_memory_timeline_peak (tl, r, &peak))
+      {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (self->trace, r)->rank));
+        json_object_object_add (o, "peak_gib", json_object_new_double (peak.peak_reserved / 1073741824.0));
+        json_object_object_add (o, "peak_ns", json_object_new_int64 (peak.peak_time));
+        json_object_array_add (ranks, o);
+      }
+  json_object_object_add (m, "ranks", ranks);
+  json_object_object_add (root, "memory", m);
+}
+
 static void
 write_state (WeftWindow *self)
 {
@@ -398,6 +431,8 @@ write_state (WeftWindow *self)
   if (self->trace != NULL)
     add_trace (self, root, groups);
   json_object_object_add (root, "groups", groups);
+  if (self->trace != NULL)
+    add_memory (self, root);
   if (self->save_dialog != NULL)
     json_object_object_add (root, "save_dialog", save_dialog_state (self->save_dialog));
 

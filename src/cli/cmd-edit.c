@@ -57,6 +57,9 @@ weft_cmd_edit (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("PATH - apply an edit script and save the edited trace");
   g_autoptr (GError) error = NULL;
   g_autoptr (WeftEditSession) session = NULL;
+  g_autoptr (WeftMemoryTimeline) memory = NULL;
+  WeftMemoryTimelinePeak mem_before = { 0 }, mem_after = { 0 };
+  gboolean has_memory = FALSE;
   WeftTrace *trace;
   WeftMetrics before = { 0 }, after = { 0 };
   guint n_applied = 0;
@@ -104,6 +107,10 @@ weft_cmd_edit (int argc, char **argv)
       weft_trace_free (trace);
       return weft_cli_fail ("%s: %s", path, error->message);
     }
+  /* the [memory] events anchored to their ops as loaded, re-timed after
+   * the edits (docs/solver.md, "Memory under edits") */
+  memory = weft_memory_timeline_new (trace);
+  has_memory = weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &mem_before);
   if (strcmp (script, "-") == 0)
     {
       g_autoptr (GBytes) text = weft_cli_read_stdin ("--script -", &error);
@@ -116,6 +123,11 @@ weft_cmd_edit (int argc, char **argv)
   else if (!weft_edit_session_apply_script_file (session, script, &n_applied, &error))
     return weft_cli_fail ("%s", error->message);
   weft_edit_session_metrics (session, &after, &before);
+  if (has_memory)
+    {
+      weft_memory_timeline_update (memory, weft_edit_session_get_solver (session));
+      weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &mem_after);
+    }
 
   if (to_stdout)
     {
@@ -140,8 +152,14 @@ weft_cmd_edit (int argc, char **argv)
       json_object *o = weft_cli_json_new ();
       json_object_object_add (o, "path", json_object_new_string (path));
       json_object_object_add (o, "applied", json_object_new_int ((int) n_applied));
-      json_object_object_add (o, "before", weft_cli_metrics_json (&before, NULL));
-      json_object_object_add (o, "after", weft_cli_metrics_json (&after, &before));
+      json_object *b = weft_cli_metrics_json (&before, NULL), *a = weft_cli_metrics_json (&after, &before);
+      if (has_memory)
+        {
+          json_object_object_add (b, "peak_memory_gib", json_object_new_double (mem_before.peak_reserved / 1073741824.0));
+          json_object_object_add (a, "peak_memory_gib", json_object_new_double (mem_after.peak_reserved / 1073741824.0));
+        }
+      json_object_object_add (o, "before", b);
+      json_object_object_add (o, "after", a);
       json_object_object_add (o, "edits", weft_edit_session_log (session));
       json_object_object_add (o, "out", json_object_new_string (out));
       if (!weft_cli_json_print (o))
@@ -154,6 +172,10 @@ weft_cmd_edit (int argc, char **argv)
                n_applied == 1 ? "" : "s", script, json_object_array_length (log));
       json_object_put (log);
       print_metrics (report, &before, &after);
+      if (has_memory)
+        fprintf (report, "  %-22s %12.3f GiB -> %12.3f GiB (%+.3f GiB; the largest over ranks)\n", "peak memory",
+                 mem_before.peak_reserved / 1073741824.0, mem_after.peak_reserved / 1073741824.0,
+                 (mem_after.peak_reserved - mem_before.peak_reserved) / 1073741824.0);
       fprintf (report, "wrote %s\n", to_stdout ? "standard output" : out);
     }
   return WEFT_EXIT_OK;

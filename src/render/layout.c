@@ -375,6 +375,24 @@ lane_order_cmp (const void *a, const void *b)
   return (x->lane > y->lane) - (x->lane < y->lane);
 }
 
+/* A "[memory]" instant on the rank (its args, read when the row is
+ * painted, say whether they are a GPU's). */
+static gboolean
+rank_has_memory (WeftRank *rank)
+{
+  guint32 name = weft_strings_lookup (rank->strings, "[memory]", -1);
+
+  if (name == WEFT_NONE)
+    return FALSE;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = &g_array_index (rank->events, WeftEvent, i);
+      if (ev->name == name && ev->category == WEFT_CAT_CPU_INSTANT)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static void
 add_row (WeftLayout *self, WeftRowKind kind, guint rank_index, guint32 lane, WeftLaneRole role, double height,
          guint n_depth)
@@ -468,6 +486,7 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
       rl->lane_row = g_new (int, MAX (rl->n_lanes, 1));
       rl->header_row = -1;
       rl->summary_row = -1;
+      rl->memory_row = -1;
       rl->last_row = -1;
       rl->summary_lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
       for (guint l = 0; l < rl->n_lanes; l++)
@@ -519,6 +538,11 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
               rl->summary_row = (int) self->rows->len;
               add_row (self, WEFT_ROW_CPU_SUMMARY, r, WEFT_NONE, WEFT_LANE_ROLE_NONE, WEFT_RENDER_LANE_ROW + 4.0, 1);
             }
+          if (view->show_memory && rank_has_memory (rank))
+            {
+              rl->memory_row = (int) self->rows->len;
+              add_row (self, WEFT_ROW_MEMORY, r, WEFT_NONE, WEFT_LANE_ROLE_NONE, WEFT_RENDER_MEMORY_ROW, 1);
+            }
         }
       rl->last_row = (int) self->rows->len - 1;
     }
@@ -560,6 +584,7 @@ weft_layout_free (WeftLayout *self)
   if (self->row_labels != NULL)
     g_ptr_array_free (self->row_labels, TRUE);
   g_clear_object (&self->pango);
+  g_clear_pointer (&self->memory, weft_memory_timeline_free);
   g_free (self);
 }
 
@@ -616,6 +641,17 @@ weft_layout_find_lane (const WeftLayout *layout, guint rank_index, guint32 lane)
       if (g_array_index (rl->summary_lanes, guint32, i) == lane)
         return rl->summary_row;
   return rl->header_row;
+}
+
+WeftMemoryTimeline *
+weft_layout_memory (const WeftLayout *layout, const WeftRenderOverlay *overlay)
+{
+  g_return_val_if_fail (layout != NULL, NULL);
+  if (overlay != NULL && overlay->memory != NULL)
+    return overlay->memory;
+  if (layout->memory == NULL)
+    ((WeftLayout *) layout)->memory = weft_memory_timeline_new (layout->trace); /* a cache: logically const */
+  return layout->memory;
 }
 
 guint
@@ -860,6 +896,8 @@ weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row)
           }
         return g_strdup_printf ("CPU \u00b7 %u thread%s", n, n == 1 ? "" : "s");
       }
+    case WEFT_ROW_MEMORY:
+      return g_strdup ("GPU memory");
     case WEFT_ROW_LANE:
     default:
       break;

@@ -645,7 +645,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
 
   /* Pass 1: row backgrounds and geometry. */
   {
-    GArray *header_bg = NULL, *sep = NULL;
+    GArray *header_bg = NULL, *sep = NULL, *memory_rows = NULL;
     for (guint ri = (guint) first; ri < layout->rows->len; ri++)
       {
         const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, ri);
@@ -693,6 +693,11 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
                                 WEFT_RENDER_LANE_ROW - 2.0, FALSE);
                 }
             break;
+          case WEFT_ROW_MEMORY:
+            if (memory_rows == NULL)
+              memory_rows = g_array_new (FALSE, FALSE, sizeof (guint));
+            g_array_append_val (memory_rows, ri);
+            break;
           default:
             break;
           }
@@ -715,6 +720,15 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
           set_source (cr, weft_render_key_color (k, dark), 1.0);
           fill_rects (cr, p.rects[k]);
         }
+    /* the memory rows: a path per curve (memory.c) */
+    for (guint k = 0; memory_rows != NULL && k < memory_rows->len; k++)
+      {
+        const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, g_array_index (memory_rows, guint, k));
+        weft_render_paint_memory_row (cr, view, layout, weft_layout_memory (layout, overlay), row,
+                                      row->y - view->scroll_y, &p.stats);
+      }
+    if (memory_rows != NULL)
+      g_array_free (memory_rows, TRUE);
     if (header_bg != NULL)
       g_array_free (header_bg, TRUE);
     if (sep != NULL)

@@ -131,6 +131,7 @@ typedef struct
   int            *lane_row;    /* lane -> layout row, -1 */
   int             header_row;
   int             summary_row; /* CPU summary row, -1 */
+  int             memory_row;  /* memory row, -1 */
   int             last_row;    /* last row of the rank group */
   GArray         *summary_lanes; /* guint32 lanes merged into the summary row */
   GArray         *band;        /* WeftOverlapSegment, observed times */
@@ -158,6 +159,7 @@ struct _WeftLayout
   guint64         refresh_left;
   gboolean        refreshed;
   guint64         refresh_budget;  /* 0: WEFT_LAYOUT_REFRESH_BUDGET */
+  WeftMemoryTimeline *memory;      /* observed-time curves, made on first use (weft_layout_memory) */
 };
 
 #define WEFT_LAYOUT_REFRESH_BUDGET 262144
@@ -207,5 +209,11 @@ weft_row_depth_y (const WeftLayoutRow *row, guint depth)
 gboolean weft_render_event_rect (WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
                                  const WeftRenderTimes *times, guint rank_index, guint32 event,
                                  double *x, double *y, double *w, double *h);
+
+/* memory.c: one memory row at screen y (the curves of its rank, level of
+ * detail per pixel column, the peak marked); counts into stats. */
+void weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayout *layout,
+                                   WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y,
+                                   WeftRenderStats *stats);
 
 G_END_DECLS
