@@ -43,8 +43,9 @@ cp_kind_name (WeftPathKind k)
     }
 }
 
-static json_object *
-metrics_json (const WeftMetrics *m, const WeftMetrics *base)
+/* Also diff's `a`, `b` and per-rank fields (commands.h). */
+json_object *
+weft_cli_metrics_json (const WeftMetrics *m, const WeftMetrics *base)
 {
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "ranks", json_object_new_int ((int) m->n_ranks));
@@ -312,7 +313,7 @@ ranks_json (const Analysis *a)
       json_object *ro;
       if (!weft_solver_metrics (a->solver, r, a->step, &m))
         continue;
-      ro = metrics_json (&m, weft_solver_baseline_metrics (a->solver, r, a->step, &b) ? &b : NULL);
+      ro = weft_cli_metrics_json (&m, weft_solver_baseline_metrics (a->solver, r, a->step, &b) ? &b : NULL);
       json_object_object_add (ro, "rank", json_object_new_int (weft_trace_rank (a->trace, r)->rank));
       memory_json (ro, weft_trace_rank (a->trace, r));
       json_object_array_add (ranks, ro);
@@ -431,7 +432,7 @@ print_json (const Analysis *a)
     json_object_array_add (sa, json_object_new_int (g_array_index (a->steps, int, i)));
   json_object_object_add (doc, "steps", sa);
   json_object_object_add (doc, "definitions", definitions_json ());
-  json_object_object_add (doc, "whole", metrics_json (&a->whole, a->have_base ? &a->base : NULL));
+  json_object_object_add (doc, "whole", weft_cli_metrics_json (&a->whole, a->have_base ? &a->base : NULL));
   json_object_object_add (doc, "graph", graph_json (a->solver));
   memory_max_json (doc, a->trace);
   json_object_object_add (doc, "ranks", ranks_json (a));

@@ -11,6 +11,7 @@
 
 #include "weft/weft-model.h"
 #include "weft/weft-compose.h"
+#include "weft/weft-solver.h"
 
 #define WEFT_EXIT_OK 0
 #define WEFT_EXIT_FAILURE 1
@@ -47,6 +48,11 @@ int weft_cli_compose_print_json (const WeftComposeParams *params, WeftAcMode ac)
 int weft_cmd_render (int argc, char **argv);
 int weft_cmd_info (int argc, char **argv);
 int weft_cmd_analyze (int argc, char **argv);
+/* analyze's fields of a WeftMetrics (its `whole` and per-rank objects), with
+ * the *_delta_* fields against base when base is not NULL (cmd-analyze.c);
+ * also diff's `a` and `b` (transfer full) */
+json_object *weft_cli_metrics_json (const WeftMetrics *m, const WeftMetrics *base);
+int weft_cmd_diff (int argc, char **argv);
 int weft_cmd_convert (int argc, char **argv);
 int weft_cmd_sample (int argc, char **argv);
 int weft_cmd_edit (int argc, char **argv);
