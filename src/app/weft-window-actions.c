@@ -435,6 +435,7 @@ _weft_window_update_actions (WeftWindow *self)
   ENABLE ("toggle-inspector", has_trace);
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
 #undef ENABLE
+  _weft_window_compare_update_actions (self);
 }
 
 /* Installs the actions (after the template: palette_drop_cb is one of its
