@@ -13,7 +13,9 @@
 #  3. zooming A (W) zooms B to the same range from its origin;
 #  4. Ctrl+Shift+K closes the comparison; a kernel deleted in the session
 #     (Ctrl+F, Delete), then Compare with the Trace as Loaded (Ctrl+Shift+L):
-#     the kernel is of A (the trace as loaded) only, every other op matched.
+#     the kernel is of A (the trace as loaded) only, every other op matched;
+#  5. New from Template: Use as A (8 ranks), dp 4, Create Compared: the
+#     two configurations compared (ranks 4-7 of A only).
 #
 # Skips (77) without a display, xdotool, python3 or the binaries.
 set -euo pipefail
@@ -155,4 +157,30 @@ wait_for "d['page'] == 'compare' and $C['a']['frames'] > 0 and $C['b']['frames']
 [ "$(q "'(as loaded)' in $C['a']['label'] and '(edited)' in $C['b']['label']")" = 1 ] || fail "labels: $(q "$C['a']['label']") / $(q "$C['b']['label']")"
 ok "as loaded against edited: $(q "$C['summary']")"
 [ "$(q 'd["n_errors"]')" = 0 ] || fail "an error was shown: $(q 'd["last_error"]')"
+kill "$APP" 2>/dev/null || true
+wait "$APP" 2>/dev/null || true
+
+# ---- 5. New from Template: Use as A, dp 8 -> 4, Create Compared ----------------------------------
+launch "$TMP/state2.json"
+TSTATE=$TMP/state2.json.template.json
+wait_for 'd["page"] == "empty"' "the empty window"
+WID=$(window_id "Weft")
+focus "$WID"
+xdotool key ctrl+shift+n
+wait_for_file "$TSTATE" 'd["open"] and d.get("preview") and d["preview"]["up_to_date"] and d["keep_sensitive"]' "the template's preview"
+TWID=$(window_id "^New from Template$")
+focus "$TWID"
+xdotool key alt+u
+wait_for_file "$TSTATE" 'd["kept"] is not None and d["preview"] and d["preview"]["up_to_date"]' "Use as A"
+KEPT=$(qfile "$TSTATE" 'd["kept"]')
+xdotool key alt+a ctrl+a
+xdotool type 4
+xdotool key Tab
+wait_for_file "$TSTATE" 'd["dp"] == 4 and d["preview"]["up_to_date"] and d["preview"]["world"] == 4' "the preview of dp 4"
+xdotool key alt+r
+wait_for "d['page'] == 'compare' and $C['a']['frames'] > 0 and $C['b']['frames'] > 0" "Create Compared opens both compared"
+[ "$(q "$C['a']['n_ranks'] == 8 and $C['b']['n_ranks'] == 4 and $C['only_a'] > 0 and $C['only_b'] == 0 and $C['breakdown_rows'] == 8")" = 1 ] \
+  || fail "template compare: ranks $(q "$C['a']['n_ranks']") / $(q "$C['b']['n_ranks']"), only $(q "$C['only_a']") / $(q "$C['only_b']")"
+[ "$(q "$C['a']['label']")" = "$KEPT" ] || fail "A is not the kept configuration ($KEPT): $(q "$C['a']['label']")"
+ok "New from Template, Keep as A ($KEPT) against dp 4: $(q "$C['summary']")"
 echo "PASS"

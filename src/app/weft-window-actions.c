@@ -320,6 +320,7 @@ new_from_template_activated (GtkWidget *widget, const char *action_name, GVarian
   GtkWidget *dialog = weft_template_dialog_new (GTK_WINDOW (self));
 
   g_signal_connect_object (dialog, "created", G_CALLBACK (template_created_cb), self, 0);
+  g_signal_connect_object (dialog, "created-compared", G_CALLBACK (_weft_window_compare_template_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 

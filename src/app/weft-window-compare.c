@@ -7,6 +7,8 @@
  *     loaded again (A) above the edited session (B);
  *   - `weft --compare A B` (weft_window_open_compare): A is loaded as the
  *     window's document, then B as above;
+ *   - New from Template's Keep as A, then Create Compared: the kept
+ *     configuration as the document (A), the form's as B;
  *   - win.compare-close goes back to the trace page.
  *
  * The compare page ("compare" in the stack) is added on first use. The
@@ -333,6 +335,27 @@ weft_window_open_compare (WeftWindow *self, GFile *a, GFile *b)
   g_free (compare_get (self)->pending);
   self->compare->pending = g_steal_pointer (&pb);
   weft_window_open (self, a);
+}
+
+void
+_weft_window_compare_template_cb (GtkWidget *dialog, gpointer session_a, const char *name_a, gpointer session_b,
+                                  const char *name_b, WeftWindow *self)
+{
+  WeftWindow *target = self;
+  WeftWindowCompare *c;
+
+  if (!weft_window_is_empty (self))
+    {
+      target = weft_window_new (WEFT_APPLICATION (gtk_window_get_application (GTK_WINDOW (self))));
+      gtk_window_present (GTK_WINDOW (target));
+    }
+  weft_window_open_session (target, session_a, name_a);
+  c = compare_get (target);
+  close_page (target);
+  c->other = session_b;
+  c->other_is_a = FALSE;
+  c->other_label = g_strdup (name_b);
+  show_page (target);
 }
 
 /* ---- test state ---------------------------------------------------------------------------- */

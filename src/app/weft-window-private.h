@@ -165,5 +165,12 @@ gboolean _weft_window_compare_is_shown        (WeftWindow      *self);
 void     _weft_window_compare_free            (WeftWindow      *self);
 void     _weft_window_compare_test_state      (WeftWindow      *self,
                                                json_object     *root);
+/* the template dialog's "created-compared": takes both sessions */
+void     _weft_window_compare_template_cb     (GtkWidget       *dialog,
+                                               gpointer         session_a,
+                                               const char      *name_a,
+                                               gpointer         session_b,
+                                               const char      *name_b,
+                                               WeftWindow      *self);
 
 G_END_DECLS
