@@ -10,7 +10,7 @@
 #   matched + unmatched ops = analyze's GPU ops; B is slower, and its
 #   exposed all-gather is the largest contribution, named first.
 # - A trace against itself (the composed one and shared real traces, whole
-#   and per step): every delta 0, every op matched, nothing moved.
+#   and their first step): every delta 0, every op matched, nothing moved.
 # - A trace against its edit (`weft-cli edit`: a kernel to another stream, a
 #   kernel shifted by 800 us): the diff lists both, the first matched on
 #   another stream, the second with the shift as its start delta.
@@ -155,11 +155,11 @@ def mode_compare(pa, pb):
     if not re.match(r"B is [0-9.]+ ms slower than A .*: \+[0-9.]+ ms exposed all_gather", d["summary"]):
         errors.append("summary: %r" % d["summary"])
 
-def mode_self(p):
+def mode_self(p, n_steps="1"):
     x = run("analyze", p, "--json", "--top", "0")
     if x is None:
         return
-    for step in [None] + x["steps"][:2]:
+    for step in [None] + x["steps"][:int(n_steps)]:
         d = against_analyze(p, p, step)
         if d is None:
             continue
@@ -214,11 +214,13 @@ python3 "$CHECK" "$W" compare "$T/a" "$T/b" || fail "diff of FSDP against FSDP -
 # ---- a trace against itself: all zeros, every op matched -------------------------------------
 python3 "$CHECK" "$W" self "$T/a" || fail "diff of a composed trace with itself"
 if [ -n "$TRACES" ] && [ -d "$TRACES" ]; then
-  for p in param/et_replay/tests/inputs/dlrm_kineto synthetic/fsdp8 \
-           HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz \
-           TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz; do
+  # (the largest, DLRM's 8 ranks, whole trace only: each check loads it 4 times)
+  for p in param/et_replay/tests/inputs/dlrm_kineto:0 synthetic/fsdp8:1 \
+           HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz:1 \
+           TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz:1; do
+    n=${p##*:}; p=${p%:*}
     if [ -e "$TRACES/$p" ]; then
-      python3 "$CHECK" "$W" self "$TRACES/$p" || fail "diff of $p with itself"
+      python3 "$CHECK" "$W" self "$TRACES/$p" "$n" || fail "diff of $p with itself"
     else
       echo "SKIP: $TRACES/$p absent"
     fi
