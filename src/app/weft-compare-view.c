@@ -90,6 +90,20 @@ propagate (WeftCompareView *self, int side)
   self->syncing = FALSE;
 }
 
+/* The rulers count from each side's origin (absolute: both from A's
+ * start), so that their labels are the shared axis. */
+static void
+set_origins (WeftCompareView *self)
+{
+  gint64 a0;
+  if (self->diff == NULL)
+    return;
+  a0 = weft_timeline_view_get_trace_span (WEFT_TIMELINE_VIEW (self->timeline[0])).begin;
+  for (int side = 0; side < 2; side++)
+    weft_timeline_view_set_origin (WEFT_TIMELINE_VIEW (self->timeline[side]),
+                                   self->align == WEFT_DIFF_ALIGN_ABSOLUTE ? a0 : origin (self, side));
+}
+
 /* Both views over the union of both sides' spans on the shared axis. */
 static void
 fit_shared (WeftCompareView *self)
@@ -439,6 +453,7 @@ weft_compare_view_refresh (WeftCompareView *self)
   update_titles (self);
   weft_compare_breakdown_set_diff (WEFT_COMPARE_BREAKDOWN (self->breakdown), self->diff);
   update_detail (self, 0);
+  set_origins (self);
   gtk_widget_queue_draw (self->marks[0]);
   gtk_widget_queue_draw (self->marks[1]);
 }
@@ -661,6 +676,7 @@ weft_compare_view_set_align (WeftCompareView *self, WeftDiffAlign align)
   self->align = align;
   if (gtk_drop_down_get_selected (GTK_DROP_DOWN (self->align_drop)) != (guint) align)
     gtk_drop_down_set_selected (GTK_DROP_DOWN (self->align_drop), (guint) align);
+  set_origins (self);
   propagate (self, 0);
   update_detail (self, 0);
 }

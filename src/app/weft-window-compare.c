@@ -73,6 +73,13 @@ close_page (WeftWindow *self)
 }
 
 static void
+dark_changed_cb (GObject *app, GParamSpec *pspec, WeftWindow *self)
+{
+  if (self->compare != NULL && self->compare->view != NULL)
+    weft_compare_view_set_dark (WEFT_COMPARE_VIEW (self->compare->view), _weft_window_is_dark (self));
+}
+
+static void
 size_changed_cb (GObject *window, GParamSpec *pspec, gpointer data)
 {
   _weft_window_schedule_state (WEFT_WINDOW (window));
@@ -104,6 +111,8 @@ show_page (WeftWindow *self)
           g_signal_connect_swapped (tv, "selection-changed", G_CALLBACK (_weft_window_schedule_state), self);
           g_signal_connect_swapped (tv, "first-frame", G_CALLBACK (_weft_window_schedule_state), self);
         }
+      g_signal_connect_object (gtk_window_get_application (GTK_WINDOW (self)), "notify::dark",
+                               G_CALLBACK (dark_changed_cb), self, 0);
       /* a resize moves the timelines (the test state's rectangles) */
       g_signal_connect (self, "notify::default-width", G_CALLBACK (size_changed_cb), NULL);
       g_signal_connect (self, "notify::default-height", G_CALLBACK (size_changed_cb), NULL);
