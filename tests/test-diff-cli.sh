@@ -6,7 +6,8 @@
 #   against the same with --no-prefetch, whole trace and every step: `a` and
 #   `b` are analyze's `whole` of each, field by field; `delta` is b - a for
 #   every number; each rank's a / b / delta the same against analyze's
-#   ranks; the collective counts are the NCCL kernels of the files by type;
+#   ranks, and its collective / kernel rows add up to the whole step's
+#   (counts) and average to its times; the collective counts are the NCCL kernels of the files by type;
 #   matched + unmatched ops = analyze's GPU ops; B is slower, and its
 #   exposed all-gather is the largest contribution, named first.
 # - A trace against itself (the composed one and shared real traces, whole
@@ -120,6 +121,18 @@ def against_analyze(pa, pb, step):
         for row in rows:
             if abs(row["delta_us"] - (row["b_us"] - row["a_us"])) > 1e-6:
                 errors.append("%s: %s %s: delta_us %r, b_us - a_us %r" % (where, key, row[key], row["delta_us"], row["b_us"] - row["a_us"]))
+    # each rank's rows: counts add up to the whole step's, times average to its (rounded to the ns)
+    n = len(d["ranks"])
+    for key, name in (("collectives", "type"), ("kernels", "class")):
+        for row in d[key]:
+            per = [x for r in d["ranks"] for x in r[key] if x[name] == row[name]]
+            for f in ("count_a", "count_b"):
+                if sum(x[f] for x in per) != row[f]:
+                    errors.append("%s: %s %s: %s of the ranks %d, whole %d" % (where, key, row[name], f, sum(x[f] for x in per), row[f]))
+            for f in ("a_us", "b_us", "exposed_a_us", "exposed_b_us"):
+                mean = sum(x[f] for x in per) / n
+                if abs(mean - row[f]) > 0.0015:
+                    errors.append("%s: %s %s: %s mean of the ranks %r, whole %r" % (where, key, row[name], f, mean, row[f]))
     # every GPU op is compared: matched + one side only = analyze's GPU ops (whole trace)
     if step is None:
         for side, x in (("a", xa), ("b", xb)):

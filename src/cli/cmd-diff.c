@@ -115,6 +115,40 @@ add_triple (json_object *o, json_object *a, json_object *b)
 }
 
 static json_object *
+group_json (const char *key, const char *name, const WeftSolverGroupTime *a, const WeftSolverGroupTime *b)
+{
+  json_object *o = json_object_new_object ();
+  json_object_object_add (o, key, json_object_new_string (name));
+  json_object_object_add (o, "count_a", json_object_new_int ((int) a->count));
+  json_object_object_add (o, "count_b", json_object_new_int ((int) b->count));
+  json_object_object_add (o, "a_us", json_object_new_double (us (a->total)));
+  json_object_object_add (o, "b_us", json_object_new_double (us (b->total)));
+  json_object_object_add (o, "delta_us", json_object_new_double (us (b->total - a->total)));
+  json_object_object_add (o, "exposed_a_us", json_object_new_double (us (a->exposed)));
+  json_object_object_add (o, "exposed_b_us", json_object_new_double (us (b->exposed)));
+  json_object_object_add (o, "exposed_delta_us", json_object_new_double (us (b->exposed - a->exposed)));
+  return o;
+}
+
+/* A rank's collective types and kernel classes (communication as
+ * collectives), those present on either side. */
+static void
+rank_rows_json (json_object *ro, const WeftDiffRank *r)
+{
+  json_object *colls = json_object_new_array (), *kernels = json_object_new_array ();
+  for (guint t = WEFT_COLL_NONE + 1; t < WEFT_COLL_N_TYPES; t++)
+    if (r->breakdown_a.coll[t].count || r->breakdown_b.coll[t].count)
+      json_object_array_add (colls, group_json ("type", weft_coll_type_to_string ((WeftCollType) t),
+                                                &r->breakdown_a.coll[t], &r->breakdown_b.coll[t]));
+  for (guint c = WEFT_KCLASS_NONE + 1; c < WEFT_KCLASS_N_CLASSES; c++)
+    if (c != WEFT_KCLASS_COMM && (r->breakdown_a.kclass[c].count || r->breakdown_b.kclass[c].count))
+      json_object_array_add (kernels, group_json ("class", weft_kernel_class_to_string ((WeftKernelClass) c),
+                                                  &r->breakdown_a.kclass[c], &r->breakdown_b.kclass[c]));
+  json_object_object_add (ro, "collectives", colls);
+  json_object_object_add (ro, "kernels", kernels);
+}
+
+static json_object *
 ranks_json (const Diff *d)
 {
   json_object *arr = json_object_new_array ();
@@ -125,6 +159,7 @@ ranks_json (const Diff *d)
       json_object_object_add (o, "rank", json_object_new_int (r->rank));
       add_triple (o, side_metrics_json (&d->side[0], r->rank_index_a, &r->a, r->has_a),
                   side_metrics_json (&d->side[1], r->rank_index_b, &r->b, r->has_b));
+      rank_rows_json (o, r);
       json_object_array_add (arr, o);
     }
   return arr;
