@@ -12,6 +12,8 @@
 #   exposed all-gather is the largest contribution, named first.
 # - A trace against itself (the composed one and shared real traces, whole
 #   and their first step): every delta 0, every op matched, nothing moved.
+# - Two iterations of one composed run (--steps 2; --step N --step-b M):
+#   a / b / delta are analyze's of each step, every op of one matched.
 # - A trace against its edit (`weft-cli edit`: a kernel to another stream, a
 #   kernel shifted by 800 us): the diff lists both, the first matched on
 #   another stream, the second with the shift as its start delta.
@@ -215,7 +217,31 @@ def mode_edit(pa, pc, step):
     if not d["delta"]["step_time_us"] > 0:
         errors.append("the shift makes no later step: %r" % d["delta"]["step_time_us"])
 
-{"compare": mode_compare, "self": mode_self, "edit": mode_edit}[mode](*args)
+def mode_iterations(p):
+    """two iterations of one run: --step s0 --step-b s1"""
+    x = run("analyze", p, "--json", "--top", "0")
+    if x is None or len(x["steps"]) < 2:
+        errors.append("%s: expected two steps, got %s" % (p, x and x["steps"]))
+        return
+    s0, s1 = x["steps"][:2]
+    d = run("diff", p, p, "--json", "--step", str(s0), "--step-b", str(s1))
+    xa = run("analyze", p, "--json", "--top", "0", "--step", str(s0))
+    xb = run("analyze", p, "--json", "--top", "0", "--step", str(s1))
+    if d is None or xa is None or xb is None:
+        return
+    where = "%s step %d against step %d" % (p, s0, s1)
+    if d["steps"] != {"a": s0, "b": s1}:
+        errors.append("%s: steps %s" % (where, d["steps"]))
+    same_fields(where + ": a", d["a"], xa["whole"])
+    same_fields(where + ": b", d["b"], xb["whole"])
+    check_delta(where, d["a"], d["b"], d["delta"])
+    # the same work each iteration: every op of the one matched with the other's
+    if d["matched"]["total"] == 0 or d["unmatched"]["a"]["total"] or d["unmatched"]["b"]["total"]:
+        errors.append("%s: matched %s, unmatched %s" % (where, d["matched"], d["unmatched"]))
+    if 2 * d["matched"]["total"] != xa["graph"]["gpu_ops"]:
+        errors.append("%s: %d matched, the trace has %d GPU ops in 2 steps" % (where, d["matched"]["total"], xa["graph"]["gpu_ops"]))
+
+{"compare": mode_compare, "self": mode_self, "edit": mode_edit, "iterations": mode_iterations}[mode](*args)
 for e in errors[:40]:
     print(e)
 sys.exit(1 if errors else 0)
@@ -223,6 +249,10 @@ PYEOF
 
 # ---- FSDP against FSDP without prefetch: the deltas are analyze's differences ------------
 python3 "$CHECK" "$W" compare "$T/a" "$T/b" || fail "diff of FSDP against FSDP --no-prefetch"
+
+# ---- two iterations of one run: --step N --step-b M --------------------------------------------
+"$W" compose -s fsdp --dp 2 -p llama3-8b --layers 2 --steps 2 --out "$T/two" >/dev/null
+python3 "$CHECK" "$W" iterations "$T/two" || fail "diff of two iterations"
 
 # ---- a trace against itself: all zeros, every op matched -------------------------------------
 python3 "$CHECK" "$W" self "$T/a" || fail "diff of a composed trace with itself"
