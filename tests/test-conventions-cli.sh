@@ -83,6 +83,7 @@ echo '[]' >"$T/noop.json"
 echo '[{"op": "scale", "class": "gemm", "factor": 0.5}]' >"$T/half.json"
 "$W" info "$F2" --json >"$T/j-info.json"
 "$W" analyze "$F2" --json >"$T/j-analyze.json"
+"$W" diff "$F2" "$F2" --json >"$T/j-diff.json"
 "$W" edit "$F2" --script "$T/noop.json" --out "$T/e-noop" --json >"$T/j-edit-noop.json"
 "$W" edit "$F2" --script "$T/half.json" --out "$T/e-half" --json >"$T/j-edit.json"
 "$W" analyze "$T/e-half" --json >"$T/j-analyze-half.json"
@@ -125,7 +126,7 @@ def walk(o, path, cmd):
         for x in o:
             walk(x, path + "[]", cmd)
 docs = {}
-for cmd in ("info", "analyze", "edit-noop", "edit", "analyze-half", "blocks", "apply", "compose"):
+for cmd in ("info", "analyze", "diff", "edit-noop", "edit", "analyze-half", "blocks", "apply", "compose"):
     d = json.load(open("%s/j-%s.json" % (T, cmd)))
     docs[cmd] = d
     if d.get("schema_version") != 2:

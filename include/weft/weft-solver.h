@@ -336,6 +336,37 @@ gboolean    weft_solver_metrics (WeftSolver *self, guint rank_index, int step, W
 /* The same from the first solve (the trace as loaded). */
 gboolean    weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);
 
+/* ---- breakdown per kernel class and collective type (solver-breakdown.c) --- */
+
+/* The ProfilerStep number of a GPU op (the step whose launch it belongs to,
+ * as the metrics count it), WEFT_SOLVER_ALL_STEPS when none or not a node. */
+int         weft_solver_op_step (WeftSolver *self, guint rank_index, guint32 event);
+
+typedef struct
+{
+  guint  count;    /* ops (whole trace: over all ranks) */
+  gint64 total;    /* sum of their solved durations (end - start; a collective's includes its waiting) */
+  gint64 exposed;  /* time they run while nothing covers them: compute while no communication runs,
+                    * communication while no compute runs (their share of exposed communication),
+                    * memcpy / memset while neither runs */
+} WeftSolverGroupTime;
+
+typedef struct
+{
+  guint n_ranks;   /* ranks included (those weft_solver_metrics() counts) */
+  WeftSolverGroupTime kclass[WEFT_KCLASS_N_CLASSES];  /* every GPU op by kernel class */
+  WeftSolverGroupTime coll[WEFT_COLL_N_TYPES];        /* communication ops by collective type
+                                                       * (WEFT_COLL_UNKNOWN: no collective record) */
+} WeftSolverBreakdown;
+
+/* The step's GPU ops (rank_index or WEFT_SOLVER_ALL_RANKS; step or
+ * WEFT_SOLVER_ALL_STEPS) per kernel class and collective type, on the same
+ * ops and solved times as weft_solver_metrics(); times of the whole trace are
+ * the mean over ranks, as the metrics'. kclass[WEFT_KCLASS_COMM].exposed of a
+ * rank is its exposed_comm. FALSE (out zeroed) when weft_solver_metrics()
+ * is FALSE for every rank included. */
+gboolean    weft_solver_breakdown (WeftSolver *self, guint rank_index, int step, WeftSolverBreakdown *out);
+
 /* ---- critical path ------------------------------------------------------- */
 
 typedef enum

@@ -20,6 +20,7 @@ struct _WeftApplication
 
   GSettings *interface_settings;
   gboolean   dark;
+  gboolean   compare;   /* weft --compare: open the two files compared */
 };
 
 G_DEFINE_FINAL_TYPE (WeftApplication, weft_application, GTK_TYPE_APPLICATION)
@@ -199,6 +200,23 @@ weft_application_open (GApplication *app, GFile **files, int n_files, const char
 {
   WeftApplication *self = WEFT_APPLICATION (app);
 
+  if (self->compare)
+    {
+      /* weft --compare A B: one window, A above B */
+      WeftWindow *win = find_empty_window (self);
+      self->compare = FALSE;
+      if (win == NULL)
+        win = weft_window_new (self);
+      if (n_files == 2)
+        weft_window_open_compare (win, files[0], files[1]);
+      else
+        {
+          g_printerr ("weft: --compare takes two traces (A B), not %d\n", n_files);
+          weft_window_open (win, files[0]);
+        }
+      gtk_window_present (GTK_WINDOW (win));
+      return;
+    }
   for (int i = 0; i < n_files; i++)
     {
       WeftWindow *win = find_empty_window (self);
@@ -245,6 +263,9 @@ weft_application_startup (GApplication *app)
     { "win.side-page::palette", { "<Control>2", NULL } },
     { "win.save-as", { "<Control><Shift>s", NULL } },
     { "win.cancel-load", { "<Control>period", NULL } },
+    { "win.compare-with(false)", { "<Control><Alt>c", NULL } },
+    { "win.compare-loaded", { "<Control><Shift>l", NULL } },
+    { "win.compare-close", { "<Control><Shift>k", NULL } },
     { "win.test-screenshot", { "<Control><Shift>F12", NULL } },
   };
 
@@ -287,8 +308,11 @@ weft_application_handle_local_options (GApplication *app, GVariantDict *options)
       g_print ("weft %s\n", WEFT_VERSION_STRING);
       return 0;
     }
-  /* (before registering: the flags may still change) */
-  if (g_variant_dict_contains (options, "new-instance"))
+  WEFT_APPLICATION (app)->compare = g_variant_dict_contains (options, "compare");
+  /* (before registering: the flags may still change). --compare runs its
+   * own process: a forwarded open carries no options, so the running
+   * instance would open A and B as two windows */
+  if (g_variant_dict_contains (options, "new-instance") || WEFT_APPLICATION (app)->compare)
     g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
   return -1;
 }
@@ -341,6 +365,7 @@ weft_application_init (WeftApplication *self)
     { "version", 'v', 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
     { "new-instance", 0, 0, G_OPTION_ARG_NONE, NULL,
       "Open the files in a new process instead of a new window of the running Weft", NULL },
+    { "compare", 0, 0, G_OPTION_ARG_NONE, NULL, "Compare two traces A B: A above B on a shared time axis", NULL },
     { NULL }
   };
 

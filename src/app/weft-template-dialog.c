@@ -139,6 +139,7 @@ struct _WeftTemplateDialog
   GtkWidget *timing;
   GtkWidget *area;
   GtkWidget *create;
+  GtkWidget *keep;
   GtkWidget *spinner;
 
   gboolean  updating;       /* setting widgets from code: no change events */
@@ -152,6 +153,7 @@ struct _WeftTemplateDialog
   gboolean  create_pending; /* Create pressed: create when the preview is up to date */
   gboolean  disposed;
   Preview  *current;        /* the preview shown */
+  Preview  *kept;           /* Keep as A: the configuration Create Compared opens as A */
   guint     n_previews;
   guint64   frames;
 
@@ -167,6 +169,7 @@ G_DEFINE_FINAL_TYPE (WeftTemplateDialog, weft_template_dialog, GTK_TYPE_WINDOW)
 enum
 {
   SIGNAL_CREATED,
+  SIGNAL_CREATED_COMPARED,
   N_SIGNALS
 };
 
@@ -301,6 +304,8 @@ static void
 update_create (WeftTemplateDialog *self)
 {
   gtk_widget_set_sensitive (self->create, self->valid && !self->create_pending);
+  gtk_widget_set_sensitive (self->keep, self->valid && !self->create_pending && self->current != NULL &&
+                                          self->current->serial == self->serial && self->debounce == 0);
   gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), self->running || self->debounce != 0);
 }
 
@@ -339,6 +344,8 @@ write_state (WeftTemplateDialog *self, gboolean open)
   json_object_object_add (root, "error_shown", json_object_new_boolean (gtk_widget_get_visible (self->error_label)));
   json_object_object_add (root, "busy", json_object_new_boolean (self->running || self->debounce != 0));
   json_object_object_add (root, "create_sensitive", json_object_new_boolean (gtk_widget_get_sensitive (self->create)));
+  json_object_object_add (root, "keep_sensitive", json_object_new_boolean (gtk_widget_get_sensitive (self->keep)));
+  json_object_object_add (root, "kept", self->kept != NULL ? json_object_new_string (self->kept->name) : NULL);
   json_object_object_add (root, "focus", json_object_new_string (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : ""));
   add_int64 (root, "serial", self->serial);
   add_int64 (root, "previews", self->n_previews);
@@ -767,11 +774,41 @@ do_create (WeftTemplateDialog *self)
   name = g_strdup (p->name);
   preview_free (p);
   gtk_widget_queue_draw (self->area);
-  if (g_signal_has_handler_pending (self, signals[SIGNAL_CREATED], 0, FALSE))
+  if (self->kept != NULL && g_signal_has_handler_pending (self, signals[SIGNAL_CREATED_COMPARED], 0, FALSE))
+    {
+      /* Create Compared: the kept configuration (A) and this one (B) */
+      Preview *k = g_steal_pointer (&self->kept);
+      WeftEditSession *a = g_steal_pointer (&k->session);
+      g_autofree char *name_a = g_strdup (k->name);
+      preview_free (k);
+      g_signal_emit (self, signals[SIGNAL_CREATED_COMPARED], 0, a, name_a, session, name);
+    }
+  else if (g_signal_has_handler_pending (self, signals[SIGNAL_CREATED], 0, FALSE))
     g_signal_emit (self, signals[SIGNAL_CREATED], 0, session, name);
   else
     weft_edit_session_free (session);
   gtk_window_destroy (GTK_WINDOW (self));
+}
+
+/* Keep as A: the shown preview (up to date) is kept for Create Compared;
+ * the same parameters are composed again for the preview. */
+static void
+keep_clicked_cb (GtkButton *button, WeftTemplateDialog *self)
+{
+  if (!self->valid || self->current == NULL || self->current->serial != self->serial || self->debounce != 0)
+    return;
+  g_clear_pointer (&self->kept, preview_free);
+  self->kept = g_steal_pointer (&self->current);
+  g_clear_pointer (&self->kept->layout, weft_layout_free);
+  {
+    g_autofree char *label = g_strdup_printf ("C_reate Compared (A: %s)", self->kept->name);
+    gtk_button_set_label (GTK_BUTTON (self->create), label);
+    gtk_button_set_use_underline (GTK_BUTTON (self->create), TRUE);
+  }
+  gtk_widget_set_tooltip_text (self->create, "Open the kept configuration (A) and this one (B) compared");
+  start_compose (self);
+  update_create (self);
+  schedule_state (self);
 }
 
 static void
@@ -862,6 +899,7 @@ weft_template_dialog_dispose (GObject *object)
   g_clear_handle_id (&self->debounce, g_source_remove);
   g_clear_handle_id (&self->state_idle, g_source_remove);
   g_clear_pointer (&self->current, preview_free);
+  g_clear_pointer (&self->kept, preview_free);
   g_clear_pointer (&self->kt, kernel_times_unref);
   G_OBJECT_CLASS (weft_template_dialog_parent_class)->dispose (object);
 }
@@ -887,6 +925,10 @@ weft_template_dialog_class_init (WeftTemplateDialogClass *klass)
   object_class->finalize = weft_template_dialog_finalize;
   signals[SIGNAL_CREATED] = g_signal_new ("created", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                           G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_STRING);
+  /* (session A, name A, session B, name B): Create after Keep as A */
+  signals[SIGNAL_CREATED_COMPARED] = g_signal_new ("created-compared", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                                   0, NULL, NULL, NULL, G_TYPE_NONE, 4, G_TYPE_POINTER, G_TYPE_STRING,
+                                                   G_TYPE_POINTER, G_TYPE_STRING);
   gtk_widget_class_install_action (widget_class, "template.screenshot", NULL, screenshot_activated);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F12, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "template.screenshot", NULL);
@@ -928,12 +970,17 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   gtk_widget_add_css_class (self->create, "suggested-action");
   gtk_widget_set_tooltip_text (self->create, "Open the composed step as a new, unsaved trace");
   g_signal_connect (self->create, "clicked", G_CALLBACK (create_clicked_cb), self);
+  self->keep = gtk_button_new_with_mnemonic ("_Use as A");
+  gtk_widget_set_tooltip_text (self->keep, "Keep this configuration as A (Alt+U): change the form, then Create Compared opens "
+                                           "both, A above B");
+  g_signal_connect (self->keep, "clicked", G_CALLBACK (keep_clicked_cb), self);
   g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (gtk_window_destroy), self);
   self->spinner = gtk_spinner_new ();
   gtk_widget_set_tooltip_text (self->spinner, "Composing the preview");
   gtk_header_bar_set_show_title_buttons (GTK_HEADER_BAR (header), FALSE);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (header), cancel);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->create);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->keep);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->spinner);
   gtk_window_set_titlebar (GTK_WINDOW (self), header);
 

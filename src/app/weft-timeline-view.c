@@ -699,6 +699,16 @@ weft_timeline_view_set_dark (WeftTimelineView *self, gboolean dark)
   _weft_timeline_view_invalidate_body (self);
 }
 
+void
+weft_timeline_view_set_origin (WeftTimelineView *self, gint64 origin)
+{
+  g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
+  if (self->trace == NULL || self->view.origin == origin)
+    return;
+  self->view.origin = origin;
+  _weft_timeline_view_invalidate_body (self);
+}
+
 WeftTimeSpan
 weft_timeline_view_get_visible (WeftTimelineView *self)
 {

@@ -41,6 +41,9 @@ void          weft_timeline_view_trace_changed     (WeftTimelineView *self);
 void          weft_timeline_view_set_dark          (WeftTimelineView *self,
                                                     gboolean          dark);
 
+/* The time the ruler labels count from (set_trace: the trace's start). */
+void          weft_timeline_view_set_origin        (WeftTimelineView *self,
+                                                    gint64            origin);
 WeftTimeSpan  weft_timeline_view_get_visible       (WeftTimelineView *self);
 void          weft_timeline_view_set_visible       (WeftTimelineView *self,
                                                     WeftTimeSpan      span);

@@ -178,6 +178,8 @@ refresh_idle_cb (gpointer data)
   t2 = g_get_monotonic_time ();
   if (!dragging)
     update_critical_path (self);
+  if (!dragging)
+    _weft_window_compare_changed (self);
   t3 = g_get_monotonic_time ();
   if (g_getenv ("WEFT_DEBUG_TIMING"))
     g_printerr ("refresh: chips %.1f ms, breakdown %.1f ms, critical path %.1f ms\n", (t1 - t0) / 1000.0,
@@ -234,6 +236,7 @@ autosave_cb (gpointer data)
 static void
 clear_document (WeftWindow *self)
 {
+  _weft_window_compare_clear (self); /* it borrows the session */
   g_clear_handle_id (&self->refresh_idle, g_source_remove);
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
   g_clear_pointer (&self->save_file, g_free);
@@ -308,6 +311,7 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
   set_page (self, "trace");
   _weft_window_update_actions (self);
   _weft_window_schedule_state (self);
+  _weft_window_compare_document_set (self);
 }
 
 /* ---- loading ----------------------------------------------------------------------------- */
@@ -683,6 +687,7 @@ weft_window_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   end_loading (self);
   g_clear_handle_id (&self->state_idle, g_source_remove);
+  _weft_window_compare_free (self);
   if (self->view != NULL)
     clear_document (self);
   g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
@@ -798,6 +803,7 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, window_key_cb);
   _weft_window_class_actions_init (klass);
   _weft_window_class_search_init (klass);
+  _weft_window_class_compare_init (klass);
 }
 
 static void

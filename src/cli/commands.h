@@ -93,6 +93,7 @@ int weft_cli_compose_print_json (const WeftComposeParams *params, WeftAcMode ac)
 int weft_cmd_render (int argc, char **argv);
 int weft_cmd_info (int argc, char **argv);
 int weft_cmd_analyze (int argc, char **argv);
+int weft_cmd_diff (int argc, char **argv);
 int weft_cmd_convert (int argc, char **argv);
 int weft_cmd_sample (int argc, char **argv);
 int weft_cmd_edit (int argc, char **argv);

@@ -13,6 +13,7 @@ static const WeftCommand commands[] = {
   { "compose", "simulate a DDP/FSDP/TP/EP/CP step and write per-rank Kineto traces", weft_cmd_compose },
   { "render", "paint the timeline to a PNG, SVG or PDF picture", weft_cmd_render },
   { "analyze", "step metrics, overlap, critical path across ranks, collective waiting and stragglers", weft_cmd_analyze },
+  { "diff", "compare two traces: step metrics, per rank, per kernel class and collective, matched ops", weft_cmd_diff },
   { "info", "summarise a trace (ranks, lanes, kernels, collectives, steps)", weft_cmd_info },
   { "convert", "re-write a trace as .json, .json.gz or .json.zst", weft_cmd_convert },
   { "sample", "write a small generated N-rank Kineto trace", weft_cmd_sample },
