@@ -256,6 +256,7 @@ typedef struct
   gint64 bytes;
   gint64 allocated;
   gint64 reserved;
+  gint64 addr;      /* the block's address in the simulated allocator */
 } WeftMemorySample;
 
 /* The timeline of one rank over the composed step, from its CPU spans in
