@@ -1022,7 +1022,7 @@ static const char *K_SENDRECV = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage
 static void
 collective (Ctx *c, const CollSpec *spec)
 {
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   guint32 *kernels = g_new (guint32, c->world);
   guint *krec = g_new (guint, c->world);
   gint64 *in_n = g_new (gint64, c->world);
@@ -1185,7 +1185,7 @@ collective (Ctx *c, const CollSpec *spec)
 static void
 spec_init (Ctx *c, CollSpec *s, int dim, int stream, WeftCollType type, gint64 full_nelems, int elem, const char *dtype)
 {
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   int n = group_members (c, dim, 0, members);
 
   memset (s, 0, sizeof *s);
@@ -1630,7 +1630,7 @@ static void
 fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
 {
   CollSpec s;
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   int n = group_members (c, DIM_DP, 0, members);
 
   scope_begin (c, "user_annotation", "FSDP::all_gather", NULL);
@@ -1699,7 +1699,7 @@ static void
 fsdp_reduce_scatter (Ctx *c, const Unit *u)
 {
   CollSpec s;
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   int n = group_members (c, DIM_DP, 0, members);
 
   scope_begin (c, "user_annotation", "FSDP::post_backward_reduce", NULL);
@@ -2339,7 +2339,7 @@ write_rank (Ctx *c, int r)
   g_string_append (o, "],\n  \"cupti_version\": 28,\n  \"cuda_runtime_version\": 12090,\n  \"cuda_driver_version\": 13000,\n");
   /* distributedInfo */
   {
-    int members[64];
+    int members[WEFT_COMPOSE_MAX_RANKS];
     int n_pg = 0;
     GString *pg = g_string_new (NULL);
     for (int dim = 0; dim < N_DIMS; dim++)
