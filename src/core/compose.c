@@ -20,6 +20,7 @@
 #include "weft/weft-compose.h"
 #include "weft/weft-save.h"
 #include "save-private.h"
+#include "compose-attention-private.h"
 #include "compose-memory-private.h"
 
 /* ---- streams ------------------------------------------------------------------ */
@@ -609,6 +610,18 @@ kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, doubl
   kernel_with_base (c, op, name, kernel_ns (c, kc, flops, bytes), stats);
 }
 
+/* a flash attention kernel: its FLOPs at the attention efficiency times
+ * FlashAttention-2's measured curve for sk keys (compose-attention.c) */
+static gint64
+attn_ns (Ctx *c, gboolean backward, gboolean causal, double sk, double flops, double bytes)
+{
+  const WeftComputeEfficiency *e = &c->p.eff;
+  double eff = e->attention * _weft_compose_attention_shape (backward, causal, sk);
+  double t = MAX (flops / (c->p.hw.peak_flops * eff), bytes / (c->p.hw.hbm_bytes_per_s * e->memory));
+
+  return (gint64) (MIN (t, 1000.0) * 1e9) + CLAMP (e->kernel_overhead_ns, 0, 1000000);
+}
+
 #define GEMM_STATS stats_args ("[132, 1, 1]", "[384, 1, 1]", 168, 213504, 19)
 #define EW_STATS stats_args ("[16384, 1, 1]", "[128, 1, 1]", 28, 0, 100)
 #define RED_STATS stats_args ("[4096, 1, 1]", "[256, 1, 1]", 40, 0, 100)
@@ -751,6 +764,11 @@ static const char *K_GROUPED_GEMM =
 static const char *K_SCATTER_ADD = "void at::native::_scatter_gather_elementwise_kernel<128, 4, at::native::_cuda_scatter_gather_internal_kernel<"
                                    "true, c10::BFloat16>::operator()<at::native::ReduceAdd>(at::TensorIterator&, long, long, long, "
                                    "at::native::ReduceAdd const&)::{lambda(long)#1}>(int, {lambda(long)#1})";
+/* torch's _SDPAMerger.step with convert_to_f32 (context_parallel's
+ * default): out = out - sigmoid(block_lse - lse) * (out - block_out) in
+ * fp32, eager: the bf16 block output cast (2 + 4), two subtractions and a
+ * multiplication (4 + 4 + 4 each): ~38 bytes per output element */
+#define CP_MERGE_BYTES 38.0
 static const char *K_LSE_MERGE = "triton_poi_fused_add_exp_log_logsumexp_mul_sigmoid_sub_0";
 
 /* eager ATen kernels (no torch.compile): the decomposed norms, RoPE, SwiGLU */
@@ -1342,7 +1360,7 @@ tp_comm (Ctx *c, const Dims *D, int kind)
 /* flash attention forward inside aten::_flash_attention_forward with its
  * Input Dims (q [B, S, H, D], k/v [B, Sk, Hkv, D]) */
 static void
-flash_fwd (Ctx *c, const Dims *D, double Tk, double flops, double bytes)
+flash_fwd (Ctx *c, const Dims *D, double Tk, gboolean causal, double sk, double flops, double bytes)
 {
   char args[256];
   gint64 B = c->p.model.mbs;
@@ -1365,7 +1383,7 @@ flash_fwd (Ctx *c, const Dims *D, double Tk, double flops, double bytes)
     if (measured >= 0)
       kernel_with_base (c, NULL, K_FLASH_FWD, MIN (measured, G_GINT64_CONSTANT (1000000000000)), FLASH_STATS);
     else
-      kernel (c, NULL, K_FLASH_FWD, K_ATTN_FWD, flops, bytes, FLASH_STATS);
+      kernel_with_base (c, NULL, K_FLASH_FWD, attn_ns (c, FALSE, causal, sk, flops, bytes), FLASH_STATS);
   }
   scope_end (c);
 }
@@ -1386,28 +1404,43 @@ attention_forward (Ctx *c, const Dims *D)
 
   if (recompute_keeps_saved (c))
     ;   /* SDPA's outputs are saved: no attention (nor its CP traffic) */
-  else if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
+  else if (has (c, WEFT_STRATEGY_CP) && cp > 1)
     {
-      /* cp chunks: attention on the chunk in hand while the next K/V chunk
-       * travels around the ring (cp - 1 steps) */
+      /* torch's context_parallel with load balancing (each rank holds
+       * chunks i and 2cp-1-i of the sequence): cp flash calls, the first
+       * over the local tokens with the causal mask, each later one
+       * unmasked over half of it (the first half of the K/V chunk, or the
+       * second half of the queries): T x T/2; the outputs merged in fp32
+       * (_SDPAMerger, convert_to_f32). K/V: one all-gather before
+       * (allgather) or cp-1 ring sends, each overlapping the chunk in
+       * hand */
+      gboolean ring = c->p.cp_mode == WEFT_CP_RING;
+      double kvs = qd;   /* torchtitan repeats K/V to every head before SDPA: CP moves those */
       double chunk_flops = 4 * T * T * d * D->nh * 0.5;
+      if (!ring)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
+          blocking_collective (c, &s);
+        }
       scope_begin (c, "cpu_op", "aten::_scaled_dot_product_flash_attention", NULL);
       for (int step = 0; step < cp; step++)
         {
-          if (step < cp - 1)
+          double sk = step == 0 ? T : T / 2;
+          if (ring && step < cp - 1)
             {
               CollSpec s;
-              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (2 * T * kvd), 2, "BFloat16");
-              s.bytes = (gint64) (2 * T * kvd * 2);
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (2 * T * kvs), 2, "BFloat16");
+              s.bytes = (gint64) (2 * T * kvs * 2);
               s.p2p_ring = TRUE;
               s.op_name = "c10d::alltoall_base_";
               collective (c, &s);
               save_handle (c, 4, ST_CP);
             }
-          flash_fwd (c, D, T, chunk_flops, 2 * (T * qd * 2 + 2 * T * kvd));
+          flash_fwd (c, D, sk, step == 0, sk, chunk_flops, 2 * (T * qd * 2 + 2 * sk * kvs));
           if (step > 0)
-            kernel (c, NULL, K_LSE_MERGE, K_MEM, 0, 2 * T * qd * 3, EW_STATS);
-          if (step < cp - 1)
+            kernel (c, NULL, K_LSE_MERGE, K_MEM, 0, CP_MERGE_BYTES * T * qd, EW_STATS);
+          if (ring && step < cp - 1)
             {
               load_handle (c, 4);
               stream_wait (c, ST_COMPUTE);
@@ -1417,16 +1450,8 @@ attention_forward (Ctx *c, const Dims *D)
     }
   else
     {
-      double Tk = T;
-      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
-        {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
-          blocking_collective (c, &s);
-          Tk = T * cp;
-        }
       scope_begin (c, "cpu_op", "aten::_scaled_dot_product_flash_attention", NULL);
-      flash_fwd (c, D, Tk, 4 * T * Tk * d * D->nh * 0.5, 2 * (T * qd * 2 + 2 * Tk * kvd));
+      flash_fwd (c, D, T, TRUE, T, 4 * T * T * d * D->nh * 0.5, 2 * (T * qd * 2 + 2 * T * kvd));
       scope_end (c);
     }
   gemm (c, GEMM_FWD, T, qd, h);
@@ -1444,52 +1469,59 @@ attention_backward (Ctx *c, const Dims *D)
   gemm (c, GEMM_WGRAD, qd, T, h);   /* dW = X^T dY */
   scope_end (c);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0", NULL);
-  if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
+  if (has (c, WEFT_STRATEGY_CP) && cp > 1)
     {
+      /* the forward's cp calls, differentiated: each chunk's gradients
+       * accumulated in fp32 (dq here, dK/dV travelling with K/V around the
+       * ring, or reduce-scattered after the all-gather's chunks) */
+      gboolean ring = c->p.cp_mode == WEFT_CP_RING;
+      double kvs = qd;   /* the repeated K/V (repeat_kv before SDPA) */
       double chunk_flops = 2.5 * 4 * T * T * d * D->nh * 0.5;
+      if (!ring)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
+          blocking_collective (c, &s);
+        }
       for (int step = 0; step < cp; step++)
         {
-          if (step < cp - 1)
+          double sk = step == 0 ? T : T / 2;
+          if (ring && step < cp - 1)
             {
               CollSpec s;
               /* K/V and dK/dV travel together */
-              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (4 * T * kvd), 2, "BFloat16");
-              s.bytes = (gint64) (4 * T * kvd * 2);
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (4 * T * kvs), 2, "BFloat16");
+              s.bytes = (gint64) (4 * T * kvs * 2);
               s.p2p_ring = TRUE;
               collective (c, &s);
               save_handle (c, 4, ST_CP);
             }
           kernel (c, NULL, K_FLASH_BWD_DOT, K_MEM, 0, 2 * 2 * T * qd, EW_STATS);
-          kernel (c, "aten::_flash_attention_backward", K_FLASH_BWD, K_ATTN_BWD, chunk_flops,
-                  2 * (3 * T * qd + 4 * T * kvd), FLASH_STATS);
+          kernel_with_base (c, "aten::_flash_attention_backward", K_FLASH_BWD,
+                            attn_ns (c, TRUE, step == 0, sk, chunk_flops, 2 * (3 * T * qd + 4 * sk * kvs)), FLASH_STATS);
           kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
-          if (step < cp - 1)
+          if (step > 0)   /* fp32 accumulation: read 4 + 2, write 4 bytes per element */
+            kernel (c, NULL, K_ADD, K_MEM, 0, 10 * T * (qd + 2 * kvs), EW_STATS);
+          if (ring && step < cp - 1)
             {
               load_handle (c, 4);
               stream_wait (c, ST_COMPUTE);
             }
         }
+      if (!ring)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_REDUCE_SCATTER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
+          blocking_collective (c, &s);
+        }
     }
   else
     {
-      double Tk = T;
-      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
-        {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
-          blocking_collective (c, &s);
-          Tk = T * cp;
-        }
       kernel (c, NULL, K_FLASH_BWD_DOT, K_MEM, 0, 2 * 2 * T * qd, EW_STATS);
-      kernel (c, "aten::_flash_attention_backward", K_FLASH_BWD, K_ATTN_BWD, 2.5 * 4 * T * Tk * d * D->nh * 0.5,
-              2 * (3 * T * qd + 4 * Tk * kvd), FLASH_STATS);
+      kernel_with_base (c, "aten::_flash_attention_backward", K_FLASH_BWD,
+                        attn_ns (c, TRUE, TRUE, T, 2.5 * 4 * T * T * d * D->nh * 0.5, 2 * (3 * T * qd + 4 * T * kvd)),
+                        FLASH_STATS);
       kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
-      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
-        {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_REDUCE_SCATTER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
-          blocking_collective (c, &s);
-        }
     }
   scope_end (c);
   repeat_kv (c, T, qd, kvd, TRUE);
