@@ -33,10 +33,11 @@
 
 typedef struct
 {
-  gint64   addr, size;
-  int      seg, prev, next;   /* neighbours in the segment, -1 for none */
-  gboolean live;              /* the slot is a block (not recycled) */
-  gboolean allocated;
+  gint64         addr, size;
+  int            seg, prev, next;   /* neighbours in the segment, -1 for none */
+  gboolean       live;              /* the slot is a block (not recycled) */
+  gboolean       allocated;
+  GSequenceIter *free_it;           /* in its pool's free set while free */
 } Block;
 
 typedef struct
@@ -54,6 +55,7 @@ struct _WeftAllocSim
   GArray  *blocks;            /* Block */
   GArray  *segs;              /* Segment */
   GArray  *spare;             /* int: recycled block slots */
+  GHashTable *pools;          /* (stream, small) -> GSequence of free block slots by (size, address) */
   gint64   allocated, reserved, peak_allocated, peak_reserved, next_base;
   int      retries;
 };
@@ -68,6 +70,7 @@ _weft_alloc_sim_new (gboolean expandable, gint64 capacity)
   sim->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
   sim->segs = g_array_new (FALSE, FALSE, sizeof (Segment));
   sim->spare = g_array_new (FALSE, FALSE, sizeof (int));
+  sim->pools = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_sequence_free);
   sim->next_base = G_GINT64_CONSTANT (0x7f0000000000);
   return sim;
 }
@@ -80,16 +83,64 @@ _weft_alloc_sim_free (WeftAllocSim *sim)
   g_array_free (sim->blocks, TRUE);
   g_array_free (sim->segs, TRUE);
   g_array_free (sim->spare, TRUE);
+  g_hash_table_unref (sim->pools);
   g_free (sim);
 }
 
 #define BLK(sim, i) (&g_array_index ((sim)->blocks, Block, (i)))
 #define SEG(sim, i) (&g_array_index ((sim)->segs, Segment, (i)))
 
+/* the free set of a block's pool: slots sorted by (size, address) */
+static GSequence *
+pool_of (WeftAllocSim *sim, int stream, gboolean small)
+{
+  gint64 key = (gint64) stream * 2 + (small ? 1 : 0);
+  GSequence *seq = g_hash_table_lookup (sim->pools, &key);
+
+  if (seq == NULL)
+    {
+      seq = g_sequence_new (NULL);
+      g_hash_table_insert (sim->pools, g_memdup2 (&key, sizeof key), seq);
+    }
+  return seq;
+}
+
+static int
+free_cmp (gconstpointer a, gconstpointer b, gpointer data)
+{
+  WeftAllocSim *sim = data;
+  const Block *x = BLK (sim, GPOINTER_TO_INT (a) - 1), *y = BLK (sim, GPOINTER_TO_INT (b) - 1);
+
+  if (x->size != y->size)
+    return x->size < y->size ? -1 : 1;
+  return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* a free block joins (or leaves) its pool's free set; its size and address
+ * must not change while it is in */
+static void
+free_set_add (WeftAllocSim *sim, int bi)
+{
+  const Segment *s = SEG (sim, BLK (sim, bi)->seg);
+  GSequence *seq = pool_of (sim, s->stream, s->small);
+
+  BLK (sim, bi)->free_it = g_sequence_insert_sorted (seq, GINT_TO_POINTER (bi + 1), free_cmp, sim);
+}
+
+static void
+free_set_remove (WeftAllocSim *sim, int bi)
+{
+  Block *b = BLK (sim, bi);
+
+  if (b->free_it != NULL)
+    g_sequence_remove (b->free_it);
+  b->free_it = NULL;
+}
+
 static int
 block_new (WeftAllocSim *sim, int seg, gint64 addr, gint64 size)
 {
-  Block b = { addr, size, seg, -1, -1, TRUE, FALSE };
+  Block b = { addr, size, seg, -1, -1, TRUE, FALSE, NULL };
   int i;
 
   if (sim->spare->len > 0)
@@ -123,6 +174,7 @@ segment_new (WeftAllocSim *sim, int stream, gboolean small, gint64 size)
     {
       int bi = block_new (sim, si, s.base, size);
       SEG (sim, si)->last = bi;
+      free_set_add (sim, bi);
     }
   sim->reserved += size;
   return si;
@@ -132,22 +184,24 @@ segment_new (WeftAllocSim *sim, int stream, gboolean small, gint64 size)
 static int
 best_fit (WeftAllocSim *sim, gint64 size, int stream, gboolean small)
 {
-  int best = -1;
+  GSequence *seq = pool_of (sim, stream, small);
+  GSequenceIter *it = g_sequence_get_begin_iter (seq), *end = g_sequence_get_end_iter (seq);
+  int n = g_sequence_get_length (seq);
 
-  for (guint i = 0; i < sim->blocks->len; i++)
+  /* binary search for the first block of at least size bytes */
+  while (n > 0)
     {
-      const Block *b = BLK (sim, i);
-      const Segment *s;
-      if (!b->live || b->allocated || b->size < size)
-        continue;
-      s = SEG (sim, b->seg);
-      if (s->stream != stream || s->small != small || s->released)
-        continue;
-      if (best < 0 || b->size < BLK (sim, best)->size
-          || (b->size == BLK (sim, best)->size && b->addr < BLK (sim, best)->addr))
-        best = (int) i;
+      int half = n / 2;
+      GSequenceIter *mid = g_sequence_iter_move (it, half);
+      if (BLK (sim, GPOINTER_TO_INT (g_sequence_get (mid)) - 1)->size < size)
+        {
+          it = g_sequence_iter_next (mid);
+          n -= half + 1;
+        }
+      else
+        n = half;
     }
-  return best;
+  return it == end ? -1 : GPOINTER_TO_INT (g_sequence_get (it)) - 1;
 }
 
 /* release_cached_blocks(): segments with no live block go back to CUDA;
@@ -172,6 +226,7 @@ release_cached (WeftAllocSim *sim)
             continue;    /* more than one block: something is live */
           sim->reserved -= s->size;
           s->released = TRUE;
+          free_set_remove (sim, s->last);
           block_recycle (sim, s->last);
           s->last = -1;
           continue;
@@ -180,8 +235,11 @@ release_cached (WeftAllocSim *sim)
       keep = (last->addr - s->base + page - 1) / page * page;
       sim->reserved -= s->size - keep;
       s->size = keep;
+      free_set_remove (sim, s->last);
       last->size = s->base + keep - last->addr;
-      if (last->size <= 0)
+      if (last->size > 0)
+        free_set_add (sim, s->last);
+      else
         {
           int prev = last->prev;
           block_recycle (sim, s->last);
@@ -223,7 +281,10 @@ grow_expandable (WeftAllocSim *sim, gint64 size, int stream, gboolean small)
   (void) fits (sim, map);   /* beyond the capacity: CUDA would fail; counted as a retry */
   s = SEG (sim, si);
   if (tail >= 0 && !BLK (sim, tail)->allocated)
-    BLK (sim, tail)->size += map;
+    {
+      free_set_remove (sim, tail);   /* taken by the caller */
+      BLK (sim, tail)->size += map;
+    }
   else
     {
       int nb = block_new (sim, si, s->base + s->size, map);
@@ -260,6 +321,7 @@ _weft_alloc_sim_malloc (WeftAllocSim *sim, gint64 size, int stream, gint64 *bloc
       si = segment_new (sim, stream, small, seg);
       bi = SEG (sim, si)->last;
     }
+  free_set_remove (sim, bi);
   b = BLK (sim, bi);
   rest = b->size - rs;
   if (small ? rest >= MIN_BLOCK : rest > SMALL_SIZE)
@@ -276,6 +338,7 @@ _weft_alloc_sim_malloc (WeftAllocSim *sim, gint64 size, int stream, gint64 *bloc
       else
         SEG (sim, seg)->last = nb;
       b->next = nb;
+      free_set_add (sim, nb);
     }
   b->allocated = TRUE;
   sim->allocated += b->size;
@@ -298,6 +361,8 @@ merge_next (WeftAllocSim *sim, int bi)
 
   if (ni < 0 || BLK (sim, ni)->allocated)
     return;
+  free_set_remove (sim, bi);
+  free_set_remove (sim, ni);
   n = BLK (sim, ni);
   b->size += n->size;
   b->next = n->next;
@@ -324,7 +389,12 @@ _weft_alloc_sim_release (WeftAllocSim *sim, int handle)
   merge_next (sim, handle);
   prev = BLK (sim, handle)->prev;
   if (prev >= 0 && !BLK (sim, prev)->allocated)
-    merge_next (sim, prev);
+    {
+      merge_next (sim, prev);
+      free_set_add (sim, prev);
+    }
+  else
+    free_set_add (sim, handle);
   return size;
 }
 
