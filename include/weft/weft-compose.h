@@ -19,6 +19,12 @@
 
 G_BEGIN_DECLS
 
+/* The most ranks one composed step has (dp x cp x tp; torchtitan's largest
+ * published runs use 512 GPUs) and the most rank-blocks (ranks x layers x
+ * steps) it simulates: the DAG takes ~50 KB per rank-block. */
+#define WEFT_COMPOSE_MAX_RANKS       512
+#define WEFT_COMPOSE_MAX_RANK_BLOCKS 16384
+
 typedef enum
 {
   WEFT_STRATEGY_DDP  = 1 << 0,
@@ -263,6 +269,7 @@ typedef struct
   gint64 bytes;
   gint64 allocated;
   gint64 reserved;
+  gint64 addr;      /* the block's address in the simulated allocator */
 } WeftMemorySample;
 
 /* The timeline of one rank over the composed step, from its CPU spans in

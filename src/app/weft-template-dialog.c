@@ -992,10 +992,10 @@ weft_template_dialog_init (WeftTemplateDialog *self)
     }
   gtk_grid_set_column_spacing (GTK_GRID (strategies), 10);
 
-  self->dp = new_spin (self, 1, 64, 1, 8);
+  self->dp = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 8);
   self->tp = new_spin (self, 1, 64, 1, 2);
-  self->ep = new_spin (self, 1, 64, 1, 4);
-  self->cp = new_spin (self, 1, 64, 1, 2);
+  self->ep = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 4);
+  self->cp = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 2);
   self->hsdp = new_spin (self, 1, 64, 1, 1);
   self->preset = gtk_drop_down_new_from_strings (weft_compose_preset_names ());
   g_signal_connect_swapped (self->preset, "notify::selected", G_CALLBACK (preset_changed_cb), self);
