@@ -128,8 +128,9 @@ producer_of (WeftSolver *solver, guint rank_index, guint32 event)
  * without that wait (the copy-in deleted) it starts as early as its stream
  * and launch allow, its unsharded buffer is allocated that much earlier
  * and lives longer. The peak never falls, and where the buffer now
- * overlaps the loss (the first all-gather of the backward) it rises by
- * that buffer; undo gives the loaded peak back exactly. */
+ * overlaps the loss (the first all-gather of the backward) the reserved
+ * peak rises by at most that buffer; undo gives the loaded peak back
+ * exactly. */
 static void
 test_prefetch_earlier (void)
 {
@@ -150,6 +151,7 @@ test_prefetch_earlier (void)
       WeftEventRef copy_in;
       gint64 start0;
       gint64 buffer = 0;
+      guint n_alloc = 0;
       g_autoptr (GError) error = NULL;
 
       if (!weft_solver_is_node (solver, 0, e) || ev->coll == WEFT_NONE)
@@ -168,9 +170,15 @@ test_prefetch_earlier (void)
             json_object *args = weft_event_parse_args (rank, weft_rank_event (rank, m));
             gint64 b = json_object_get_int64 (json_object_object_get (args, "Bytes"));
             json_object_put (args);
-            buffer = MAX (buffer, b);
+            /* every allocation anchored to it moves with it (the
+             * composer allocates the unsharded buffer and its staging) */
+            if (b > 0)
+              {
+                buffer += b + 2 * 1024 * 1024; /* the allocator's rounding */
+                n_alloc++;
+              }
           }
-      g_assert_cmpint (buffer, >, 0);
+      g_assert_cmpuint (n_alloc, >, 0);
       start0 = weft_solver_start (solver, 0, e);
       g_assert_true (weft_edit_session_delete (s, &copy_in, 1, &error));
       g_assert_no_error (error);
@@ -180,9 +188,15 @@ test_prefetch_earlier (void)
       g_assert_cmpint (now.peak_reserved, >=, loaded.peak_reserved);
       if (now.peak_reserved > loaded.peak_reserved)
         {
-          /* at most its own buffer (rounded to the allocator's 2 MiB) */
-          g_assert_cmpint (now.peak_reserved - loaded.peak_reserved, <=, buffer + 2 * 1024 * 1024);
-          g_assert_cmpint (now.peak_allocated - loaded.peak_allocated, ==, buffer);
+          /* at most its own buffers (each rounded to the allocator's 2 MiB) */
+          g_assert_cmpint (now.peak_reserved - loaded.peak_reserved, <=, buffer);
+          /* allocated: more memory alive at every time, so its peak never
+           * falls, and rises by at most the buffer (exactly the buffer only
+           * where the all-gather now lands on the allocated peak: with the
+           * composer's allocator replay (compose-allocator.c) the allocated
+           * peak can be elsewhere while the reserved high-water mark rises) */
+          g_assert_cmpint (now.peak_allocated, >=, loaded.peak_allocated);
+          g_assert_cmpint (now.peak_allocated - loaded.peak_allocated, <=, buffer);
           n_rose++;
           g_test_message ("all-gather %u %.1f us earlier: peak %.3f -> %.3f GiB", e,
                           (start0 - weft_solver_start (solver, 0, e)) / 1e3, loaded.peak_reserved / 1073741824.0,
