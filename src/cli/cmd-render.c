@@ -190,14 +190,18 @@ weft_cmd_render (int argc, char **argv)
   o.dark = dark;
   if (critical)
     {
-      /* the solver replays the trace as loaded: its path over observed times */
+      /* the solver replays the trace as loaded: its path over observed
+       * times, the lanes drawn from its times as the window draws them */
       g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
       g_autoptr (GArray) segments = NULL;
       g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
       WeftRenderOverlay overlay = { NULL, 0, NULL, 0 };
+      WeftRenderTimes times;
       gboolean ok;
       if (solver == NULL)
         return weft_cli_fail ("render: --critical-path: %s", error->message);
+      weft_render_times_init_solver (&times, trace, solver);
+      o.times = &times;
       segments = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
       for (guint i = 0; segments != NULL && i < segments->len; i++)
         {
@@ -213,6 +217,7 @@ weft_cmd_render (int argc, char **argv)
       o.overlay = &overlay;
       ok = weft_render_to_file (trace, &o, out, &error);
       o.overlay = NULL;
+      o.times = NULL;
       if (!ok)
         {
           fprintf (stderr, "weft-cli: %s\n", error->message);
