@@ -159,6 +159,12 @@ typedef struct
    * layout, whatever the generation); func still answers single events
    * (hit tests, highlights). */
   WeftRenderLaneFunc    lane_func;
+  /* Optional, with lane_func: how much the next lane_func call would
+   * rewrite (weft_solver_lane_times_pending). Above the layout's refresh
+   * budget, the first paint of a generation asks per event instead (a drag
+   * re-solving much of the trace on every motion pays nothing extra) and a
+   * later paint of the same generation refreshes the arrays. */
+  guint64             (*lane_pending) (gpointer user_data);
 } WeftRenderTimes;
 
 /* The solver's times, as the window and weft-cli render draw them: func
@@ -166,6 +172,7 @@ typedef struct
  * generation weft_solver_generation () + 1 (refresh it after each edit with
  * weft_render_times_update). solver NULL: observed times (all zero). */
 void weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSolver *solver);
+#define WEFT_RENDER_HAS_SOLVER_TIMES 1
 void weft_render_times_update (WeftRenderTimes *times);
 
 /* The time span an event is drawn at. */

@@ -149,6 +149,11 @@ WeftDepKind weft_solver_binding (WeftSolver *self, guint rank_index, guint32 eve
 guint       weft_solver_lane_times (WeftSolver *self, guint rank_index, guint32 lane,
                                     const gint64 **start, const gint64 **end);
 
+/* How many entries the next weft_solver_lane_times call would rewrite (an
+ * estimate: 0 = the arrays are current), so that a painter can ask per
+ * event instead while a drag re-solves much of the trace on every motion. */
+guint64     weft_solver_lane_times_pending (WeftSolver *self);
+
 /* Span of the solved schedule over every node (common timeline). */
 WeftTimeSpan weft_solver_span (WeftSolver *self);
 

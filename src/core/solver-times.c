@@ -438,3 +438,27 @@ weft_solver_lane_times (WeftSolver *self, guint rank_index, guint32 lane, const 
     *end = lr->end[lane];
   return lr->n[lane];
 }
+
+guint64
+weft_solver_lane_times_pending (WeftSolver *self)
+{
+  LaneTimes *lt;
+  guint64 n = 0;
+
+  g_return_val_if_fail (self != NULL, 0);
+  lt = &self->lt;
+  if (!lt->built || lt->structure != self->structure || lt->n_edits_applied != self->n_edits_applied ||
+      lt->n_ranks != self->trace->ranks->len)
+    {
+      for (guint r = 0; r < self->trace->ranks->len; r++)
+        n += weft_trace_rank (self->trace, r)->events->len;
+      return MAX (n, 1);
+    }
+  if (lt->overflow)
+    n += self->n_nodes;
+  else
+    n += lt->changed->len;
+  if (lt->sweep_lo != G_MAXUINT)
+    n += self->plan.ok && lt->sweep_lo < self->plan.n ? self->plan.n - lt->sweep_lo : self->n_order;
+  return n;
+}

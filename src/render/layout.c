@@ -250,6 +250,8 @@ weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane,
   return r;
 }
 
+static gboolean frame_uses_lanes (WeftLayout *self, const WeftRenderTimes *times);
+
 WeftDepthRow
 weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth, const WeftRankTimes *rt)
 {
@@ -258,7 +260,7 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
   WeftLaneDepths *ld;
   gconstpointer owner;
 
-  if (rt->times != NULL && rt->times->lane_func != NULL && r.n > 0)
+  if (rt->times != NULL && rt->times->lane_func != NULL && r.n > 0 && frame_uses_lanes ((WeftLayout *) layout, rt->times))
     {
       /* the lane's own arrays, walked through the row's positions in it */
       const WeftLaneDepths *cl = &layout->ranks[rt->rank_index].lanes[lane];
@@ -354,6 +356,24 @@ weft_layout_begin_frame (const WeftLayout *layout)
   WeftLayout *self = (WeftLayout *) layout; /* caches: logically const */
   self->refresh_left = self->refresh_budget != 0 ? self->refresh_budget : WEFT_LAYOUT_REFRESH_BUDGET;
   self->refreshed = FALSE;
+  self->lanes_decided = FALSE;
+}
+
+/* Whether this frame reads the lane arrays: always when they are current or
+ * their refresh is small; else (a re-solve moved much of the trace) not on
+ * the first frame of a generation, as during a drag, but from the second. */
+static gboolean
+frame_uses_lanes (WeftLayout *self, const WeftRenderTimes *times)
+{
+  if (!self->lanes_decided)
+    {
+      guint64 budget = self->refresh_budget != 0 ? self->refresh_budget : WEFT_LAYOUT_REFRESH_BUDGET;
+      self->lanes_use = times->lane_pending == NULL || times->generation == 0 ||
+                        times->generation == self->lanes_prev_gen || times->lane_pending (times->user_data) <= budget;
+      self->lanes_prev_gen = times->generation;
+      self->lanes_decided = TRUE;
+    }
+  return self->lanes_use;
 }
 
 void

@@ -164,6 +164,11 @@ struct _WeftLayout
   guint64         refresh_left;
   gboolean        refreshed;
   guint64         refresh_budget;  /* 0: WEFT_LAYOUT_REFRESH_BUDGET */
+  /* lane arrays (WeftRenderTimes.lane_func) in this frame: decided at its
+   * first row; the generation of the previous frame that decided */
+  gboolean        lanes_decided;
+  gboolean        lanes_use;
+  guint64         lanes_prev_gen;
 };
 
 #define WEFT_LAYOUT_REFRESH_BUDGET 262144

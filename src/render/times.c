@@ -19,6 +19,12 @@ solver_lane_func (gpointer user_data, guint rank_index, guint32 lane, const gint
   return weft_solver_lane_times (user_data, rank_index, lane, start, end);
 }
 
+static guint64
+solver_lane_pending (gpointer user_data)
+{
+  return weft_solver_lane_times_pending (user_data);
+}
+
 void
 weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSolver *solver)
 {
@@ -28,6 +34,7 @@ weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSol
     return;
   times->func = solver_time_func;
   times->lane_func = solver_lane_func;
+  times->lane_pending = solver_lane_pending;
   times->user_data = solver;
   times->n_ranks = trace != NULL ? trace->ranks->len : 0;
   times->generation = weft_solver_generation (solver) + 1;
