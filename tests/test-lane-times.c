@@ -250,6 +250,25 @@ test_sync_trace (void)
   random_edits (trace, 60);
 }
 
+/* Two generated ranks of > 200k events together: the arrays are built
+ * one rank per core (the build only reads the solver and the model). */
+static void
+test_threaded_build (void)
+{
+  g_autofree char *dir = g_build_filename (weft_test_tmpdir (), "two-ranks", NULL);
+  g_autoptr (WeftTrace) trace = NULL;
+  g_mkdir_with_parents (dir, 0755);
+  for (int r = 0; r < 2; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank%d_trace.json", r);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      weft_test_write_step_rank (path, r, 2, 52000, 17 + (guint32) r, "gemm_kernel", "elementwise_kernel");
+    }
+  trace = load (dir);
+  g_assert_cmpuint (n_events (trace), >=, 200000);
+  random_edits (trace, 6);
+}
+
 static void
 test_shared (gconstpointer data)
 {
@@ -352,5 +371,6 @@ main (int argc, char **argv)
   g_test_add_data_func ("/lane-times/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",
                         test_shared);
   g_test_add_func ("/lane-times/paint-same", test_paint_same);
+  g_test_add_func ("/lane-times/threaded-build", test_threaded_build);
   return g_test_run ();
 }

@@ -126,15 +126,55 @@ build_rank (WeftSolver *self, guint r, LaneTimesRank *lr)
     }
 }
 
+typedef struct
+{
+  WeftSolver *self;
+  gint        next;   /* next rank to build (atomic) */
+} BuildJob;
+
+static gpointer
+build_worker (gpointer data)
+{
+  BuildJob *job = data;
+  LaneTimes *lt = &job->self->lt;
+  for (;;)
+    {
+      gint r = g_atomic_int_add (&job->next, 1);
+      if (r < 0 || (guint) r >= lt->n_ranks)
+        break;
+      build_rank (job->self, (guint) r, &lt->ranks[r]);
+    }
+  return NULL;
+}
+
 static void
 build (WeftSolver *self)
 {
   LaneTimes *lt = &self->lt;
+  guint64 total = 0;
+  guint n_threads;
   _weft_solver_lane_times_free (self);
   lt->n_ranks = self->trace->ranks->len;
   lt->ranks = g_new0 (LaneTimesRank, MAX (1, lt->n_ranks));
   for (guint r = 0; r < lt->n_ranks; r++)
-    build_rank (self, r, &lt->ranks[r]);
+    total += weft_trace_rank (self->trace, r)->events->len;
+  /* ranks are independent and building only reads the solver and the
+   * model: one per core for large traces */
+  n_threads = total >= 200000 ? MIN (lt->n_ranks, g_get_num_processors ()) : 1;
+  if (n_threads > 1)
+    {
+      BuildJob job = { self, 0 };
+      GThread **threads = g_new (GThread *, n_threads);
+      for (guint t = 1; t < n_threads; t++)
+        threads[t] = g_thread_new ("weft-lane-times", build_worker, &job);
+      build_worker (&job);
+      for (guint t = 1; t < n_threads; t++)
+        g_thread_join (threads[t]);
+      g_free (threads);
+    }
+  else
+    for (guint r = 0; r < lt->n_ranks; r++)
+      build_rank (self, r, &lt->ranks[r]);
   lt->n_g = 0;
   for (guint r = 0; r < lt->n_ranks; r++)
     {
