@@ -27,6 +27,7 @@
 
 #include "weft-model.h"
 #include "weft-memory.h"
+#include "weft-solver.h"
 
 G_BEGIN_DECLS
 
@@ -127,6 +128,11 @@ weft_render_x_to_time (const WeftView *view, double x)
 /* Returns FALSE to draw the event at its observed time. */
 typedef gboolean (*WeftRenderTimeFunc) (gpointer user_data, guint rank_index, guint32 event,
                                         gint64 *start, gint64 *end);
+/* The times of a whole lane: arrays aligned with lane->events (entry i is
+ * the event lane->events[i]), valid until the times change; returns the
+ * number of entries, 0 = not available (the painter then asks per event). */
+typedef guint (*WeftRenderLaneFunc) (gpointer user_data, guint rank_index, guint32 lane,
+                                     const gint64 **start, const gint64 **end);
 
 /* Times to draw instead of the observed ones, e.g. the solver's solution,
  * on the COMMON timeline (clock offset included). Either a callback (func,
@@ -151,7 +157,27 @@ typedef struct
    * so while the generation changes on every frame (a drag) rows are asked
    * for directly as with 0. 0 = ask on every frame. */
   guint64               generation;
+  /* Optional, with func: the same times per lane as flat arrays
+   * (weft_solver_lane_times). The painter then walks each lane's array as
+   * it walks the lane's events (no call per event, nothing cached in the
+   * layout, whatever the generation); func still answers single events
+   * (hit tests, highlights). */
+  WeftRenderLaneFunc    lane_func;
+  /* Optional, with lane_func: how much the next lane_func call would
+   * rewrite (weft_solver_lane_times_pending). Above the layout's refresh
+   * budget, the first paint of a generation asks per event instead (a drag
+   * re-solving much of the trace on every motion pays nothing extra) and a
+   * later paint of the same generation refreshes the arrays. */
+  guint64             (*lane_pending) (gpointer user_data);
 } WeftRenderTimes;
+
+/* The solver's times, as the window and weft-cli render draw them: func
+ * over weft_solver_times, lane_func over weft_solver_lane_times, the
+ * generation weft_solver_generation () + 1 (refresh it after each edit with
+ * weft_render_times_update). solver NULL: observed times (all zero). */
+void weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSolver *solver);
+#define WEFT_RENDER_HAS_SOLVER_TIMES 1
+void weft_render_times_update (WeftRenderTimes *times);
 
 /* The time span an event is drawn at. */
 WeftTimeSpan weft_render_event_span (WeftTrace *trace, const WeftRenderTimes *times,

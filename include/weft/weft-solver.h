@@ -98,6 +98,9 @@ typedef struct
   guint n_plan_sweeps;         /* re-solves that ran over the plan */
   guint n_graph_sweeps;        /* large re-solves that ran node by node (no valid plan) */
   guint n_plan_syncs;          /* times plan sweeps' results were written back into the graph */
+  /* weft_solver_lane_times */
+  guint n_lane_times_builds;   /* times the lane arrays were built whole */
+  guint64 n_lane_times_written;/* entries written since the last build (the build's included) */
 } WeftSolverStats;
 
 void        weft_solver_stats (WeftSolver *self, WeftSolverStats *out);
@@ -132,6 +135,24 @@ gint64      weft_solver_min_start (WeftSolver *self, guint rank_index, guint32 e
  * released at its observed time. pred_* may be NULL. */
 WeftDepKind weft_solver_binding (WeftSolver *self, guint rank_index, guint32 event,
                                  guint *pred_rank_index, guint32 *pred_event);
+
+/* The solved times of a whole lane at once, for painters that walk a
+ * lane's events in order: *start / *end (either may be NULL) get arrays of
+ * the returned number of entries, entry i the times of the lane's event
+ * lane->events[i] (what weft_solver_times gives for it: common timeline).
+ * Built on the first call (O(events)); after a re-solve the next call
+ * rewrites only the entries that may have changed (the re-timed ops, the
+ * rest of a CPU thread after a moved sync, the gpu_user_annotations over
+ * moved ops); after a structural edit it rebuilds them. Owned by the
+ * solver; valid until the next edit or call. 0 (and NULL) for a bad rank or
+ * lane, or an empty one. */
+guint       weft_solver_lane_times (WeftSolver *self, guint rank_index, guint32 lane,
+                                    const gint64 **start, const gint64 **end);
+
+/* How many entries the next weft_solver_lane_times call would rewrite (an
+ * estimate: 0 = the arrays are current), so that a painter can ask per
+ * event instead while a drag re-solves much of the trace on every motion. */
+guint64     weft_solver_lane_times_pending (WeftSolver *self);
 
 /* Span of the solved schedule over every node (common timeline). */
 WeftTimeSpan weft_solver_span (WeftSolver *self);

@@ -113,15 +113,6 @@ _weft_window_show_error (WeftWindow *self, const char *what, const char *message
 
 /* ---- document ------------------------------------------------------------------------- */
 
-static gboolean
-solver_time_func (gpointer user_data, guint rank_index, guint32 event, gint64 *start, gint64 *end)
-{
-  WeftSolver *solver = user_data;
-
-  weft_solver_times (solver, rank_index, event, start, end);
-  return TRUE;
-}
-
 static void
 update_critical_path (WeftWindow *self)
 {
@@ -197,7 +188,7 @@ session_changed_cb (WeftEditSession *session, gpointer user_data)
   WeftWindow *self = user_data;
 
   if (self->solver != NULL)
-    self->times.generation = weft_solver_generation (self->solver) + 1;
+    weft_render_times_update (&self->times);
   weft_timeline_view_model_changed (WEFT_TIMELINE_VIEW (self->view));
   if (self->refresh_idle != 0)
     return;
@@ -283,12 +274,9 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
       g_free (self->display_name);
       self->display_name = g_strdup (display_name);
     }
-  self->times.func = solver_time_func;
-  self->times.user_data = solver;
-  /* the times change only with the solver's generation: the painter keeps
-   * the solved times of long rows packed between changes */
-  self->times.generation = solver != NULL ? weft_solver_generation (solver) + 1 : 0;
-  self->times.n_ranks = trace->ranks->len;
+  /* the solver's times: per lane, as flat arrays it keeps current (only
+   * what a re-solve changed is rewritten), walked by the painter */
+  weft_render_times_init_solver (&self->times, trace, solver);
   if (session != NULL)
     {
       weft_edit_session_set_changed_func (session, session_changed_cb, self);

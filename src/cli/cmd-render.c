@@ -111,15 +111,21 @@ paint (WeftTrace *trace, WeftRenderFileOptions *o, gboolean critical, const char
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
+  g_autoptr (WeftSolver) solver = NULL;
   WeftRenderOverlay overlay = { NULL, 0, NULL, 0 };
+  WeftRenderTimes times;
   gboolean ok;
 
   if (critical)
     {
-      g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+      /* the solver replays the trace as loaded: its path over observed
+       * times, the lanes drawn from its times as the window draws them */
       g_autoptr (GArray) segments = NULL;
+      solver = weft_solver_new (trace, &error);
       if (solver == NULL)
         return weft_cli_fail ("render: --critical-path: %s", error->message);
+      weft_render_times_init_solver (&times, trace, solver);
+      o->times = &times;
       segments = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
       for (guint i = 0; segments != NULL && i < segments->len; i++)
         {
@@ -136,6 +142,7 @@ paint (WeftTrace *trace, WeftRenderFileOptions *o, gboolean critical, const char
     }
   ok = weft_render_to_file (trace, o, path, &error);
   o->overlay = NULL;
+  o->times = NULL;
   if (!ok)
     {
       fprintf (stderr, "weft-cli: %s\n", error->message);

@@ -179,12 +179,19 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
         stack[sp - 1] = MAX (stack[sp - 1], weft_event_end (ev));
     }
   ld->n_depth = max_depth + 1;
+  ld->n_lane = lane->events->len;
   if (ld->n_depth > 1)
     {
       for (guint d = 0; d < ld->n_depth; d++)
-        ld->depth[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
-      for (guint i = 0; i < lane->events->len; i++)
-        g_array_append_val (ld->depth[event_depth[idx[i]]], idx[i]);
+        {
+          ld->depth[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
+          ld->pos[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
+        }
+      for (guint32 i = 0; i < lane->events->len; i++)
+        {
+          g_array_append_val (ld->depth[event_depth[idx[i]]], idx[i]);
+          g_array_append_val (ld->pos[event_depth[idx[i]]], i);
+        }
     }
   for (guint d = 0; d < ld->n_depth; d++)
     {
@@ -209,7 +216,7 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
 WeftDepthRow
 weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth)
 {
-  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL, NULL, NULL };
+  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL };
   const WeftRankLayout *rl;
   const WeftLaneDepths *ld;
 
@@ -243,6 +250,8 @@ weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane,
   return r;
 }
 
+static gboolean frame_uses_lanes (WeftLayout *self, const WeftRenderTimes *times);
+
 WeftDepthRow
 weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth, const WeftRankTimes *rt)
 {
@@ -251,6 +260,21 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
   WeftLaneDepths *ld;
   gconstpointer owner;
 
+  if (rt->times != NULL && rt->times->lane_func != NULL && r.n > 0 && frame_uses_lanes ((WeftLayout *) layout, rt->times))
+    {
+      /* the lane's own arrays, walked through the row's positions in it */
+      const WeftLaneDepths *cl = &layout->ranks[rt->rank_index].lanes[lane];
+      const gint64 *ls = NULL, *le = NULL;
+      guint n = rt->times->lane_func (rt->times->user_data, rt->rank_index, lane, &ls, &le);
+      if (n > 0 && n == cl->n_lane && ls != NULL && le != NULL &&
+          (cl->pos[depth] == NULL ? n == r.n : cl->pos[depth]->len == r.n))
+        {
+          r.sstart = ls;
+          r.send = le;
+          r.spos = cl->pos[depth] != NULL ? (const guint32 *) (void *) cl->pos[depth]->data : NULL;
+          return r;
+        }
+    }
   if (r.ts == NULL || rt->times == NULL || rt->times->generation == 0)
     return r;
   /* a cache: the layout is logically const */
@@ -332,6 +356,24 @@ weft_layout_begin_frame (const WeftLayout *layout)
   WeftLayout *self = (WeftLayout *) layout; /* caches: logically const */
   self->refresh_left = self->refresh_budget != 0 ? self->refresh_budget : WEFT_LAYOUT_REFRESH_BUDGET;
   self->refreshed = FALSE;
+  self->lanes_decided = FALSE;
+}
+
+/* Whether this frame reads the lane arrays: always when they are current or
+ * their refresh is small; else (a re-solve moved much of the trace) not on
+ * the first frame of a generation, as during a drag, but from the second. */
+static gboolean
+frame_uses_lanes (WeftLayout *self, const WeftRenderTimes *times)
+{
+  if (!self->lanes_decided)
+    {
+      guint64 budget = self->refresh_budget != 0 ? self->refresh_budget : WEFT_LAYOUT_REFRESH_BUDGET;
+      self->lanes_use = times->lane_pending == NULL || times->generation == 0 ||
+                        times->generation == self->lanes_prev_gen || times->lane_pending (times->user_data) <= budget;
+      self->lanes_prev_gen = times->generation;
+      self->lanes_decided = TRUE;
+    }
+  return self->lanes_use;
 }
 
 void
@@ -562,6 +604,8 @@ weft_layout_free (WeftLayout *self)
           {
             if (rl->lanes[l].depth[d] != NULL)
               g_array_free (rl->lanes[l].depth[d], TRUE);
+            if (rl->lanes[l].pos[d] != NULL)
+              g_array_free (rl->lanes[l].pos[d], TRUE);
             g_free (rl->lanes[l].ts[d]);
             g_free (rl->lanes[l].dur[d]);
             g_free (rl->lanes[l].key[d]);

@@ -101,6 +101,10 @@ typedef struct
    * WeftRenderTimes.generation; NULL when not cached */
   const gint64  *sstart;
   const gint64  *send;
+  /* NULL: sstart / send are indexed like idx; else they are the lane's
+   * arrays (WeftRenderTimes.lane_func) and spos[i] is idx[i]'s position in
+   * the lane */
+  const guint32 *spos;
 } WeftDepthRow;
 
 #define WEFT_KEY_DELETED 0xff
@@ -111,6 +115,8 @@ typedef struct
 {
   guint    n_depth;
   GArray  *depth[WEFT_RENDER_MAX_DEPTH]; /* guint32; NULL when n_depth == 1 (lane->events used) */
+  GArray  *pos[WEFT_RENDER_MAX_DEPTH];   /* guint32 position in the lane of depth[d][i] (NULL with depth) */
+  guint    n_lane;                       /* lane->events->len when built */
   gint64  *ts[WEFT_RENDER_MAX_DEPTH];    /* see WeftDepthRow.ts */
   guint    n_cached[WEFT_RENDER_MAX_DEPTH]; /* row length the caches were made for */
   guint32 *dur[WEFT_RENDER_MAX_DEPTH];
@@ -160,6 +166,11 @@ struct _WeftLayout
   gboolean        refreshed;
   guint64         refresh_budget;  /* 0: WEFT_LAYOUT_REFRESH_BUDGET */
   WeftMemoryTimeline *memory;      /* observed-time curves, made on first use (weft_layout_memory) */
+  /* lane arrays (WeftRenderTimes.lane_func) in this frame: decided at its
+   * first row; the generation of the previous frame that decided */
+  gboolean        lanes_decided;
+  gboolean        lanes_use;
+  guint64         lanes_prev_gen;
 };
 
 #define WEFT_LAYOUT_REFRESH_BUDGET 262144
