@@ -16,10 +16,15 @@ cp "$T/c/profiling/traces/iteration_10/rank0_trace.json" "$T/single.json"
 if expect_rc 0 "$W" apply "$T/single.json" --blocks --json; then
   python3 - "$T/out" <<'EOF' || fail "--blocks --json"
 import json, sys
-d = json.load(open(sys.argv[1]))
+doc = json.load(open(sys.argv[1]))
+assert doc["schema_version"] == 2, doc.keys()
+d = doc["ranks"]
 assert len(d) == 1, d
 assert d[0]["forward"] == 3 and d[0]["backward"] == 3, d[0]
 assert d[0]["source"] == "module annotations", d[0]
+# each block: its span on the timeline, its length in microseconds
+for b in d[0]["blocks"]:
+    assert b["duration_us"] > 0 and isinstance(b["begin_ns"], int), b
 EOF
 fi
 
@@ -28,7 +33,7 @@ if expect_rc 0 "$W" apply "$T/single.json" --strategy fsdp --degree 4 --strip --
 import json, sys, os
 rep = json.load(open(sys.argv[1]))
 assert rep["collectives"] == 9 and rep["ranks"] == 4, rep
-assert rep["after"]["comm_ns"] > 0 and rep["after"]["overlap_pct"] > 20, rep
+assert rep["after"]["communication_us"] > 0 and rep["after"]["overlap_pct"] > 20, rep
 out = sys.argv[2]
 files = sorted(os.listdir(out))
 assert files == ["rank%d_trace.json" % r for r in range(4)], files

@@ -92,9 +92,9 @@ assert ar["by_method"] == {"seq": n_ar}, ar
 for r in info["ranks"]:
     ks = [e for e in by_rank[r["rank"]]["traceEvents"] if e.get("cat") == "kernel" and "AllReduce" in e["name"]]
     nbytes = sum(e["args"]["In msg nelems"] * 4 for e in ks)
-    assert r["collectives"]["all_reduce"] == {"count": len(ks), "bytes": nbytes, "unknown_bytes": 0}, r["collectives"]
+    assert r["collectives"]["all_reduce"] == {"count": len(ks), "bytes": nbytes, "unknown_size_count": 0}, r["collectives"]
     assert r["world_size"] == 4 and r["rank_source"] == "distributedInfo"
-    assert r["clock_offset"]["estimated_ns"] == 0, r["clock_offset"]
+    assert r["clock_offset"]["estimated_us"] == 0, r["clock_offset"]
 ' || fail "info --json on the 4-rank sample"
 
 # ---- DLRM: 8 real ranks ---------------------------------------------------------

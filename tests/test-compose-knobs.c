@@ -184,19 +184,20 @@ run_cli (const char *args)
 
 /* torchtitan's Table 1 (Llama 3.1 8B, 8 H100 HBM2e at 500 W, FSDP, local
  * batch 2, seq 8192, selective op AC): TPS/GPU = 2 x 8192 tokens / the
- * step time of the composed trace (weft-cli analyze --json), each within
- * 10 % of the published figure. */
+ * step time of the composed trace (weft-cli analyze --json), and its peak
+ * reserved memory (torchtitan's max_reserved_gib), each within 10 % of the
+ * published figure. */
 static void
 test_table1 (void)
 {
   static const struct
   {
     const char *flags;
-    double      published;
+    double      published, memory_gib;
   } rows[] = {
-    { "", 5762 },
-    { "--compile", 6667 },
-    { "--compile --float8", 8532 },
+    { "", 5762, 82.4 },
+    { "--compile", 6667, 77.0 },
+    { "--compile --float8", 8532, 76.8 },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -209,8 +210,8 @@ test_table1 (void)
       g_free (run_cli (args)); /* compose -q prints nothing */
       g_autofree char *a2 = g_strdup_printf ("analyze --json %s", out);
       g_autofree char *json = run_cli (a2);
-      json_object *root = json_tokener_parse (json), *whole, *st;
-      double step_us, tps;
+      json_object *root = json_tokener_parse (json), *whole, *st, *mem;
+      double step_us, tps, gib;
 
       g_assert_nonnull (root);
       g_assert_true (json_object_object_get_ex (root, "whole", &whole));
@@ -220,6 +221,13 @@ test_table1 (void)
       g_test_message ("Table 1 '%s': step %.1f ms, %.0f TPS/GPU (published %.0f, %+.1f %%)", rows[i].flags,
                       step_us / 1e3, tps, rows[i].published, 100 * (tps / rows[i].published - 1));
       g_assert_cmpfloat (fabs (tps / rows[i].published - 1), <, 0.10);
+      /* torchtitan's memory column: max_reserved_gib (the caching
+       * allocator's reserved peak), analyze's peak_memory_gib */
+      g_assert_true (json_object_object_get_ex (root, "peak_memory_gib", &mem));
+      gib = json_object_get_double (mem);
+      g_test_message ("Table 1 '%s': peak reserved %.1f GiB (published %.1f, %+.1f %%)", rows[i].flags, gib,
+                      rows[i].memory_gib, 100 * (gib / rows[i].memory_gib - 1));
+      g_assert_cmpfloat (fabs (gib / rows[i].memory_gib - 1), <, 0.10);
       json_object_put (root);
     }
 }

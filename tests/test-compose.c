@@ -869,7 +869,7 @@ test_invalid (void)
   g_assert_false (weft_compose_params_set_preset (&p, "gpt5", &error));
   g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
   g_clear_error (&error);
-  params (&p, "fsdp,tp", 16, 8, 1, 1, 2);   /* 128 ranks */
+  params (&p, "fsdp,tp", 128, 8, 1, 1, 2);   /* 1024 ranks: more than WEFT_COMPOSE_MAX_RANKS */
   g_assert_null (weft_compose_json (&p, &error));
   g_assert_error (error, WEFT_ERROR, WEFT_ERROR_INVALID);
   g_clear_error (&error);

@@ -88,7 +88,7 @@ if expect_rc 0 "$W" edit "$IN" --script "$T/script.json" --out "$T/out2" --forma
   python3 - "$T/out" <<'EOF' || fail "edit --json: step time not shorter"
 import json, sys
 d = json.load(open(sys.argv[1]))
-b, a = d['before']['step_time_ns'], d['after']['step_time_ns']
+b, a = d['before']['step_time_us'] * 1000, d['after']['step_time_us'] * 1000
 print('step', b, '->', a)
 sys.exit(0 if a < b and d['applied'] == 2 and len(d['edits']) == 2 else 1)
 EOF

@@ -169,8 +169,9 @@ for r, d in ranks.items():
             flow_ids.setdefault(r, set()).add(b["id"])
     if diffs != {offsets[r]}:
         bad("rank", r, "time shifts", sorted(diffs)[:5], "expected only the clock offset", offsets[r])
-    if offsets[r] != int(info[r].get("clock_offset_ns", offsets[r])):
-        bad("rank", r, "offset", offsets[r], "!= info's", info[r].get("clock_offset_ns"))
+    info_offset = int((D(info[r]["clock_offset"]["applied_us"]) * 1000).to_integral_value())
+    if offsets[r] != info_offset:
+        bad("rank", r, "offset", offsets[r], "!= info's", info_offset, "ns")
 pids = {e.get("pid") for e in m["traceEvents"]}
 if pids != set(ranks):
     bad("pids", sorted(pids), "!= ranks", sorted(ranks))

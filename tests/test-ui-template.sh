@@ -64,6 +64,9 @@ wait_for "$TSTATE" 'd["open"] and d.get("preview") and d["preview"]["up_to_date"
 [ "$(q "$TSTATE" 'd["preview"]["step_time"] > 0 and 0 < d["preview"]["overlap_pct"] <= 100 and 0 < d["preview"]["exposed_comm"] < d["preview"]["comm"] < d["preview"]["step_time"]')" = 1 ] \
   || fail "preview metrics out of range"
 [ "$(q "$TSTATE" 'd["valid"] and d["create_sensitive"] and not d["error_shown"]')" = 1 ] || fail "default parameters should be valid"
+[ "$(q "$TSTATE" 'd["preview"]["peak_memory_gib"] > 0 and d["preview"]["memory_over"] == (d["preview"]["peak_memory_gib"] > d["preview"]["device_memory_gib"]) and "Peak memory" in d["preview"]["memory_chip"] and ("c01c28" in d["preview"]["memory_chip"]) == d["preview"]["memory_over"]')" = 1 ] \
+  || fail "preview peak memory: $(q "$TSTATE" 'd["preview"]')"
+ok "preview peak memory $(q "$TSTATE" 'round(d["preview"]["peak_memory_gib"], 2)') GiB of $(q "$TSTATE" 'round(d["preview"]["device_memory_gib"], 1)') GiB (over: $(q "$TSTATE" 'd["preview"]["memory_over"]'))"
 ok "default FSDP step: $(q "$TSTATE" 'd["preview"]["name"]'), step $(q "$TSTATE" 'd["preview"]["step_time"]') ns, overlap $(q "$TSTATE" 'round(d["preview"]["overlap_pct"], 1)') %, composed in $(q "$TSTATE" 'd["preview"]["compose_ms"]') ms"
 
 wait_for "$TSTATE" 'd["screenshots"] >= 1' "a screenshot of the dialog"
@@ -83,6 +86,7 @@ wait_for "$TSTATE" "d['dp'] == 4 and d['previews'] > $P0 and d['preview']['up_to
 ok "dp 4: preview of $(q "$TSTATE" 'd["preview"]["n_ranks"]') ranks, step $(q "$TSTATE" 'd["preview"]["step_time"]') ns"
 STEP4=$(q "$TSTATE" 'd["preview"]["step_time"]')
 EXP4=$(q "$TSTATE" 'd["preview"]["exposed_comm"]')
+MEM4=$(q "$TSTATE" 'd["preview"]["peak_memory_gib"]')
 
 # ---- 3. an invalid combination is reported inline ----------------------------------------
 xdotool key alt+e
@@ -103,6 +107,7 @@ wait_for "$TSTATE" 'not d["open"]' "the dialog closes"
 case "$(q "$STATE" 'd["title"]')" in "fsdp-llama3-8b-4ranks (new) — Weft") ;; *) fail "title: $(q "$STATE" 'd["title"]')" ;; esac
 [ "$(q "$STATE" "d['metrics']['step_time'] == $STEP4")" = 1 ] || fail "step time differs from the preview ($STEP4)"
 [ "$(q "$STATE" "d['metrics']['baseline_step_time'] == d['metrics']['step_time']")" = 1 ] || fail "a new trace has no edits yet"
+wait_for "$STATE" "d['memory']['peak_gib'] == $MEM4" "the window's memory rows give the preview's peak ($MEM4 GiB)"
 ok "Create: '$(q "$STATE" 'd["title"]')', $(q "$STATE" 'd["n_groups"]') rank groups, step $(q "$STATE" 'd["metrics"]["step_time"]') ns (preview $STEP4, exposed $EXP4)"
 
 # ---- 5. Apply TP (degree 2) to the open trace, then undo it ----------------------------------

@@ -54,11 +54,13 @@ wait_for_file () {
 
 # launch STATEFILE [ARGS...]: starts weft in the background with
 # WEFT_TEST_STATE=STATEFILE (removed first; STATE is set to it), its output
-# appended to $TMP/weft.log; APP is its pid.
+# appended to $TMP/weft.log; APP is its pid. --new-instance: each launch
+# is a process of its own even where a session bus would make a second
+# weft open its window in the first (test-ui-unique.sh tests that).
 launch () {
   STATE=$1; shift
   rm -f "$STATE"
-  WEFT_TEST_STATE=$STATE "$WEFT" "$@" >>"$TMP/weft.log" 2>&1 &
+  WEFT_TEST_STATE=$STATE "$WEFT" --new-instance "$@" >>"$TMP/weft.log" 2>&1 &
   APP=$!
   PIDS+=("$APP")
 }

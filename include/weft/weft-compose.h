@@ -14,9 +14,16 @@
 #pragma once
 
 #include "weft-costmodel.h"
+#include "weft-load.h"
 #include "weft-model.h"
 
 G_BEGIN_DECLS
+
+/* The most ranks one composed step has (dp x cp x tp; torchtitan's largest
+ * published runs use 512 GPUs) and the most rank-blocks (ranks x layers x
+ * steps) it simulates: the DAG takes ~50 KB per rank-block. */
+#define WEFT_COMPOSE_MAX_RANKS       512
+#define WEFT_COMPOSE_MAX_RANK_BLOCKS 16384
 
 typedef enum
 {
@@ -129,6 +136,12 @@ typedef struct
    * a GEMM or attention whose shape is in it takes the measured median
    * duration instead of the roofline estimate. NULL: none. Borrowed. */
   const struct _WeftKernelTimes *kernel_times;
+
+  /* weft_compose_write's progress: total = world + 1 units, done = 0 while
+   * the step is simulated, then 1 + the rank files written. Called from
+   * worker threads (must be thread-safe). NULL: none. */
+  WeftProgressFunc progress;
+  gpointer         progress_data;
 } WeftComposeParams;
 
 /* Defaults: llama3-8b with 4 layers, h100, FSDP on 8 ranks. */
@@ -283,6 +296,7 @@ typedef struct
   gint64 bytes;
   gint64 allocated;
   gint64 reserved;
+  gint64 addr;      /* the block's address in the simulated allocator */
 } WeftMemorySample;
 
 /* The timeline of one rank over the composed step, from its CPU spans in

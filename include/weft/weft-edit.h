@@ -22,6 +22,7 @@
 #include "weft-costmodel.h"
 #include "weft-history.h"
 #include "weft-model.h"
+#include "weft-save.h"
 #include "weft-solver.h"
 
 G_BEGIN_DECLS
@@ -236,6 +237,10 @@ gboolean weft_edit_session_apply_script (WeftEditSession *self, json_object *scr
                                          const char *name, guint *n_applied, GError **error);
 gboolean weft_edit_session_apply_script_file (WeftEditSession *self, const char *path,
                                               guint *n_applied, GError **error);
+/* The same for a script's text (len bytes; e.g. read from standard input),
+ * named name in messages. */
+gboolean weft_edit_session_apply_script_data (WeftEditSession *self, const char *name, const char *text,
+                                              gsize len, guint *n_applied, GError **error);
 
 /* The primitive operations in effect (the undo stack, oldest first) as a
  * JSON array of log entries (new reference). */
@@ -260,6 +265,10 @@ gboolean weft_edit_session_metrics (WeftEditSession *self, WeftMetrics *now, Wef
  * unmodified and removes its recovery file on success. */
 gboolean weft_edit_session_save (WeftEditSession *self, const char *out, const char *ext,
                                  GError **error);
+/* The same for a one-rank trace written to an open fd (standard output),
+ * not atomically and without touching the session's modified state; FALSE
+ * with WEFT_ERROR_INVALID for a trace of several ranks. */
+gboolean weft_edit_session_write_fd (WeftEditSession *self, int fd, WeftFileFormat format, GError **error);
 
 /* ---- recovery (src/core/recovery.c) ----------------------------------------------------- */
 

@@ -52,6 +52,16 @@ WeftRank  *weft_rank_load_buffer (const char  *name,
                                   const WeftLoadOptions *options,
                                   GError     **error); /* (transfer full) (nullable): NULL with error set */
 
+/* One rank from a buffer holding a whole trace file (plain JSON, or gzip /
+ * zstd by its magic bytes: a trace piped on standard input) as an indexed
+ * one-rank trace, as weft_trace_load() gives for that file; name stands for
+ * the file in messages and in rank->path. */
+WeftTrace *weft_trace_load_memory (const char  *name,
+                                   const void  *data,
+                                   gsize        len,
+                                   const WeftLoadOptions *options,
+                                   GError     **error); /* (transfer full) (nullable): NULL with error set */
+
 /* Lists trace files below path (a file gives itself), sorted in natural
  * order; only the highest iteration_N folder when there are several. NULL
  * with WEFT_ERROR_NO_TRACE (naming the folder) when there is none, or

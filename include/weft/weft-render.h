@@ -26,6 +26,8 @@
 #include <cairo.h>
 
 #include "weft-model.h"
+#include "weft-memory.h"
+#include "weft-solver.h"
 
 G_BEGIN_DECLS
 
@@ -38,6 +40,7 @@ G_BEGIN_DECLS
 #define WEFT_RENDER_MAX_DEPTH      16     /* deeper nesting is drawn on the last row */
 #define WEFT_RENDER_MIN_BOX_PX      3.0   /* runs of narrower events are folded into one box */
 #define WEFT_RENDER_MIN_LABEL_PX    5.0   /* no text on boxes narrower than this (plus text width) */
+#define WEFT_RENDER_MEMORY_ROW     46.0   /* the memory counter row of a rank */
 
 /* ---- view state ------------------------------------------------------------- */
 
@@ -69,6 +72,8 @@ typedef struct
   gboolean     show_critical_path;    /* WeftRenderOverlay.critical_path (default TRUE) */
   gboolean     show_flows;            /* launch flow of the selection / hover (default TRUE) */
   gboolean     show_instance_links;   /* the hovered / selected collective on every rank (default TRUE) */
+  gboolean     show_memory;           /* a memory counter row per rank with [memory] events (default TRUE;
+                                         rebuild the layout after changing it) */
 
   /* Selection and hover (WEFT_NONE = none). Indices into trace->ranks and
    * that rank's events. */
@@ -123,6 +128,11 @@ weft_render_x_to_time (const WeftView *view, double x)
 /* Returns FALSE to draw the event at its observed time. */
 typedef gboolean (*WeftRenderTimeFunc) (gpointer user_data, guint rank_index, guint32 event,
                                         gint64 *start, gint64 *end);
+/* The times of a whole lane: arrays aligned with lane->events (entry i is
+ * the event lane->events[i]), valid until the times change; returns the
+ * number of entries, 0 = not available (the painter then asks per event). */
+typedef guint (*WeftRenderLaneFunc) (gpointer user_data, guint rank_index, guint32 lane,
+                                     const gint64 **start, const gint64 **end);
 
 /* Times to draw instead of the observed ones, e.g. the solver's solution,
  * on the COMMON timeline (clock offset included). Either a callback (func,
@@ -147,7 +157,27 @@ typedef struct
    * so while the generation changes on every frame (a drag) rows are asked
    * for directly as with 0. 0 = ask on every frame. */
   guint64               generation;
+  /* Optional, with func: the same times per lane as flat arrays
+   * (weft_solver_lane_times). The painter then walks each lane's array as
+   * it walks the lane's events (no call per event, nothing cached in the
+   * layout, whatever the generation); func still answers single events
+   * (hit tests, highlights). */
+  WeftRenderLaneFunc    lane_func;
+  /* Optional, with lane_func: how much the next lane_func call would
+   * rewrite (weft_solver_lane_times_pending). Above the layout's refresh
+   * budget, the first paint of a generation asks per event instead (a drag
+   * re-solving much of the trace on every motion pays nothing extra) and a
+   * later paint of the same generation refreshes the arrays. */
+  guint64             (*lane_pending) (gpointer user_data);
 } WeftRenderTimes;
+
+/* The solver's times, as the window and weft-cli render draw them: func
+ * over weft_solver_times, lane_func over weft_solver_lane_times, the
+ * generation weft_solver_generation () + 1 (refresh it after each edit with
+ * weft_render_times_update). solver NULL: observed times (all zero). */
+void weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSolver *solver);
+#define WEFT_RENDER_HAS_SOLVER_TIMES 1
+void weft_render_times_update (WeftRenderTimes *times);
 
 /* The time span an event is drawn at. */
 WeftTimeSpan weft_render_event_span (WeftTrace *trace, const WeftRenderTimes *times,
@@ -195,6 +225,10 @@ typedef struct
    * the generation on every frame). */
   GArray * const     *bands;
   guint               n_bands;
+  /* The memory rows' curves (e.g. re-timed by the solver after each
+   * edit: weft_memory_timeline_update). NULL: the layout's own, of the
+   * observed times, made on the first paint of a memory row. */
+  WeftMemoryTimeline *memory;
 } WeftRenderOverlay;
 
 /* ---- layout ------------------------------------------------------------------------- */
@@ -204,6 +238,7 @@ typedef enum
   WEFT_ROW_RANK_HEADER = 0, /* "rank 3" + overlap band */
   WEFT_ROW_LANE,            /* one lane (GPU stream, CPU thread, other track), n_depth sub-rows */
   WEFT_ROW_CPU_SUMMARY,     /* the collapsed CPU threads of a rank, merged in one row */
+  WEFT_ROW_MEMORY,          /* the rank's GPU memory: allocated (filled) and reserved (line) over time */
 } WeftRowKind;
 
 typedef struct
@@ -223,7 +258,8 @@ typedef struct _WeftLayout WeftLayout;
  * ranks skipped) a header row, then unless collapsed the GPU stream lanes
  * (sort_index order, sync lanes last), then a CPU summary row merging the
  * CPU threads (or, when CPU_EXPANDED, one row per CPU thread and then per
- * other track: "Spans", "Traces", overhead; those are not shown collapsed). Also precomputes the nesting
+ * other track: "Spans", "Traces", overhead; those are not shown collapsed), then, with
+ * view->show_memory, a memory row when the rank has "[memory]" events. Also precomputes the nesting
  * depth rows of each lane and the observed-time overlap band per rank: cost
  * O(events), ranks prepared in parallel (thread pool) from 200k events on;
  * rebuild only when flags or lanes change, not per frame: after structural
@@ -254,7 +290,8 @@ guint                weft_layout_event_depth (const WeftLayout *layout, guint ra
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftLayout, weft_layout_free)
 
-/* Label of a row: "rank 3", "stream 7 · compute", "CPU · 5 threads", "thread 1234 (python)". */
+/* Label of a row: "rank 3", "stream 7 · compute", "CPU · 5 threads", "thread 1234 (python)",
+ * "GPU memory". */
 char *weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row); /* (transfer full) */
 
 /* The text drawn on an event: C++ kernel signatures lose their return type,
@@ -291,6 +328,10 @@ typedef struct
   guint events_folded;  /* events represented by folded boxes */
   guint labels;         /* text labels drawn */
   guint events_visited; /* events the painter looked at (not binary-search probes) */
+  guint memory_rows;    /* memory rows painted */
+  guint memory_points;  /* memory samples they looked at */
+  guint memory_fills;   /* cairo fills + strokes of their curves (one each per row, whatever the samples) */
+  gint64 memory_peak;   /* the largest peak labelled ("peak 19.7 GiB"), bytes; 0 none */
 } WeftRenderStats;
 
 /* The body: background, rows, events with level-of-detail folding, labels,
@@ -350,6 +391,11 @@ typedef struct
  * the topmost event of any thread. Returns TRUE when an event was hit. */
 gboolean weft_render_hit_test (WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
                                const WeftRenderTimes *times, double x, double y, WeftHit *hit);
+
+/* The memory timeline a paint of this layout draws with overlay (its
+ * memory, else the layout's own of the observed times, made now).
+ * (transfer none) */
+WeftMemoryTimeline *weft_layout_memory (const WeftLayout *layout, const WeftRenderOverlay *overlay);
 
 /* ---- files ---------------------------------------------------------------------------------- */
 

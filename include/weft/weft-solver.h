@@ -98,6 +98,9 @@ typedef struct
   guint n_plan_sweeps;         /* re-solves that ran over the plan */
   guint n_graph_sweeps;        /* large re-solves that ran node by node (no valid plan) */
   guint n_plan_syncs;          /* times plan sweeps' results were written back into the graph */
+  /* weft_solver_lane_times */
+  guint n_lane_times_builds;   /* times the lane arrays were built whole */
+  guint64 n_lane_times_written;/* entries written since the last build (the build's included) */
 } WeftSolverStats;
 
 void        weft_solver_stats (WeftSolver *self, WeftSolverStats *out);
@@ -132,6 +135,24 @@ gint64      weft_solver_min_start (WeftSolver *self, guint rank_index, guint32 e
  * released at its observed time. pred_* may be NULL. */
 WeftDepKind weft_solver_binding (WeftSolver *self, guint rank_index, guint32 event,
                                  guint *pred_rank_index, guint32 *pred_event);
+
+/* The solved times of a whole lane at once, for painters that walk a
+ * lane's events in order: *start / *end (either may be NULL) get arrays of
+ * the returned number of entries, entry i the times of the lane's event
+ * lane->events[i] (what weft_solver_times gives for it: common timeline).
+ * Built on the first call (O(events)); after a re-solve the next call
+ * rewrites only the entries that may have changed (the re-timed ops, the
+ * rest of a CPU thread after a moved sync, the gpu_user_annotations over
+ * moved ops); after a structural edit it rebuilds them. Owned by the
+ * solver; valid until the next edit or call. 0 (and NULL) for a bad rank or
+ * lane, or an empty one. */
+guint       weft_solver_lane_times (WeftSolver *self, guint rank_index, guint32 lane,
+                                    const gint64 **start, const gint64 **end);
+
+/* How many entries the next weft_solver_lane_times call would rewrite (an
+ * estimate: 0 = the arrays are current), so that a painter can ask per
+ * event instead while a drag re-solves much of the trace on every motion. */
+guint64     weft_solver_lane_times_pending (WeftSolver *self);
 
 /* Span of the solved schedule over every node (common timeline). */
 WeftTimeSpan weft_solver_span (WeftSolver *self);
@@ -335,6 +356,37 @@ GArray     *weft_solver_steps (WeftSolver *self); /* (transfer full) */
 gboolean    weft_solver_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);
 /* The same from the first solve (the trace as loaded). */
 gboolean    weft_solver_baseline_metrics (WeftSolver *self, guint rank_index, int step, WeftMetrics *out);
+
+/* ---- breakdown per kernel class and collective type (solver-breakdown.c) --- */
+
+/* The ProfilerStep number of a GPU op (the step whose launch it belongs to,
+ * as the metrics count it), WEFT_SOLVER_ALL_STEPS when none or not a node. */
+int         weft_solver_op_step (WeftSolver *self, guint rank_index, guint32 event);
+
+typedef struct
+{
+  guint  count;    /* ops (whole trace: over all ranks) */
+  gint64 total;    /* sum of their solved durations (end - start; a collective's includes its waiting) */
+  gint64 exposed;  /* time they run while nothing covers them: compute while no communication runs,
+                    * communication while no compute runs (their share of exposed communication),
+                    * memcpy / memset while neither runs */
+} WeftSolverGroupTime;
+
+typedef struct
+{
+  guint n_ranks;   /* ranks included (those weft_solver_metrics() counts) */
+  WeftSolverGroupTime kclass[WEFT_KCLASS_N_CLASSES];  /* every GPU op by kernel class */
+  WeftSolverGroupTime coll[WEFT_COLL_N_TYPES];        /* communication ops by collective type
+                                                       * (WEFT_COLL_UNKNOWN: no collective record) */
+} WeftSolverBreakdown;
+
+/* The step's GPU ops (rank_index or WEFT_SOLVER_ALL_RANKS; step or
+ * WEFT_SOLVER_ALL_STEPS) per kernel class and collective type, on the same
+ * ops and solved times as weft_solver_metrics(); times of the whole trace are
+ * the mean over ranks, as the metrics'. kclass[WEFT_KCLASS_COMM].exposed of a
+ * rank is its exposed_comm. FALSE (out zeroed) when weft_solver_metrics()
+ * is FALSE for every rank included. */
+gboolean    weft_solver_breakdown (WeftSolver *self, guint rank_index, int step, WeftSolverBreakdown *out);
 
 /* ---- pipeline bubble ----------------------------------------------------- */
 

@@ -15,5 +15,6 @@
 #include "weft-apply.h"
 #include "weft-memory.h"
 #include "weft-pipeline.h"
+#include "weft-diff.h"
 
 #define WEFT_VERSION "0.1.0"

@@ -1,7 +1,9 @@
 /* weft-application.c: the Weft GtkApplication.
  *
  * Opens a window per command-line path (HANDLES_OPEN), or one empty window
- * ("Open a trace" and recent files) when started without one. Follows the
+ * ("Open a trace" and recent files) when started without one. Unique: a
+ * second `weft PATH` opens PATH in a window of the running instance
+ * (--new-instance: a process of its own). Follows the
  * system's dark/light preference: GTK 4.8 without libadwaita does not read
  * the freedesktop colour scheme itself, so the application reads
  * org.gnome.desktop.interface color-scheme where that schema is installed,
@@ -18,6 +20,7 @@ struct _WeftApplication
 
   GSettings *interface_settings;
   gboolean   dark;
+  gboolean   compare;   /* weft --compare: open the two files compared */
 };
 
 G_DEFINE_FINAL_TYPE (WeftApplication, weft_application, GTK_TYPE_APPLICATION)
@@ -197,6 +200,23 @@ weft_application_open (GApplication *app, GFile **files, int n_files, const char
 {
   WeftApplication *self = WEFT_APPLICATION (app);
 
+  if (self->compare)
+    {
+      /* weft --compare A B: one window, A above B */
+      WeftWindow *win = find_empty_window (self);
+      self->compare = FALSE;
+      if (win == NULL)
+        win = weft_window_new (self);
+      if (n_files == 2)
+        weft_window_open_compare (win, files[0], files[1]);
+      else
+        {
+          g_printerr ("weft: --compare takes two traces (A B), not %d\n", n_files);
+          weft_window_open (win, files[0]);
+        }
+      gtk_window_present (GTK_WINDOW (win));
+      return;
+    }
   for (int i = 0; i < n_files; i++)
     {
       WeftWindow *win = find_empty_window (self);
@@ -243,6 +263,9 @@ weft_application_startup (GApplication *app)
     { "win.side-page::palette", { "<Control>2", NULL } },
     { "win.save-as", { "<Control><Shift>s", NULL } },
     { "win.cancel-load", { "<Control>period", NULL } },
+    { "win.compare-with(false)", { "<Control><Alt>c", NULL } },
+    { "win.compare-loaded", { "<Control><Shift>l", NULL } },
+    { "win.compare-close", { "<Control><Shift>k", NULL } },
     { "win.test-screenshot", { "<Control><Shift>F12", NULL } },
   };
 
@@ -285,6 +308,12 @@ weft_application_handle_local_options (GApplication *app, GVariantDict *options)
       g_print ("weft %s\n", WEFT_VERSION_STRING);
       return 0;
     }
+  WEFT_APPLICATION (app)->compare = g_variant_dict_contains (options, "compare");
+  /* (before registering: the flags may still change). --compare runs its
+   * own process: a forwarded open carries no options, so the running
+   * instance would open A and B as two windows */
+  if (g_variant_dict_contains (options, "new-instance") || WEFT_APPLICATION (app)->compare)
+    g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
   return -1;
 }
 
@@ -334,6 +363,9 @@ weft_application_init (WeftApplication *self)
 {
   static const GOptionEntry entries[] = {
     { "version", 'v', 0, G_OPTION_ARG_NONE, NULL, "Print the version and exit", NULL },
+    { "new-instance", 0, 0, G_OPTION_ARG_NONE, NULL,
+      "Open the files in a new process instead of a new window of the running Weft", NULL },
+    { "compare", 0, 0, G_OPTION_ARG_NONE, NULL, "Compare two traces A B: A above B on a shared time axis", NULL },
     { NULL }
   };
 
@@ -347,12 +379,14 @@ weft_application_init (WeftApplication *self)
 WeftApplication *
 weft_application_new (void)
 {
-  /* NON_UNIQUE: each `weft PATH` is its own process, so a long load or a
-   * crash in one window never takes others with it, and tests can run the
-   * binary without a session bus. */
+  /* Unique, as GNOME applications are: a second `weft FILE` asks the
+   * running instance (over the session bus, by the application id) to
+   * open FILE in a new window, and exits. --new-instance (NON_UNIQUE, set
+   * in handle_local_options) runs a process of its own; without a session
+   * bus GApplication is non-unique by itself. */
   return g_object_new (WEFT_TYPE_APPLICATION,
                        "application-id", WEFT_APPLICATION_ID,
-                       "flags", G_APPLICATION_HANDLES_OPEN | G_APPLICATION_NON_UNIQUE,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
                        NULL);
 }
 

@@ -7,6 +7,8 @@
  * loaded), green when better and red when worse. */
 #include "config.h"
 
+#include <string.h>
+
 #include "weft-app-util.h"
 #include "weft-bubble-chip.h"
 #include "weft-metrics-bar.h"
@@ -80,7 +82,13 @@ set_chip (WeftMetricsBar *self, int chip, const char *value, const char *delta)
 {
   g_autofree char *markup = g_strdup_printf ("<span size='small' alpha='65%%'>%s</span> <b>%s</b>%s",
                                              chip_names[chip], value, delta ? delta : "");
+  g_autofree char *name = NULL;
+
   gtk_label_set_markup (GTK_LABEL (self->chips[chip]), markup);
+  /* for screen readers: "Step: 12.3 ms +0.2 ms" (the text without markup) */
+  name = g_strdup_printf ("%s:%s", chip_names[chip],
+                          gtk_label_get_text (GTK_LABEL (self->chips[chip])) + strlen (chip_names[chip]));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->chips[chip]), GTK_ACCESSIBLE_PROPERTY_LABEL, name, -1);
 }
 
 static void
@@ -231,6 +239,8 @@ weft_metrics_bar_class_init (WeftMetricsBarClass *klass)
   object_class->dispose = weft_metrics_bar_dispose;
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "weft-metrics-bar");
+  /* a live region: the chips change with every edit */
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_STATUS);
 
   signals[SIGNAL_STEP_CHANGED] = g_signal_new ("step-changed", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL,
                                                NULL, NULL, G_TYPE_NONE, 0);
@@ -241,6 +251,7 @@ weft_metrics_bar_init (WeftMetricsBar *self)
 {
   self->box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
   gtk_widget_set_parent (self->box, GTK_WIDGET (self));
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self), GTK_ACCESSIBLE_PROPERTY_LABEL, "Step metrics", -1);
 
   self->steps = gtk_drop_down_new_from_strings ((const char *const[]) { "Whole trace", NULL });
   gtk_widget_set_tooltip_text (self->steps, "The step the metrics are computed over");
@@ -255,6 +266,8 @@ weft_metrics_bar_init (WeftMetricsBar *self)
       gtk_widget_add_css_class (self->chips[i], "weft-chip");
       gtk_widget_set_valign (self->chips[i], GTK_ALIGN_CENTER);
       gtk_widget_set_tooltip_text (self->chips[i], chip_tips[i]);
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->chips[i]), GTK_ACCESSIBLE_PROPERTY_LABEL, chip_names[i],
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, chip_tips[i], -1);
       gtk_widget_set_visible (self->chips[i], FALSE);
       gtk_box_append (GTK_BOX (self->box), self->chips[i]);
     }

@@ -61,6 +61,7 @@ enum
   CHIP_EXPOSED,
   CHIP_COMM,
   CHIP_RANKS,
+  CHIP_MEMORY,
   N_CHIPS
 };
 
@@ -78,6 +79,8 @@ typedef struct
   gint64            compose_us;
   gint64            solve_us;
   char             *name;
+  gint64            peak_memory;    /* bytes, largest over ranks ("Total Reserved"); 0: none */
+  int               peak_rank;
 } Preview;
 
 /* Kernel durations measured in the open trace, shared with compose threads
@@ -136,6 +139,7 @@ struct _WeftTemplateDialog
   GtkWidget *timing;
   GtkWidget *area;
   GtkWidget *create;
+  GtkWidget *keep;
   GtkWidget *spinner;
 
   gboolean  updating;       /* setting widgets from code: no change events */
@@ -149,6 +153,7 @@ struct _WeftTemplateDialog
   gboolean  create_pending; /* Create pressed: create when the preview is up to date */
   gboolean  disposed;
   Preview  *current;        /* the preview shown */
+  Preview  *kept;           /* Keep as A: the configuration Create Compared opens as A */
   guint     n_previews;
   guint64   frames;
 
@@ -164,6 +169,7 @@ G_DEFINE_FINAL_TYPE (WeftTemplateDialog, weft_template_dialog, GTK_TYPE_WINDOW)
 enum
 {
   SIGNAL_CREATED,
+  SIGNAL_CREATED_COMPARED,
   N_SIGNALS
 };
 
@@ -298,6 +304,8 @@ static void
 update_create (WeftTemplateDialog *self)
 {
   gtk_widget_set_sensitive (self->create, self->valid && !self->create_pending);
+  gtk_widget_set_sensitive (self->keep, self->valid && !self->create_pending && self->current != NULL &&
+                                          self->current->serial == self->serial && self->debounce == 0);
   gtk_spinner_set_spinning (GTK_SPINNER (self->spinner), self->running || self->debounce != 0);
 }
 
@@ -336,6 +344,8 @@ write_state (WeftTemplateDialog *self, gboolean open)
   json_object_object_add (root, "error_shown", json_object_new_boolean (gtk_widget_get_visible (self->error_label)));
   json_object_object_add (root, "busy", json_object_new_boolean (self->running || self->debounce != 0));
   json_object_object_add (root, "create_sensitive", json_object_new_boolean (gtk_widget_get_sensitive (self->create)));
+  json_object_object_add (root, "keep_sensitive", json_object_new_boolean (gtk_widget_get_sensitive (self->keep)));
+  json_object_object_add (root, "kept", self->kept != NULL ? json_object_new_string (self->kept->name) : NULL);
   json_object_object_add (root, "focus", json_object_new_string (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : ""));
   add_int64 (root, "serial", self->serial);
   add_int64 (root, "previews", self->n_previews);
@@ -365,6 +375,12 @@ write_state (WeftTemplateDialog *self, gboolean open)
           add_int64 (o, "exposed_comm", p->m.exposed_comm);
           add_int64 (o, "comm", p->m.comm);
         }
+      json_object_object_add (o, "peak_memory_gib", json_object_new_double (p->peak_memory / 1073741824.0));
+      json_object_object_add (o, "device_memory_gib",
+                              json_object_new_double (p->params.hw.hbm_total_bytes / 1073741824.0));
+      json_object_object_add (o, "memory_over", json_object_new_boolean (p->params.hw.hbm_total_bytes > 0 &&
+                                                                         p->peak_memory > p->params.hw.hbm_total_bytes));
+      json_object_object_add (o, "memory_chip", json_object_new_string (gtk_label_get_label (GTK_LABEL (self->chips[CHIP_MEMORY]))));
       json_object_object_add (root, "preview", o);
     }
   if (!g_file_set_contents (self->state_path, json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY), -1,
@@ -400,6 +416,42 @@ set_chip (WeftTemplateDialog *self, int chip, const char *name, const char *valu
   gtk_label_set_markup (GTK_LABEL (self->chips[chip]), markup);
 }
 
+/* The predicted peak memory (largest over ranks), red when it does not
+ * fit the hardware preset's GPU memory. */
+static void
+show_memory (WeftTemplateDialog *self, const Preview *p)
+{
+  GtkWidget *chip = self->chips[CHIP_MEMORY];
+  gint64 hbm = p->params.hw.hbm_total_bytes;
+  g_autofree char *tip = NULL;
+
+  if (p->peak_memory <= 0)
+    {
+      gtk_label_set_text (GTK_LABEL (chip), "");
+      gtk_widget_set_tooltip_text (chip, NULL);
+      return;
+    }
+  if (hbm > 0 && p->peak_memory > hbm)
+    {
+      g_autofree char *markup =
+        g_markup_printf_escaped ("<span alpha='70%%'>Peak memory</span> <span foreground='#c01c28'><b>%.1f GiB</b> "
+                                 "&gt; %.0f GiB</span>",
+                                 p->peak_memory / 1073741824.0, hbm / 1073741824.0);
+      gtk_label_set_markup (GTK_LABEL (chip), markup);
+    }
+  else
+    {
+      g_autofree char *value = g_strdup_printf ("%.1f GiB", p->peak_memory / 1073741824.0);
+      set_chip (self, CHIP_MEMORY, "Peak memory", value);
+    }
+  tip = g_strdup_printf ("Predicted peak memory: %.2f GiB reserved by the caching allocator on rank %d (the "
+                         "largest over ranks); the GPU (%s) has %.1f GiB%s",
+                         p->peak_memory / 1073741824.0, p->peak_rank,
+                         p->params.hw.device_name != NULL ? p->params.hw.device_name : "?", hbm / 1073741824.0,
+                         hbm > 0 && p->peak_memory > hbm ? ": it does not fit" : "");
+  gtk_widget_set_tooltip_text (chip, tip);
+}
+
 static void
 show_metrics (WeftTemplateDialog *self)
 {
@@ -427,6 +479,7 @@ show_metrics (WeftTemplateDialog *self)
     set_chip (self, CHIP_EXPOSED, "Exposed comm", exposed);
     set_chip (self, CHIP_COMM, "Comm", comm);
     set_chip (self, CHIP_RANKS, "Ranks", ranks);
+    show_memory (self, p);
     gtk_label_set_text (GTK_LABEL (self->timing), timing);
   }
 }
@@ -543,6 +596,20 @@ compose_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
     g_autoptr (GArray) steps = weft_solver_steps (solver);
     int step = steps->len > 0 ? g_array_index (steps, int, 0) : WEFT_SOLVER_ALL_STEPS;
     p->have_metrics = weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &p->m);
+  }
+  {
+    /* the memory model's [memory] events, timed by the solver (what the
+     * window's memory rows will show) */
+    g_autoptr (WeftMemoryTimeline) mem = weft_memory_timeline_new (trace);
+    WeftMemoryTimelinePeak peak;
+    weft_memory_timeline_update (mem, weft_edit_session_get_solver (p->session));
+    p->peak_rank = -1;
+    for (guint r = 0; r < trace->ranks->len; r++)
+      if (weft_memory_timeline_peak (mem, r, &peak) && peak.peak_reserved > p->peak_memory)
+        {
+          p->peak_memory = peak.peak_reserved;
+          p->peak_rank = weft_trace_rank (trace, r)->rank;
+        }
   }
   p->compose_us = t1 - t0;
   p->solve_us = g_get_monotonic_time () - t1;
@@ -707,11 +774,41 @@ do_create (WeftTemplateDialog *self)
   name = g_strdup (p->name);
   preview_free (p);
   gtk_widget_queue_draw (self->area);
-  if (g_signal_has_handler_pending (self, signals[SIGNAL_CREATED], 0, FALSE))
+  if (self->kept != NULL && g_signal_has_handler_pending (self, signals[SIGNAL_CREATED_COMPARED], 0, FALSE))
+    {
+      /* Create Compared: the kept configuration (A) and this one (B) */
+      Preview *k = g_steal_pointer (&self->kept);
+      WeftEditSession *a = g_steal_pointer (&k->session);
+      g_autofree char *name_a = g_strdup (k->name);
+      preview_free (k);
+      g_signal_emit (self, signals[SIGNAL_CREATED_COMPARED], 0, a, name_a, session, name);
+    }
+  else if (g_signal_has_handler_pending (self, signals[SIGNAL_CREATED], 0, FALSE))
     g_signal_emit (self, signals[SIGNAL_CREATED], 0, session, name);
   else
     weft_edit_session_free (session);
   gtk_window_destroy (GTK_WINDOW (self));
+}
+
+/* Keep as A: the shown preview (up to date) is kept for Create Compared;
+ * the same parameters are composed again for the preview. */
+static void
+keep_clicked_cb (GtkButton *button, WeftTemplateDialog *self)
+{
+  if (!self->valid || self->current == NULL || self->current->serial != self->serial || self->debounce != 0)
+    return;
+  g_clear_pointer (&self->kept, preview_free);
+  self->kept = g_steal_pointer (&self->current);
+  g_clear_pointer (&self->kept->layout, weft_layout_free);
+  {
+    g_autofree char *label = g_strdup_printf ("C_reate Compared (A: %s)", self->kept->name);
+    gtk_button_set_label (GTK_BUTTON (self->create), label);
+    gtk_button_set_use_underline (GTK_BUTTON (self->create), TRUE);
+  }
+  gtk_widget_set_tooltip_text (self->create, "Open the kept configuration (A) and this one (B) compared");
+  start_compose (self);
+  update_create (self);
+  schedule_state (self);
 }
 
 static void
@@ -802,6 +899,7 @@ weft_template_dialog_dispose (GObject *object)
   g_clear_handle_id (&self->debounce, g_source_remove);
   g_clear_handle_id (&self->state_idle, g_source_remove);
   g_clear_pointer (&self->current, preview_free);
+  g_clear_pointer (&self->kept, preview_free);
   g_clear_pointer (&self->kt, kernel_times_unref);
   G_OBJECT_CLASS (weft_template_dialog_parent_class)->dispose (object);
 }
@@ -827,6 +925,10 @@ weft_template_dialog_class_init (WeftTemplateDialogClass *klass)
   object_class->finalize = weft_template_dialog_finalize;
   signals[SIGNAL_CREATED] = g_signal_new ("created", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
                                           G_TYPE_NONE, 2, G_TYPE_POINTER, G_TYPE_STRING);
+  /* (session A, name A, session B, name B): Create after Keep as A */
+  signals[SIGNAL_CREATED_COMPARED] = g_signal_new ("created-compared", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                                   0, NULL, NULL, NULL, G_TYPE_NONE, 4, G_TYPE_POINTER, G_TYPE_STRING,
+                                                   G_TYPE_POINTER, G_TYPE_STRING);
   gtk_widget_class_install_action (widget_class, "template.screenshot", NULL, screenshot_activated);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_F12, GDK_CONTROL_MASK | GDK_SHIFT_MASK,
                                        "template.screenshot", NULL);
@@ -868,12 +970,17 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   gtk_widget_add_css_class (self->create, "suggested-action");
   gtk_widget_set_tooltip_text (self->create, "Open the composed step as a new, unsaved trace");
   g_signal_connect (self->create, "clicked", G_CALLBACK (create_clicked_cb), self);
+  self->keep = gtk_button_new_with_mnemonic ("_Use as A");
+  gtk_widget_set_tooltip_text (self->keep, "Keep this configuration as A (Alt+U): change the form, then Create Compared opens "
+                                           "both, A above B");
+  g_signal_connect (self->keep, "clicked", G_CALLBACK (keep_clicked_cb), self);
   g_signal_connect_swapped (cancel, "clicked", G_CALLBACK (gtk_window_destroy), self);
   self->spinner = gtk_spinner_new ();
   gtk_widget_set_tooltip_text (self->spinner, "Composing the preview");
   gtk_header_bar_set_show_title_buttons (GTK_HEADER_BAR (header), FALSE);
   gtk_header_bar_pack_start (GTK_HEADER_BAR (header), cancel);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->create);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->keep);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->spinner);
   gtk_window_set_titlebar (GTK_WINDOW (self), header);
 
@@ -885,10 +992,10 @@ weft_template_dialog_init (WeftTemplateDialog *self)
     }
   gtk_grid_set_column_spacing (GTK_GRID (strategies), 10);
 
-  self->dp = new_spin (self, 1, 64, 1, 8);
+  self->dp = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 8);
   self->tp = new_spin (self, 1, 64, 1, 2);
-  self->ep = new_spin (self, 1, 64, 1, 4);
-  self->cp = new_spin (self, 1, 64, 1, 2);
+  self->ep = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 4);
+  self->cp = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 2);
   self->hsdp = new_spin (self, 1, 64, 1, 1);
   self->preset = gtk_drop_down_new_from_strings (weft_compose_preset_names ());
   g_signal_connect_swapped (self->preset, "notify::selected", G_CALLBACK (preset_changed_cb), self);

@@ -16,6 +16,10 @@ G_DECLARE_FINAL_TYPE (WeftTemplateDialog, weft_template_dialog, WEFT, TEMPLATE_D
  * the handler takes the WeftEditSession (the composed trace and its solver)
  * and shows it under name ("fsdp-llama3-8b-8ranks (new)"). When nobody
  * handles it the dialog frees the session. */
+/* Signal "created-compared" (gpointer session_a, const char *name_a,
+ * gpointer session_b, const char *name_b): Create after Keep as A; the
+ * handler takes both sessions (A: the kept configuration) and shows them
+ * compared. Without a handler, "created" gets B and A is freed. */
 GtkWidget *weft_template_dialog_new (GtkWindow *parent);
 
 G_END_DECLS

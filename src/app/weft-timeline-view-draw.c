@@ -17,7 +17,8 @@
 static void
 paint_body (WeftTimelineView *self, cairo_t *cr)
 {
-  weft_render_paint_body (cr, self->trace, &self->view, self->layout, self->times, &self->overlay, NULL);
+  _weft_timeline_view_memory_sync (self);
+  weft_render_paint_body (cr, self->trace, &self->view, self->layout, self->times, &self->overlay, &self->body_stats);
 }
 
 static void
@@ -248,6 +249,7 @@ weft_timeline_view_export (WeftTimelineView *self, const char *path, WeftExportF
   options.cpu_expanded = any_cpu;
   options.dark = self->view.dark;
   options.times = self->times;
+  _weft_timeline_view_memory_sync (self);
   options.overlay = &self->overlay;
   (void) format; /* the painter picks the format from the extension */
   return weft_render_to_file (self->trace, &options, path, error);

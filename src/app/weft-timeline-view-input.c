@@ -269,7 +269,7 @@ _weft_timeline_view_query_tooltip (GtkWidget *widget, int x, int y, gboolean key
   _weft_timeline_view_body_rect (self, &r);
   _weft_timeline_view_sync_view_size (self);
   if (!weft_render_hit_test (self->trace, &self->view, self->layout, self->times, x - r.origin.x, y - r.origin.y, &hit))
-    return FALSE;
+    return _weft_timeline_view_memory_tooltip (self, &hit, x - r.origin.x, tooltip);
   rank = weft_trace_rank (self->trace, hit.rank_index);
   ev = weft_rank_event (rank, hit.event);
   span = weft_render_event_span (self->trace, self->times, hit.rank_index, hit.event);

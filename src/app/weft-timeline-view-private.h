@@ -5,7 +5,8 @@
  *   weft-timeline-view-actions.c  the timeline.* actions and their keys, search
  *   weft-timeline-view-edit.c     editing: dragging a GPU op, delete / duplicate, palette drops
  *   weft-timeline-view-input.c    pointer input: hover, wheel, the drag gesture, tooltips
- *   weft-timeline-view-draw.c     measuring and painting (the cached body texture), export */
+ *   weft-timeline-view-draw.c     measuring and painting (the cached body texture), export
+ *   weft-timeline-view-memory.c   the memory rows: their timeline, tooltips, the M toggle */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -102,6 +103,10 @@ struct _WeftTimelineView
   GArray  *matches;                /* SearchMatch sorted by (ts, rank, event) */
   int      match_pos;
 
+  /* memory rows (weft-timeline-view-memory.c) */
+  WeftMemoryTimeline *memory;      /* made on first use, re-timed before each body paint */
+  WeftRenderStats     body_stats;  /* of the last body paint */
+
   guint    frames;
   guint    first_frame_idle;
   gboolean first_frame_pending;
@@ -170,5 +175,12 @@ void weft_timeline_view_measure (GtkWidget *widget, GtkOrientation orientation, 
                                  int *natural, int *minimum_baseline, int *natural_baseline);
 void weft_timeline_view_size_allocate (GtkWidget *widget, int width, int height, int baseline);
 void weft_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot);
+
+/* weft-timeline-view-memory.c */
+void _weft_timeline_view_memory_sync (WeftTimelineView *self);
+void _weft_timeline_view_memory_clear (WeftTimelineView *self);
+gboolean _weft_timeline_view_memory_tooltip (WeftTimelineView *self, const WeftHit *hit, double body_x,
+                                             GtkTooltip *tooltip);
+void _weft_timeline_view_memory_class_init (GtkWidgetClass *widget_class);
 
 G_END_DECLS

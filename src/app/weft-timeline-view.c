@@ -112,6 +112,7 @@ _weft_timeline_view_update_actions (WeftTimelineView *self)
     "timeline.scroll-up", "timeline.scroll-down", "timeline.page-up", "timeline.page-down",
     "timeline.search", "timeline.toggle-critical-path", "timeline.toggle-overlap-band",
     "timeline.toggle-flows", "timeline.collapse-all", "timeline.expand-all", "timeline.toggle-cpu",
+    "timeline.toggle-memory",
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (nav); i++)
@@ -394,6 +395,7 @@ weft_timeline_view_dispose (GObject *object)
   g_clear_object (&self->body_texture);
   g_clear_pointer (&self->body_surface, cairo_surface_destroy);
   g_clear_pointer (&self->layout, weft_layout_free);
+  _weft_timeline_view_memory_clear (self);
   _weft_timeline_view_clear_search (self);
   weft_view_clear (&self->view);
   g_clear_pointer (&self->drag_error, g_free);
@@ -526,9 +528,11 @@ weft_timeline_view_class_init (WeftTimelineViewClass *klass)
   g_object_class_override_property (object_class, PROP_VSCROLL_POLICY, "vscroll-policy");
 
   _weft_timeline_view_class_actions_init (widget_class);
+  _weft_timeline_view_memory_class_init (widget_class);
 
   gtk_widget_class_set_css_name (widget_class, "weft-timeline");
-  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_WIDGET);
+  /* a drawn, focusable picture of the trace (as GtkDrawingArea's role) */
+  gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
 }
 
 static void
@@ -546,6 +550,11 @@ weft_timeline_view_init (WeftTimelineView *self)
   gtk_widget_set_focusable (widget, TRUE);
   gtk_widget_set_focus_on_click (widget, TRUE);
   gtk_widget_set_has_tooltip (widget, TRUE);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (widget), GTK_ACCESSIBLE_PROPERTY_LABEL, "Timeline",
+                                  GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                  "Each rank's CPU threads and GPU streams over time. W and S zoom, A and D pan, "
+                                  "a click selects an event, Ctrl+F searches, Ctrl+? lists every key",
+                                  -1);
   gtk_widget_set_overflow (widget, GTK_OVERFLOW_HIDDEN);
   gtk_widget_set_hexpand (widget, TRUE);
   gtk_widget_set_vexpand (widget, TRUE);
@@ -575,6 +584,7 @@ weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
   dark = self->view.dark;
   _weft_timeline_view_clear_search (self);
   g_clear_pointer (&self->layout, weft_layout_free);
+  _weft_timeline_view_memory_clear (self);
   weft_view_clear (&self->view);
   self->times = NULL;
   memset (&self->overlay, 0, sizeof self->overlay);
@@ -686,6 +696,16 @@ weft_timeline_view_set_dark (WeftTimelineView *self, gboolean dark)
   if (self->view.dark == dark)
     return;
   self->view.dark = dark;
+  _weft_timeline_view_invalidate_body (self);
+}
+
+void
+weft_timeline_view_set_origin (WeftTimelineView *self, gint64 origin)
+{
+  g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
+  if (self->trace == NULL || self->view.origin == origin)
+    return;
+  self->view.origin = origin;
   _weft_timeline_view_invalidate_body (self);
 }
 

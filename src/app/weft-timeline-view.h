@@ -41,6 +41,9 @@ void          weft_timeline_view_trace_changed     (WeftTimelineView *self);
 void          weft_timeline_view_set_dark          (WeftTimelineView *self,
                                                     gboolean          dark);
 
+/* The time the ruler labels count from (set_trace: the trace's start). */
+void          weft_timeline_view_set_origin        (WeftTimelineView *self,
+                                                    gint64            origin);
 WeftTimeSpan  weft_timeline_view_get_visible       (WeftTimelineView *self);
 void          weft_timeline_view_set_visible       (WeftTimelineView *self,
                                                     WeftTimeSpan      span);
@@ -108,5 +111,13 @@ const GArray *weft_timeline_view_get_drag_latencies (WeftTimelineView *self);
 
 /* Frames drawn so far (for tests and the startup benchmark). */
 guint         weft_timeline_view_get_frames        (WeftTimelineView *self);
+
+/* The memory rows' timeline, re-timed from the solver's times now
+ * (transfer none; NULL without a trace), and what the last body paint drew:
+ * memory rows and the largest peak it labelled (bytes). */
+WeftMemoryTimeline *weft_timeline_view_get_memory (WeftTimelineView *self);
+void          weft_timeline_view_get_memory_drawn  (WeftTimelineView        *self,
+                                                    guint                   *rows,
+                                                    gint64                  *peak);
 
 G_END_DECLS

@@ -46,6 +46,8 @@ add_trace_filters (GtkFileChooser *chooser)
   gtk_file_filter_add_pattern (traces, "*.json.gz");
   gtk_file_filter_add_pattern (traces, "*.json.zst");
   gtk_file_filter_add_mime_type (traces, "application/x-kineto-trace");
+  gtk_file_filter_add_mime_type (traces, "application/x-kineto-trace-gzip");
+  gtk_file_filter_add_mime_type (traces, "application/x-kineto-trace-zstd");
   gtk_file_filter_set_name (all, "All files");
   gtk_file_filter_add_pattern (all, "*");
   gtk_file_chooser_add_filter (chooser, traces);
@@ -320,6 +322,7 @@ new_from_template_activated (GtkWidget *widget, const char *action_name, GVarian
   GtkWidget *dialog = weft_template_dialog_new (GTK_WINDOW (self));
 
   g_signal_connect_object (dialog, "created", G_CALLBACK (template_created_cb), self, 0);
+  g_signal_connect_object (dialog, "created-compared", G_CALLBACK (_weft_window_compare_template_cb), self, 0);
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
@@ -435,6 +438,7 @@ _weft_window_update_actions (WeftWindow *self)
   ENABLE ("toggle-inspector", has_trace);
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
 #undef ENABLE
+  _weft_window_compare_update_actions (self);
 }
 
 /* Installs the actions (after the template: palette_drop_cb is one of its

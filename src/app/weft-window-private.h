@@ -7,6 +7,7 @@
  *   weft-window-recent.c    the recent files (empty page list, Open menu)
  *   weft-window-search.c    the search bar
  *   weft-window-teststate.c WEFT_TEST_STATE and WEFT_TEST_SCREENSHOT
+ *   weft-window-compare.c   Compare With…, the compare page, weft --compare
  *
  * The widgets are in weft-window.ui (a template, in the app's GResource). */
 #pragma once
@@ -19,6 +20,8 @@
 #include "weft-window.h"
 
 G_BEGIN_DECLS
+
+typedef struct _WeftWindowCompare WeftWindowCompare; /* weft-window-compare.c */
 
 struct _WeftWindow
 {
@@ -98,6 +101,9 @@ struct _WeftWindow
   gboolean   closing;        /* the user confirmed closing with unsaved edits */
   gboolean   no_clock_alignment; /* View > Align Rank Clocks off */
   gboolean   show_inspector; /* View > Inspector: the side pane shown */
+
+  /* comparing with another trace (weft-window-compare.c), NULL until used */
+  WeftWindowCompare *compare;
 };
 
 /* The formats Save As offers for a folder of rank files (json.gz first:
@@ -148,5 +154,23 @@ void     _weft_window_teststate_init      (WeftWindow *self);
 void     _weft_window_schedule_state      (WeftWindow *self);
 void     _weft_window_take_test_screenshot (WeftWindow *self);
 void     _weft_window_first_frame_screenshot (WeftWindow *self);
+
+/* weft-window-compare.c */
+void     _weft_window_class_compare_init      (WeftWindowClass *klass);
+void     _weft_window_compare_update_actions  (WeftWindow      *self);
+void     _weft_window_compare_clear           (WeftWindow      *self);
+void     _weft_window_compare_document_set    (WeftWindow      *self);
+void     _weft_window_compare_changed         (WeftWindow      *self);
+gboolean _weft_window_compare_is_shown        (WeftWindow      *self);
+void     _weft_window_compare_free            (WeftWindow      *self);
+void     _weft_window_compare_test_state      (WeftWindow      *self,
+                                               json_object     *root);
+/* the template dialog's "created-compared": takes both sessions */
+void     _weft_window_compare_template_cb     (GtkWidget       *dialog,
+                                               gpointer         session_a,
+                                               const char      *name_a,
+                                               gpointer         session_b,
+                                               const char      *name_b,
+                                               WeftWindow      *self);
 
 G_END_DECLS

@@ -96,7 +96,11 @@ _weft_window_add_recent (WeftWindow *self, const char *path)
   if (uri == NULL)
     return;
   data.display_name = NULL;
-  data.mime_type = (char *) (dir ? "inode/directory" : "application/x-kineto-trace");
+  /* the types of data/org.weft.Weft.mime.xml */
+  data.mime_type = (char *) (dir                                ? "inode/directory"
+                             : g_str_has_suffix (path, ".gz")  ? "application/x-kineto-trace-gzip"
+                             : g_str_has_suffix (path, ".zst") ? "application/x-kineto-trace-zstd"
+                                                               : "application/x-kineto-trace");
   data.app_name = (char *) g_get_application_name ();
   data.app_exec = (char *) "weft %u";
   gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);

@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "weft/weft.h"
 #include "weft-app-util.h"
@@ -90,7 +91,7 @@ rows_to_json (WeftWindow *self)
   const WeftView *v = weft_timeline_view_get_view (view);
   json_object *arr = json_object_new_array ();
   graphene_rect_t body;
-  static const char *const kinds[] = { "rank", "lane", "cpu" };
+  static const char *const kinds[] = { "rank", "lane", "cpu", "memory" };
 
   if (layout == NULL)
     return arr;
@@ -107,7 +108,7 @@ rows_to_json (WeftWindow *self)
         continue;
       o = rect_to_json (self, &GRAPHENE_RECT_INIT (body.origin.x, body.origin.y + y, body.size.width, row->height));
       json_object_object_add (o, "rank", json_object_new_int (rank->rank));
-      json_object_object_add (o, "kind", json_object_new_string (kinds[CLAMP (row->kind, 0, 2)]));
+      json_object_object_add (o, "kind", json_object_new_string (kinds[CLAMP (row->kind, 0, 3)]));
       if (row->kind == WEFT_ROW_LANE && row->lane != WEFT_NONE)
         {
           WeftLane *lane = weft_rank_lane (rank, row->lane);
@@ -165,6 +166,37 @@ add_palette (WeftWindow *self, json_object *root)
 }
 
 /* The window as a whole: page, loading, errors, focus, timings, size. */
+/* The process and its application's windows (a second `weft FILE` opens
+ * its window in the running instance): pid, app_windows, app_paths. */
+static void
+add_app (WeftWindow *self, json_object *root)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  json_object *paths = json_object_new_array ();
+  int n = 0;
+
+  for (GList *l = app != NULL ? gtk_application_get_windows (app) : NULL; l != NULL; l = l->next)
+    {
+      n++;
+      if (WEFT_IS_WINDOW (l->data) && WEFT_WINDOW (l->data)->paths != NULL)
+        json_object_array_add (paths, json_object_new_string (WEFT_WINDOW (l->data)->paths[0]));
+    }
+  add_int64 (root, "pid", (gint64) getpid ());
+  {
+    /* the accessible roles GTK reports (screen readers) */
+    GEnumClass *roles = g_type_class_ref (GTK_TYPE_ACCESSIBLE_ROLE);
+    GEnumValue *tl = g_enum_get_value (roles, gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (self->view)));
+    GEnumValue *mb = g_enum_get_value (roles, gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (self->metrics)));
+    json_object *a = json_object_new_object ();
+    json_object_object_add (a, "timeline", json_object_new_string (tl != NULL ? tl->value_nick : ""));
+    json_object_object_add (a, "metrics", json_object_new_string (mb != NULL ? mb->value_nick : ""));
+    json_object_object_add (root, "a11y_roles", a);
+    g_type_class_unref (roles);
+  }
+  json_object_object_add (root, "app_windows", json_object_new_int (n));
+  json_object_object_add (root, "app_paths", paths);
+}
+
 static void
 add_window (WeftWindow *self, json_object *root)
 {
@@ -186,6 +218,7 @@ add_window (WeftWindow *self, json_object *root)
   json_object_object_add (root, "dark", json_object_new_boolean (_weft_window_is_dark (self)));
   json_object_object_add (root, "focus", json_object_new_string (focus != NULL ? G_OBJECT_TYPE_NAME (focus) : ""));
   json_object_object_add (root, "screenshots", json_object_new_int ((int) self->n_screenshots));
+  add_app (self, root);
   add_int64 (root, "frames", weft_timeline_view_get_frames (view));
   if (lat != NULL && lat->len > 0)
     {
@@ -375,6 +408,39 @@ add_trace (WeftWindow *self, json_object *root, json_object *groups)
   add_pipeline (self, root);
 }
 
+/* "memory": the memory rows' peaks now (re-timed from the solver: what the
+ * rows show) and what the last body paint drew. */
+static void
+add_memory (WeftWindow *self, json_object *root)
+{
+  WeftTimelineView *view = WEFT_TIMELINE_VIEW (self->view);
+  WeftMemoryTimeline *tl = weft_timeline_view_get_memory (view);
+  WeftMemoryTimelinePeak peak;
+  json_object *m = json_object_new_object ();
+  json_object *ranks = json_object_new_array ();
+  guint rows = 0;
+  gint64 drawn = 0;
+
+  weft_timeline_view_get_memory_drawn (view, &rows, &drawn);
+  json_object_object_add (m, "rows_drawn", json_object_new_int ((int) rows));
+  json_object_object_add (m, "drawn_peak_gib", json_object_new_double (drawn / 1073741824.0));
+  if (tl != NULL && weft_memory_timeline_peak (tl, WEFT_SOLVER_ALL_RANKS, &peak))
+    json_object_object_add (m, "peak_gib", json_object_new_double (peak.peak_reserved / 1073741824.0));
+  else
+    json_object_object_add (m, "peak_gib", NULL);
+  for (guint r = 0; tl != NULL && r < self->trace->ranks->len; r++)
+    if (weft_memory_timeline_peak (tl, r, &peak))
+      {
+        json_object *o = json_object_new_object ();
+        json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (self->trace, r)->rank));
+        json_object_object_add (o, "peak_gib", json_object_new_double (peak.peak_reserved / 1073741824.0));
+        json_object_object_add (o, "peak_ns", json_object_new_int64 (peak.peak_time));
+        json_object_array_add (ranks, o);
+      }
+  json_object_object_add (m, "ranks", ranks);
+  json_object_object_add (root, "memory", m);
+}
+
 static void
 write_state (WeftWindow *self)
 {
@@ -390,8 +456,11 @@ write_state (WeftWindow *self)
   if (self->trace != NULL)
     add_trace (self, root, groups);
   json_object_object_add (root, "groups", groups);
+  if (self->trace != NULL)
+    add_memory (self, root);
   if (self->save_dialog != NULL)
     json_object_object_add (root, "save_dialog", save_dialog_state (self->save_dialog));
+  _weft_window_compare_test_state (self, root);
 
   text = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY);
   if (!g_file_set_contents (self->state_path, text, -1, &error))

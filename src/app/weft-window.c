@@ -113,15 +113,6 @@ _weft_window_show_error (WeftWindow *self, const char *what, const char *message
 
 /* ---- document ------------------------------------------------------------------------- */
 
-static gboolean
-solver_time_func (gpointer user_data, guint rank_index, guint32 event, gint64 *start, gint64 *end)
-{
-  WeftSolver *solver = user_data;
-
-  weft_solver_times (solver, rank_index, event, start, end);
-  return TRUE;
-}
-
 static void
 update_critical_path (WeftWindow *self)
 {
@@ -178,6 +169,8 @@ refresh_idle_cb (gpointer data)
   t2 = g_get_monotonic_time ();
   if (!dragging)
     update_critical_path (self);
+  if (!dragging)
+    _weft_window_compare_changed (self);
   t3 = g_get_monotonic_time ();
   if (g_getenv ("WEFT_DEBUG_TIMING"))
     g_printerr ("refresh: chips %.1f ms, breakdown %.1f ms, critical path %.1f ms\n", (t1 - t0) / 1000.0,
@@ -195,7 +188,7 @@ session_changed_cb (WeftEditSession *session, gpointer user_data)
   WeftWindow *self = user_data;
 
   if (self->solver != NULL)
-    self->times.generation = weft_solver_generation (self->solver) + 1;
+    weft_render_times_update (&self->times);
   weft_timeline_view_model_changed (WEFT_TIMELINE_VIEW (self->view));
   if (self->refresh_idle != 0)
     return;
@@ -234,6 +227,7 @@ autosave_cb (gpointer data)
 static void
 clear_document (WeftWindow *self)
 {
+  _weft_window_compare_clear (self); /* it borrows the session */
   g_clear_handle_id (&self->refresh_idle, g_source_remove);
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
   g_clear_pointer (&self->save_file, g_free);
@@ -280,12 +274,9 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
       g_free (self->display_name);
       self->display_name = g_strdup (display_name);
     }
-  self->times.func = solver_time_func;
-  self->times.user_data = solver;
-  /* the times change only with the solver's generation: the painter keeps
-   * the solved times of long rows packed between changes */
-  self->times.generation = solver != NULL ? weft_solver_generation (solver) + 1 : 0;
-  self->times.n_ranks = trace->ranks->len;
+  /* the solver's times: per lane, as flat arrays it keeps current (only
+   * what a re-solve changed is rewritten), walked by the painter */
+  weft_render_times_init_solver (&self->times, trace, solver);
   if (session != NULL)
     {
       weft_edit_session_set_changed_func (session, session_changed_cb, self);
@@ -308,6 +299,7 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
   set_page (self, "trace");
   _weft_window_update_actions (self);
   _weft_window_schedule_state (self);
+  _weft_window_compare_document_set (self);
 }
 
 /* ---- loading ----------------------------------------------------------------------------- */
@@ -683,6 +675,7 @@ weft_window_dispose (GObject *object)
     g_cancellable_cancel (self->cancellable);
   end_loading (self);
   g_clear_handle_id (&self->state_idle, g_source_remove);
+  _weft_window_compare_free (self);
   if (self->view != NULL)
     clear_document (self);
   g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
@@ -798,6 +791,7 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, window_key_cb);
   _weft_window_class_actions_init (klass);
   _weft_window_class_search_init (klass);
+  _weft_window_class_compare_init (klass);
 }
 
 static void

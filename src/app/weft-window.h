@@ -25,6 +25,10 @@ void        weft_window_open_files (WeftWindow      *self,
 void        weft_window_open_session (WeftWindow      *self,
                                       WeftEditSession *session,
                                       const char      *display_name);
+/* Opens a as the document, then b, and shows them compared (a above b). */
+void        weft_window_open_compare (WeftWindow *self,
+                                      GFile      *a,
+                                      GFile      *b);
 /* The document's edit session (trace + solver), NULL when none. */
 WeftEditSession *weft_window_get_session (WeftWindow *self);
 /* No trace shown and none loading. */

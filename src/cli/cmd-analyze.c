@@ -47,45 +47,6 @@ cp_kind_name (WeftPathKind k)
     }
 }
 
-static json_object *
-metrics_json (const WeftMetrics *m, const WeftMetrics *base)
-{
-  json_object *o = json_object_new_object ();
-  json_object_object_add (o, "ranks", json_object_new_int ((int) m->n_ranks));
-  json_object_object_add (o, "begin_ns", json_object_new_int64 (m->begin));
-  json_object_object_add (o, "end_ns", json_object_new_int64 (m->end));
-  json_object_object_add (o, "step_time_us", json_object_new_double (us (m->step_time)));
-  json_object_object_add (o, "step_time_source",
-                          json_object_new_string (weft_step_time_source_to_string (m->step_source)));
-  json_object_object_add (o, "gpu_begin_ns", json_object_new_int64 (m->gpu_begin));
-  json_object_object_add (o, "gpu_end_ns", json_object_new_int64 (m->gpu_end));
-  json_object_object_add (o, "gpu_span_us", json_object_new_double (us (m->gpu_span)));
-  json_object_object_add (o, "compute_us", json_object_new_double (us (m->compute)));
-  json_object_object_add (o, "communication_us", json_object_new_double (us (m->comm)));
-  json_object_object_add (o, "compute_only_us", json_object_new_double (us (m->compute_only)));
-  json_object_object_add (o, "overlapped_us", json_object_new_double (us (m->overlapped)));
-  json_object_object_add (o, "communication_only_us", json_object_new_double (us (m->comm_only)));
-  json_object_object_add (o, "memcpy_memset_us", json_object_new_double (us (m->memcpy_memset)));
-  json_object_object_add (o, "idle_us", json_object_new_double (us (m->idle)));
-  json_object_object_add (o, "overlap_pct", json_object_new_double (m->overlap_pct));
-  json_object_object_add (o, "exposed_communication_us", json_object_new_double (us (m->exposed_comm)));
-  json_object_object_add (o, "critical_path_us", json_object_new_double (us (m->cp_length)));
-  json_object_object_add (o, "critical_path_compute_us", json_object_new_double (us (m->cp_compute)));
-  json_object_object_add (o, "critical_path_communication_us", json_object_new_double (us (m->cp_comm)));
-  json_object_object_add (o, "critical_path_launch_us", json_object_new_double (us (m->cp_launch)));
-  json_object_object_add (o, "critical_path_waiting_us", json_object_new_double (us (m->cp_wait)));
-  json_object_object_add (o, "critical_path_inferred_us", json_object_new_double (us (m->cp_inferred)));
-  if (base != NULL)
-    {
-      json_object_object_add (o, "step_time_delta_us", json_object_new_double (us (m->step_time - base->step_time)));
-      json_object_object_add (o, "gpu_span_delta_us", json_object_new_double (us (m->gpu_span - base->gpu_span)));
-      json_object_object_add (o, "overlap_pct_delta", json_object_new_double (m->overlap_pct - base->overlap_pct));
-      json_object_object_add (o, "exposed_communication_delta_us",
-                              json_object_new_double (us (m->exposed_comm - base->exposed_comm)));
-    }
-  return o;
-}
-
 static void
 print_metrics_row (const char *label, const WeftMetrics *m)
 {
@@ -232,7 +193,7 @@ static json_object *
 definitions_json (void)
 {
   json_object *defs = json_object_new_object ();
-  json_object_object_add (defs, "overlap_pct", json_object_new_string (OVERLAP_DEF));
+  json_object_object_add (defs, "overlap", json_object_new_string (OVERLAP_DEF));
   json_object_object_add (defs, "times", json_object_new_string ("microseconds; per-rank GPU time within the step, "
                                                                   "whole trace: mean over ranks"));
   json_object_object_add (defs, "step_time", json_object_new_string (STEP_DEF));
@@ -350,7 +311,7 @@ ranks_json (const Analysis *a)
       json_object *ro;
       if (!weft_solver_metrics (a->solver, r, a->step, &m))
         continue;
-      ro = metrics_json (&m, weft_solver_baseline_metrics (a->solver, r, a->step, &b) ? &b : NULL);
+      ro = weft_cli_metrics_json (&m, weft_solver_baseline_metrics (a->solver, r, a->step, &b) ? &b : NULL);
       json_object_object_add (ro, "rank", json_object_new_int (weft_trace_rank (a->trace, r)->rank));
       memory_json (ro, weft_trace_rank (a->trace, r));
       {
@@ -463,7 +424,7 @@ collective_json (const Analysis *a, const InstRow *row)
 static void
 print_json (const Analysis *a)
 {
-  json_object *doc = json_object_new_object ();
+  json_object *doc = weft_cli_json_new ();
   json_object *sa = json_object_new_array ();
   json_object *colls = json_object_new_array ();
 
@@ -474,7 +435,7 @@ print_json (const Analysis *a)
   json_object_object_add (doc, "steps", sa);
   json_object_object_add (doc, "definitions", definitions_json ());
   {
-    json_object *whole = metrics_json (&a->whole, a->have_base ? &a->base : NULL);
+    json_object *whole = weft_cli_metrics_json (&a->whole, a->have_base ? &a->base : NULL);
     bubble_whole_json (whole, a);
     json_object_object_add (doc, "whole", whole);
   }
@@ -485,9 +446,7 @@ print_json (const Analysis *a)
   for (guint i = 0; i < a->rows->len; i++)
     json_object_array_add (colls, collective_json (a, &g_array_index (a->rows, InstRow, i)));
   json_object_object_add (doc, "collectives", colls);
-  printf ("%s\n", json_object_to_json_string_ext (doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
-  json_object_put (doc);
+  weft_cli_json_print (doc);
 }
 
 /* ---- the text report ------------------------------------------------------------ */
@@ -645,6 +604,7 @@ weft_cmd_analyze (int argc, char **argv)
   g_auto (Analysis) a = { 0 };
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (ctx, "PATH is a trace file (.json, .json.gz, .json.zst) or a folder of them.\n"
                                          OVERLAP_DEF ".\n\n"
                                          "Exit status: 0 success, 2 bad input (the message names the file and\n"

@@ -9,19 +9,6 @@
 #include "weft/weft.h"
 #include "weft/weft-apply.h"
 
-static json_object *
-metrics_json (const WeftMetrics *m)
-{
-  json_object *o = json_object_new_object ();
-  json_object_object_add (o, "step_ns", json_object_new_int64 (m->step_time));
-  json_object_object_add (o, "compute_ns", json_object_new_int64 (m->compute));
-  json_object_object_add (o, "comm_ns", json_object_new_int64 (m->comm));
-  json_object_object_add (o, "overlapped_ns", json_object_new_int64 (m->overlapped));
-  json_object_object_add (o, "exposed_comm_ns", json_object_new_int64 (m->exposed_comm));
-  json_object_object_add (o, "overlap_pct", json_object_new_double (m->overlap_pct));
-  return o;
-}
-
 static void
 print_metrics (const char *what, const WeftMetrics *m)
 {
@@ -75,7 +62,8 @@ print_blocks (const char *path, WeftTrace *trace, gboolean as_json)
           json_object_object_add (jb, "ops", json_object_new_int ((int) b->n_ops));
           json_object_object_add (jb, "first_event", json_object_new_int64 (b->first));
           json_object_object_add (jb, "last_event", json_object_new_int64 (b->last));
-          json_object_object_add (jb, "dur_ns", json_object_new_int64 (b->end - b->begin));
+          json_object_object_add (jb, "begin_ns", json_object_new_int64 (b->begin));
+          json_object_object_add (jb, "duration_us", json_object_new_double ((double) (b->end - b->begin) / 1000.0));
           json_object_array_add (blocks, jb);
         }
       json_object_object_add (o, "blocks", blocks);
@@ -86,7 +74,12 @@ print_blocks (const char *path, WeftTrace *trace, gboolean as_json)
       json_object_array_add (arr, o);
     }
   if (as_json)
-    printf ("%s\n", json_object_to_json_string_ext (arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    {
+      json_object *doc = weft_cli_json_new ();
+      json_object_object_add (doc, "path", json_object_new_string (path));
+      json_object_object_add (doc, "ranks", arr);
+      return weft_cli_json_print (doc) ? WEFT_EXIT_OK : WEFT_EXIT_FAILURE;
+    }
   json_object_put (arr);
   return WEFT_EXIT_OK;
 }
@@ -129,6 +122,7 @@ weft_cmd_apply (int argc, char **argv)
   const char *path;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (
     ctx, "Finds the transformer blocks of every rank (layer or FSDP annotations, else the repeated\n"
          "kernel sequence of the compute stream) and inserts the strategy's collectives around them\n"
@@ -155,6 +149,10 @@ weft_cmd_apply (int argc, char **argv)
         return weft_cli_fail ("apply: %s", error->message);
       if (out == NULL)
         return weft_cli_fail ("apply: --out is required");
+      if (strcmp (out, "-") == 0)
+        return weft_cli_fail ("apply: --out -: the result has one file per rank (--degree %d ranks at least); give a "
+                              "folder (and `weft-cli convert DIR - --merge` for one merged file on standard output)",
+                              degree);
       p.degree = degree;
       p.strip_collectives = strip;
       p.no_prefetch = no_prefetch;
@@ -187,7 +185,8 @@ weft_cmd_apply (int argc, char **argv)
     }
   if (as_json)
     {
-      json_object *o = json_object_new_object ();
+      json_object *o = weft_cli_json_new ();
+      json_object_object_add (o, "path", json_object_new_string (path));
       json_object_object_add (o, "strategy", json_object_new_string (weft_apply_strategy_to_string (p.strategy)));
       json_object_object_add (o, "degree", json_object_new_int (p.degree));
       json_object_object_add (o, "ranks", json_object_new_int ((int) rep.n_ranks));
@@ -203,12 +202,12 @@ weft_cmd_apply (int argc, char **argv)
       json_object_object_add (o, "tokens", json_object_new_int64 (rep.tokens));
       json_object_object_add (o, "hidden", json_object_new_int64 (rep.hidden));
       json_object_object_add (o, "sizes_from", json_object_new_string (rep.sizes_inferred ? "Input Dims" : "defaults"));
-      json_object_object_add (o, "original", metrics_json (&rep.original));
-      json_object_object_add (o, "before", metrics_json (&rep.before));
-      json_object_object_add (o, "after", metrics_json (&rep.after));
+      json_object_object_add (o, "original", weft_cli_metrics_json (&rep.original, NULL));
+      json_object_object_add (o, "before", weft_cli_metrics_json (&rep.before, &rep.original));
+      json_object_object_add (o, "after", weft_cli_metrics_json (&rep.after, &rep.original));
       json_object_object_add (o, "out", json_object_new_string (out));
-      printf ("%s\n", json_object_to_json_string_ext (o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-      json_object_put (o);
+      if (!weft_cli_json_print (o))
+        return WEFT_EXIT_FAILURE;
     }
   else
     {

@@ -55,7 +55,7 @@ weft_cli_compose_print_json (const WeftComposeParams *p, WeftAcMode ac)
   if (trace == NULL)
     return weft_cli_fail ("compose: %s", error->message);
   sname = weft_compose_strategies_to_string (p->strategies);
-  doc = json_object_new_object ();
+  doc = weft_cli_json_new ();
   ranks = json_object_new_array ();
   for (guint r = 0; r < trace->ranks->len; r++)
     {
@@ -105,8 +105,5 @@ weft_cli_compose_print_json (const WeftComposeParams *p, WeftAcMode ac)
   json_object_object_add (doc, "device_memory_gib", json_object_new_double (GIB (p->hw.hbm_total_bytes)));
   json_object_object_add (doc, "memory_model", figures_json (&fig));
   json_object_object_add (doc, "ranks", ranks);
-  printf ("%s\n", json_object_to_json_string_ext (doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                         JSON_C_TO_STRING_NOSLASHESCAPE));
-  json_object_put (doc);
-  return WEFT_EXIT_OK;
+  return weft_cli_json_print (doc) ? WEFT_EXIT_OK : WEFT_EXIT_FAILURE;
 }

@@ -137,7 +137,8 @@ compose_set_hardware (const ComposeOptions *o, WeftComposeParams *p)
   return TRUE;
 }
 
-/* --strategy and the parallel degrees. */
+/* --strategy and the parallel degrees given (0: not given, filled in by
+ * compose_default_degrees once the model and hardware are known). */
 static gboolean
 compose_set_degrees (const ComposeOptions *o, WeftComposeParams *p)
 {
@@ -148,14 +149,13 @@ compose_set_degrees (const ComposeOptions *o, WeftComposeParams *p)
       weft_cli_fail ("compose: %s", error->message);
       return FALSE;
     }
-  if (o->dp == 0)
+  if (o->dp < 0 || o->tp < 0 || o->cp < 0 || o->ep < 0 || o->hsdp < 0 || o->pp < 0 || o->microbatches < 0
+      || o->pp_stages_per_rank < 0)
     {
-      /* default: fill one node of 8 GPUs */
-      int rest = MAX (o->tp, 1) * MAX (o->cp, 1);
-      p->dp = (p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) ? MAX (8 / rest, 1) : 1;
+      weft_cli_fail ("compose: degrees must be >= 1");
+      return FALSE;
     }
-  else
-    p->dp = o->dp;
+  p->dp = o->dp > 0 ? o->dp : 1;
   p->tp = o->tp > 0 ? o->tp : 1;
   p->cp = o->cp > 0 ? o->cp : 1;
   p->ep = o->ep > 0 ? o->ep : 1;
@@ -168,12 +168,96 @@ compose_set_degrees (const ComposeOptions *o, WeftComposeParams *p)
       weft_cli_fail ("compose: --pp-schedule: %s", error->message);
       return FALSE;
     }
-  if (o->tp < 0 || o->cp < 0 || o->ep < 0 || o->hsdp < 0 || o->pp < 0 || o->microbatches < 0 || o->pp_stages_per_rank < 0)
-    {
-      weft_cli_fail ("compose: degrees must be >= 1");
-      return FALSE;
-    }
   return TRUE;
+}
+
+/* tp d splits the heads, KV heads and MLP (and, with SP, the sequence) */
+static gboolean
+tp_fits (const WeftComposeParams *p, int d)
+{
+  const WeftModelShape *m = &p->model;
+  return m->heads % d == 0 && m->kv_heads % d == 0 && m->ffn % d == 0 &&
+         (!p->sequence_parallel || (m->seq / p->cp) % d == 0);
+}
+
+/* The largest d in 2..limit dividing n for which fits (p, d) holds
+ * (fits NULL: any), 0 if none. */
+static int
+largest_degree (const WeftComposeParams *p, int n, int limit, gboolean (*fits) (const WeftComposeParams *, int))
+{
+  for (int d = MIN (n, limit); d >= 2; d--)
+    if (n % d == 0 && (fits == NULL || fits (p, d)))
+      return d;
+  return 0;
+}
+
+/* Degrees of the listed strategies that were not given, as torchtitan lays
+ * a job out: TP inside a node (the largest degree dividing the GPUs of a
+ * node and the heads), then CP over what is left of the node, DP/FSDP
+ * filling the rest of the node (at least 2), EP over dp x cp (dividing the
+ * experts). Each choice is said on stderr (unless --quiet): scripts that
+ * give every degree see nothing new. */
+static void
+compose_default_degrees (const ComposeOptions *o, WeftComposeParams *p, gboolean say)
+{
+  int node = MAX (p->hw.gpus_per_node, 1);
+  g_autoptr (GString) said = g_string_new (NULL);
+
+  if ((p->strategies & WEFT_STRATEGY_TP) && o->tp == 0)
+    {
+      int d = largest_degree (p, node, MIN (node, 64 / MAX (o->dp, 1) / MAX (o->cp, 1)), tp_fits);
+      if (d >= 2)
+        {
+          p->tp = d;
+          g_string_append_printf (said, "%stp %d (the GPUs of a node that divide %d heads and %d KV heads)",
+                                  said->len ? ", " : "", d, p->model.heads, p->model.kv_heads);
+        }
+    }
+  if ((p->strategies & WEFT_STRATEGY_CP) && o->cp == 0)
+    {
+      int left = MAX (node / p->tp, 1);
+      int seq_half = p->model.seq / 2;
+      int d = left >= 2 ? largest_degree (p, left, left, NULL) : 0;
+      while (d >= 2 && seq_half % d != 0)
+        d = largest_degree (p, left, d - 1, NULL);
+      if (d < 2)
+        d = seq_half % 2 == 0 ? 2 : 0;  /* TP filled the node: CP across nodes */
+      if (d >= 2)
+        {
+          p->cp = d;
+          g_string_append_printf (said, "%scp %d (%s)", said->len ? ", " : "", d,
+                                  p->tp == 1 ? "fills a node" : left >= 2 ? "the rest of a node after tp"
+                                                              : "a node is full with tp: across nodes");
+        }
+    }
+  if ((p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) && o->dp == 0)
+    {
+      int fill = node / (p->tp * p->cp);
+      const char *why = "fills a node";
+      if (fill < 2)
+        {
+          /* with cp the shards already span two ranks: dp 1 is FSDP over cp */
+          fill = p->cp >= 2 ? 1 : 2;
+          why = p->cp >= 2 ? "the node is full: FSDP shards over cp" : "tp fills a node: a second node";
+        }
+      p->dp = fill;
+      g_string_append_printf (said, "%sdp %d (%s)", said->len ? ", " : "", fill, why);
+    }
+  if ((p->strategies & WEFT_STRATEGY_EP) && o->ep == 0 && p->model.experts > 0)
+    {
+      int n = p->dp * p->cp, d = 0;
+      for (int k = MIN (n, 64); k >= 2 && d == 0; k--)
+        if (n % k == 0 && p->model.experts % k == 0)
+          d = k;
+      if (d >= 2)
+        {
+          p->ep = d;
+          g_string_append_printf (said, "%sep %d (divides dp x cp = %d and the %d experts)", said->len ? ", " : "",
+                                  d, n, p->model.experts);
+        }
+    }
+  if (say && said->len > 0)
+    fprintf (stderr, "weft-cli: compose: degrees not given: %s; %d GPUs per node\n", said->str, node);
 }
 
 /* The model sizes given on the command line (0: the preset's). */
@@ -250,7 +334,7 @@ static gboolean
 compose_calibrate (const ComposeOptions *o, WeftComposeParams *p, WeftKernelTimes **kt)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (WeftTrace) prof = weft_trace_load (o->calibrate, NULL, NULL, &error);
+  g_autoptr (WeftTrace) prof = weft_cli_load_trace (o->calibrate, 0, &error);
   guint n_shapes = 0;
 
   if (prof == NULL)
@@ -278,7 +362,7 @@ static gboolean
 compose_fit_comm (const ComposeOptions *o, WeftComposeParams *p, WeftCostModel **cm)
 {
   g_autoptr (GError) error = NULL;
-  g_autoptr (WeftTrace) tr = weft_trace_load (o->fit_comm, NULL, NULL, &error);
+  g_autoptr (WeftTrace) tr = weft_cli_load_trace (o->fit_comm, 0, &error);
   guint n;
 
   if (tr == NULL)
@@ -294,9 +378,19 @@ compose_fit_comm (const ComposeOptions *o, WeftComposeParams *p, WeftCostModel *
   return TRUE;
 }
 
+static char *
+describe_compose (guint64 done, guint64 total)
+{
+  if (done == 0)
+    return g_strdup_printf ("compose: simulating the step of %" G_GUINT64_FORMAT " ranks...", total - 1);
+  return g_strdup_printf ("compose: %3d%%, %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " rank files written",
+                          (int) (done * 100 / total), done - 1, total - 1);
+}
+
 int
 weft_cmd_compose (int argc, char **argv)
 {
+  g_autoptr (WeftCliProgress) progress = NULL;
   g_auto (ComposeOptions) o = { 0 };
   g_autofree char *written = NULL;
   g_autoptr (GOptionContext) ctx = g_option_context_new ("--out DIR");
@@ -305,6 +399,7 @@ weft_cmd_compose (int argc, char **argv)
   g_autoptr (WeftKernelTimes) kt = NULL;
   WeftComposeParams p;
   const char *ext;
+  gboolean explicit_quiet;
   gint64 t0;
 
   o.seed = -1;
@@ -315,10 +410,15 @@ weft_cmd_compose (int argc, char **argv)
   g_option_context_set_summary (ctx, "Simulate a training step of a parallelism strategy and write per-rank Kineto traces\n"
                                      "in torchtitan's layout. See docs/composer.md.");
   compose_add_entries (ctx, &o);
+  weft_cli_add_progress_option (ctx);
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
     return weft_cli_fail ("compose: %s", error->message);
   if (o.out == NULL && !o.json)
     return weft_cli_fail ("compose: --out DIR is required");
+  if (o.out != NULL && strcmp (o.out, "-") == 0)
+    return weft_cli_fail ("compose: --out -: compose writes one file per rank into a folder; give a folder "
+                          "(and `weft-cli convert DIR - --merge` for one merged file on standard output)");
+  explicit_quiet = o.quiet;
   o.quiet = o.quiet || o.json;   /* stdout is the JSON */
 
   weft_compose_params_init (&p);
@@ -331,6 +431,7 @@ weft_cmd_compose (int argc, char **argv)
   compose_set_model (&o, &p);
   if (!compose_set_schedule (&o, &p))
     return WEFT_EXIT_BAD_INPUT;
+  compose_default_degrees (&o, &p, !explicit_quiet);
   if (o.format == NULL || g_str_equal (o.format, "json.gz") || g_str_equal (o.format, "gz"))
     ext = ".json.gz";
   else if (g_str_equal (o.format, "json"))
@@ -346,6 +447,9 @@ weft_cmd_compose (int argc, char **argv)
   if (o.json && o.out == NULL)
     return weft_cli_compose_print_json (&p, p.ac);
   t0 = g_get_monotonic_time ();
+  progress = weft_cli_progress_new (describe_compose);
+  p.progress = progress != NULL ? weft_cli_progress_cb : NULL;
+  p.progress_data = progress;
   if (!weft_compose_write (&p, o.out, ext, &written, &error))
     {
       if (error->domain == WEFT_ERROR && error->code == WEFT_ERROR_IO)
@@ -355,6 +459,8 @@ weft_cmd_compose (int argc, char **argv)
         }
       return weft_cli_fail ("compose: %s", error->message);
     }
+  g_clear_pointer (&progress, weft_cli_progress_free);
+  p.progress = NULL;
   if (!o.quiet)
     {
       g_autofree char *sname = weft_compose_strategies_to_string (p.strategies);

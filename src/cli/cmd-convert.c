@@ -48,6 +48,7 @@ weft_cmd_convert (int argc, char **argv)
   gboolean out_is_file, to_stdout;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (
     ctx, "IN is a trace file or a folder of rank files. OUT is a file whose name ends in .json,\n"
          ".json.gz or .json.zst (for a single-rank trace, or any trace with --merge), a folder\n"

@@ -6,44 +6,31 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "weft/weft.h"
 #include "weft/weft-edit.h"
 
 static void
-print_ms (const char *label, gint64 before, gint64 after)
+print_ms (FILE *f, const char *label, gint64 before, gint64 after)
 {
-  printf ("  %-22s %12.3f ms  -> %12.3f ms  (%+.3f ms)\n", label, before / 1e6, after / 1e6,
-          (after - before) / 1e6);
+  fprintf (f, "  %-22s %12.3f ms  -> %12.3f ms  (%+.3f ms)\n", label, before / 1e6, after / 1e6,
+           (after - before) / 1e6);
 }
 
 static void
-print_metrics (const WeftMetrics *b, const WeftMetrics *a)
+print_metrics (FILE *f, const WeftMetrics *b, const WeftMetrics *a)
 {
-  printf ("metrics (whole trace, all ranks; overlap %% = overlapped / communication, as HTA):\n");
-  print_ms ("step time", b->step_time, a->step_time);
-  printf ("  %-22s %12.2f %%   -> %12.2f %%   (%+.2f points)\n", "overlap", b->overlap_pct, a->overlap_pct,
-          a->overlap_pct - b->overlap_pct);
-  print_ms ("exposed communication", b->exposed_comm, a->exposed_comm);
-  print_ms ("compute", b->compute, a->compute);
-  print_ms ("communication", b->comm, a->comm);
-  print_ms ("idle", b->idle, a->idle);
-  print_ms ("critical path", b->cp_length, a->cp_length);
-}
-
-static json_object *
-metrics_json (const WeftMetrics *m)
-{
-  json_object *o = json_object_new_object ();
-  json_object_object_add (o, "step_time_ns", json_object_new_int64 (m->step_time));
-  json_object_object_add (o, "overlap_pct", json_object_new_double (m->overlap_pct));
-  json_object_object_add (o, "exposed_comm_ns", json_object_new_int64 (m->exposed_comm));
-  json_object_object_add (o, "compute_ns", json_object_new_int64 (m->compute));
-  json_object_object_add (o, "comm_ns", json_object_new_int64 (m->comm));
-  json_object_object_add (o, "idle_ns", json_object_new_int64 (m->idle));
-  json_object_object_add (o, "critical_path_ns", json_object_new_int64 (m->cp_length));
-  return o;
+  fprintf (f, "metrics (whole trace, all ranks; overlap %% = overlapped / communication, as HTA):\n");
+  print_ms (f, "step time", b->step_time, a->step_time);
+  fprintf (f, "  %-22s %12.2f %%   -> %12.2f %%   (%+.2f points)\n", "overlap", b->overlap_pct, a->overlap_pct,
+           a->overlap_pct - b->overlap_pct);
+  print_ms (f, "exposed communication", b->exposed_comm, a->exposed_comm);
+  print_ms (f, "compute", b->compute, a->compute);
+  print_ms (f, "communication", b->comm, a->comm);
+  print_ms (f, "idle", b->idle, a->idle);
+  print_ms (f, "critical path", b->cp_length, a->cp_length);
 }
 
 int
@@ -56,8 +43,11 @@ weft_cmd_edit (int argc, char **argv)
   gboolean as_json = FALSE;
   const char *ext = NULL;
   GOptionEntry entries[] = {
-    { "script", 's', 0, G_OPTION_ARG_FILENAME, &script, "Edit script to apply (JSON, see docs/editing.md)", "EDITS.json" },
-    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Folder to write the edited trace into (rank<R>_trace<ext>)", "DIR" },
+    { "script", 's', 0, G_OPTION_ARG_FILENAME, &script,
+      "Edit script to apply (JSON, see docs/editing.md; - reads standard input)", "EDITS.json" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out,
+      "Folder to write the edited trace into (rank<R>_trace<ext>), or - for standard output (one rank; the report "
+      "goes to standard error)", "DIR" },
     { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "json (default), json.gz or json.zst", "FORMAT" },
     { "json", 0, 0, G_OPTION_ARG_NONE, &as_json, "Print the metrics before/after and the edit log as JSON", NULL },
     { "max-json-bytes", 0, 0, G_OPTION_ARG_INT64, &max_bytes,
@@ -67,12 +57,18 @@ weft_cmd_edit (int argc, char **argv)
   g_autoptr (GOptionContext) ctx = g_option_context_new ("PATH - apply an edit script and save the edited trace");
   g_autoptr (GError) error = NULL;
   g_autoptr (WeftEditSession) session = NULL;
+  g_autoptr (WeftMemoryTimeline) memory = NULL;
+  WeftMemoryTimelinePeak mem_before = { 0 }, mem_after = { 0 };
+  gboolean has_memory = FALSE;
   WeftTrace *trace;
   WeftMetrics before = { 0 }, after = { 0 };
   guint n_applied = 0;
   const char *path;
+  gboolean to_stdout;
+  FILE *report = stdout;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (
     ctx, "Applies the operations of EDITS.json (scale, set_duration, shift, move_time, move_stream,\n"
          "reorder, delete, duplicate, insert_kernel, insert_collective, move_to_rank; see\n"
@@ -94,6 +90,13 @@ weft_cmd_edit (int argc, char **argv)
   if (!weft_cli_parse_format (format, &ext))
     return weft_cli_fail ("edit: unknown --format '%s' (json, json.gz or json.zst)", format);
   path = argv[1];
+  to_stdout = strcmp (out, "-") == 0;
+  if (to_stdout && as_json)
+    return weft_cli_fail ("edit: --out - writes the trace to standard output: --json cannot share it");
+  if (to_stdout && strcmp (ext, ".json") != 0 && isatty (STDOUT_FILENO))
+    return weft_cli_fail ("edit: standard output is a terminal: not writing compressed data there");
+  if (strcmp (path, "-") == 0 && strcmp (script, "-") == 0)
+    return weft_cli_fail ("edit: the trace and --script cannot both be standard input");
 
   trace = weft_cli_load_trace (path, (guint64) max_bytes, &error);
   if (trace == NULL)
@@ -104,11 +107,40 @@ weft_cmd_edit (int argc, char **argv)
       weft_trace_free (trace);
       return weft_cli_fail ("%s: %s", path, error->message);
     }
-  if (!weft_edit_session_apply_script_file (session, script, &n_applied, &error))
+  /* the [memory] events anchored to their ops as loaded, re-timed after
+   * the edits (docs/solver.md, "Memory under edits") */
+  memory = weft_memory_timeline_new (trace);
+  has_memory = weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &mem_before);
+  if (strcmp (script, "-") == 0)
+    {
+      g_autoptr (GBytes) text = weft_cli_read_stdin ("--script -", &error);
+      gsize len = 0;
+      const char *data = text != NULL ? g_bytes_get_data (text, &len) : NULL;
+      if (text == NULL ||
+          !weft_edit_session_apply_script_data (session, "(standard input)", data, len, &n_applied, &error))
+        return weft_cli_fail ("%s", error->message);
+    }
+  else if (!weft_edit_session_apply_script_file (session, script, &n_applied, &error))
     return weft_cli_fail ("%s", error->message);
   weft_edit_session_metrics (session, &after, &before);
+  if (has_memory)
+    {
+      weft_memory_timeline_update (memory, weft_edit_session_get_solver (session));
+      weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &mem_after);
+    }
 
-  if (!weft_edit_session_save (session, out, ext, &error))
+  if (to_stdout)
+    {
+      WeftFileFormat f = WEFT_FORMAT_JSON;
+      weft_file_format_from_path (ext, &f);
+      if (!weft_edit_session_write_fd (session, STDOUT_FILENO, f, &error))
+        {
+          fprintf (stderr, "weft-cli: %s\n", error->message);
+          return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_INVALID) ? WEFT_EXIT_BAD_INPUT : WEFT_EXIT_FAILURE;
+        }
+      report = stderr;
+    }
+  else if (!weft_edit_session_save (session, out, ext, &error))
     {
       fprintf (stderr, "weft-cli: %s\n", error->message);
       /* refused (a folder holding other traces): bad usage, nothing written */
@@ -117,23 +149,34 @@ weft_cmd_edit (int argc, char **argv)
 
   if (as_json)
     {
-      json_object *o = json_object_new_object ();
+      json_object *o = weft_cli_json_new ();
+      json_object_object_add (o, "path", json_object_new_string (path));
       json_object_object_add (o, "applied", json_object_new_int ((int) n_applied));
-      json_object_object_add (o, "before", metrics_json (&before));
-      json_object_object_add (o, "after", metrics_json (&after));
+      json_object *b = weft_cli_metrics_json (&before, NULL), *a = weft_cli_metrics_json (&after, &before);
+      if (has_memory)
+        {
+          json_object_object_add (b, "peak_memory_gib", json_object_new_double (mem_before.peak_reserved / 1073741824.0));
+          json_object_object_add (a, "peak_memory_gib", json_object_new_double (mem_after.peak_reserved / 1073741824.0));
+        }
+      json_object_object_add (o, "before", b);
+      json_object_object_add (o, "after", a);
       json_object_object_add (o, "edits", weft_edit_session_log (session));
       json_object_object_add (o, "out", json_object_new_string (out));
-      printf ("%s\n", json_object_to_json_string_ext (o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-      json_object_put (o);
+      if (!weft_cli_json_print (o))
+        return WEFT_EXIT_FAILURE;
     }
   else
     {
       json_object *log = weft_edit_session_log (session);
-      printf ("%s: applied %u operation%s of %s (%zu primitive edits)\n", path, n_applied, n_applied == 1 ? "" : "s",
-              script, json_object_array_length (log));
+      fprintf (report, "%s: applied %u operation%s of %s (%zu primitive edits)\n", path, n_applied,
+               n_applied == 1 ? "" : "s", script, json_object_array_length (log));
       json_object_put (log);
-      print_metrics (&before, &after);
-      printf ("wrote %s\n", out);
+      print_metrics (report, &before, &after);
+      if (has_memory)
+        fprintf (report, "  %-22s %12.3f GiB -> %12.3f GiB (%+.3f GiB; the largest over ranks)\n", "peak memory",
+                 mem_before.peak_reserved / 1073741824.0, mem_after.peak_reserved / 1073741824.0,
+                 (mem_after.peak_reserved - mem_before.peak_reserved) / 1073741824.0);
+      fprintf (report, "wrote %s\n", to_stdout ? "standard output" : out);
     }
   return WEFT_EXIT_OK;
 }

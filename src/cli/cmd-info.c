@@ -51,9 +51,17 @@ weft_cli_parse_bytes (const char *text, guint64 *out)
   return TRUE;
 }
 
+static char *
+describe_load (guint64 done, guint64 total)
+{
+  return g_strdup_printf ("reading: %3d%%, %.1f of %.1f MB", total ? (int) (done * 100 / total) : 0, done / 1e6,
+                          total / 1e6);
+}
+
 WeftTrace *
 weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
 {
+  g_autoptr (WeftCliProgress) progress = weft_cli_progress_new (describe_load);
   WeftLoadOptions options = { 0 };
   const char *env = g_getenv ("WEFT_MAX_JSON_BYTES");
   WeftTrace *trace;
@@ -69,12 +77,18 @@ weft_cli_load_trace (const char *path, guint64 max_json_bytes, GError **error)
         }
     }
   options.max_json_bytes = max_json_bytes;
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+  options.progress = progress != NULL ? weft_cli_progress_cb : NULL;
+  options.progress_data = progress;
+  if (strcmp (path, "-") == 0)
+    trace = weft_cli_load_stdin (&options, error);
+  else if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: no such file or folder", path);
       return NULL;
     }
-  trace = weft_trace_load (path, &options, NULL, error);
+  else
+    trace = weft_trace_load (path, &options, NULL, error);
+  g_clear_pointer (&progress, weft_cli_progress_free);
   if (trace != NULL)
     for (guint i = 0; i < trace->warnings->len; i++)
       g_printerr ("weft-cli: warning: %s\n", (const char *) trace->warnings->pdata[i]);
@@ -275,7 +289,7 @@ span_json (WeftTimeSpan s)
   json_object *o = json_object_new_object ();
   json_object_object_add (o, "begin_ns", json_object_new_int64 (s.begin));
   json_object_object_add (o, "end_ns", json_object_new_int64 (s.end));
-  json_object_object_add (o, "duration_ns", json_object_new_int64 (s.end - s.begin));
+  json_object_object_add (o, "duration_us", json_object_new_double ((double) (s.end - s.begin) / 1000.0));
   return o;
 }
 
@@ -376,7 +390,7 @@ rank_json (WeftTrace *trace, WeftRank *rank)
         json_object *e = json_object_new_object ();
         json_object_object_add (e, "count", json_object_new_int64 (c.coll_count[t]));
         json_object_object_add (e, "bytes", json_object_new_int64 (c.coll_bytes[t]));
-        json_object_object_add (e, "unknown_bytes", json_object_new_int64 (c.coll_unknown_bytes[t]));
+        json_object_object_add (e, "unknown_size_count", json_object_new_int64 (c.coll_unknown_bytes[t]));
         json_object_object_add (colls, weft_coll_type_to_string ((WeftCollType) t), e);
       }
   json_object_object_add (o, "collectives", colls);
@@ -390,13 +404,14 @@ rank_json (WeftTrace *trace, WeftRank *rank)
       json_object_object_add (j, "number", json_object_new_int (s->number));
       json_object_object_add (j, "begin_ns", json_object_new_int64 (s->begin));
       json_object_object_add (j, "end_ns", json_object_new_int64 (s->end));
-      json_object_object_add (j, "duration_ns", json_object_new_int64 (s->end - s->begin));
+      json_object_object_add (j, "duration_us", json_object_new_double ((double) (s->end - s->begin) / 1000.0));
       json_object_array_add (steps, j);
     }
   json_object_object_add (o, "steps", steps);
 
-  json_object_object_add (offset, "estimated_ns", json_object_new_int64 (rank->clock_offset_ns));
-  json_object_object_add (offset, "applied_ns", json_object_new_int64 (weft_trace_rank_offset (trace, rank)));
+  json_object_object_add (offset, "estimated_us", json_object_new_double ((double) rank->clock_offset_ns / 1000.0));
+  json_object_object_add (offset, "applied_us",
+                          json_object_new_double ((double) weft_trace_rank_offset (trace, rank) / 1000.0));
   json_object_object_add (o, "clock_offset", offset);
 
   counts_clear (&c);
@@ -406,10 +421,9 @@ rank_json (WeftTrace *trace, WeftRank *rank)
 static json_object *
 trace_json (WeftTrace *trace, const char *path)
 {
-  json_object *o = json_object_new_object ();
+  json_object *o = weft_cli_json_new ();
   json_object *ranks = json_object_new_array ();
 
-  json_object_object_add (o, "weft_version", json_object_new_string (WEFT_VERSION_STRING));
   json_object_object_add (o, "path", json_object_new_string (path));
   json_object_object_add (o, "n_ranks", json_object_new_int (trace->ranks->len));
   json_object_object_add (o, "time_span", span_json (weft_trace_time_span (trace)));
@@ -537,6 +551,7 @@ weft_cmd_info (int argc, char **argv)
   g_autoptr (WeftTrace) trace = NULL;
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (ctx, "PATH is a trace file (.json, .json.gz, .json.zst) or a folder of them.\n\n"
                                          "Exit status: 0 success, 2 bad input (the message names the file and\n"
                                          "byte offset) or bad usage.");
@@ -555,10 +570,8 @@ weft_cmd_info (int argc, char **argv)
 
   if (as_json)
     {
-      json_object *doc = trace_json (trace, argv[1]);
-      printf ("%s\n", json_object_to_json_string_ext (doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
-                                                             JSON_C_TO_STRING_NOSLASHESCAPE));
-      json_object_put (doc);
+      if (!weft_cli_json_print (trace_json (trace, argv[1])))
+        return WEFT_EXIT_FAILURE;
     }
   else
     print_text (trace, argv[1]);

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <glib/gstdio.h>
 
 #include "commands.h"
 #include "weft/weft-load.h"
@@ -101,6 +104,53 @@ parse_ranks (const char *text, GArray *out)
   return out->len > 0;
 }
 
+/* Paints into path (with --critical-path the solver's path over the
+ * observed times); the exit status. */
+static int
+paint (WeftTrace *trace, WeftRenderFileOptions *o, gboolean critical, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
+  g_autoptr (WeftSolver) solver = NULL;
+  WeftRenderOverlay overlay = { NULL, 0, NULL, 0 };
+  WeftRenderTimes times;
+  gboolean ok;
+
+  if (critical)
+    {
+      /* the solver replays the trace as loaded: its path over observed
+       * times, the lanes drawn from its times as the window draws them */
+      g_autoptr (GArray) segments = NULL;
+      solver = weft_solver_new (trace, &error);
+      if (solver == NULL)
+        return weft_cli_fail ("render: --critical-path: %s", error->message);
+      weft_render_times_init_solver (&times, trace, solver);
+      o->times = &times;
+      segments = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
+      for (guint i = 0; segments != NULL && i < segments->len; i++)
+        {
+          const WeftPathSegment *seg = &g_array_index (segments, WeftPathSegment, i);
+          WeftEventRef ref = { seg->rank_index, seg->event };
+          const WeftEventRef *last = refs->len > 0 ? &g_array_index (refs, WeftEventRef, refs->len - 1) : NULL;
+          if (last != NULL && last->rank_index == ref.rank_index && last->event == ref.event)
+            continue;
+          g_array_append_val (refs, ref);
+        }
+      overlay.critical_path = (const WeftEventRef *) (void *) refs->data;
+      overlay.n_critical_path = refs->len;
+      o->overlay = &overlay;
+    }
+  ok = weft_render_to_file (trace, o, path, &error);
+  o->overlay = NULL;
+  o->times = NULL;
+  if (!ok)
+    {
+      fprintf (stderr, "weft-cli: %s\n", error->message);
+      return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_IO) ? WEFT_EXIT_FAILURE : WEFT_EXIT_BAD_INPUT;
+    }
+  return WEFT_EXIT_OK;
+}
+
 int
 weft_cmd_render (int argc, char **argv)
 {
@@ -108,10 +158,16 @@ weft_cmd_render (int argc, char **argv)
   g_autofree char *range = NULL;
   g_autofree char *ranks = NULL;
   g_autofree char *height = NULL;
+  g_autofree char *format = NULL;
+  g_autofree char *tmp_path = NULL;
+  const char *target;
+  int rc;
   int width = 1600;
   gboolean cpu = FALSE, dark = FALSE, critical = FALSE;
   GOptionEntry entries[] = {
-    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Picture to write (.png, .svg or .pdf)", "FILE" },
+    { "out", 'o', 0, G_OPTION_ARG_FILENAME, &out, "Picture to write (.png, .svg or .pdf), or - for standard output",
+      "FILE" },
+    { "format", 'f', 0, G_OPTION_ARG_STRING, &format, "With --out -: png (default), svg or pdf", "FORMAT" },
     { "range", 'r', 0, G_OPTION_ARG_STRING, &range,
       "Time range A:B after the trace start, with units (ns, us, ms, s), or fractions (0.25:0.5) or percent "
       "(25%:50%); a side may be empty",
@@ -133,6 +189,7 @@ weft_cmd_render (int argc, char **argv)
   WeftRenderFileOptions o = { { 0, 0 }, NULL, 0, 0, 0, FALSE, FALSE, NULL, NULL };
 
   g_option_context_add_main_entries (ctx, entries, NULL);
+  weft_cli_add_progress_option (ctx);
   g_option_context_set_description (ctx, "Exit status: 0 success, 1 the picture could not be written, "
                                          "2 bad input (unreadable trace) or bad usage.\n");
   if (!g_option_context_parse (ctx, &argc, &argv, &error))
@@ -154,13 +211,26 @@ weft_cmd_render (int argc, char **argv)
     }
   if (ranks != NULL && !parse_ranks (ranks, rank_list))
     return weft_cli_fail ("render: --ranks %s: expected a list like 0-3,5", ranks);
-  {
-    g_autofree char *lower = g_ascii_strdown (out, -1);
-    if (!g_str_has_suffix (lower, ".png") && !g_str_has_suffix (lower, ".svg") && !g_str_has_suffix (lower, ".pdf"))
-      return weft_cli_fail ("render: --out %s: the name must end in .png, .svg or .pdf", out);
-  }
-
-  if (!g_file_test (argv[1], G_FILE_TEST_EXISTS))
+  if (strcmp (out, "-") == 0)
+    {
+      /* painted into a temporary file of that type, then copied out */
+      if (format == NULL)
+        format = g_strdup ("png");
+      if (strcmp (format, "png") != 0 && strcmp (format, "svg") != 0 && strcmp (format, "pdf") != 0)
+        return weft_cli_fail ("render: --format %s: expected png, svg or pdf", format);
+      if (strcmp (format, "svg") != 0 && isatty (STDOUT_FILENO))
+        return weft_cli_fail ("render: standard output is a terminal: not writing a %s picture there (redirect it, "
+                              "or --format svg)", format);
+    }
+  else
+    {
+      g_autofree char *lower = g_ascii_strdown (out, -1);
+      if (format != NULL)
+        return weft_cli_fail ("render: --format is for --out -; %s names its type", out);
+      if (!g_str_has_suffix (lower, ".png") && !g_str_has_suffix (lower, ".svg") && !g_str_has_suffix (lower, ".pdf"))
+        return weft_cli_fail ("render: --out %s: the name must end in .png, .svg or .pdf", out);
+    }
+  if (strcmp (argv[1], "-") != 0 && !g_file_test (argv[1], G_FILE_TEST_EXISTS))
     return weft_cli_fail ("render: %s: no such file or folder", argv[1]);
   trace = weft_cli_load_trace (argv[1], 0, &error);
   if (trace == NULL)
@@ -188,42 +258,27 @@ weft_cmd_render (int argc, char **argv)
     }
   o.cpu_expanded = cpu;
   o.dark = dark;
-  if (critical)
+  if (strcmp (out, "-") == 0)
     {
-      /* the solver replays the trace as loaded: its path over observed times */
-      g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
-      g_autoptr (GArray) segments = NULL;
-      g_autoptr (GArray) refs = g_array_new (FALSE, FALSE, sizeof (WeftEventRef));
-      WeftRenderOverlay overlay = { NULL, 0, NULL, 0 };
-      gboolean ok;
-      if (solver == NULL)
-        return weft_cli_fail ("render: --critical-path: %s", error->message);
-      segments = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
-      for (guint i = 0; segments != NULL && i < segments->len; i++)
+      g_autofree char *templ = g_strdup_printf ("weft-render-XXXXXX.%s", format);
+      int fd = g_file_open_tmp (templ, &tmp_path, &error);
+      if (fd < 0)
         {
-          const WeftPathSegment *seg = &g_array_index (segments, WeftPathSegment, i);
-          WeftEventRef ref = { seg->rank_index, seg->event };
-          const WeftEventRef *last = refs->len > 0 ? &g_array_index (refs, WeftEventRef, refs->len - 1) : NULL;
-          if (last != NULL && last->rank_index == ref.rank_index && last->event == ref.event)
-            continue;
-          g_array_append_val (refs, ref);
+          fprintf (stderr, "weft-cli: render: %s\n", error->message);
+          return WEFT_EXIT_FAILURE;
         }
-      overlay.critical_path = (const WeftEventRef *) (void *) refs->data;
-      overlay.n_critical_path = refs->len;
-      o.overlay = &overlay;
-      ok = weft_render_to_file (trace, &o, out, &error);
-      o.overlay = NULL;
-      if (!ok)
-        {
-          fprintf (stderr, "weft-cli: %s\n", error->message);
-          return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_IO) ? WEFT_EXIT_FAILURE : WEFT_EXIT_BAD_INPUT;
-        }
-      return WEFT_EXIT_OK;
+      close (fd);
     }
-  if (!weft_render_to_file (trace, &o, out, &error))
+  target = tmp_path != NULL ? tmp_path : out;
+  rc = paint (trace, &o, critical, target);
+  if (tmp_path != NULL)
     {
-      fprintf (stderr, "weft-cli: %s\n", error->message);
-      return g_error_matches (error, WEFT_ERROR, WEFT_ERROR_IO) ? WEFT_EXIT_FAILURE : WEFT_EXIT_BAD_INPUT;
+      if (rc == WEFT_EXIT_OK && !weft_cli_copy_to_stdout (tmp_path, &error))
+        {
+          fprintf (stderr, "weft-cli: render: %s\n", error->message);
+          rc = WEFT_EXIT_FAILURE;
+        }
+      g_unlink (tmp_path);
     }
-  return WEFT_EXIT_OK;
+  return rc;
 }

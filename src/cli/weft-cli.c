@@ -13,6 +13,7 @@ static const WeftCommand commands[] = {
   { "compose", "simulate a DDP/FSDP/TP/EP/CP step and write per-rank Kineto traces", weft_cmd_compose },
   { "render", "paint the timeline to a PNG, SVG or PDF picture", weft_cmd_render },
   { "analyze", "step metrics, overlap, critical path across ranks, collective waiting and stragglers", weft_cmd_analyze },
+  { "diff", "compare two traces: step metrics, per rank, per kernel class and collective, matched ops", weft_cmd_diff },
   { "info", "summarise a trace (ranks, lanes, kernels, collectives, steps)", weft_cmd_info },
   { "convert", "re-write a trace as .json, .json.gz or .json.zst", weft_cmd_convert },
   { "sample", "write a small generated N-rank Kineto trace", weft_cmd_sample },
@@ -51,8 +52,11 @@ weft_cli_parse_format (const char *text, const char **ext)
 int
 weft_cmd_version (int argc, char **argv)
 {
-  (void) argc;
-  (void) argv;
+  if (argc >= 2 && (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0))
+    {
+      printf ("Usage:\n  weft-cli version\n\nPrint the version of weft-cli (also: weft-cli --version).\n");
+      return WEFT_EXIT_OK;
+    }
   printf ("weft-cli %s\n", WEFT_VERSION_STRING);
   return WEFT_EXIT_OK;
 }
@@ -63,18 +67,51 @@ usage (FILE *out)
   fprintf (out, "Usage: weft-cli COMMAND [OPTIONS...]\n\nCommands:\n");
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun 'weft-cli COMMAND --help' for a command's options.\n"
+  fprintf (out, "\nRun 'weft-cli help COMMAND' (or 'weft-cli COMMAND --help') for a command's options.\n"
                 "Exit status: 0 success, 1 failure (e.g. writing), 2 bad input or bad usage.\n");
+}
+
+static const WeftCommand *
+find_command (const char *name)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    if (strcmp (name, commands[i].name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+/* `weft-cli help CMD`: the same text as `weft-cli CMD --help` (GOption
+ * prints it and exits 0). */
+static int
+help_command (const char *name)
+{
+  const WeftCommand *cmd = find_command (name);
+  char *args[] = { (char *) name, (char *) "--help", NULL };
+  g_autofree char *prgname = NULL;
+
+  if (cmd == NULL)
+    {
+      fprintf (stderr, "weft-cli: help: unknown command '%s'\n\n", name);
+      usage (stderr);
+      return WEFT_EXIT_BAD_INPUT;
+    }
+  prgname = g_strdup_printf ("weft-cli %s", cmd->name);
+  g_set_prgname (prgname);
+  return cmd->func (2, args);
 }
 
 int
 main (int argc, char **argv)
 {
+  const WeftCommand *cmd;
+
   if (argc < 2)
     {
       usage (stderr);
       return WEFT_EXIT_BAD_INPUT;
     }
+  if (strcmp (argv[1], "help") == 0 && argc >= 3)
+    return help_command (argv[2]);
   if (strcmp (argv[1], "--help") == 0 || strcmp (argv[1], "-h") == 0 || strcmp (argv[1], "help") == 0)
     {
       usage (stdout);
@@ -82,9 +119,14 @@ main (int argc, char **argv)
     }
   if (strcmp (argv[1], "--version") == 0)
     return weft_cmd_version (argc - 1, argv + 1);
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    if (strcmp (argv[1], commands[i].name) == 0)
-      return commands[i].func (argc - 1, argv + 1);
+  cmd = find_command (argv[1]);
+  if (cmd != NULL)
+    {
+      /* the usage line of its --help: "weft-cli CMD [OPTION…] ..." */
+      g_autofree char *prgname = g_strdup_printf ("weft-cli %s", cmd->name);
+      g_set_prgname (prgname);
+      return cmd->func (argc - 1, argv + 1);
+    }
   fprintf (stderr, "weft-cli: unknown command '%s'\n\n", argv[1]);
   usage (stderr);
   return WEFT_EXIT_BAD_INPUT;

@@ -14,12 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compose-allocator-private.h"
 #include "compose-memory-private.h"
 
-/* PyTorch's CUDACachingAllocator rounds a large block (> 1 MiB) up to a
- * multiple of kRoundLarge = 2 MiB and carves it from a segment of its own
- * (>= kMinLargeAlloc = 10 MiB) or of kLargeBuffer = 20 MiB. */
-#define ROUND_LARGE (2.0 * 1024 * 1024)
 /* NCCL_BUFFSIZE's default, per channel and peer (NCCL's environment docs). */
 #define NCCL_BUFFSIZE (4.0 * 1024 * 1024)
 /* Ring channels per communicator: an assumption (docs/composer.md). */
@@ -224,45 +221,7 @@ weft_compose_memory_figures (const WeftComposeParams *params, WeftAcMode ac, Wef
   shape_clear (&s);
 }
 
-/* ---- the timeline ---------------------------------------------------------------- */
-
-typedef struct
-{
-  gint64 ts;
-  guint  order;
-  double bytes;
-} Delta;
-
-typedef struct
-{
-  Shape   s;
-  GArray *deltas;    /* Delta */
-  /* the walk */
-  gboolean backward;
-  int      fwd_ag, bwd_ag, bwd_rs, cur_fwd, cur_bwd;
-  double   rs_live;  /* FSDP: the reduce-scatter input in flight */
-  double   grads_live;
-  gboolean persistent_done;
-  gboolean output_bwd_done;   /* the output's MmBackward0 seen (the blocks' come later) */
-  gboolean *grad_done;        /* per unit: its gradient allocated this step (microbatches accumulate) */
-} Walk;
-
-static void
-put (Walk *w, gint64 ts, double bytes)
-{
-  Delta d = { ts, w->deltas->len, bytes };
-  if (bytes != 0)
-    g_array_append_val (w->deltas, d);
-}
-
-static int
-delta_cmp (gconstpointer a, gconstpointer b)
-{
-  const Delta *x = a, *y = b;
-  if (x->ts != y->ts)
-    return x->ts < y->ts ? -1 : 1;
-  return x->order < y->order ? -1 : x->order > y->order;
-}
+/* ---- the timeline: tensors ------------------------------------------------------- */
 
 static double
 loss_tv (const Shape *s)
@@ -290,25 +249,316 @@ module_unit (const Shape *s, const char *name, gboolean *backward)
   return i >= 0 && i < s->L ? 1 + i : -1;
 }
 
-static void
-walk_persistent (Walk *w, gint64 ts)
-{
-  const Shape *s = &w->s;
-  double local = 0;
+/* the streams whose pools the tensors come from (the composer's ids) */
+enum { ST_COMPUTE = 7, ST_AG = 13, ST_RS = 17 };
 
-  for (int u = 0; u < s->n_units; u++)
-    if (s->present[u])
-      local += unit_local (s, u);
-  put (w, ts, 4 * local);          /* fp32 parameters */
-  put (w, ts, 8 * local);          /* AdamW exp_avg, exp_avg_sq */
-  if (s->ddp)
-    put (w, ts, 4 * local);        /* the reducer's buckets */
-  w->persistent_done = TRUE;
+/* cuBLAS workspaces: PyTorch allocates one per (handle, stream) through
+ * the caching allocator (aten/src/ATen/cuda/CUDABlasHandlePool.cpp,
+ * getChosenWorkspaceSize: 32 MiB on Hopper); the forward runs on the main
+ * thread, the backward on autograd's device thread: two handles */
+#define CUBLAS_WORKSPACE (32.0 * 1024 * 1024)
+/* the CUDA context and the libraries' own buffers outside the allocator,
+ * kept off the capacity the allocator may reserve: an estimate */
+#define CONTEXT_BYTES (512.0 * 1024 * 1024)
+
+typedef struct
+{
+  gint64   ts;
+  guint    order;
+  int      tensor;
+  gint64   bytes;     /* > 0: allocate the tensor; 0: free it */
+  int      stream;
+  gboolean first;     /* only in the first step of the run (AdamW's lazy state) */
+} Op;
+
+#define N_LISTS_PER_UNIT 4
+enum { L_SAVED, L_UNSHARDED, L_GRAD_UNSHARDED, L_BF16 };
+
+typedef struct
+{
+  Shape   s;
+  GArray *ops;       /* Op */
+  GArray *init;      /* Op: before the first step (the model's parameters) */
+  int     n_tensors;
+  GArray **lists;    /* n_units x N_LISTS_PER_UNIT of int */
+  int     *ag;       /* per unit: the all-gather output in flight, -1 */
+  GArray  *grads;    /* gradient shards (FSDP) or .grad (no FSDP) until zero_grad */
+  /* the walk */
+  gboolean backward, persistent_done, output_bwd_done, adam_done;
+  int      fwd_ag, bwd_ag, fwd_co, bwd_co, bwd_rs, cur_fwd, cur_bwd;
+  int      rs_in;    /* FSDP: the fp32 reduce-scatter input in flight */
+  int      dflow;    /* the gradient flowing back into the unit being differentiated */
+  int      logits, logits_f32, lsm, lsm_grad;
+  gboolean *grad_done; /* per unit: its weight gradients allocated this step (microbatches accumulate) */
+} Walk;
+
+static GArray *
+ulist (Walk *w, int u, int which)
+{
+  return w->lists[u * N_LISTS_PER_UNIT + which];
 }
 
-/* a module span of the forward (unit u): FSDP's parameters arrive by their
- * all-gathers; without FSDP the bf16 casts of the unit's weights (autocast)
- * are kept for the backward by the matmuls */
+static int
+talloc_on (Walk *w, GArray *ops, gint64 ts, double bytes, int stream, gboolean first)
+{
+  Op o = { ts, ops->len, w->n_tensors++, (gint64) llround (MAX (bytes, 1)), stream, first };
+  g_array_append_val (ops, o);
+  return o.tensor;
+}
+
+static int
+talloc (Walk *w, gint64 ts, double bytes, int stream)
+{
+  return talloc_on (w, w->ops, ts, bytes, stream, FALSE);
+}
+
+static void
+tfree (Walk *w, gint64 ts, int tensor)
+{
+  Op o = { ts, w->ops->len, tensor, 0, 0, FALSE };
+  if (tensor >= 0)
+    g_array_append_val (w->ops, o);
+}
+
+/* Pipeline parallel runs a unit's forward once per microbatch before their
+ * backwards (GPipe: all m; 1F1B: up to p in flight): a unit's saved
+ * tensors are kept per microbatch, each forward's group after a
+ * separator, and a backward frees the oldest group (microbatches go back
+ * in the order they went forward, as torch.distributed.pipelining's
+ * schedules run them). */
+#define GROUP_SEP (-2)
+
+static void
+tfree_list (Walk *w, gint64 ts, GArray *l)
+{
+  for (guint i = 0; i < l->len; i++)
+    if (g_array_index (l, int, i) != GROUP_SEP)
+      tfree (w, ts, g_array_index (l, int, i));
+  g_array_set_size (l, 0);
+}
+
+static void
+list_add (GArray *l, int tensor)
+{
+  g_array_append_val (l, tensor);
+}
+
+static void
+list_open_group (GArray *l)
+{
+  if (l->len > 0)
+    list_add (l, GROUP_SEP);
+}
+
+static void
+tfree_first_group (Walk *w, gint64 ts, GArray *l)
+{
+  guint i = 0;
+
+  for (; i < l->len && g_array_index (l, int, i) != GROUP_SEP; i++)
+    tfree (w, ts, g_array_index (l, int, i));
+  g_array_remove_range (l, 0, MIN (i + 1, l->len));
+}
+
+/* the parameters of unit u, elements on this rank before FSDP shards them
+ * (TP shards applied); *experts: how many of them are expert weights (last) */
+static int
+unit_params (const Shape *s, int u, double *out, int *experts)
+{
+  const WeftModelShape *m = &s->p->model;
+  double h = s->h, tp = s->tp;
+  int n = 0;
+
+  *experts = 0;
+  if (u == 0)
+    out[n++] = s->V * h / tp;
+  else if (u == s->L + 1)
+    {
+      out[n++] = h;
+      out[n++] = s->V * h / tp;
+    }
+  else
+    {
+      double d = h / m->heads;
+      out[n++] = h;                                   /* attention_norm */
+      out[n++] = h * m->heads * d / tp;               /* wq */
+      out[n++] = h * m->kv_heads * d / tp;            /* wk */
+      out[n++] = h * m->kv_heads * d / tp;            /* wv */
+      out[n++] = h * m->heads * d / tp;               /* wo */
+      out[n++] = h;                                   /* ffn_norm */
+      if (is_moe_block (m, u - 1))
+        {
+          out[n++] = h * m->experts / tp;             /* router */
+          for (int k = 0; k < 3; k++)
+            out[n++] = h * (double) m->moe_ffn * m->experts / MAX (s->p->ep, 1);
+          *experts = 3;
+        }
+      else
+        for (int k = 0; k < 3; k++)
+          out[n++] = h * m->ffn / tp;                 /* w1, w2, w3 */
+    }
+  return n;
+}
+
+static double
+param_local (const Shape *s, double elems, gboolean expert)
+{
+  return expert ? elems / s->shard_experts : elems / s->shard;
+}
+
+/* fp32 parameter shards (one tensor per parameter, as FSDP2's DTensors)
+ * and AdamW's exp_avg / exp_avg_sq, allocated lazily by the first
+ * optimizer step (torch.optim.AdamW._init_group) */
+static void
+walk_persistent (Walk *w, gint64 ts, gboolean adam, gint64 adam_ts)
+{
+  const Shape *s = &w->s;
+
+  for (int u = 0; u < s->n_units; u++)
+    {
+      double el[16];
+      int ne, n = s->present[u] ? unit_params (s, u, el, &ne) : 0;
+      for (int k = 0; k < n; k++)
+        {
+          double local = param_local (s, el[k], k >= n - ne);
+          if (!adam)
+            {
+              talloc_on (w, w->init, ts, 4 * local, ST_COMPUTE, FALSE);
+              if (s->ddp)   /* the reducer's bucket views */
+                talloc_on (w, w->init, ts, 4 * local, ST_COMPUTE, FALSE);
+            }
+          else
+            {
+              talloc_on (w, w->ops, adam_ts, 4 * local, ST_COMPUTE, TRUE);
+              talloc_on (w, w->ops, adam_ts, 4 * local, ST_COMPUTE, TRUE);
+            }
+        }
+    }
+  if (!adam)
+    for (int k = 0; k < 2; k++)
+      talloc_on (w, w->init, ts, CUBLAS_WORKSPACE, ST_COMPUTE, FALSE);
+}
+
+/* times inside a span: step i of n */
+static gint64
+at (const WeftComposeSpan *sp, int i, int n)
+{
+  return sp->begin_ns + (sp->end_ns - sp->begin_ns) * i / MAX (n, 1);
+}
+
+/* The tensors of a dense block's forward, in op order, with what each AC
+ * mode saves for the backward (their sums are act_block()'s figures). */
+typedef struct
+{
+  double   bytes;
+  gboolean none, sel;   /* saved under AC none / selective (op) */
+  gboolean eager_only;  /* Inductor fuses it away when compiled */
+  int      free_after;  /* a transient: freed after this many more tensors (0: at the block's end) */
+} FwdTensor;
+
+static int
+dense_forward (const Shape *s, FwdTensor *t)
+{
+  double T = s->T, Tn = s->Tn, h = s->h, q = s->h / s->tp, kv = s->kv, f = s->f;
+  int n = 0;
+#define FT(b, no, se, eo, fa) t[n++] = (FwdTensor) { (b), (no), (se), (eo), (fa) }
+  FT (4 * Tn * h, FALSE, FALSE, TRUE, 1);     /* attention_norm: x.float() */
+  FT (4 * Tn * h, FALSE, FALSE, TRUE, 1);     /* x * rsqrt(mean(x^2)) */
+  FT (2 * Tn * h, TRUE, FALSE, FALSE, 0);     /* the norm's output */
+  FT (8 * Tn, TRUE, FALSE, FALSE, 0);         /* both norms' fp32 rstd */
+  FT (2 * T * q, TRUE, TRUE, FALSE, 0);       /* wq */
+  FT (2 * T * kv, TRUE, FALSE, FALSE, 0);     /* wk */
+  FT (2 * T * kv, TRUE, TRUE, FALSE, 0);      /* wv */
+  FT (4 * T * q, FALSE, FALSE, TRUE, 1);      /* RoPE: q as complex fp32 */
+  FT (2 * T * q, FALSE, FALSE, TRUE, 3);      /* repeat_kv: K expanded */
+  FT (2 * T * q, FALSE, FALSE, TRUE, 2);      /* repeat_kv: V expanded */
+  FT (2 * T * q, TRUE, TRUE, FALSE, 0);       /* SDPA's output */
+  FT (4 * T * s->nh, TRUE, TRUE, FALSE, 0);   /* its logsumexp */
+  FT (2 * T * h, FALSE, FALSE, FALSE, 1);     /* wo */
+  FT (2 * T * h, TRUE, FALSE, FALSE, 0);      /* h = x + attention */
+  FT (4 * Tn * h, FALSE, FALSE, TRUE, 1);     /* ffn_norm: h.float() */
+  FT (4 * Tn * h, FALSE, FALSE, TRUE, 1);     /* h * rsqrt(...) */
+  FT (2 * T * h, TRUE, FALSE, FALSE, 0);      /* the norm's output */
+  FT (2 * T * f, TRUE, TRUE, FALSE, 0);       /* w1 */
+  FT (2 * T * f, TRUE, FALSE, FALSE, 0);      /* w3 */
+  FT (2 * T * f, TRUE, FALSE, TRUE, 0);       /* silu(w1) */
+  FT (2 * T * f, TRUE, FALSE, FALSE, 0);      /* silu(w1) * w3 */
+  FT (2 * T * h, FALSE, TRUE, FALSE, 0);      /* w2 */
+#undef FT
+  return n;
+}
+
+static gboolean
+fwd_saved (const FwdTensor *t, WeftAcMode ac)
+{
+  return ac == WEFT_AC_NONE ? t->none : ac == WEFT_AC_SELECTIVE_OP ? t->sel : FALSE;
+}
+
+/* a block's AC mode as the composer applies it (selective-layer: every
+ * N-th block full, the others none) */
+static WeftAcMode
+block_ac (const Shape *s, int layer)
+{
+  if (s->ac == WEFT_AC_SELECTIVE_LAYER)
+    return (layer + 1) % MAX (s->p->ac_layer_freq, 1) == 0 ? WEFT_AC_FULL : WEFT_AC_NONE;
+  return s->ac;
+}
+
+/* the block's forward tensors from ts0 to ts1; saved ones go to out
+ * (recompute: everything not saved, kept for the backward, no transients) */
+static void
+block_tensors (Walk *w, int u, const WeftComposeSpan *sp, gboolean recompute, GArray *keep)
+{
+  const Shape *s = &w->s;
+  WeftAcMode ac = block_ac (s, u - 1);
+  FwdTensor t[32];
+  int ids[32], n;
+
+  if (is_moe_block (&s->p->model, u - 1))
+    {
+      /* MoE: what the mode saves (less the block output, counted by the
+       * next unit) and the expert intermediates as one working buffer */
+      double saved = act_block (s, u - 1, ac) - 2 * s->Tn * s->h;
+      double all = act_block (s, u - 1, WEFT_AC_NONE) - 2 * s->Tn * s->h;
+      int work = talloc (w, at (sp, 1, 4), act_working (s, u - 1), ST_COMPUTE);
+      if (recompute)
+        list_add (keep, talloc (w, at (sp, 0, 4), all - saved, ST_COMPUTE));
+      else if (saved > 0)
+        list_add (keep, talloc (w, at (sp, 1, 4), saved, ST_COMPUTE));
+      tfree (w, at (sp, 3, 4), work);
+      return;
+    }
+  n = dense_forward (s, t);
+  for (int i = 0; i < n; i++)
+    {
+      gboolean saved = fwd_saved (&t[i], ac);
+      ids[i] = -1;
+      if (!(t[i].eager_only && s->p->compile) && !(recompute && (saved || t[i].free_after > 0)))
+        {
+          ids[i] = talloc (w, at (sp, recompute ? 0 : i + 1, recompute ? 1 : n + 2), t[i].bytes, ST_COMPUTE);
+          if (recompute || saved)
+            list_add (keep, ids[i]);
+        }
+      for (int j = 0; j < i; j++)   /* transients whose consumer ran */
+        if (ids[j] >= 0 && t[j].free_after > 0 && j + t[j].free_after == i)
+          {
+            tfree (w, at (sp, i + 1, n + 2), ids[j]);
+            ids[j] = -1;
+          }
+    }
+  if (recompute)
+    return;
+  for (int i = 0; i < n; i++)   /* what the mode does not save */
+    if (ids[i] >= 0 && !fwd_saved (&t[i], ac))
+      tfree (w, sp->end_ns, ids[i]);
+  if (s->p->cp > 1 && (s->p->strategies & WEFT_STRATEGY_CP))   /* the ring's K/V chunks */
+    {
+      int kv = talloc (w, at (sp, 3, n + 2), 2 * 2 * 2 * s->T * s->kv, ST_COMPUTE);
+      tfree (w, at (sp, 11, n + 2), kv);
+    }
+}
+
+/* a module span of the forward (unit u) */
 static void
 walk_forward_module (Walk *w, const WeftComposeSpan *sp, int u)
 {
@@ -316,20 +566,179 @@ walk_forward_module (Walk *w, const WeftComposeSpan *sp, int u)
   double TV = loss_tv (s);
 
   w->cur_fwd = u;
-  if (!s->fsdp)
-    put (w, sp->begin_ns, 2 * unit_full (s, u));
-  if (u >= 1 && u <= s->L)
+  if (!s->fsdp)   /* autocast's bf16 weight copies, kept by the matmuls */
     {
-      double saved = act_block (s, u - 1, s->ac);
-      double work = act_working (s, u - 1) + (act_block (s, u - 1, WEFT_AC_NONE) - saved);
-      gint64 mid = sp->begin_ns + (sp->end_ns - sp->begin_ns) / 2;
-      put (w, mid, work + saved);
-      put (w, sp->end_ns, -work);
+      list_open_group (ulist (w, u, L_BF16));
+      list_add (ulist (w, u, L_BF16), talloc (w, sp->begin_ns, 2 * unit_full (s, u), ST_COMPUTE));
     }
-  else if (u == s->L + 1)
+  /* a stage's first unit: its input came from the previous stage (the
+   * receive's buffer): its microbatch's group starts here */
+  if (u >= 1 && !s->present[u - 1])
+    list_open_group (ulist (w, u, L_SAVED));
+  if (u == 0)
     {
-      /* the final norm's input and output, the bf16 logits */
-      put (w, sp->end_ns, 2 * s->Tn * s->h + 2 * s->T * s->h + 2 * TV);
+      /* the embedding's output: the first block's input */
+      if (s->present[1])
+        {
+          list_open_group (ulist (w, 1, L_SAVED));
+          list_add (ulist (w, 1, L_SAVED), talloc (w, sp->end_ns, 2 * s->Tn * s->h, ST_COMPUTE));
+        }
+    }
+  else if (u <= s->L)
+    {
+      int out;
+      block_tensors (w, u, sp, FALSE, ulist (w, u, L_SAVED));
+      /* the block's output: the next unit's input; a stage's last block's
+       * output is sent on, and kept for this stage's backward of it */
+      out = talloc (w, sp->end_ns, 2 * s->Tn * s->h, ST_COMPUTE);
+      if (s->present[u + 1])
+        {
+          list_open_group (ulist (w, u + 1, L_SAVED));
+          list_add (ulist (w, u + 1, L_SAVED), out);
+        }
+      else
+        list_add (ulist (w, u, L_SAVED), out);
+    }
+  else
+    {
+      /* the final norm's output (the output GEMM's input), the bf16 logits */
+      int a = s->p->compile ? -1 : talloc (w, at (sp, 1, 4), 4 * s->Tn * s->h, ST_COMPUTE);
+      list_add (ulist (w, u, L_SAVED), talloc (w, at (sp, 2, 4), 2 * s->T * s->h, ST_COMPUTE));
+      tfree (w, at (sp, 2, 4), a);
+      w->logits = talloc (w, sp->end_ns, 2 * TV, ST_COMPUTE);
+    }
+}
+
+/* the gradients of unit u's weights: FSDP's unsharded bf16 (until the
+ * reduce-scatter), else fp32 .grad (until zero_grad) */
+static void
+weight_grads (Walk *w, int u, gint64 ts)
+{
+  const Shape *s = &w->s;
+  double el[16];
+  int ne, n = unit_params (s, u, el, &ne);
+
+  if (w->grad_done[u])   /* a later microbatch accumulates into them */
+    return;
+  w->grad_done[u] = TRUE;
+  for (int k = 0; k < n; k++)
+    {
+      if (s->fsdp)
+        list_add (ulist (w, u, L_GRAD_UNSHARDED), talloc (w, ts, 2 * el[k], ST_COMPUTE));
+      else
+        list_add (w->grads, talloc (w, ts, 4 * el[k], ST_COMPUTE));
+    }
+}
+
+/* a block's backward: the recomputed forward, the gradients of its ops,
+ * its weight gradients, the gradient of its input */
+static void
+walk_block_backward (Walk *w, const WeftComposeSpan *sp, int u)
+{
+  const Shape *s = &w->s;
+  g_autoptr (GArray) rec = g_array_new (FALSE, FALSE, sizeof (int));
+  double T = s->T, q = s->h / s->tp, f = s->f, h = s->h;
+  int mlp[3], att[4], din, dnorm;
+
+  if (block_ac (s, u - 1) != WEFT_AC_NONE)
+    block_tensors (w, u, sp, TRUE, rec);
+  /* the MLP's backward: d(w2 input), d(w1), d(w3); then w2, w1, w3 grads */
+  for (int k = 0; k < 3; k++)
+    mlp[k] = talloc (w, at (sp, 2 + k, 12), is_moe_block (&s->p->model, u - 1) ? act_working (s, u - 1) / 2 : 2 * T * f,
+                     ST_COMPUTE);
+  weight_grads (w, u, at (sp, 4, 12));
+  dnorm = s->p->compile ? -1 : talloc (w, at (sp, 5, 12), 4 * s->Tn * h, ST_COMPUTE);
+  for (int k = 0; k < 3; k++)
+    tfree (w, at (sp, 5, 12), mlp[k]);
+  tfree (w, at (sp, 6, 12), dnorm);
+  /* attention's backward: dq's fp32 accumulator, dq, dK, dV (expanded),
+   * then summed over the repeated heads */
+  att[0] = talloc (w, at (sp, 6, 12), 4 * T * q, ST_COMPUTE);
+  att[1] = talloc (w, at (sp, 7, 12), 2 * T * q, ST_COMPUTE);
+  att[2] = talloc (w, at (sp, 7, 12), 2 * T * q, ST_COMPUTE);
+  att[3] = talloc (w, at (sp, 7, 12), 2 * T * q, ST_COMPUTE);
+  tfree (w, at (sp, 8, 12), att[0]);
+  for (int k = 1; k < 4; k++)
+    tfree (w, at (sp, 10, 12), att[k]);
+  din = talloc (w, at (sp, 11, 12), 2 * s->Tn * h, ST_COMPUTE);
+  tfree (w, at (sp, 11, 12), w->dflow);
+  w->dflow = din;
+  tfree_list (w, sp->end_ns, rec);
+  tfree_first_group (w, sp->end_ns, ulist (w, u, L_SAVED));
+  if (!s->fsdp)
+    tfree_first_group (w, sp->end_ns, ulist (w, u, L_BF16));
+}
+
+static void
+walk_fsdp (Walk *w, const WeftComposeSpan *sp)
+{
+  const Shape *s = &w->s;
+  const char *n = sp->name;
+
+  if (g_str_equal (n, "FSDP::all_gather"))
+    {
+      int au = w->backward ? w->bwd_ag-- : w->fwd_ag++;
+      if (!w->backward && s->n_present < s->n_units)   /* a pipeline stage gathers its own units */
+        au = au < s->n_present ? s->order[au] : -1;
+      if (au >= 0 && au < s->n_units)
+        {
+          /* FSDP2 foreach_all_gather: the flat output, on the copy-in
+           * stream (float8 all-gather: 1 byte per block weight) */
+          double per = (s->p->float8_all_gather && au >= 1 && au <= s->L) ? 1 : 2;
+          tfree (w, sp->begin_ns, w->ag[au]);
+          w->ag[au] = talloc (w, sp->begin_ns, per * unit_full (s, au), ST_AG);
+        }
+    }
+  else if (g_str_equal (n, "FSDP::all_gather_copy_out"))
+    {
+      int cu = w->backward ? w->bwd_co-- : w->fwd_co++;
+      if (!w->backward && s->n_present < s->n_units)
+        cu = cu < s->n_present ? s->order[cu] : -1;
+      if (cu >= 0 && cu < s->n_units && w->ag[cu] >= 0)
+        {
+          double el[16];
+          int ne, np = unit_params (s, cu, el, &ne);
+          double per = (s->p->float8_all_gather && cu >= 1 && cu <= s->L) ? 1 : 2;
+          for (int k = 0; k < np; k++)   /* the unsharded parameters, one per parameter */
+            list_add (ulist (w, cu, L_UNSHARDED), talloc (w, sp->begin_ns, per * el[k], ST_COMPUTE));
+          tfree (w, sp->end_ns, w->ag[cu]);
+          w->ag[cu] = -1;
+        }
+    }
+  else if (g_str_equal (n, "FSDP::post_forward"))
+    {
+      if (s->p->reshard_after_forward && w->cur_fwd >= 1 && w->cur_fwd <= s->L)
+        tfree_list (w, sp->end_ns, ulist (w, w->cur_fwd, L_UNSHARDED));
+    }
+  else if (g_str_equal (n, "FSDP::pre_backward"))
+    {
+      w->backward = TRUE;
+      w->cur_bwd--;
+    }
+  else if (g_str_equal (n, "FSDP::post_backward_reduce"))
+    {
+      int ru = w->bwd_rs--;
+      double el[16];
+      int ne, np;
+      if (s->n_present < s->n_units)   /* a pipeline stage reduces its own units, last first */
+        ru = ru - (s->n_units - s->n_present) >= 0 ? s->order[ru - (s->n_units - s->n_present)] : -1;
+      if (ru < 0 || ru >= s->n_units)
+        return;
+      /* foreach_reduce: the fp32 reduce-scatter input (chunk_cat of the
+       * bf16 gradients, freed), the previous input released, the fp32
+       * output holding the new gradient shards; the unit resharded */
+      tfree (w, sp->begin_ns, w->rs_in);
+      w->rs_in = talloc (w, sp->begin_ns, 4 * unit_full (s, ru), ST_RS);
+      tfree_list (w, sp->begin_ns, ulist (w, ru, L_GRAD_UNSHARDED));
+      np = unit_params (s, ru, el, &ne);
+      (void) np;
+      list_add (w->grads, talloc (w, sp->begin_ns, 4 * unit_local (s, ru), ST_RS));
+      tfree_list (w, sp->end_ns, ulist (w, ru, L_UNSHARDED));
+    }
+  else if (g_str_equal (n, "FSDP::root_post_backward"))
+    {
+      tfree (w, sp->begin_ns, w->rs_in);
+      w->rs_in = -1;
     }
 }
 
@@ -343,12 +752,15 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
   int u;
 
   if (!w->persistent_done)
-    walk_persistent (w, sp->begin_ns);
+    {
+      walk_persistent (w, sp->begin_ns, FALSE, 0);
+      w->persistent_done = TRUE;
+    }
   if (g_str_has_prefix (n, "ProfilerStep#"))
     {
       w->backward = FALSE;
-      w->fwd_ag = 0;
-      w->bwd_ag = s->L;
+      w->fwd_ag = w->fwd_co = 0;
+      w->bwd_ag = w->bwd_co = s->L;
       w->bwd_rs = s->L + 1;
       w->cur_bwd = s->L + 2;
       w->output_bwd_done = FALSE;
@@ -357,137 +769,164 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
     }
   u = module_unit (s, n, &bwd_module);
   if (u >= 0 && !bwd_module)
+    walk_forward_module (w, sp, u);
+  else if (u >= 1 && bwd_module)
+    walk_block_backward (w, sp, u);
+  else if (g_str_has_prefix (n, "FSDP::"))
+    walk_fsdp (w, sp);
+  else if (g_str_equal (n, "aten::cross_entropy_loss"))
     {
-      walk_forward_module (w, sp, u);
-      return;
+      /* pred.float(), log_softmax kept for the backward; the bf16 logits
+       * (`del pred`) and the fp32 copy freed */
+      w->logits_f32 = talloc (w, sp->begin_ns, 4 * TV, ST_COMPUTE);
+      w->lsm = talloc (w, at (sp, 1, 2), 4 * TV, ST_COMPUTE);
+      tfree (w, sp->end_ns, w->logits_f32);
+      tfree (w, sp->end_ns, w->logits);
     }
-  if (u >= 1 && bwd_module)
+  else if (g_str_equal (n, "autograd::engine::evaluate_function: LogSoftmaxBackward0"))
     {
-      /* block backward: recompute what AC dropped, the working buffers,
-       * the gradients of the weights (FSDP: unsharded bf16 until the
-       * reduce-scatter; else fp32 .grad kept until zero_grad) */
-      double saved = act_block (s, u - 1, s->ac);
-      double recompute = act_block (s, u - 1, WEFT_AC_NONE) - saved;
-      double work = act_working (s, u - 1);
-      double g = w->grad_done[u] ? 0 : s->fsdp ? 2 * unit_full (s, u) : 4 * unit_full (s, u);
-      put (w, sp->begin_ns, recompute + work + g);
-      put (w, sp->end_ns, -(recompute + work + saved));
-      w->grad_done[u] = TRUE;
-      if (!s->fsdp)
-        {
-          put (w, sp->end_ns, -2 * unit_full (s, u));
-          w->grads_live += g;
-        }
-      return;
-    }
-  if (g_str_equal (n, "FSDP::all_gather"))
-    {
-      int au = w->backward ? w->bwd_ag-- : w->fwd_ag++;
-      if (!w->backward && s->n_present < s->n_units)   /* a pipeline stage gathers its own units */
-        au = au < s->n_present ? s->order[au] : -1;
-      if (au >= 0 && au < s->n_units)
-        put (w, sp->begin_ns, 2 * unit_full (s, au));
-      return;
-    }
-  if (g_str_equal (n, "FSDP::post_forward"))
-    {
-      if (s->p->reshard_after_forward && w->cur_fwd >= 1 && w->cur_fwd <= s->L)
-        put (w, sp->end_ns, -2 * unit_full (s, w->cur_fwd));
-      return;
-    }
-  if (g_str_equal (n, "aten::cross_entropy_loss"))
-    {
-      /* logits.float(), the log-softmax kept; the bf16 logits freed */
-      put (w, sp->begin_ns, 8 * TV);
-      put (w, sp->end_ns, -4 * TV - 2 * TV);
-      return;
-    }
-  if (g_str_equal (n, "autograd::engine::evaluate_function: LogSoftmaxBackward0"))
-    {
+      /* NLLLoss's gradient (fp32, dense), log_softmax's, then the bf16
+       * gradient of the logits (ToCopyBackward) */
+      int nll = talloc (w, sp->begin_ns, 4 * TV, ST_COMPUTE);
       w->backward = TRUE;
       w->output_bwd_done = FALSE;   /* one per microbatch under pipeline parallel */
-      put (w, sp->begin_ns, 4 * TV);
-      put (w, sp->end_ns, -4 * TV - 4 * TV + 2 * TV);
-      return;
+      w->lsm_grad = talloc (w, at (sp, 1, 3), 4 * TV, ST_COMPUTE);
+      tfree (w, at (sp, 2, 3), nll);
+      tfree (w, at (sp, 2, 3), w->lsm);
+      w->dflow = talloc (w, sp->end_ns, 2 * TV, ST_COMPUTE);
+      tfree (w, sp->end_ns, w->lsm_grad);
     }
-  if (g_str_equal (n, "FSDP::pre_backward"))
-    {
-      w->backward = TRUE;
-      w->cur_bwd--;
-      return;
-    }
-  if ((g_str_equal (n, "autograd::engine::evaluate_function: MmBackward0") && w->backward && !w->output_bwd_done
-       && s->present[s->L + 1])
-      || g_str_equal (n, "autograd::engine::evaluate_function: EmbeddingBackward0"))
+  else if ((g_str_equal (n, "autograd::engine::evaluate_function: MmBackward0") && w->backward && !w->output_bwd_done
+            && s->present[s->L + 1])
+           || g_str_equal (n, "autograd::engine::evaluate_function: EmbeddingBackward0"))
     {
       gboolean out = strstr (n, "MmBackward0") != NULL;
+      int ou = out ? s->L + 1 : 0;
 
       w->output_bwd_done = w->output_bwd_done || out;
-      int ou = out ? s->L + 1 : 0;
-      double g = w->grad_done[ou] ? 0 : s->fsdp ? 2 * unit_full (s, ou) : 4 * unit_full (s, ou);
-      w->grad_done[ou] = TRUE;
-      put (w, sp->begin_ns, g);
-      if (out)   /* the logits' gradient, the final norm's saved tensors */
-        put (w, sp->end_ns, -2 * TV - 2 * s->Tn * s->h - 2 * s->T * s->h);
-      if (!s->fsdp)
+      weight_grads (w, ou, sp->begin_ns);
+      if (out)
         {
-          put (w, sp->end_ns, -2 * unit_full (s, ou));
-          w->grads_live += g;
+          /* the gradient of the final norm's output, then of its input
+           * (the last block's output): what flows into the blocks */
+          int dn = talloc (w, at (sp, 1, 2), 2 * s->T * s->h, ST_COMPUTE);
+          tfree (w, at (sp, 1, 2), w->dflow);
+          w->dflow = talloc (w, sp->end_ns, 2 * s->Tn * s->h, ST_COMPUTE);
+          tfree (w, sp->end_ns, dn);
+          tfree_first_group (w, sp->end_ns, ulist (w, ou, L_SAVED));
         }
-      return;
+      else
+        {
+          tfree (w, sp->end_ns, w->dflow);
+          w->dflow = -1;
+        }
+      if (!s->fsdp)
+        tfree_first_group (w, sp->end_ns, ulist (w, ou, L_BF16));
     }
-  if (g_str_equal (n, "FSDP::post_backward_reduce"))
+  else if (g_str_equal (n, "Optimizer.step#AdamW.step") && !w->adam_done)
     {
-      int ru = w->bwd_rs--;
-      if (s->n_present < s->n_units)   /* a pipeline stage reduces its own units, last first */
-        ru = ru - (s->n_units - s->n_present) >= 0 ? s->order[ru - (s->n_units - s->n_present)] : -1;
-      if (ru < 0 || ru >= s->n_units)
-        return;
-      /* the bf16 gradient cast into the fp32 reduce-scatter input (the
-       * previous one released), the fp32 shard of the result; the unit
-       * resharded */
-      put (w, sp->begin_ns, 4 * unit_full (s, ru) - w->rs_live - 2 * unit_full (s, ru) + 4 * unit_local (s, ru));
-      w->rs_live = 4 * unit_full (s, ru);
-      w->grads_live += 4 * unit_local (s, ru);
-      put (w, sp->end_ns, -2 * unit_full (s, ru));
-      return;
+      walk_persistent (w, sp->begin_ns, TRUE, sp->begin_ns);
+      w->adam_done = TRUE;
     }
-  if (g_str_equal (n, "FSDP::root_post_backward"))
+  else if (g_str_equal (n, "Optimizer.zero_grad#AdamW.zero_grad"))
+    tfree_list (w, sp->begin_ns, w->grads);
+}
+
+/* what a step left alive is freed when it ends (every step allocates the
+ * same again) */
+static void
+walk_finish (Walk *w, gint64 ts)
+{
+  for (int i = 0; i < w->s.n_units * N_LISTS_PER_UNIT; i++)
+    tfree_list (w, ts, w->lists[i]);
+  for (int u = 0; u < w->s.n_units; u++)
     {
-      put (w, sp->begin_ns, -w->rs_live);
-      w->rs_live = 0;
-      return;
+      tfree (w, ts, w->ag[u]);
+      w->ag[u] = -1;
     }
-  if (g_str_equal (n, "Optimizer.zero_grad#AdamW.zero_grad"))
+  tfree_list (w, ts, w->grads);
+  tfree (w, ts, w->rs_in);
+  tfree (w, ts, w->dflow);
+  w->rs_in = w->dflow = -1;
+}
+
+static int
+op_cmp (gconstpointer a, gconstpointer b)
+{
+  const Op *x = a, *y = b;
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* runs ops through the allocator; handles[] maps tensors to blocks; with
+ * out, appends the samples */
+static void
+replay (WeftAllocSim *sim, const GArray *ops, int *handles, gint64 *addrs, gboolean first, GArray *out)
+{
+  for (guint i = 0; i < ops->len; i++)
     {
-      put (w, sp->begin_ns, -w->grads_live);
-      w->grads_live = 0;
+      const Op *o = &g_array_index (ops, Op, i);
+      WeftMemorySample sm;
+
+      if (o->first && !first)
+        continue;
+      if (o->bytes > 0)
+        {
+          handles[o->tensor] = _weft_alloc_sim_malloc (sim, o->bytes, o->stream, &sm.bytes, &sm.addr);
+          addrs[o->tensor] = sm.addr;
+        }
+      else
+        {
+          int hd = handles[o->tensor];
+          if (hd < 0)
+            continue;
+          handles[o->tensor] = -1;
+          sm.addr = addrs[o->tensor];
+          sm.bytes = -_weft_alloc_sim_release (sim, hd);
+        }
+      if (out == NULL)
+        continue;
+      sm.ts_ns = o->ts;
+      sm.allocated = _weft_alloc_sim_allocated (sim);
+      sm.reserved = _weft_alloc_sim_reserved (sim);
+      g_array_append_val (out, sm);
     }
 }
 
-static gint64
-round_large (gint64 bytes)
-{
-  gint64 r = (gint64) ROUND_LARGE;
-  return (bytes + r - 1) / r * r;
-}
+/* steps run before the recorded one, at most: the allocator's cache
+ * reaches its steady state (torchtitan reads its figures at step 90) */
+#define WARMUP_STEPS 8
 
 GArray *
-weft_compose_memory_timeline (const WeftComposeParams *params,
-                              WeftAcMode               ac,
-                              const WeftComposeSpan   *spans,
-                              guint                    n_spans,
-                              gint64                  *peak_reserved)
+_weft_compose_memory_timeline_full (const WeftComposeParams *params,
+                                    WeftAcMode               ac,
+                                    const WeftComposeSpan   *spans,
+                                    guint                    n_spans,
+                                    gboolean                 expandable,
+                                    WeftMemoryPeaks         *peaks)
 {
   Walk w;
   GArray *out = g_array_new (FALSE, FALSE, sizeof (WeftMemorySample));
-  gint64 alloc = 0, reserved = 0;
+  WeftAllocSim *sim;
+  int *handles;
+  gint64 *addrs;
+  double nccl;
+  gint64 cap, before;
 
-  g_return_val_if_fail (params != NULL && (spans != NULL || n_spans == 0), out);
   memset (&w, 0, sizeof w);
   shape_init (&w.s, params, ac);
-  w.deltas = g_array_new (FALSE, FALSE, sizeof (Delta));
-  w.bwd_ag = w.s.L;
+  w.ops = g_array_new (FALSE, FALSE, sizeof (Op));
+  w.init = g_array_new (FALSE, FALSE, sizeof (Op));
+  w.grads = g_array_new (FALSE, FALSE, sizeof (int));
+  w.lists = g_new0 (GArray *, (gsize) w.s.n_units * N_LISTS_PER_UNIT);
+  for (int i = 0; i < w.s.n_units * N_LISTS_PER_UNIT; i++)
+    w.lists[i] = g_array_new (FALSE, FALSE, sizeof (int));
+  w.ag = g_new (int, w.s.n_units);
+  for (int i = 0; i < w.s.n_units; i++)
+    w.ag[i] = -1;
+  w.rs_in = w.dflow = w.logits = w.logits_f32 = w.lsm = w.lsm_grad = -1;
+  w.bwd_ag = w.bwd_co = w.s.L;
   w.bwd_rs = w.s.L + 1;
   w.cur_bwd = w.s.L + 2;
   w.grad_done = g_new0 (gboolean, w.s.n_units);
@@ -510,30 +949,70 @@ weft_compose_memory_timeline (const WeftComposeParams *params,
     }
   for (guint i = 0; i < n_spans; i++)
     walk_span (&w, &spans[i]);
-  g_array_sort (w.deltas, delta_cmp);
-  for (guint i = 0; i < w.deltas->len; i++)
-    {
-      const Delta *d = &g_array_index (w.deltas, Delta, i);
-      gint64 b = (gint64) llround (d->bytes);
-      WeftMemorySample sm;
+  walk_finish (&w, n_spans ? spans[n_spans - 1].end_ns : 0);
+  g_array_sort (w.ops, op_cmp);
 
-      if (b == 0)
-        continue;
-      alloc += b;
-      /* the cache keeps freed blocks: reserved is the high-water mark of
-       * the allocated total, in 2 MiB granules */
-      reserved = MAX (reserved, round_large (alloc));
-      sm.ts_ns = d->ts;
-      sm.bytes = b;
-      sm.allocated = alloc;
-      sm.reserved = reserved;
-      g_array_append_val (out, sm);
+  (void) communicators (params, &w.s, &nccl);
+  cap = params->hw.hbm_total_bytes - (gint64) nccl - (gint64) CONTEXT_BYTES;
+  sim = _weft_alloc_sim_new (expandable, MAX (cap, 0));
+  handles = g_new (int, MAX (w.n_tensors, 1));
+  addrs = g_new0 (gint64, MAX (w.n_tensors, 1));
+  for (int i = 0; i < w.n_tensors; i++)
+    handles[i] = -1;
+  replay (sim, w.init, handles, addrs, TRUE, NULL);
+  /* warm-up steps until the cache stops growing; the first allocates
+   * AdamW's state */
+  before = -1;
+  for (int k = 0; k < WARMUP_STEPS && _weft_alloc_sim_reserved (sim) != before; k++)
+    {
+      before = _weft_alloc_sim_reserved (sim);
+      replay (sim, w.ops, handles, addrs, k == 0, NULL);
     }
-  if (peak_reserved != NULL)
-    *peak_reserved = reserved;
-  g_array_free (w.deltas, TRUE);
+  _weft_alloc_sim_reset_peaks (sim);
+  replay (sim, w.ops, handles, addrs, FALSE, out);
+  if (peaks != NULL)
+    {
+      peaks->reserved = _weft_alloc_sim_peak_reserved (sim);
+      peaks->allocated = _weft_alloc_sim_peak_allocated (sim);
+      peaks->retries = _weft_alloc_sim_retries (sim);
+    }
+  g_free (handles);
+  g_free (addrs);
+  _weft_alloc_sim_free (sim);
+  for (int i = 0; i < w.s.n_units * N_LISTS_PER_UNIT; i++)
+    g_array_free (w.lists[i], TRUE);
+  g_free (w.lists);
+  g_free (w.ag);
   g_free (w.grad_done);
+  g_array_free (w.grads, TRUE);
+  g_array_free (w.ops, TRUE);
+  g_array_free (w.init, TRUE);
   shape_clear (&w.s);
+  return out;
+}
+
+GArray *
+weft_compose_memory_timeline (const WeftComposeParams *params,
+                              WeftAcMode               ac,
+                              const WeftComposeSpan   *spans,
+                              guint                    n_spans,
+                              gint64                  *peak_reserved)
+{
+  WeftMemoryPeaks pk;
+  GArray *out;
+
+  g_return_val_if_fail (params != NULL && (spans != NULL || n_spans == 0),
+                        g_array_new (FALSE, FALSE, sizeof (WeftMemorySample)));
+  /* torchtitan's launch script: PYTORCH_CUDA_ALLOC_CONF="expandable_segments:True" */
+  out = _weft_compose_memory_timeline_full (params, ac, spans, n_spans, TRUE, &pk);
+  if (peak_reserved != NULL)
+    {
+      /* the recorded step's own peak (the cache it starts with included) */
+      gint64 r = 0;
+      for (guint i = 0; i < out->len; i++)
+        r = MAX (r, g_array_index (out, WeftMemorySample, i).reserved);
+      *peak_reserved = r;
+    }
   return out;
 }
 
@@ -619,28 +1098,12 @@ _weft_compose_memory_write_events (GString                 *out,
 {
   g_autoptr (GArray) tl = weft_compose_memory_timeline (params, ac, (const WeftComposeSpan *) (const void *) spans->data,
                                                         spans->len, NULL);
-  /* stand-in addresses: one per allocation, reused LIFO by its free */
-  g_autoptr (GArray) live = g_array_new (FALSE, FALSE, sizeof (gint64));
-  gint64 next_addr = G_GINT64_CONSTANT (0x7f2000000000) + (gint64) dev * G_GINT64_CONSTANT (0x10000000000);
-
   for (guint i = 0; i < tl->len; i++)
     {
       const WeftMemorySample *sm = &g_array_index (tl, WeftMemorySample, i);
-      gint64 addr;
+      /* the simulated allocator's block address, one device apart */
+      gint64 addr = sm->addr + (gint64) dev * G_GINT64_CONSTANT (0x100000000000);
 
-      if (sm->bytes > 0)
-        {
-          addr = next_addr;
-          next_addr += round_large (sm->bytes);
-          g_array_append_val (live, addr);
-        }
-      else if (live->len > 0)
-        {
-          addr = g_array_index (live, gint64, live->len - 1);
-          g_array_set_size (live, live->len - 1);
-        }
-      else
-        addr = next_addr;
       g_string_append_printf (out,
                               "  {\"ph\": \"i\", \"cat\": \"cpu_instant_event\", \"s\": \"t\", "
                               "\"name\": \"[memory]\", \"pid\": %d, \"tid\": %d, \"ts\": ",

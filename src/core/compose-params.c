@@ -44,7 +44,7 @@ weft_compose_params_init (WeftComposeParams *params)
   params->model.layers = 4;
   params->hw = *weft_hardware_preset ("h100");
   params->eff.gemm = 0.65;
-  params->eff.attention = 0.45;
+  params->eff.attention = 0.45;   /* the plateau of FlashAttention-2's curve (compose-attention.c) */
   params->eff.memory = 0.75;
   params->eff.kernel_overhead_ns = 1500;
   params->strategies = WEFT_STRATEGY_FSDP;
@@ -395,11 +395,12 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
 
   if (p->dp < 1 || p->tp < 1 || p->cp < 1 || p->ep < 1)
     INVALID ("parallel degrees must be >= 1 (dp %d, tp %d, cp %d, ep %d)", p->dp, p->tp, p->cp, p->ep);
-  if (p->dp > 64 || p->tp > 64 || p->cp > 64 || p->ep > 64 || p->pp > 64)
-    INVALID ("parallel degrees must be <= 64");
+  if (p->dp > WEFT_COMPOSE_MAX_RANKS || p->tp > WEFT_COMPOSE_MAX_RANKS || p->cp > WEFT_COMPOSE_MAX_RANKS
+      || p->ep > WEFT_COMPOSE_MAX_RANKS || p->pp > WEFT_COMPOSE_MAX_RANKS)
+    INVALID ("parallel degrees must be <= %d", WEFT_COMPOSE_MAX_RANKS);
   world = weft_compose_world_size (p);
-  if (world > 64)
-    INVALID ("pp x dp x cp x tp = %d ranks: at most 64", world);
+  if (world > WEFT_COMPOSE_MAX_RANKS)
+    INVALID ("pp x dp x cp x tp = %d ranks: at most %d", world, WEFT_COMPOSE_MAX_RANKS);
   if (!validate_pp (p, error))
     return FALSE;
   if ((p->strategies & (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP)) == (WEFT_STRATEGY_DDP | WEFT_STRATEGY_FSDP))
@@ -469,11 +470,13 @@ weft_compose_params_validate (const WeftComposeParams *p, GError **error)
   /* memory grows with ranks x blocks x steps (~0.5 KB of DAG per op); a
    * pipeline rank runs its share of the blocks once per microbatch */
   if (p->pp > 1
-      && (gint64) world * ((m->layers + p->pp - 1) / p->pp) * weft_compose_pp_microbatches (p) * p->steps > 64 * 128 * 2)
-    INVALID ("%d ranks x %d layers / %d stages x %d microbatches x %d steps is too large (at most %d)", world, m->layers,
-             p->pp, weft_compose_pp_microbatches (p), p->steps, 64 * 128 * 2);
-  if (p->pp <= 1 && (gint64) world * m->layers * p->steps > 64 * 128 * 2)
-    INVALID ("%d ranks x %d layers x %d steps is too large (at most %d)", world, m->layers, p->steps, 64 * 128 * 2);
+      && (gint64) world * ((m->layers + p->pp - 1) / p->pp) * weft_compose_pp_microbatches (p) * p->steps
+             > WEFT_COMPOSE_MAX_RANK_BLOCKS)
+    INVALID ("%d ranks x %d layers / %d stages x %d microbatches x %d steps is too large (at most %d)", world,
+             m->layers, p->pp, weft_compose_pp_microbatches (p), p->steps, WEFT_COMPOSE_MAX_RANK_BLOCKS);
+  if (p->pp <= 1 && (gint64) world * m->layers * p->steps > WEFT_COMPOSE_MAX_RANK_BLOCKS)
+    INVALID ("%d ranks x %d layers x %d steps is too large (at most %d)", world, m->layers, p->steps,
+             WEFT_COMPOSE_MAX_RANK_BLOCKS);
   if (p->iteration < p->steps)
     INVALID ("iteration %d must be >= steps %d", p->iteration, p->steps);
   if (p->ddp_bucket_mb <= 0 || p->ddp_bucket_mb > 4096)

@@ -20,6 +20,7 @@
 #include "weft/weft-compose.h"
 #include "weft/weft-save.h"
 #include "save-private.h"
+#include "compose-attention-private.h"
 #include "compose-memory-private.h"
 
 /* ---- streams ------------------------------------------------------------------ */
@@ -624,6 +625,18 @@ kernel (Ctx *c, const char *op, const char *name, KClass kc, double flops, doubl
   kernel_with_base (c, op, name, kernel_ns (c, kc, flops, bytes), stats);
 }
 
+/* a flash attention kernel: its FLOPs at the attention efficiency times
+ * FlashAttention-2's measured curve for sk keys (compose-attention.c) */
+static gint64
+attn_ns (Ctx *c, gboolean backward, gboolean causal, double sk, double flops, double bytes)
+{
+  const WeftComputeEfficiency *e = &c->p.eff;
+  double eff = e->attention * _weft_compose_attention_shape (backward, causal, sk);
+  double t = MAX (flops / (c->p.hw.peak_flops * eff), bytes / (c->p.hw.hbm_bytes_per_s * e->memory));
+
+  return (gint64) (MIN (t, 1000.0) * 1e9) + CLAMP (e->kernel_overhead_ns, 0, 1000000);
+}
+
 #define GEMM_STATS stats_args ("[132, 1, 1]", "[384, 1, 1]", 168, 213504, 19)
 #define EW_STATS stats_args ("[16384, 1, 1]", "[128, 1, 1]", 28, 0, 100)
 #define RED_STATS stats_args ("[4096, 1, 1]", "[256, 1, 1]", 40, 0, 100)
@@ -682,140 +695,14 @@ gemm (Ctx *c, const char *name, double M, double K, double Nn)
   scope_end (c);
 }
 
-static const char *GEMM_FWD = "nvjet_tst_128x256_64x4_1x2_h_bz_coopA_NTT";
-static const char *GEMM_DGRAD = "nvjet_tst_256x128_64x4_2x1_v_bz_coopB_NNT";
-static const char *GEMM_WGRAD = "nvjet_tst_128x128_64x4_2x1_v_bz_TNT";
-static const char *GEMM_OUT =
-  "sm90_xmma_gemm_bf16bf16_bf16f32_f32_tn_n_tilesize128x256x64_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
-static const char *K_RMS = "triton_red_fused__to_copy_add_mean_mul_pow_rsqrt_0";
-static const char *K_RMS_BWD = "triton_red_fused__to_copy_add_div_mul_pow_sum_1";
-static const char *K_ROPE =
-  "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<c10::complex<float>, "
-  "c10::complex<float>, c10::complex<float>, at::native::binary_internal::MulFunctor<c10::complex<float> > > >(at::TensorIteratorBase&, "
-  "at::native::BinaryFunctor<c10::complex<float>, c10::complex<float>, c10::complex<float>, at::native::binary_internal::MulFunctor<c10::complex<float> > > const&)::{lambda(int)#1}>"
-  "(int, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<c10::complex<float>, c10::complex<float>, c10::complex<float>, "
-  "at::native::binary_internal::MulFunctor<c10::complex<float> > > >(at::TensorIteratorBase&, at::native::BinaryFunctor<c10::complex<float>, "
-  "c10::complex<float>, c10::complex<float>, at::native::binary_internal::MulFunctor<c10::complex<float> > > const&)::{lambda(int)#1})";
-static const char *K_FLASH_FWD =
-  "void pytorch_flash::flash_fwd_kernel<pytorch_flash::Flash_fwd_kernel_traits<128, 128, 64, 4, false, false, cutlass::bfloat16_t, "
-  "pytorch_flash::Flash_kernel_traits<128, 128, 64, 4, cutlass::bfloat16_t> >, false, true, false, false, true, true, false, false>(pytorch_flash::Flash_fwd_params)";
-static const char *K_FLASH_BWD_DOT =
-  "void pytorch_flash::flash_bwd_dot_do_o_kernel<true, pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, "
-  "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params)";
-static const char *K_FLASH_BWD =
-  "void pytorch_flash::flash_bwd_dq_dk_dv_loop_seqk_parallel_kernel<pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, "
-  "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> >, true, false, false, false, false, true>(pytorch_flash::Flash_bwd_params)";
-static const char *K_FLASH_BWD_CVT =
-  "void pytorch_flash::flash_bwd_convert_dq_kernel<pytorch_flash::Flash_bwd_kernel_traits<128, 64, 128, 8, 2, 4, 2, false, false, "
-  "cutlass::bfloat16_t, pytorch_flash::Flash_kernel_traits<128, 64, 128, 8, cutlass::bfloat16_t> > >(pytorch_flash::Flash_bwd_params, int)";
-static const char *K_ADD =
-  "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul> >(int, "
-  "at::native::CUDAFunctor_add<c10::BFloat16>, std::array<char*, 3ul>)";
-static const char *K_SILU = "triton_poi_fused_mul_silu_0";
-static const char *K_SILU_BWD = "triton_poi_fused_mul_sigmoid_silu_silu_backward_0";
-static const char *K_COPY_IN =
-  "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<2>, "
-  "at::native::(anonymous namespace)::UnaryOpFunctor<c10::BFloat16, 2, 1, 1>, at::native::(anonymous namespace)::Copy<c10::BFloat16, "
-  "c10::BFloat16> >(at::native::(anonymous namespace)::TensorListMetadata<2>, at::native::(anonymous namespace)::UnaryOpFunctor<"
-  "c10::BFloat16, 2, 1, 1>, at::native::(anonymous namespace)::Copy<c10::BFloat16, c10::BFloat16>)";
-static const char *K_COPY_OUT =
-  "void at::native::(anonymous namespace)::split_with_sizes_copy_out_contiguous_no_cast_kernel<c10::BFloat16>(c10::BFloat16 const*, "
-  "long const*, long const*, long const*, c10::BFloat16**, long, long)";
-static const char *K_CHUNK_CAT =
-  "void at::native::(anonymous namespace)::chunk_cat_cuda_kernel<float, c10::BFloat16>(c10::BFloat16**, float*, long*, long*, long*, "
-  "long*, long*, long, long, long, long)";
-static const char *K_EMBED =
-  "void at::native::(anonymous namespace)::indexSelectLargeIndex<c10::BFloat16, long, unsigned int, 2, 2, -2, true>"
-  "(at::cuda::detail::TensorInfo<c10::BFloat16, unsigned int>, at::cuda::detail::TensorInfo<c10::BFloat16 const, unsigned int>, "
-  "at::cuda::detail::TensorInfo<long const, unsigned int>, int, int, unsigned int, unsigned int, long)";
-static const char *K_EMBED_BWD =
-  "void at::native::(anonymous namespace)::embedding_backward_feature_kernel<c10::BFloat16, float, long>(long const*, "
-  "c10::BFloat16 const*, c10::BFloat16*, int, long, int)";
-static const char *K_SOFTMAX =
-  "void at::native::(anonymous namespace)::cunn_SoftMaxForward<4, float, float, float, "
-  "at::native::(anonymous namespace)::LogSoftMaxForwardEpilogue>(float*, float const*, int)";
-static const char *K_SOFTMAX_BWD =
-  "void at::native::(anonymous namespace)::cunn_SoftMaxBackward<4, float, float, float, "
-  "at::native::(anonymous namespace)::LogSoftMaxBackwardEpilogue>(float*, float const*, float const*, long)";
-static const char *K_NLL =
-  "void at::native::(anonymous namespace)::nll_loss_forward_reduce_cuda_kernel_2d<float, float, long>(float*, float*, float const*, "
-  "long const*, float const*, bool, long, long, long, long)";
-static const char *K_ADAM =
-  "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<4>, "
-  "at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::(anonymous namespace)::ADAM_MODE)1, false>, "
-  "double*, double, double, double, double, double, bool, float*, float*>(at::native::(anonymous namespace)::TensorListMetadata<4>, "
-  "at::native::(anonymous namespace)::FusedAdamMathFunctor<float, 4, (at::native::(anonymous namespace)::ADAM_MODE)1, false>, "
-  "double*, double, double, double, double, double, bool, float*, float*)";
-static const char *K_NORM2 =
-  "void at::native::(anonymous namespace)::multi_tensor_apply_kernel<at::native::(anonymous namespace)::TensorListMetadata<1>, "
-  "at::native::(anonymous namespace)::LpNormFunctor<float, (at::native::(anonymous namespace)::NormType)1, float, float>, "
-  "float*, int>(at::native::(anonymous namespace)::TensorListMetadata<1>, at::native::(anonymous namespace)::LpNormFunctor<float, "
-  "(at::native::(anonymous namespace)::NormType)1, float, float>, float*, int)";
-static const char *K_REDUCE =
-  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::NormTwoOps<float, float, float>, unsigned int, float, 4, 4> >"
-  "(at::native::ReduceOp<float, at::native::NormTwoOps<float, float, float>, unsigned int, float, 4, 4>)";
-static const char *K_TOPK = "void at::native::sbtopk::gatherTopK<float, unsigned int, 2, false>(at::cuda::detail::TensorInfo<float const, unsigned int>, "
-                            "unsigned int, unsigned int, bool, unsigned int, unsigned int, at::cuda::detail::TensorInfo<float, unsigned int>, "
-                            "unsigned int, at::cuda::detail::TensorInfo<long, unsigned int>, unsigned int)";
-static const char *K_HIST = "void at::cuda::kernelHistogram1D<long, long, long, 1, 2, -1, (at::cuda::CUDAHistogramMemoryType)0, "
-                            "at::cuda::detail::TensorInfo<long, long>, at::cuda::detail::TensorInfo<long, long>, long, long>";
-static const char *K_PERMUTE = "void at::native::index_elementwise_kernel<128, 4, at::native::gpu_index_kernel<"
-                               "at::native::index_kernel_impl<at::native::OpaqueType<2> >(at::TensorIteratorBase&, "
-                               "c10::ArrayRef<long>, c10::ArrayRef<long>)::{lambda(char*, char const*, long)#1}> >";
-static const char *K_GROUPED_GEMM =
-  "void cutlass::device_kernel<at::cuda::detail::enable_3x_kernel_for_sm9x<cutlass::gemm::kernel::GemmUniversal<"
-  "cutlass::gemm::GroupProblemShape<cute::tuple<int, int, int> >, cutlass::gemm::collective::CollectiveMma<"
-  "cutlass::gemm::MainloopSm90ArrayTmaGmmaWarpSpecializedCooperative, cutlass::bfloat16_t, cutlass::bfloat16_t, float> > > >";
-static const char *K_SCATTER_ADD = "void at::native::_scatter_gather_elementwise_kernel<128, 4, at::native::_cuda_scatter_gather_internal_kernel<"
-                                   "true, c10::BFloat16>::operator()<at::native::ReduceAdd>(at::TensorIterator&, long, long, long, "
-                                   "at::native::ReduceAdd const&)::{lambda(long)#1}>(int, {lambda(long)#1})";
-static const char *K_LSE_MERGE = "triton_poi_fused_add_exp_log_logsumexp_mul_sigmoid_sub_0";
+#include "compose-kernels-private.h"
 
-/* eager ATen kernels (no torch.compile): the decomposed norms, RoPE, SwiGLU */
-static const char *K_EW_COPY =
-  "void at::native::unrolled_elementwise_kernel<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() "
-  "const::{lambda()#7}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul>, 4, TrivialOffsetCalculator<1, unsigned int>, "
-  "TrivialOffsetCalculator<1, unsigned int>, at::native::memory::LoadWithCast<1>, at::native::memory::StoreWithCast<1> >";
-static const char *K_EW_POW =
-  "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::pow_tensor_scalar_kernel_impl<float, float>"
-  "(at::TensorIteratorBase&, float)::{lambda(float)#1}, std::array<char*, 2ul> >";
-static const char *K_RED_MEAN =
-  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, "
-  "float, 4, 4> >(at::native::ReduceOp<float, at::native::MeanOps<float, float, float, float>, unsigned int, float, 4, 4>)";
-static const char *K_EW_ADDS =
-  "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, 2ul> >(int, "
-  "at::native::CUDAFunctorOnSelf_add<float>, std::array<char*, 2ul>)";
-static const char *K_EW_RSQRT =
-  "void at::native::vectorized_elementwise_kernel<4, at::native::rsqrt_kernel_cuda(at::TensorIteratorBase&)::{lambda()#2}::operator()() "
-  "const::{lambda()#2}::operator()() const::{lambda(float)#1}, std::array<char*, 2ul> >";
-static const char *K_EW_MUL =
-  "void at::native::elementwise_kernel<128, 2, at::native::gpu_kernel_impl_nocast<at::native::BinaryFunctor<float, float, float, "
-  "at::native::binary_internal::MulFunctor<float> > >(at::TensorIteratorBase&, at::native::BinaryFunctor<float, float, float, "
-  "at::native::binary_internal::MulFunctor<float> > const&)::{lambda(int)#1}>";
-static const char *K_EW_MUL_BF16 =
-  "void at::native::vectorized_elementwise_kernel<4, at::native::BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, "
-  "at::native::binary_internal::MulFunctor<float> >, std::array<char*, 3ul> >";
-static const char *K_RED_SUM =
-  "void at::native::reduce_kernel<512, 1, at::native::ReduceOp<float, at::native::func_wrapper_t<float, at::native::sum_functor<float, "
-  "float, float>::operator()(at::TensorIterator&)::{lambda(float, float)#1}>, unsigned int, float, 4, 4> >";
-static const char *K_EW_SILU =
-  "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::silu_kernel(at::TensorIteratorBase&)::{lambda()#1}"
-  "::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16)#1}, std::array<char*, 2ul> >";
-static const char *K_EW_SILU_BWD =
-  "void at::native::vectorized_elementwise_kernel<4, at::native::(anonymous namespace)::silu_backward_kernel(at::TensorIteratorBase&)"
-  "::{lambda()#1}::operator()() const::{lambda()#4}::operator()() const::{lambda(c10::BFloat16, c10::BFloat16)#1}, std::array<char*, 3ul> >";
-static const char *K_EW_CLONE =
-  "void at::native::elementwise_kernel<128, 4, at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)"
-  "::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::{lambda(c10::BFloat16)#1}>(at::TensorIteratorBase&, "
-  "at::native::direct_copy_kernel_cuda(at::TensorIteratorBase&)::{lambda()#3}::operator()() const::{lambda()#12}::operator()() const::"
-  "{lambda(c10::BFloat16)#1} const&)::{lambda(int)#1}>";
-/* float8 (torchao tensorwise scaling): Inductor's amax and cast kernels, FP8 GEMMs */
-static const char *K_F8_AMAX = "triton_red_fused_abs_amax_0";
-static const char *K_F8_CAST = "triton_poi_fused__to_copy_clamp_mul_reciprocal_1";
-static const char *K_F8_GEMM =
-  "sm90_xmma_gemm_e4m3bf16_e4m3f32_f32_tn_n_tilesize128x256x128_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
-static const char *K_F8_GEMM_BWD =
-  "sm90_xmma_gemm_e5m2bf16_e4m3f32_f32_tn_n_tilesize128x256x128_warpgroupsize2x1x1_execute_segment_k_off_kernel__5x_cublas";
+/* torch's _SDPAMerger.step with convert_to_f32 (context_parallel's
+ * default): out = out - sigmoid(block_lse - lse) * (out - block_out) in
+ * fp32, eager: the bf16 block output cast (2 + 4), two subtractions and a
+ * multiplication (4 + 4 + 4 each): ~38 bytes per output element */
+#define CP_MERGE_BYTES 38.0
+
 
 /* One memory-bound step of a decomposed op: the cpu_op, its kernel, bytes
  * per element of the tensor it runs on. */
@@ -1040,7 +927,7 @@ static const char *K_SENDRECV = "ncclDevKernel_SendRecv(ncclDevKernelArgsStorage
 static void
 collective (Ctx *c, const CollSpec *spec)
 {
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   guint32 *kernels = g_new (guint32, c->world);
   guint *krec = g_new (guint, c->world);
   gint64 *in_n = g_new (gint64, c->world);
@@ -1203,7 +1090,7 @@ collective (Ctx *c, const CollSpec *spec)
 static void
 spec_init (Ctx *c, CollSpec *s, int dim, int stream, WeftCollType type, gint64 full_nelems, int elem, const char *dtype)
 {
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   int n = group_members (c, dim, 0, members);
 
   memset (s, 0, sizeof *s);
@@ -1360,7 +1247,7 @@ tp_comm (Ctx *c, const Dims *D, int kind)
 /* flash attention forward inside aten::_flash_attention_forward with its
  * Input Dims (q [B, S, H, D], k/v [B, Sk, Hkv, D]) */
 static void
-flash_fwd (Ctx *c, const Dims *D, double Tk, double flops, double bytes)
+flash_fwd (Ctx *c, const Dims *D, double Tk, gboolean causal, double sk, double flops, double bytes)
 {
   char args[256];
   gint64 B = c->p.model.mbs;
@@ -1383,7 +1270,7 @@ flash_fwd (Ctx *c, const Dims *D, double Tk, double flops, double bytes)
     if (measured >= 0)
       kernel_with_base (c, NULL, K_FLASH_FWD, MIN (measured, G_GINT64_CONSTANT (1000000000000)), FLASH_STATS);
     else
-      kernel (c, NULL, K_FLASH_FWD, K_ATTN_FWD, flops, bytes, FLASH_STATS);
+      kernel_with_base (c, NULL, K_FLASH_FWD, attn_ns (c, FALSE, causal, sk, flops, bytes), FLASH_STATS);
   }
   scope_end (c);
 }
@@ -1404,28 +1291,43 @@ attention_forward (Ctx *c, const Dims *D)
 
   if (recompute_keeps_saved (c))
     ;   /* SDPA's outputs are saved: no attention (nor its CP traffic) */
-  else if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
+  else if (has (c, WEFT_STRATEGY_CP) && cp > 1)
     {
-      /* cp chunks: attention on the chunk in hand while the next K/V chunk
-       * travels around the ring (cp - 1 steps) */
+      /* torch's context_parallel with load balancing (each rank holds
+       * chunks i and 2cp-1-i of the sequence): cp flash calls, the first
+       * over the local tokens with the causal mask, each later one
+       * unmasked over half of it (the first half of the K/V chunk, or the
+       * second half of the queries): T x T/2; the outputs merged in fp32
+       * (_SDPAMerger, convert_to_f32). K/V: one all-gather before
+       * (allgather) or cp-1 ring sends, each overlapping the chunk in
+       * hand */
+      gboolean ring = c->p.cp_mode == WEFT_CP_RING;
+      double kvs = qd;   /* torchtitan repeats K/V to every head before SDPA: CP moves those */
       double chunk_flops = 4 * T * T * d * D->nh * 0.5;
+      if (!ring)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
+          blocking_collective (c, &s);
+        }
       scope_begin (c, "cpu_op", "aten::_scaled_dot_product_flash_attention", NULL);
       for (int step = 0; step < cp; step++)
         {
-          if (step < cp - 1)
+          double sk = step == 0 ? T : T / 2;
+          if (ring && step < cp - 1)
             {
               CollSpec s;
-              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (2 * T * kvd), 2, "BFloat16");
-              s.bytes = (gint64) (2 * T * kvd * 2);
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (2 * T * kvs), 2, "BFloat16");
+              s.bytes = (gint64) (2 * T * kvs * 2);
               s.p2p_ring = TRUE;
               s.op_name = "c10d::alltoall_base_";
               collective (c, &s);
               save_handle (c, 4, ST_CP);
             }
-          flash_fwd (c, D, T, chunk_flops, 2 * (T * qd * 2 + 2 * T * kvd));
+          flash_fwd (c, D, sk, step == 0, sk, chunk_flops, 2 * (T * qd * 2 + 2 * sk * kvs));
           if (step > 0)
-            kernel (c, NULL, K_LSE_MERGE, K_MEM, 0, 2 * T * qd * 3, EW_STATS);
-          if (step < cp - 1)
+            kernel (c, NULL, K_LSE_MERGE, K_MEM, 0, CP_MERGE_BYTES * T * qd, EW_STATS);
+          if (ring && step < cp - 1)
             {
               load_handle (c, 4);
               stream_wait (c, ST_COMPUTE);
@@ -1435,16 +1337,8 @@ attention_forward (Ctx *c, const Dims *D)
     }
   else
     {
-      double Tk = T;
-      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
-        {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
-          blocking_collective (c, &s);
-          Tk = T * cp;
-        }
       scope_begin (c, "cpu_op", "aten::_scaled_dot_product_flash_attention", NULL);
-      flash_fwd (c, D, Tk, 4 * T * Tk * d * D->nh * 0.5, 2 * (T * qd * 2 + 2 * Tk * kvd));
+      flash_fwd (c, D, T, TRUE, T, 4 * T * T * d * D->nh * 0.5, 2 * (T * qd * 2 + 2 * T * kvd));
       scope_end (c);
     }
   gemm (c, GEMM_FWD, T, qd, h);
@@ -1462,52 +1356,59 @@ attention_backward (Ctx *c, const Dims *D)
   gemm (c, GEMM_WGRAD, qd, T, h);   /* dW = X^T dY */
   scope_end (c);
   scope_begin (c, "cpu_op", "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0", NULL);
-  if (has (c, WEFT_STRATEGY_CP) && cp > 1 && c->p.cp_mode == WEFT_CP_RING)
+  if (has (c, WEFT_STRATEGY_CP) && cp > 1)
     {
+      /* the forward's cp calls, differentiated: each chunk's gradients
+       * accumulated in fp32 (dq here, dK/dV travelling with K/V around the
+       * ring, or reduce-scattered after the all-gather's chunks) */
+      gboolean ring = c->p.cp_mode == WEFT_CP_RING;
+      double kvs = qd;   /* the repeated K/V (repeat_kv before SDPA) */
       double chunk_flops = 2.5 * 4 * T * T * d * D->nh * 0.5;
+      if (!ring)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
+          blocking_collective (c, &s);
+        }
       for (int step = 0; step < cp; step++)
         {
-          if (step < cp - 1)
+          double sk = step == 0 ? T : T / 2;
+          if (ring && step < cp - 1)
             {
               CollSpec s;
               /* K/V and dK/dV travel together */
-              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (4 * T * kvd), 2, "BFloat16");
-              s.bytes = (gint64) (4 * T * kvd * 2);
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (4 * T * kvs), 2, "BFloat16");
+              s.bytes = (gint64) (4 * T * kvs * 2);
               s.p2p_ring = TRUE;
               collective (c, &s);
               save_handle (c, 4, ST_CP);
             }
           kernel (c, NULL, K_FLASH_BWD_DOT, K_MEM, 0, 2 * 2 * T * qd, EW_STATS);
-          kernel (c, "aten::_flash_attention_backward", K_FLASH_BWD, K_ATTN_BWD, chunk_flops,
-                  2 * (3 * T * qd + 4 * T * kvd), FLASH_STATS);
+          kernel_with_base (c, "aten::_flash_attention_backward", K_FLASH_BWD,
+                            attn_ns (c, TRUE, step == 0, sk, chunk_flops, 2 * (3 * T * qd + 4 * sk * kvs)), FLASH_STATS);
           kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
-          if (step < cp - 1)
+          if (step > 0)   /* fp32 accumulation: read 4 + 2, write 4 bytes per element */
+            kernel (c, NULL, K_ADD, K_MEM, 0, 10 * T * (qd + 2 * kvs), EW_STATS);
+          if (ring && step < cp - 1)
             {
               load_handle (c, 4);
               stream_wait (c, ST_COMPUTE);
             }
         }
+      if (!ring)
+        {
+          CollSpec s;
+          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_REDUCE_SCATTER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
+          blocking_collective (c, &s);
+        }
     }
   else
     {
-      double Tk = T;
-      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
-        {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_GATHER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
-          blocking_collective (c, &s);
-          Tk = T * cp;
-        }
       kernel (c, NULL, K_FLASH_BWD_DOT, K_MEM, 0, 2 * 2 * T * qd, EW_STATS);
-      kernel (c, "aten::_flash_attention_backward", K_FLASH_BWD, K_ATTN_BWD, 2.5 * 4 * T * Tk * d * D->nh * 0.5,
-              2 * (3 * T * qd + 4 * Tk * kvd), FLASH_STATS);
+      kernel_with_base (c, "aten::_flash_attention_backward", K_FLASH_BWD,
+                        attn_ns (c, TRUE, TRUE, T, 2.5 * 4 * T * T * d * D->nh * 0.5, 2 * (3 * T * qd + 4 * T * kvd)),
+                        FLASH_STATS);
       kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
-      if (has (c, WEFT_STRATEGY_CP) && cp > 1)
-        {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_REDUCE_SCATTER, (gint64) (2 * T * cp * kvd), 2, "BFloat16");
-          blocking_collective (c, &s);
-        }
     }
   scope_end (c);
   repeat_kv (c, T, qd, kvd, TRUE);
@@ -1648,7 +1549,7 @@ static void
 fsdp_all_gather (Ctx *c, const Unit *u, int slot_wait)
 {
   CollSpec s;
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   int n = group_members (c, DIM_DP, 0, members);
 
   scope_begin (c, "user_annotation", "FSDP::all_gather", NULL);
@@ -1717,7 +1618,7 @@ static void
 fsdp_reduce_scatter (Ctx *c, const Unit *u)
 {
   CollSpec s;
-  int members[64];
+  int members[WEFT_COMPOSE_MAX_RANKS];
   int n = group_members (c, DIM_DP, 0, members);
 
   scope_begin (c, "user_annotation", "FSDP::post_backward_reduce", NULL);
@@ -2368,7 +2269,7 @@ write_rank (Ctx *c, int r)
   g_string_append (o, "],\n  \"cupti_version\": 28,\n  \"cuda_runtime_version\": 12090,\n  \"cuda_driver_version\": 13000,\n");
   /* distributedInfo */
   {
-    int members[64];
+    int members[WEFT_COMPOSE_MAX_RANKS];
     int n_pg = 0;
     GString *pg = g_string_new (NULL);
     for (int dim = 0; dim < N_DIMS; dim++)
@@ -2670,6 +2571,8 @@ typedef struct
   WeftSaveTxn *txn;        /* file r is rank r's */
   GMutex       lock;
   GError      *error;
+  const WeftComposeParams *params;  /* its progress callback */
+  guint        n_written;  /* atomic */
 } WriteJobs;
 
 static void
@@ -2698,6 +2601,12 @@ write_job (gpointer data, gpointer user_data)
       else
         g_error_free (error);
       g_mutex_unlock (&jobs->lock);
+      return;
+    }
+  if (jobs->params->progress != NULL)
+    {
+      guint n = (guint) g_atomic_int_add ((gint *) &jobs->n_written, 1) + 1;
+      jobs->params->progress (1 + n, (guint64) jobs->c->world + 1, jobs->params->progress_data);
     }
 }
 
@@ -2733,8 +2642,12 @@ weft_compose_write (const WeftComposeParams *params,
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_IO, "%s: cannot create the folder", dir);
       return FALSE;
     }
+  if (params->progress != NULL)
+    params->progress (0, (guint64) weft_compose_world_size (params) + 1, params->progress_data);
   if (!compose_build (&c, params, error))
     return FALSE;
+  if (params->progress != NULL)
+    params->progress (1, (guint64) c.world + 1, params->progress_data);
   /* Loading OUT (or the iteration folder) later must give exactly these
    * ranks: refuse a folder holding other traces. */
   targets = g_ptr_array_new_with_free_func (g_free);
@@ -2758,6 +2671,7 @@ weft_compose_write (const WeftComposeParams *params,
     }
   /* every rank's text is built and compressed in parallel (read-only on c) */
   jobs.c = &c;
+  jobs.params = params;
   g_mutex_init (&jobs.lock);
   n_threads = CLAMP ((int) g_get_num_processors (), 1, c.world);
   pool = g_thread_pool_new (write_job, &jobs, n_threads, TRUE, NULL);

@@ -869,20 +869,29 @@ weft_edit_session_apply_script_file (WeftEditSession *self, const char *path, gu
 {
   g_autofree char *text = NULL;
   gsize len;
+
+  if (!g_file_get_contents (path, &text, &len, error))
+    return FALSE;
+  return weft_edit_session_apply_script_data (self, path, text, len, n_applied, error);
+}
+
+gboolean
+weft_edit_session_apply_script_data (WeftEditSession *self, const char *path, const char *text, gsize len,
+                                     guint *n_applied, GError **error)
+{
   json_tokener *tok;
   json_object *script;
   enum json_tokener_error jerr;
   gboolean ok;
 
-  if (!g_file_get_contents (path, &text, &len, error))
-    return FALSE;
+  g_return_val_if_fail (self != NULL && path != NULL && (text != NULL || len == 0), FALSE);
   if (len > 64u << 20)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_TOO_LARGE, "%s: script larger than 64 MiB", path);
       return FALSE;
     }
   tok = json_tokener_new_ex (64);
-  script = json_tokener_parse_ex (tok, text, (int) len);
+  script = json_tokener_parse_ex (tok, text != NULL ? text : "", (int) len);
   jerr = json_tokener_get_error (tok);
   if (script == NULL || jerr != json_tokener_success)
     {

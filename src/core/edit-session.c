@@ -572,20 +572,51 @@ weft_edit_session_metrics (WeftEditSession *self, WeftMetrics *now, WeftMetrics 
 
 /* ---- saving ------------------------------------------------------------------------------------ */
 
+/* The top-level "weft" key of a saved session: the tool, the edit log and
+ * the trace's own earlier "weft" key. */
+static json_object *
+session_meta (WeftEditSession *self)
+{
+  json_object *meta = json_object_new_object ();
+
+  json_object_object_add (meta, "tool", json_object_new_string ("weft " WEFT_VERSION_STRING));
+  json_object_object_add (meta, "edits", weft_edit_session_log (self));
+  if (self->previous_weft != NULL)
+    json_object_object_add (meta, "previous", json_object_get (self->previous_weft));
+  return meta;
+}
+
+gboolean
+weft_edit_session_write_fd (WeftEditSession *self, int fd, WeftFileFormat format, GError **error)
+{
+  WeftSaveOptions opts = { 0 };
+  gboolean ok;
+
+  g_return_val_if_fail (self != NULL && fd >= 0, FALSE);
+  if (self->trace->ranks->len != 1)
+    {
+      g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
+                   "the trace has %u ranks: a stream takes one file (save into a folder)", self->trace->ranks->len);
+      return FALSE;
+    }
+  weft_solver_apply_to_model (self->solver);
+  opts.weft_meta = session_meta (self);
+  ok = weft_rank_write_fd (weft_trace_rank (self->trace, 0), fd, format, &opts, error);
+  json_object_put (opts.weft_meta);
+  return ok;
+}
+
 gboolean
 weft_edit_session_save (WeftEditSession *self, const char *out, const char *ext, GError **error)
 {
   WeftSaveOptions opts = { 0 };
-  json_object *meta = json_object_new_object ();
+  json_object *meta;
   gboolean ok;
 
   g_return_val_if_fail (out != NULL, FALSE);
 
   weft_solver_apply_to_model (self->solver);
-  json_object_object_add (meta, "tool", json_object_new_string ("weft " WEFT_VERSION_STRING));
-  json_object_object_add (meta, "edits", weft_edit_session_log (self));
-  if (self->previous_weft != NULL)
-    json_object_object_add (meta, "previous", json_object_get (self->previous_weft));
+  meta = session_meta (self);
   opts.weft_meta = meta;
   if (ext != NULL)
     {

@@ -168,6 +168,10 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
       if (error != NULL)
         result->solver_error = g_strdup (error->message);
     }
+  else if (trace->ranks->len > 0)
+    /* the painter's per-lane arrays of solved times, built here rather
+     * than on the window's first frame */
+    weft_solver_lane_times (weft_edit_session_get_solver (result->session), 0, 0, NULL, NULL);
   result->load_us = t_loaded - t_begin;
   result->solve_us = g_get_monotonic_time () - t_loaded;
   g_task_return_pointer (task, result, (GDestroyNotify) weft_load_result_free);

@@ -895,3 +895,30 @@ weft_trace_load (const char *path, const WeftLoadOptions *options, GCancellable 
       g_ptr_array_insert (trace->warnings, (gint) i, g_strdup (warnings->pdata[i]));
   return trace;
 }
+
+WeftTrace *
+weft_trace_load_memory (const char *name, const void *data, gsize len, const WeftLoadOptions *options,
+                        GError **error)
+{
+  WeftRank *rank;
+  WeftTrace *trace;
+
+  g_return_val_if_fail (name != NULL, NULL);
+  g_return_val_if_fail (data != NULL || len == 0, NULL);
+
+  rank = load_memory (name, data, len, TRUE, options, error);
+  if (rank == NULL)
+    return NULL;
+  if (!number_ranks (&rank, 1, error) || !check_one_job (&rank, 1, error))
+    {
+      weft_rank_free (rank);
+      return NULL;
+    }
+  trace = weft_trace_new ();
+  if (rank->n_negative_dur > 0)
+    weft_trace_add_warning (trace, "%s: %" G_GUINT64_FORMAT " events with a negative \"dur\": clamped to 0", name,
+                            rank->n_negative_dur);
+  weft_trace_add_rank (trace, rank);
+  weft_trace_index_across_ranks (trace);
+  return trace;
+}

@@ -4,8 +4,87 @@
 
 #include <string.h>
 
-#include "weft/weft-memory.h"
+#include "memory-private.h"
 #include "util-private.h"
+
+/* The integer value of "key" in text (flat args: the key appears once), FALSE
+ * when absent or not a plain integer. */
+static gboolean
+scan_int (const char *text, const char *key, gint64 *out)
+{
+  const char *p = strstr (text, key);
+  char *end = NULL;
+  gint64 v;
+
+  if (p == NULL)
+    return FALSE;
+  p += strlen (key);
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+    p++;
+  if (*p++ != ':')
+    return FALSE;
+  while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+    p++;
+  v = g_ascii_strtoll (p, &end, 10);
+  if (end == p || *end == '.' || *end == 'e' || *end == 'E')
+    return FALSE;
+  *out = v;
+  return TRUE;
+}
+
+/* A GPU holds far less than 2^52 bytes (4 PiB): larger values are a bad
+ * file, clamped so that sums over events cannot overflow. */
+static void
+clamp_args (WeftMemoryArgs *a)
+{
+  const gint64 lim = G_GINT64_CONSTANT (1) << 52;
+  a->allocated = CLAMP (a->allocated, -lim, lim);
+  a->reserved = CLAMP (a->reserved, -lim, lim);
+  a->bytes = CLAMP (a->bytes, -lim, lim);
+}
+
+gboolean
+_weft_memory_read_args (const WeftRank *rank, const WeftEvent *ev, WeftMemoryArgs *out)
+{
+  const char *args = ev->text != NULL ? strstr (ev->text, "\"args\"") : NULL;
+  json_object *obj;
+  gboolean ok;
+
+  out->type = 1;
+  out->device = -1;
+  out->allocated = out->reserved = out->bytes = 0;
+  /* the fast path: the integers as written (Kineto's and the composer's form) */
+  if (args != NULL && strchr (args + 6, '{') != NULL && strchr (strchr (args + 6, '{') + 1, '{') == NULL &&
+      scan_int (args, "\"Total Allocated\"", &out->allocated) && scan_int (args, "\"Total Reserved\"", &out->reserved))
+    {
+      if (!scan_int (args, "\"Device Type\"", &out->type))
+        out->type = 1;
+      if (!scan_int (args, "\"Device Id\"", &out->device))
+        out->device = -1;
+      if (!scan_int (args, "\"Bytes\"", &out->bytes))
+        out->bytes = 0;
+      clamp_args (out);
+      return TRUE;
+    }
+  obj = weft_event_parse_args (rank, ev);
+  if (obj == NULL)
+    return FALSE;
+  _weft_json_get_int64 (obj, "Device Type", &out->type);
+  _weft_json_get_int64 (obj, "Device Id", &out->device);
+  _weft_json_get_int64 (obj, "Bytes", &out->bytes);
+  ok = _weft_json_get_int64 (obj, "Total Allocated", &out->allocated) &&
+       _weft_json_get_int64 (obj, "Total Reserved", &out->reserved);
+  json_object_put (obj);
+  clamp_args (out);
+  return ok;
+}
+
+gboolean
+weft_memory_device_is_gpu (gint64 device_type)
+{
+  /* c10::DeviceType: CUDA = 1, HIP = 6 */
+  return device_type == 1 || device_type == 6;
+}
 
 gboolean
 weft_rank_memory_peak (const WeftRank *rank, gint64 begin, gint64 end, WeftMemoryPeak *out)
@@ -16,30 +95,24 @@ weft_rank_memory_peak (const WeftRank *rank, gint64 begin, gint64 end, WeftMemor
   for (guint i = 0; i < rank->events->len; i++)
     {
       const WeftEvent *ev = &g_array_index (rank->events, WeftEvent, i);
-      json_object *args;
-      gint64 type = 1, dev = -1, alloc = 0, reserved = 0;
+      WeftMemoryArgs ma;
 
       if (ev->category != WEFT_CAT_CPU_INSTANT || (ev->flags & WEFT_EVENT_DELETED) || ev->ts < begin || ev->ts > end
           || strcmp (weft_rank_string (rank, ev->name), "[memory]") != 0)
         continue;
-      args = weft_event_parse_args (rank, ev);
-      if (args == NULL)
+      if (!_weft_memory_read_args (rank, ev, &ma))
         continue;
-      _weft_json_get_int64 (args, "Device Type", &type);
-      _weft_json_get_int64 (args, "Device Id", &dev);
-      if (type == 1 && _weft_json_get_int64 (args, "Total Allocated", &alloc)
-          && _weft_json_get_int64 (args, "Total Reserved", &reserved))
+      if (weft_memory_device_is_gpu (ma.type))
         {
           out->n_events++;
-          out->peak_allocated = MAX (out->peak_allocated, alloc);
-          if (reserved > out->peak_reserved || out->n_events == 1)
+          out->peak_allocated = MAX (out->peak_allocated, ma.allocated);
+          if (ma.reserved > out->peak_reserved || out->n_events == 1)
             {
-              out->peak_reserved = reserved;
+              out->peak_reserved = ma.reserved;
               out->peak_reserved_ts = ev->ts;
-              out->device = (int) dev;
+              out->device = (int) ma.device;
             }
         }
-      json_object_put (args);
     }
   return out->n_events > 0;
 }

@@ -1113,10 +1113,12 @@ build_instances (WeftSolver *self)
   for (guint i = 0; i < trace->instances->len; i++)
     {
       const WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, i);
-      guint32 members[256];
+      guint n_all = inst->members != NULL ? inst->members->len : 0;
+      g_autofree guint32 *members = g_new (guint32, MAX (n_all, 1));
       guint nm = 0;
       guint32 none = WEFT_NONE;
-      for (guint k = 0; inst->members != NULL && k < inst->members->len && nm < G_N_ELEMENTS (members); k++)
+      /* every member: a 512-rank data-parallel group has 512 */
+      for (guint k = 0; k < n_all; k++)
         {
           const WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, k);
           WeftRank *rank;

@@ -272,6 +272,8 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
         }
     }
   p->stale_lo = MIN (p->stale_lo, lo);
+  if (lo != G_MAXUINT)
+    _weft_solver_lane_times_note_sweep (self, lo);
   self->stats.n_plan_sweeps++;
   return changed;
 }

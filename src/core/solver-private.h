@@ -196,6 +196,55 @@ typedef struct
   gint64      typ_gap;    /* typical gap between queued ops */
 } RankState;
 
+/* The solved times as flat arrays per model lane (solver-times.c,
+ * weft_solver_lane_times): entry i of a lane is the event lane->events[i].
+ * Built on the first request; afterwards each request rewrites only what
+ * the solves since the last one changed: the nodes evaluated node by node
+ * (logged by eval_node), the plan positions a sweep wrote (from sweep_lo
+ * on), the CPU threads after the first moved sync, and the rank's
+ * gpu_user_annotations. A structural change rebuilds it. */
+typedef struct
+{
+  guint32  *ev_pos;     /* per event: position in its lane, WEFT_NONE */
+  guint     n_events;
+  guint     n_lanes;
+  guint    *n;          /* per lane: entries */
+  gint64  **start;      /* per lane (NULL: empty lane) */
+  gint64  **end;
+  gint64  **pmax;       /* per CPU lane with syncs: prefix maximum of the observed ends
+                         * (common timeline), else NULL */
+  gint64  **orig_s;     /* per CPU lane with syncs: each event's recorded start / end on the
+                         * common timeline (what the thread's shift applies to), else NULL */
+  gint64  **orig_e;
+  guint     g0;         /* LaneTimes.gstart index of lane 0 */
+  gint64   *cpu_from;   /* per lane: earliest moved sync since the last refresh, G_MAXINT64 none */
+  gboolean  annots_dirty;
+} LaneTimesRank;
+
+typedef struct
+{
+  gboolean       built;
+  guint64        structure;       /* WeftSolver.structure of the build */
+  guint          n_edits_applied;
+  LaneTimesRank *ranks;
+  guint          n_ranks;
+  guint          sweep_lo;        /* plan positions from here on may have changed, G_MAXUINT none */
+  GArray        *changed;         /* guint32 nodes evaluated (changed) since the last refresh */
+  gboolean       overflow;        /* too many logged: rewrite every node */
+  /* every (rank, lane) as one index g: its arrays */
+  gint64       **gstart;
+  gint64       **gend;
+  guint          n_g;
+  /* where an OP node's times go: g << 32 | position, G_MAXUINT64 none;
+   * per node, and per plan position (slot, for the plan of slot_builds) */
+  guint64       *node_slot;
+  guint          n_node_slot;
+  guint64       *slot;
+  guint          n_slot;
+  guint          slot_builds;     /* WeftSolverStats.n_plan_builds the slots were made for */
+  guint64        slot_structure;
+} LaneTimes;
+
 struct _WeftSolver
 {
   WeftTrace *trace;
@@ -242,6 +291,7 @@ struct _WeftSolver
   guint64    structure;         /* incremented by every structural change */
   guint64    sweep_structure;   /* structure at the last large re-solve */
   gboolean   verify;            /* WEFT_SOLVER_VERIFY: check every large re-solve */
+  LaneTimes  lt;                /* weft_solver_lane_times */
 };
 
 static inline gboolean
@@ -404,6 +454,39 @@ _weft_solver_created_launch_lead (WeftSolver *self, guint rank)
 /* Where weft_solver_apply_to_model writes the launch of created op v
  * (common timeline); G_MININT64 for an op an edit did not create. */
 gint64   _weft_solver_created_launch_time (WeftSolver *self, guint32 v);
+
+/* solver.c: the times of any event (what weft_solver_times returns) and
+ * a CPU event's times as recorded (file clock), its lane */
+void     _weft_solver_event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, gint64 *end);
+gboolean _weft_solver_cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_out, gint64 *end_out,
+                                guint32 *lane_out);
+
+/* solver-times.c */
+void     _weft_solver_lane_times_free (WeftSolver *self);
+
+/* A node whose times an evaluation changed (eval_node): rewritten in the
+ * lane arrays at their next request. */
+static inline void
+_weft_solver_lane_times_note (WeftSolver *self, guint32 v)
+{
+  LaneTimes *lt = &self->lt;
+  if (!lt->built || lt->overflow)
+    return;
+  if (lt->changed->len >= MAX (1024u, self->n_nodes / 2))
+    {
+      lt->overflow = TRUE;
+      return;
+    }
+  g_array_append_val (lt->changed, v);
+}
+
+/* A plan sweep wrote positions from q on. */
+static inline void
+_weft_solver_lane_times_note_sweep (WeftSolver *self, guint q)
+{
+  if (self->lt.built)
+    self->lt.sweep_lo = MIN (self->lt.sweep_lo, q);
+}
 
 /* solver-metrics.c */
 void     _weft_solver_compute_baseline (WeftSolver *self);

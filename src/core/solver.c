@@ -338,6 +338,14 @@ static gboolean
 eval_node (WeftSolver *self, guint32 v, gboolean propagate)
 {
   gboolean changed = eval_node_graph (self, v, propagate);
+  if (changed && self->lt.built)
+    {
+      const Node *n = &self->nodes[v];
+      _weft_solver_lane_times_note (self, v);
+      if (n->kind == NODE_INST)
+        for (guint i = 0; i < n->n_members; i++)
+          _weft_solver_lane_times_note (self, n->members[i]);
+    }
   if (self->plan.ok)
     {
       const Node *n = &self->nodes[v];
@@ -928,6 +936,7 @@ weft_solver_free (WeftSolver *self)
    * nodes (they are freed below; the write-back went to freed memory) */
   self->plan.stale_lo = G_MAXUINT;
   _weft_solver_plan_free (self);
+  _weft_solver_lane_times_free (self);
   for (guint32 v = 0; v < self->n_nodes; v++)
     {
       g_free (self->nodes[v].in);
@@ -1143,8 +1152,8 @@ _weft_solver_shift (WeftSolver *self, guint rank, guint32 lane, gint64 t)
   return end - ts->obs_end[lo - 1];
 }
 
-static gboolean
-cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_out, gint64 *end_out, guint32 *lane_out)
+gboolean
+_weft_solver_cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_out, gint64 *end_out, guint32 *lane_out)
 {
   WeftRank *rk = weft_trace_rank (self->trace, rank);
   WeftEvent *ev;
@@ -1195,7 +1204,7 @@ event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, g
       if (rec != NULL && _weft_solver_annot_span (self, rank_index, rec, start, end, &lane))
         return;
     }
-  if (rank_index >= self->n_ranks || !cpu_orig (self, rank_index, event, &ts, &te, &lane))
+  if (rank_index >= self->n_ranks || !_weft_solver_cpu_orig (self, rank_index, event, &ts, &te, &lane))
     {
       *start = *end = 0;
       return;
@@ -1215,6 +1224,12 @@ event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, g
 
 void
 weft_solver_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, gint64 *end)
+{
+  event_times (self, rank_index, event, start, end);
+}
+
+void
+_weft_solver_event_times (WeftSolver *self, guint rank_index, guint32 event, gint64 *start, gint64 *end)
 {
   event_times (self, rank_index, event, start, end);
 }

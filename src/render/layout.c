@@ -179,12 +179,19 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
         stack[sp - 1] = MAX (stack[sp - 1], weft_event_end (ev));
     }
   ld->n_depth = max_depth + 1;
+  ld->n_lane = lane->events->len;
   if (ld->n_depth > 1)
     {
       for (guint d = 0; d < ld->n_depth; d++)
-        ld->depth[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
-      for (guint i = 0; i < lane->events->len; i++)
-        g_array_append_val (ld->depth[event_depth[idx[i]]], idx[i]);
+        {
+          ld->depth[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
+          ld->pos[d] = g_array_new (FALSE, FALSE, sizeof (guint32));
+        }
+      for (guint32 i = 0; i < lane->events->len; i++)
+        {
+          g_array_append_val (ld->depth[event_depth[idx[i]]], idx[i]);
+          g_array_append_val (ld->pos[event_depth[idx[i]]], i);
+        }
     }
   for (guint d = 0; d < ld->n_depth; d++)
     {
@@ -209,7 +216,7 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
 WeftDepthRow
 weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth)
 {
-  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL, NULL, NULL };
+  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL };
   const WeftRankLayout *rl;
   const WeftLaneDepths *ld;
 
@@ -243,6 +250,8 @@ weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane,
   return r;
 }
 
+static gboolean frame_uses_lanes (WeftLayout *self, const WeftRenderTimes *times);
+
 WeftDepthRow
 weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth, const WeftRankTimes *rt)
 {
@@ -251,6 +260,21 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
   WeftLaneDepths *ld;
   gconstpointer owner;
 
+  if (rt->times != NULL && rt->times->lane_func != NULL && r.n > 0 && frame_uses_lanes ((WeftLayout *) layout, rt->times))
+    {
+      /* the lane's own arrays, walked through the row's positions in it */
+      const WeftLaneDepths *cl = &layout->ranks[rt->rank_index].lanes[lane];
+      const gint64 *ls = NULL, *le = NULL;
+      guint n = rt->times->lane_func (rt->times->user_data, rt->rank_index, lane, &ls, &le);
+      if (n > 0 && n == cl->n_lane && ls != NULL && le != NULL &&
+          (cl->pos[depth] == NULL ? n == r.n : cl->pos[depth]->len == r.n))
+        {
+          r.sstart = ls;
+          r.send = le;
+          r.spos = cl->pos[depth] != NULL ? (const guint32 *) (void *) cl->pos[depth]->data : NULL;
+          return r;
+        }
+    }
   if (r.ts == NULL || rt->times == NULL || rt->times->generation == 0)
     return r;
   /* a cache: the layout is logically const */
@@ -332,6 +356,24 @@ weft_layout_begin_frame (const WeftLayout *layout)
   WeftLayout *self = (WeftLayout *) layout; /* caches: logically const */
   self->refresh_left = self->refresh_budget != 0 ? self->refresh_budget : WEFT_LAYOUT_REFRESH_BUDGET;
   self->refreshed = FALSE;
+  self->lanes_decided = FALSE;
+}
+
+/* Whether this frame reads the lane arrays: always when they are current or
+ * their refresh is small; else (a re-solve moved much of the trace) not on
+ * the first frame of a generation, as during a drag, but from the second. */
+static gboolean
+frame_uses_lanes (WeftLayout *self, const WeftRenderTimes *times)
+{
+  if (!self->lanes_decided)
+    {
+      guint64 budget = self->refresh_budget != 0 ? self->refresh_budget : WEFT_LAYOUT_REFRESH_BUDGET;
+      self->lanes_use = times->lane_pending == NULL || times->generation == 0 ||
+                        times->generation == self->lanes_prev_gen || times->lane_pending (times->user_data) <= budget;
+      self->lanes_prev_gen = times->generation;
+      self->lanes_decided = TRUE;
+    }
+  return self->lanes_use;
 }
 
 void
@@ -373,6 +415,24 @@ lane_order_cmp (const void *a, const void *b)
   if (x->sort != y->sort)
     return x->sort < y->sort ? -1 : 1;
   return (x->lane > y->lane) - (x->lane < y->lane);
+}
+
+/* A "[memory]" instant on the rank (its args, read when the row is
+ * painted, say whether they are a GPU's). */
+static gboolean
+rank_has_memory (WeftRank *rank)
+{
+  guint32 name = weft_strings_lookup (rank->strings, "[memory]", -1);
+
+  if (name == WEFT_NONE)
+    return FALSE;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = &g_array_index (rank->events, WeftEvent, i);
+      if (ev->name == name && ev->category == WEFT_CAT_CPU_INSTANT)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 static void
@@ -468,6 +528,7 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
       rl->lane_row = g_new (int, MAX (rl->n_lanes, 1));
       rl->header_row = -1;
       rl->summary_row = -1;
+      rl->memory_row = -1;
       rl->last_row = -1;
       rl->summary_lanes = g_array_new (FALSE, FALSE, sizeof (guint32));
       for (guint l = 0; l < rl->n_lanes; l++)
@@ -519,6 +580,11 @@ weft_layout_new (WeftTrace *trace, const WeftView *view)
               rl->summary_row = (int) self->rows->len;
               add_row (self, WEFT_ROW_CPU_SUMMARY, r, WEFT_NONE, WEFT_LANE_ROLE_NONE, WEFT_RENDER_LANE_ROW + 4.0, 1);
             }
+          if (view->show_memory && rank_has_memory (rank))
+            {
+              rl->memory_row = (int) self->rows->len;
+              add_row (self, WEFT_ROW_MEMORY, r, WEFT_NONE, WEFT_LANE_ROLE_NONE, WEFT_RENDER_MEMORY_ROW, 1);
+            }
         }
       rl->last_row = (int) self->rows->len - 1;
     }
@@ -538,6 +604,8 @@ weft_layout_free (WeftLayout *self)
           {
             if (rl->lanes[l].depth[d] != NULL)
               g_array_free (rl->lanes[l].depth[d], TRUE);
+            if (rl->lanes[l].pos[d] != NULL)
+              g_array_free (rl->lanes[l].pos[d], TRUE);
             g_free (rl->lanes[l].ts[d]);
             g_free (rl->lanes[l].dur[d]);
             g_free (rl->lanes[l].key[d]);
@@ -560,6 +628,7 @@ weft_layout_free (WeftLayout *self)
   if (self->row_labels != NULL)
     g_ptr_array_free (self->row_labels, TRUE);
   g_clear_object (&self->pango);
+  g_clear_pointer (&self->memory, weft_memory_timeline_free);
   g_free (self);
 }
 
@@ -616,6 +685,17 @@ weft_layout_find_lane (const WeftLayout *layout, guint rank_index, guint32 lane)
       if (g_array_index (rl->summary_lanes, guint32, i) == lane)
         return rl->summary_row;
   return rl->header_row;
+}
+
+WeftMemoryTimeline *
+weft_layout_memory (const WeftLayout *layout, const WeftRenderOverlay *overlay)
+{
+  g_return_val_if_fail (layout != NULL, NULL);
+  if (overlay != NULL && overlay->memory != NULL)
+    return overlay->memory;
+  if (layout->memory == NULL)
+    ((WeftLayout *) layout)->memory = weft_memory_timeline_new (layout->trace); /* a cache: logically const */
+  return layout->memory;
 }
 
 guint
@@ -860,6 +940,8 @@ weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row)
           }
         return g_strdup_printf ("CPU \u00b7 %u thread%s", n, n == 1 ? "" : "s");
       }
+    case WEFT_ROW_MEMORY:
+      return g_strdup ("GPU memory");
     case WEFT_ROW_LANE:
     default:
       break;

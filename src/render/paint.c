@@ -100,6 +100,35 @@ gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
   return lo;
 }
 
+/* gallop_ts over a lane's array read through a depth row's positions in it. */
+static guint
+gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint n, gint64 t)
+{
+  guint hi = n, step = 1;
+  while (lo < n)
+    {
+      guint probe = lo + step - 1;
+      if (probe >= n)
+        break;
+      if (ts[pos[probe]] >= t)
+        {
+          hi = probe;
+          break;
+        }
+      lo = probe + 1;
+      step *= 2;
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (ts[pos[mid]] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* First i in [lo, n) whose start >= t: galloping from lo (the target is
  * usually near), then binary search; over the packed times when there are. */
 static guint
@@ -109,7 +138,7 @@ first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint6
   guint n = dr->n, hi = dr->n, step = 1;
 
   if (dr->sstart != NULL)
-    return gallop_ts (dr->sstart, lo, n, t);
+    return dr->spos != NULL ? gallop_pos (dr->sstart, dr->spos, lo, n, t) : gallop_ts (dr->sstart, lo, n, t);
   if (dr->ts != NULL && rt->times == NULL)
     return gallop_ts (dr->ts, lo, n, t - rt->offset);
   /* Solved times asked for directly (a drag): guess the index from the
@@ -176,8 +205,9 @@ row_times (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, gint64 *b, 
 {
   if (dr->sstart != NULL)
     {
-      *b = dr->sstart[i];
-      *e = dr->send[i];
+      guint p = dr->spos != NULL ? dr->spos[i] : i;
+      *b = dr->sstart[p];
+      *e = dr->send[p];
       return;
     }
   if (dr->ts != NULL && rt->times == NULL)
@@ -187,6 +217,26 @@ row_times (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, gint64 *b, 
       return;
     }
   weft_rank_times_get (rt, dr->idx[i], b, e);
+}
+
+/* first_end_after over a depth row, through its packed or lane times. */
+static guint
+row_first_end_after (const WeftRankTimes *rt, const WeftDepthRow *dr, gint64 t)
+{
+  guint lo = 0, hi = dr->n;
+  if (dr->sstart == NULL)
+    return first_end_after (rt, dr->idx, dr->n, t);
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      gint64 b, e;
+      row_times (rt, dr, mid, &b, &e);
+      if (MAX (e, b + 1) <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
 }
 
 static inline guint
@@ -215,7 +265,7 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
 
   if (n == 0)
     return;
-  i = first_end_after (rt, dr->idx, n, p->t0);
+  i = row_first_end_after (rt, dr, p->t0);
   while (i < n)
     {
       gint64 b, en;
@@ -645,7 +695,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
 
   /* Pass 1: row backgrounds and geometry. */
   {
-    GArray *header_bg = NULL, *sep = NULL;
+    GArray *header_bg = NULL, *sep = NULL, *memory_rows = NULL;
     for (guint ri = (guint) first; ri < layout->rows->len; ri++)
       {
         const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, ri);
@@ -693,6 +743,11 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
                                 WEFT_RENDER_LANE_ROW - 2.0, FALSE);
                 }
             break;
+          case WEFT_ROW_MEMORY:
+            if (memory_rows == NULL)
+              memory_rows = g_array_new (FALSE, FALSE, sizeof (guint));
+            g_array_append_val (memory_rows, ri);
+            break;
           default:
             break;
           }
@@ -715,6 +770,15 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
           set_source (cr, weft_render_key_color (k, dark), 1.0);
           fill_rects (cr, p.rects[k]);
         }
+    /* the memory rows: a path per curve (memory.c) */
+    for (guint k = 0; memory_rows != NULL && k < memory_rows->len; k++)
+      {
+        const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, g_array_index (memory_rows, guint, k));
+        weft_render_paint_memory_row (cr, view, layout, weft_layout_memory (layout, overlay), row,
+                                      row->y - view->scroll_y, &p.stats);
+      }
+    if (memory_rows != NULL)
+      g_array_free (memory_rows, TRUE);
     if (header_bg != NULL)
       g_array_free (header_bg, TRUE);
     if (sep != NULL)

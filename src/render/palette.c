@@ -286,6 +286,7 @@ weft_view_init (WeftView *view, WeftTrace *trace)
   view->show_critical_path = TRUE;
   view->show_flows = TRUE;
   view->show_instance_links = TRUE;
+  view->show_memory = TRUE;
   view->sel_rank = WEFT_NONE;
   view->sel_event = WEFT_NONE;
   view->hover_rank = WEFT_NONE;

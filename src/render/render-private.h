@@ -101,6 +101,10 @@ typedef struct
    * WeftRenderTimes.generation; NULL when not cached */
   const gint64  *sstart;
   const gint64  *send;
+  /* NULL: sstart / send are indexed like idx; else they are the lane's
+   * arrays (WeftRenderTimes.lane_func) and spos[i] is idx[i]'s position in
+   * the lane */
+  const guint32 *spos;
 } WeftDepthRow;
 
 #define WEFT_KEY_DELETED 0xff
@@ -111,6 +115,8 @@ typedef struct
 {
   guint    n_depth;
   GArray  *depth[WEFT_RENDER_MAX_DEPTH]; /* guint32; NULL when n_depth == 1 (lane->events used) */
+  GArray  *pos[WEFT_RENDER_MAX_DEPTH];   /* guint32 position in the lane of depth[d][i] (NULL with depth) */
+  guint    n_lane;                       /* lane->events->len when built */
   gint64  *ts[WEFT_RENDER_MAX_DEPTH];    /* see WeftDepthRow.ts */
   guint    n_cached[WEFT_RENDER_MAX_DEPTH]; /* row length the caches were made for */
   guint32 *dur[WEFT_RENDER_MAX_DEPTH];
@@ -131,6 +137,7 @@ typedef struct
   int            *lane_row;    /* lane -> layout row, -1 */
   int             header_row;
   int             summary_row; /* CPU summary row, -1 */
+  int             memory_row;  /* memory row, -1 */
   int             last_row;    /* last row of the rank group */
   GArray         *summary_lanes; /* guint32 lanes merged into the summary row */
   GArray         *band;        /* WeftOverlapSegment, observed times */
@@ -158,6 +165,12 @@ struct _WeftLayout
   guint64         refresh_left;
   gboolean        refreshed;
   guint64         refresh_budget;  /* 0: WEFT_LAYOUT_REFRESH_BUDGET */
+  WeftMemoryTimeline *memory;      /* observed-time curves, made on first use (weft_layout_memory) */
+  /* lane arrays (WeftRenderTimes.lane_func) in this frame: decided at its
+   * first row; the generation of the previous frame that decided */
+  gboolean        lanes_decided;
+  gboolean        lanes_use;
+  guint64         lanes_prev_gen;
 };
 
 #define WEFT_LAYOUT_REFRESH_BUDGET 262144
@@ -207,5 +220,11 @@ weft_row_depth_y (const WeftLayoutRow *row, guint depth)
 gboolean weft_render_event_rect (WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
                                  const WeftRenderTimes *times, guint rank_index, guint32 event,
                                  double *x, double *y, double *w, double *h);
+
+/* memory.c: one memory row at screen y (the curves of its rank, level of
+ * detail per pixel column, the peak marked); counts into stats. */
+void weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayout *layout,
+                                   WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y,
+                                   WeftRenderStats *stats);
 
 G_END_DECLS

@@ -176,6 +176,8 @@ weft_render_paint_lane_headers (cairo_t *cr, WeftTrace *trace, const WeftView *v
           cairo_fill (cr);
           indent = 18;
         }
+      else if (row->kind == WEFT_ROW_MEMORY)
+        indent = 22;
       else if (row->kind == WEFT_ROW_CPU_SUMMARY)
         {
           set_rgba (cr, tc, 0.55);

@@ -5,8 +5,10 @@
  *
  *   build/tests/bench/bench-compose [OUT_DIR]
  *
- * Cases: the 8-rank FSDP Llama-3-8B sample shape, and a 64-rank
- * Llama-3-70B-like FSDP+TP step (dp 8 x tp 8, all 80 blocks). */
+ * Cases: the 8-rank FSDP Llama-3-8B sample shape, a 64-rank
+ * Llama-3-70B-like FSDP+TP step (dp 8 x tp 8, all 80 blocks), and the
+ * scale series: FSDP over 64, 256, 512 ranks (Llama-3-8B, one block) and
+ * FSDP x TP 8 over 256 and 512 ranks (Llama-3-70B, two blocks). */
 #include "config.h"
 
 #include <stdio.h>
@@ -82,6 +84,28 @@ main (int argc, char **argv)
   p.dp = 8;
   p.tp = 8;
   bench_case ("fsdp-tp-64-llama3-70b", &p, out);
+
+  for (int n = 64; n <= 512; n *= 2)
+    {
+      g_autofree char *label = g_strdup_printf ("fsdp-%d-llama3-8b-1block", n);
+      if (n == 128)
+        continue;
+      weft_compose_params_init (&p);
+      p.dp = n;
+      p.model.layers = 1;
+      bench_case (label, &p, out);
+    }
+  for (int n = 256; n <= 512; n *= 2)
+    {
+      g_autofree char *label = g_strdup_printf ("fsdp-tp-%d-llama3-70b-2blocks", n);
+      weft_compose_params_init (&p);
+      weft_compose_params_set_preset (&p, "llama3-70b", NULL);
+      weft_compose_parse_strategies ("fsdp,tp", &p.strategies, NULL);
+      p.dp = n / 8;
+      p.tp = 8;
+      p.model.layers = 2;
+      bench_case (label, &p, out);
+    }
   printf ("(output left in %s)\n", out);
   return 0;
 }

@@ -4,7 +4,8 @@
  *   - df_index_resolver (HTA test data, 216k events, loaded with the real loader)
  *   - a generated 8-rank trace with >= 2M events (built in the model directly)
  *
- * Usage: bench-render [N] (default 30). WEFT_TRACES_DIR locates the shared
+ * Usage: bench-render [N] (default 30); BENCH_RENDER_ONLY=TEXT runs only the
+ * cases whose name contains TEXT. WEFT_TRACES_DIR locates the shared
  * traces (the df_index_resolver part is skipped without them). Prints one
  * line per case; see docs/benchmarks.md (## Rendering). */
 #include "config.h"
@@ -49,6 +50,11 @@ solver_time_func (gpointer user_data, guint rank_index, guint32 event, gint64 *s
   return TRUE;
 }
 
+/* Called before every frame when set (a drag: an edit and its re-solve);
+ * not timed. */
+static void (*pre_frame) (gpointer data, guint frame);
+static gpointer pre_frame_data;
+
 static void
 bench_case (const char *name, WeftTrace *trace, double zoom, guint n, const WeftRenderTimes *times)
 {
@@ -64,7 +70,17 @@ bench_case (const char *name, WeftTrace *trace, double zoom, guint n, const Weft
   double first_ms = 0, second_ms = 0, max_warm_ms = 0;
   guint warm;
   guint64 n_events = 0;
+  const char *only = g_getenv ("BENCH_RENDER_ONLY");
 
+  /* BENCH_RENDER_ONLY=TEXT: only the cases whose name contains TEXT */
+  if (only != NULL && strstr (name, only) == NULL)
+    {
+      g_free (t);
+      g_free (tb);
+      g_free (tc);
+      cairo_surface_destroy (s);
+      return;
+    }
   for (guint r = 0; r < trace->ranks->len; r++)
     n_events += weft_trace_rank (trace, r)->events->len;
   weft_view_init (&view, trace);
@@ -88,8 +104,12 @@ bench_case (const char *name, WeftTrace *trace, double zoom, guint n, const Weft
   warm = 2 + (guint) (n_events / 262144) + 1;
   for (guint i = 0; i < n + warm; i++)
     {
-      cairo_t *cr = cairo_create (s);
-      gint64 a = g_get_monotonic_time (), b;
+      cairo_t *cr;
+      gint64 a, b;
+      if (pre_frame != NULL)
+        pre_frame (pre_frame_data, i);
+      cr = cairo_create (s);
+      a = g_get_monotonic_time ();
       double c0 = cpu_ms ();
       cairo_save (cr);
       cairo_translate (cr, header_w, 0);
@@ -235,6 +255,45 @@ gen_big_trace (guint n_ranks, guint kernels_per_rank)
   return trace;
 }
 
+typedef struct
+{
+  WeftSolver      *solver;
+  guint32          event;
+  gint64           start0;
+  WeftRenderTimes *times;
+  gint64           solve_us, refresh_us;
+  guint            n;
+} DragState;
+
+static void
+drag_step (gpointer data, guint frame)
+{
+  DragState *d = data;
+  gint64 t0 = g_get_monotonic_time (), t1;
+  weft_solver_set_min_start (d->solver, 0, d->event, d->start0 + (gint64) (frame % 50 + 1) * 2000, NULL);
+  t1 = g_get_monotonic_time ();
+  d->times->generation = weft_solver_generation (d->solver) + 1;
+  d->solve_us += t1 - t0;
+  if (d->times->lane_func != NULL)
+    {
+      /* the lane arrays' refresh, timed apart (else the first row's paint pays it) */
+      weft_solver_lane_times (d->solver, 0, 0, NULL, NULL);
+      d->refresh_us += g_get_monotonic_time () - t1;
+    }
+  d->n++;
+}
+
+static void
+drag_report (DragState *d, const char *name)
+{
+  if (d->n > 0)
+    printf ("%-30s re-solve %.2f ms, lane arrays' refresh %.2f ms per motion (mean of %u)\n", name,
+          d->n ? (double) d->solve_us / 1000.0 / d->n : 0.0, d->n ? (double) d->refresh_us / 1000.0 / d->n : 0.0,
+          d->n);
+  d->solve_us = d->refresh_us = 0;
+  d->n = 0;
+}
+
 /* The window's configuration: solved times through weft_solver_start/end. */
 static void
 bench_solver (WeftTrace *trace, const char *label, guint n)
@@ -262,6 +321,51 @@ bench_solver (WeftTrace *trace, const char *label, guint n)
   times.generation = weft_solver_generation (solver) + 1;
   bench_case (fullg, trace, 1.0, n, &times);
   bench_case (midg, trace, 0.05, n, &times);
+  /* the window's and weft-cli render's path: the solver's lane arrays */
+  {
+    WeftRenderTimes lt;
+    static const double zooms[] = { 1.0, 0.05, 0.0005 };
+    static const char *zname[] = { "full", "mid", "deep" };
+    weft_render_times_init_solver (&lt, trace, solver);
+    for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+      {
+        g_autofree char *nm = g_strdup_printf ("%s %s, solver lanes", label, zname[z]);
+        bench_case (nm, trace, zooms[z], n, &lt);
+      }
+    /* a drag: before every frame, the first collective of rank 0 moves
+     * later (its minimum start; everything after it re-solves) and the
+     * times get a new generation; painted per event (the old window path)
+     * and through the lane arrays */
+    {
+      DragState d = { solver, WEFT_NONE, 0, NULL, 0, 0, 0 };
+      WeftRank *r0 = weft_trace_rank (trace, 0);
+      WeftRenderTimes pe = lt;
+      pe.lane_func = NULL;
+      for (guint32 e = 0; e < r0->events->len && d.event == WEFT_NONE; e++)
+        if (weft_solver_is_node (solver, 0, e) && weft_rank_event (r0, e)->coll != WEFT_NONE)
+          d.event = e;
+      if (d.event != WEFT_NONE)
+        {
+          d.start0 = weft_solver_start (solver, 0, d.event);
+          weft_solver_prepare (solver);
+          pre_frame = drag_step;
+          pre_frame_data = &d;
+          for (guint z = 0; z < 2; z++)
+            {
+              g_autofree char *nm = g_strdup_printf ("%s %s, drag, per event", label, zname[z]);
+              g_autofree char *nl = g_strdup_printf ("%s %s, drag, solver lanes", label, zname[z]);
+              d.times = &pe;
+              bench_case (nm, trace, zooms[z], n, &pe);
+              drag_report (&d, nm);
+              d.times = &lt;
+              bench_case (nl, trace, zooms[z], n, &lt);
+              drag_report (&d, nl);
+            }
+          pre_frame = NULL;
+          weft_solver_set_min_start (solver, 0, d.event, -1, NULL);
+        }
+    }
+  }
   weft_solver_free (solver);
 }
 

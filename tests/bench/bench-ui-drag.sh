@@ -40,7 +40,7 @@ cats = ('kernel', 'gpu_memcpy', 'gpu_memset')
 print(sum(r['events_by_category'].get(c, 0) for r in d['ranks'] for c in cats))" 2>/dev/null || echo "?")
 echo "trace: 8-rank FSDP (llama3-8b shapes, 64 layers, 9 steps), GPU ops: $N_OPS"
 
-WEFT_TEST_STATE=$STATE "$WEFT" "$TMP/big" >"$TMP/weft.log" 2>&1 &
+WEFT_TEST_STATE=$STATE "$WEFT" --new-instance "$TMP/big" >"$TMP/weft.log" 2>&1 &
 APP=$!
 wait_for 'd["loaded"] and d["frames"] > 0 and d["editable"] and "body" in d'
 echo "loaded in $(q 'd["load_ms"]') ms, solved in $(q 'd["solve_ms"]') ms, first frame $(q 'd["first_frame_ms"]') ms after start"

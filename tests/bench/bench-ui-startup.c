@@ -47,7 +47,8 @@ run_once (const char *weft, const char *path, double *first_frame_ms, double *lo
   if (tmp != NULL)
     g_subprocess_launcher_setenv (launcher, "XDG_DATA_HOME", tmp, TRUE); /* keep the user's recent files clean */
   t0 = g_get_monotonic_time ();
-  proc = g_subprocess_launcher_spawn (launcher, &error, weft, path, NULL);
+  /* its own process: not a window of a Weft already running in the session */
+  proc = g_subprocess_launcher_spawn (launcher, &error, weft, "--new-instance", path, NULL);
   if (proc == NULL || !g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, NULL, &error))
     {
       fprintf (stderr, "bench-ui-startup: %s\n", error->message);

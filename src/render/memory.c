@@ -1,0 +1,196 @@
+/* memory.c: the memory counter row of a rank: the GPU's allocated total as
+ * a filled step curve, the reserved total as a line over it, the peak
+ * marked. Level of detail as the event rows: one pass over the samples in
+ * view folds them into pixel columns (the largest total each column saw),
+ * and each curve is one cairo path, filled or stroked once, whatever the
+ * number of samples. */
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "render-private.h"
+
+#define GIB(b) ((double) (b) / (1024.0 * 1024.0 * 1024.0))
+
+typedef struct
+{
+  double  x0;        /* first column drawn (px) */
+  guint   n;         /* columns */
+  gint64 *alloc;     /* per column: the largest allocated total in it */
+  gint64 *res;
+} Columns;
+
+/* First point with t > x. */
+static guint
+upper_bound (const gint64 *t, guint n, gint64 x)
+{
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (t[mid] <= x)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Folds the points in view into columns: a column holds the totals in
+ * force when it starts and every total reached inside it. */
+static gboolean
+fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint64 *r, guint n, Columns *c,
+              WeftRenderStats *stats)
+{
+  double scale = view->width / (double) (view->span.end - view->span.begin);
+  guint i = upper_bound (t, n, view->span.begin);
+  guint first_col, last_col;
+  gint64 cur_a, cur_r;
+
+  if (n == 0 || t[0] >= view->span.end)
+    return FALSE;
+  /* nothing is known before the first point */
+  first_col = i == 0 ? (guint) floor ((double) (t[0] - view->span.begin) * scale) : 0;
+  last_col = (guint) ceil (view->width);
+  if (first_col >= last_col)
+    return FALSE;
+  c->x0 = first_col;
+  c->n = last_col - first_col;
+  c->alloc = g_new (gint64, c->n);
+  c->res = g_new (gint64, c->n);
+  cur_a = i > 0 ? a[i - 1] : a[0];
+  cur_r = i > 0 ? r[i - 1] : r[0];
+  for (guint col = 0; col < c->n; col++)
+    {
+      gint64 col_end = view->span.begin + (gint64) ((first_col + col + 1) / scale);
+      gint64 ma = cur_a, mr = cur_r;
+      while (i < n && t[i] < col_end)
+        {
+          cur_a = a[i];
+          cur_r = r[i];
+          ma = MAX (ma, cur_a);
+          mr = MAX (mr, cur_r);
+          i++;
+          stats->memory_points++;
+        }
+      c->alloc[col] = ma;
+      c->res[col] = mr;
+    }
+  return TRUE;
+}
+
+static void
+step_path (cairo_t *cr, const Columns *c, const gint64 *v, double base, double top, double per_byte, gboolean close)
+{
+  double x = c->x0;
+  if (close)
+    cairo_move_to (cr, x, base);
+  for (guint col = 0; col < c->n; col++, x += 1.0)
+    {
+      double y = base - (double) v[col] * per_byte;
+      y = CLAMP (y, top, base);
+      if (col == 0 && !close)
+        cairo_move_to (cr, x, y);
+      else
+        cairo_line_to (cr, x, y);
+      cairo_line_to (cr, x + 1.0, y);
+    }
+  if (close)
+    {
+      cairo_line_to (cr, x, base);
+      cairo_close_path (cr);
+    }
+}
+
+static void
+paint_label (cairo_t *cr, const WeftLayout *layout, const char *text, double x, double y, WeftRgba fg,
+             WeftRgba bg, double max_x)
+{
+  PangoLayout *pl = pango_cairo_create_layout (cr);
+  PangoFontDescription *fd = pango_font_description_from_string ("Sans Bold 7.5");
+  int tw, th;
+
+  (void) layout;
+  pango_layout_set_font_description (pl, fd);
+  pango_font_description_free (fd);
+  pango_layout_set_text (pl, text, -1);
+  pango_layout_get_pixel_size (pl, &tw, &th);
+  x = CLAMP (x, 2.0, MAX (2.0, max_x - tw - 4.0));
+  cairo_set_source_rgba (cr, bg.r, bg.g, bg.b, 0.8);
+  cairo_rectangle (cr, x - 2, y, tw + 4, th);
+  cairo_fill (cr);
+  cairo_set_source_rgba (cr, fg.r, fg.g, fg.b, 1.0);
+  cairo_move_to (cr, x, y);
+  pango_cairo_show_layout (cr, pl);
+  g_object_unref (pl);
+}
+
+void
+weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayout *layout,
+                              WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y,
+                              WeftRenderStats *stats)
+{
+  const gint64 *t, *a, *r;
+  guint n;
+  int device;
+  WeftMemoryTimelinePeak all, peak;
+  Columns c = { 0 };
+  double top = y + 4.0, base = y + row->height - 3.0, per_byte;
+  WeftRgba fill = view->dark ? (WeftRgba) { 0.30, 0.75, 0.70, 1 } : (WeftRgba) { 0.16, 0.60, 0.56, 1 };
+  WeftRgba line = view->dark ? (WeftRgba) { 0.95, 0.70, 0.30, 1 } : (WeftRgba) { 0.80, 0.45, 0.05, 1 };
+  WeftRgba tc = weft_render_text_color (view->dark), bg = weft_render_background_color (view->dark);
+
+  stats->memory_rows++;
+  if (memory == NULL || !weft_memory_timeline_curve (memory, row->rank_index, &device, &t, &a, &r, &n) ||
+      !weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &all) ||
+      !weft_memory_timeline_peak (memory, row->rank_index, &peak) || all.peak_reserved <= 0)
+    {
+      paint_label (cr, layout, "no GPU [memory] events", 4, y + 4, tc, bg, view->width);
+      return;
+    }
+  /* one scale for every rank: their rows compare */
+  per_byte = (base - top) / (double) all.peak_reserved;
+  cairo_save (cr);
+  if (fold_columns (view, t, a, r, n, &c, stats))
+    {
+      cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+      step_path (cr, &c, c.alloc, base, top, per_byte, TRUE);
+      cairo_set_source_rgba (cr, fill.r, fill.g, fill.b, 0.55);
+      cairo_fill (cr);
+      cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
+      step_path (cr, &c, c.res, base, top, per_byte, FALSE);
+      cairo_set_source_rgba (cr, line.r, line.g, line.b, 0.95);
+      cairo_set_line_width (cr, 1.25);
+      cairo_stroke (cr);
+      stats->memory_fills += 2;
+      g_free (c.alloc);
+      g_free (c.res);
+    }
+  /* the peak: a marker where it is, its value beside it (at the edge when
+   * it is out of view) */
+  {
+    double px = weft_render_time_to_x (view, peak.peak_time);
+    double py = CLAMP (base - (double) peak.peak_reserved * per_byte, top, base);
+    g_autofree char *text = g_strdup_printf ("peak %.1f GiB", GIB (peak.peak_reserved));
+    if (px >= 0 && px <= view->width)
+      {
+        cairo_set_source_rgba (cr, line.r, line.g, line.b, 1.0);
+        cairo_move_to (cr, px, py - 1);
+        cairo_line_to (cr, px - 4, py - 7);
+        cairo_line_to (cr, px + 4, py - 7);
+        cairo_close_path (cr);
+        cairo_fill (cr);
+        cairo_set_source_rgba (cr, line.r, line.g, line.b, 0.6);
+        cairo_set_line_width (cr, 1.0);
+        cairo_move_to (cr, floor (px) + 0.5, py);
+        cairo_line_to (cr, floor (px) + 0.5, base);
+        cairo_stroke (cr);
+      }
+    else
+      px = px < 0 ? 0 : view->width;
+    paint_label (cr, layout, text, px + 6, y + 1, tc, bg, view->width);
+    stats->memory_peak = MAX (stats->memory_peak, peak.peak_reserved);
+  }
+  cairo_restore (cr);
+}

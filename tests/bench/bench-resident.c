@@ -1,0 +1,151 @@
+/* bench-resident.c: what the resident memory of a loaded trace is made of.
+ *
+ *   bench-resident PATH [PATH...]     (files or folders, as weft-cli info)
+ *
+ * Loads the trace with weft_trace_load (as the window does), then builds the
+ * solver (weft_solver_new), its lane arrays (weft_solver_lane_times) and the
+ * painter's layout (weft_layout_new), and prints after each stage the
+ * process's resident set (VmRSS, VmHWM from /proc/self/status) and the
+ * malloc heap in use (mallinfo2), and for the loaded model the bytes each
+ * structure holds (malloc_usable_size of its blocks: what it really
+ * occupies, growth slack included): event records, the original event
+ * text (the arena), interned strings, lane index arrays, flows,
+ * collectives, top-level keys. Shares are of the uncompressed JSON size.
+ * Figures go into docs/benchmarks.md ("Memory: what a loaded trace holds"). */
+#include "config.h"
+
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "weft/weft-load.h"
+#include "weft/weft-render.h"
+#include "weft/weft-solver.h"
+#include "weft/weft.h"
+
+static double
+status_mb (const char *key)
+{
+  g_autofree char *text = NULL;
+  const char *p;
+  if (!g_file_get_contents ("/proc/self/status", &text, NULL, NULL) || (p = strstr (text, key)) == NULL)
+    return 0;
+  return (double) g_ascii_strtoull (p + strlen (key) + 1, NULL, 10) / 1024.0;
+}
+
+static double
+heap_mb (void)
+{
+  struct mallinfo2 mi = mallinfo2 ();
+  return (double) (mi.uordblks + mi.hblkhd) / 1048576.0;
+}
+
+static gsize
+usable (const void *p)
+{
+  return p != NULL ? malloc_usable_size ((void *) p) : 0;
+}
+
+static void
+stage (const char *what, double json_mb)
+{
+  double rss = status_mb ("VmRSS:");
+  printf ("%-28s RSS %8.1f MiB (%.2fx JSON)  peak %8.1f MiB (%.2fx)  heap %8.1f MiB\n", what, rss,
+          rss * 1048576.0 / (json_mb * 1e6), status_mb ("VmHWM:"),
+          status_mb ("VmHWM:") * 1048576.0 / (json_mb * 1e6), heap_mb ());
+  fflush (stdout);
+}
+
+static void
+row (const char *what, gsize bytes, guint64 n_events, double json_bytes)
+{
+  printf ("  %-34s %10.1f MiB  %6.3fx JSON  %6.1f B/event\n", what, (double) bytes / 1048576.0,
+          (double) bytes / json_bytes, n_events ? (double) bytes / (double) n_events : 0.0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GPtrArray) paths = g_ptr_array_new ();
+  WeftTrace *trace;
+  guint64 n_events = 0, json = 0;
+  gsize ev_bytes = 0, arena = 0, lanes = 0, flows = 0, colls = 0, tops = 0, n_strings = 0, str_bytes = 0;
+  double json_mb;
+  gint64 t0;
+
+  if (argc < 2)
+    {
+      fprintf (stderr, "usage: bench-resident PATH [PATH...]\n");
+      return 2;
+    }
+  for (int i = 1; i < argc; i++)
+    g_ptr_array_add (paths, argv[i]);
+  g_ptr_array_add (paths, NULL);
+  stage ("start", 1.0);
+  t0 = g_get_monotonic_time ();
+  trace = argc == 2 ? weft_trace_load (argv[1], NULL, NULL, &error)
+                    : weft_trace_load_files ((const char *const *) paths->pdata, (guint) argc - 1, NULL, NULL, &error);
+  if (trace == NULL)
+    {
+      fprintf (stderr, "bench-resident: %s\n", error->message);
+      return 1;
+    }
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rk = weft_trace_rank (trace, r);
+      json += rk->json_bytes;
+      n_events += rk->events->len;
+      ev_bytes += usable (rk->events->data);
+      arena += weft_arena_bytes (rk->arena);
+      for (guint l = 0; l < rk->lanes->len; l++)
+        lanes += usable (weft_rank_lane (rk, l)->events->data) + sizeof (WeftLane);
+      flows += usable (rk->flows->data);
+      colls += usable (rk->collectives->data);
+      for (guint c = 0; c < rk->collectives->len; c++)
+        colls += usable (g_array_index (rk->collectives, WeftCollective, c).pg_ranks);
+      for (guint k = 0; k < rk->top_keys->len; k++)
+        {
+          const WeftTopKey *tk = &g_array_index (rk->top_keys, WeftTopKey, k);
+          tops += usable (tk->raw) + usable (tk->packed);
+        }
+      n_strings += weft_strings_count (rk->strings);
+      for (guint32 s = 0; s < weft_strings_count (rk->strings); s++)
+        str_bytes += strlen (weft_strings_get (rk->strings, s)) + 1 + 16; /* text + entry */
+    }
+  json_mb = (double) json / 1e6;
+  printf ("%u ranks, %" G_GUINT64_FORMAT " events, %.1f MB of JSON, loaded in %.2f s\n", trace->ranks->len, n_events,
+          json_mb, (double) (g_get_monotonic_time () - t0) / 1e6);
+  stage ("loaded", json_mb);
+  row ("event records (WeftEvent)", ev_bytes, n_events, (double) json);
+  row ("original text (arena, used)", arena, n_events, (double) json);
+  row ("interned strings (text + entry)", str_bytes, n_events, (double) json);
+  row ("lane index arrays", lanes, n_events, (double) json);
+  row ("flows", flows, n_events, (double) json);
+  row ("collectives", colls, n_events, (double) json);
+  row ("top-level keys", tops, n_events, (double) json);
+  printf ("  (%" G_GSIZE_FORMAT " interned strings)\n", n_strings);
+  {
+    g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+    WeftView view;
+    WeftLayout *layout;
+    if (solver == NULL)
+      printf ("solver: %s\n", error->message);
+    else
+      {
+        stage ("+ solver", json_mb);
+        weft_solver_lane_times (solver, 0, 0, NULL, NULL);
+        stage ("+ solver lane arrays", json_mb);
+      }
+    weft_view_init (&view, trace);
+    view.width = 1700;
+    view.height = 1000;
+    layout = weft_layout_new (trace, &view);
+    stage ("+ layout", json_mb);
+    weft_layout_free (layout);
+    weft_view_clear (&view);
+  }
+  weft_trace_free (trace);
+  return 0;
+}

@@ -1,0 +1,376 @@
+/* test-lane-times.c: the solver's per-lane arrays of solved times
+ * (weft_solver_lane_times) and the painter reading them.
+ *
+ * Properties, on the shared traces (real loader) and on a trace written
+ * here with nested CPU ops, launches and cudaStreamSynchronize calls:
+ *   - after the build and after every one of a series of random edits,
+ *     every entry of every lane equals weft_solver_times of its event (the
+ *     arrays are kept current incrementally: only a structural edit
+ *     rebuilds them, and a change late in the schedule rewrites fewer
+ *     entries than there are events);
+ *   - the painter drawing through the lane arrays gives the same pixels as
+ *     the painter asking the solver per event. */
+#include "config.h"
+
+#include <string.h>
+
+#include <cairo.h>
+#include <glib/gstdio.h>
+
+#include "testutil.h"
+#include "weft/weft-render.h"
+#include "weft/weft.h"
+
+static WeftTrace *
+load (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  WeftTrace *trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  return trace;
+}
+
+/* Every lane's arrays against the per-event answer. */
+static void
+check_lanes (WeftTrace *trace, WeftSolver *solver)
+{
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      for (guint32 l = 0; l < rank->lanes->len; l++)
+        {
+          WeftLane *lane = weft_rank_lane (rank, l);
+          const gint64 *s = NULL, *e = NULL;
+          guint n = weft_solver_lane_times (solver, r, l, &s, &e);
+          g_assert_cmpuint (n, ==, lane->events->len);
+          for (guint i = 0; i < n; i++)
+            {
+              gint64 bs, be;
+              weft_solver_times (solver, r, g_array_index (lane->events, guint32, i), &bs, &be);
+              if (s[i] != bs || e[i] != be)
+                g_error ("rank %u lane %u entry %u (event %u): lane arrays %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
+                         ", solver %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT,
+                         r, l, i, g_array_index (lane->events, guint32, i), s[i], e[i], bs, be);
+            }
+        }
+    }
+}
+
+static guint64
+n_events (WeftTrace *trace)
+{
+  guint64 n = 0;
+  for (guint r = 0; r < trace->ranks->len; r++)
+    n += weft_trace_rank (trace, r)->events->len;
+  return n;
+}
+
+/* A random GPU op of a random rank (WEFT_NONE when the trace has none). */
+static guint32
+random_op (WeftTrace *trace, WeftSolver *solver, guint *rank_out)
+{
+  for (guint tries = 0; tries < 64; tries++)
+    {
+      guint r = (guint) g_test_rand_int_range (0, (gint32) trace->ranks->len);
+      WeftRank *rank = weft_trace_rank (trace, r);
+      guint32 start, e;
+      if (rank->events->len == 0)
+        continue;
+      start = (guint32) g_test_rand_int_range (0, (gint32) rank->events->len);
+      for (guint k = 0; k < rank->events->len; k++)
+        {
+          e = (start + k) % rank->events->len;
+          if (weft_solver_is_node (solver, r, e))
+            {
+              *rank_out = r;
+              return e;
+            }
+        }
+    }
+  return WEFT_NONE;
+}
+
+/* n random edits (durations, minimum starts, scaling, removal and
+ * restoring, moves within the stream), each checked. */
+static void
+random_edits (WeftTrace *trace, guint n_edits)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  g_autoptr (GArray) removed = g_array_new (FALSE, FALSE, sizeof (guint64));
+  WeftSolverStats st;
+  guint n_incremental = 0, builds;
+  guint64 total = n_events (trace);
+
+  g_assert_no_error (error);
+  check_lanes (trace, solver);
+  weft_solver_stats (solver, &st);
+  g_assert_cmpuint (st.n_lane_times_builds, ==, 1);
+  g_assert_cmpuint (st.n_lane_times_written, ==, total);
+  for (guint step = 0; step < n_edits; step++)
+    {
+      guint r = 0;
+      guint32 ev = random_op (trace, solver, &r);
+      int what = g_test_rand_int_range (0, 7);
+      gboolean structural = FALSE;
+      guint64 written;
+      if (ev == WEFT_NONE)
+        break;
+      if (step == n_edits / 3)
+        weft_solver_prepare (solver); /* from here on large re-solves sweep the plan */
+      weft_solver_stats (solver, &st);
+      written = st.n_lane_times_written;
+      builds = st.n_lane_times_builds;
+      if (what == 0)
+        g_assert_true (weft_solver_set_duration (solver, r, ev, g_test_rand_int_range (0, 200000), &error));
+      else if (what == 1)
+        g_assert_true (weft_solver_set_min_start (solver, r, ev,
+                                                  weft_solver_start (solver, r, ev) +
+                                                    g_test_rand_int_range (-20000, 400000),
+                                                  &error));
+      else if (what == 2)
+        g_assert_true (weft_solver_set_min_start (solver, r, ev, -1, &error));
+      else if (what == 3)
+        weft_solver_scale_class (solver, (WeftKernelClass) g_test_rand_int_range (0, WEFT_KCLASS_N_CLASSES),
+                                 0.5 + g_test_rand_double ());
+      else if (what == 4)
+        {
+          guint64 key = ((guint64) r << 32) | ev;
+          g_assert_true (weft_solver_remove_op (solver, r, ev, &error));
+          g_array_append_val (removed, key);
+          structural = TRUE;
+        }
+      else if (what == 5 && removed->len > 0)
+        {
+          guint64 key = g_array_index (removed, guint64, removed->len - 1);
+          g_array_set_size (removed, removed->len - 1);
+          if (!weft_solver_restore_op (solver, (guint) (key >> 32), (guint32) key, &error))
+            g_clear_error (&error);
+          structural = TRUE;
+        }
+      else
+        {
+          /* a drag: several motions of one op, each a re-solve */
+          gint64 s0 = weft_solver_start (solver, r, ev);
+          for (guint m = 1; m <= 4; m++)
+            g_assert_true (weft_solver_set_min_start (solver, r, ev, s0 + m * 3000, &error));
+        }
+      check_lanes (trace, solver);
+      weft_solver_stats (solver, &st);
+      if (!structural)
+        {
+          /* kept current in place: no rebuild, and (as a re-solve changes
+           * what follows the edit) rarely everything rewritten */
+          g_assert_cmpuint (st.n_lane_times_builds, ==, builds);
+          if (st.n_lane_times_written - written < total)
+            n_incremental++;
+        }
+    }
+  weft_solver_stats (solver, &st);
+  g_test_message ("%u edits, %u rewrote less than the whole trace; %u plan sweeps", n_edits, n_incremental,
+                  st.n_plan_sweeps);
+  g_assert_cmpuint (n_incremental, >, 0);
+}
+
+/* One rank: a CPU thread with a ProfilerStep, nested cpu_ops each launching
+ * a kernel on stream 7 (every 5th also one on stream 8), a
+ * cudaStreamSynchronize after every 8th launch waiting for the kernel, and
+ * gpu_user_annotations over groups of kernels. */
+static char *
+write_sync_trace (guint n_ops)
+{
+  GString *s = g_string_new ("{\"schemaVersion\": 1, \"deviceProperties\": [], \"traceEvents\": [\n");
+  double t = 10.0, gpu = 20.0;
+  gint64 corr = 1000;
+  double step_begin = t;
+  char *path;
+
+  for (guint i = 0; i < n_ops; i++)
+    {
+      double dur = 5.0 + (i * 7 % 13);
+      int stream = i % 5 == 4 ? 8 : 7;
+      double k0 = MAX (gpu, t + 6.0);
+      g_string_append_printf (s,
+                              "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::op%u\", \"pid\": 100, \"tid\": 100, "
+                              "\"ts\": %.3f, \"dur\": 4.000, \"args\": {\"External id\": %u}},\n",
+                              i % 7, t, i + 1);
+      g_string_append_printf (s,
+                              "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, "
+                              "\"tid\": 100, \"ts\": %.3f, \"dur\": 2.000, \"args\": {\"cbid\": 211, \"correlation\": %"
+                              G_GINT64_FORMAT "}},\n",
+                              t + 1.0, corr);
+      g_string_append_printf (s,
+                              "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, "
+                              "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"device\": 0, \"stream\": %d, \"correlation\": %"
+                              G_GINT64_FORMAT ", \"External id\": %u}},\n",
+                              i % 3 ? "gemm_kernel" : "elementwise_kernel", stream, k0, dur, stream, corr, i + 1);
+      if (i % 6 == 0)
+        g_string_append_printf (s,
+                                "{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"group%u\", \"pid\": 0, "
+                                "\"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"device\": 0, \"stream\": %d}},\n",
+                                i, stream, k0, dur, stream);
+      corr++;
+      gpu = k0 + dur + 1.0;
+      t += 5.0;
+      if (i % 8 == 7)
+        {
+          double until = MAX (t + 1.0, gpu + 1.0);
+          g_string_append_printf (s,
+                                  "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaStreamSynchronize\", "
+                                  "\"pid\": 100, \"tid\": 100, \"ts\": %.3f, \"dur\": %.3f, \"args\": {\"cbid\": 131, "
+                                  "\"correlation\": %" G_GINT64_FORMAT "}},\n",
+                                  t, until - t, corr++);
+          t = until + 1.0;
+        }
+    }
+  g_string_append_printf (s,
+                          "{\"ph\": \"X\", \"cat\": \"user_annotation\", \"name\": \"ProfilerStep#1\", \"pid\": 100, "
+                          "\"tid\": 100, \"ts\": %.3f, \"dur\": %.3f, \"args\": {}},\n",
+                          step_begin - 1.0, t - step_begin + 2.0);
+  g_string_append (s, "{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": 100, \"tid\": 100, \"args\": {\"name\": \"main\"}}\n"
+                      "], \"baseTimeNanoseconds\": 1700000000000000000}\n");
+  path = weft_test_write_file ("sync-trace.json", s->str, (gssize) s->len);
+  g_string_free (s, TRUE);
+  return path;
+}
+
+static void
+test_sync_trace (void)
+{
+  g_autofree char *path = write_sync_trace (400);
+  g_autoptr (WeftTrace) trace = load (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  WeftSolverStats st;
+
+  g_assert_no_error (error);
+  weft_solver_stats (solver, &st);
+  g_assert_cmpuint (st.n_syncs, >, 40);
+  random_edits (trace, 60);
+}
+
+/* Two generated ranks of > 200k events together: the arrays are built
+ * one rank per core (the build only reads the solver and the model). */
+static void
+test_threaded_build (void)
+{
+  g_autofree char *dir = g_build_filename (weft_test_tmpdir (), "two-ranks", NULL);
+  g_autoptr (WeftTrace) trace = NULL;
+  g_mkdir_with_parents (dir, 0755);
+  for (int r = 0; r < 2; r++)
+    {
+      g_autofree char *name = g_strdup_printf ("rank%d_trace.json", r);
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      weft_test_write_step_rank (path, r, 2, 52000, 17 + (guint32) r, "gemm_kernel", "elementwise_kernel");
+    }
+  trace = load (dir);
+  g_assert_cmpuint (n_events (trace), >=, 200000);
+  random_edits (trace, 6);
+}
+
+static void
+test_shared (gconstpointer data)
+{
+  g_autofree char *path = weft_test_require_trace (data);
+  g_autoptr (WeftTrace) trace = NULL;
+  if (path == NULL)
+    return;
+  trace = load (path);
+  random_edits (trace, 40);
+}
+
+/* The body painted through the lane arrays equals the body painted by
+ * asking the solver for each event, after edits. */
+static void
+paint_both (WeftTrace *trace, WeftSolver *solver, double zoom, gboolean cpu, gboolean budget_one)
+{
+  g_autofree guint8 *first = NULL;
+  WeftView view;
+  WeftLayout *layout;
+  WeftRenderTimes lanes, per_event;
+  cairo_surface_t *a = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 900, 700);
+  cairo_surface_t *b = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 900, 700);
+  WeftRenderStats sa = { 0 }, sb = { 0 };
+
+  weft_view_init (&view, trace);
+  view.width = 900;
+  view.height = 700;
+  /* the band of solved times follows its own per-generation rule: the
+   * events alone are compared */
+  view.show_overlap_band = FALSE;
+  for (guint r = 0; cpu && r < trace->ranks->len; r++)
+    weft_view_set_rank_flags (&view, r, WEFT_RANK_VIEW_CPU_EXPANDED);
+  if (zoom < 1.0)
+    {
+      gint64 d = view.span.end - view.span.begin;
+      view.span.begin += (gint64) (d * 0.4);
+      view.span.end = view.span.begin + (gint64) (d * zoom);
+    }
+  layout = weft_layout_new (trace, &view);
+  weft_render_times_init_solver (&lanes, trace, solver);
+  per_event = lanes;
+  per_event.lane_func = NULL;
+  per_event.generation = 0;
+  /* with a tiny refresh budget, the first paint after an edit asks per
+   * event (as during a drag) and the next one reads the refreshed arrays:
+   * every paint must show the same */
+  if (budget_one)
+    weft_layout_set_refresh_budget (layout, 1);
+  for (int k = 0; k < 3; k++)
+    {
+      cairo_t *cr = cairo_create (k < 2 ? a : b);
+      weft_render_paint (cr, trace, &view, layout, k < 2 ? &lanes : &per_event, NULL, k < 2 ? &sa : &sb);
+      cairo_destroy (cr);
+      if (k == 0)
+        {
+          cairo_surface_flush (a);
+          first = g_memdup2 (cairo_image_surface_get_data (a), (gsize) cairo_image_surface_get_stride (a) * 700);
+        }
+    }
+  cairo_surface_flush (a);
+  cairo_surface_flush (b);
+  g_assert_cmpuint (sa.boxes, ==, sb.boxes);
+  g_assert_cmpuint (sa.boxes, >, 0);
+  g_assert_cmpmem (cairo_image_surface_get_data (a), cairo_image_surface_get_stride (a) * 700,
+                   cairo_image_surface_get_data (b), cairo_image_surface_get_stride (b) * 700);
+  g_assert_cmpmem (first, cairo_image_surface_get_stride (a) * 700, cairo_image_surface_get_data (b),
+                   cairo_image_surface_get_stride (b) * 700);
+  cairo_surface_destroy (a);
+  cairo_surface_destroy (b);
+  weft_layout_free (layout);
+  weft_view_clear (&view);
+}
+
+static void
+test_paint_same (void)
+{
+  g_autofree char *path = write_sync_trace (300);
+  g_autoptr (WeftTrace) trace = load (path);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  guint r = 0;
+
+  g_assert_no_error (error);
+  for (guint step = 0; step < 6; step++)
+    {
+      guint32 ev = random_op (trace, solver, &r);
+      paint_both (trace, solver, 1.0, FALSE, step % 2 == 1);
+      paint_both (trace, solver, 0.05, TRUE, step % 2 == 0);
+      g_assert_true (weft_solver_set_duration (solver, r, ev, 30000 + step * 20000, &error));
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/lane-times/sync-trace", test_sync_trace);
+  g_test_add_data_func ("/lane-times/dlrm", "param/et_replay/tests/inputs/dlrm_kineto", test_shared);
+  g_test_add_data_func ("/lane-times/fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10", test_shared);
+  g_test_add_data_func ("/lane-times/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",
+                        test_shared);
+  g_test_add_func ("/lane-times/paint-same", test_paint_same);
+  g_test_add_func ("/lane-times/threaded-build", test_threaded_build);
+  return g_test_run ();
+}
