@@ -788,6 +788,11 @@ walk_span (Walk *w, const WeftComposeSpan *sp)
       /* NLLLoss's gradient (fp32, dense), log_softmax's, then the bf16
        * gradient of the logits (ToCopyBackward) */
       int nll = talloc (w, sp->begin_ns, 4 * TV, ST_COMPUTE);
+      /* the gradient a stage's first block sent back for the previous
+       * microbatch (pipeline parallel: the last stage runs one loss per
+       * microbatch) */
+      tfree (w, sp->begin_ns, w->dflow);
+      w->dflow = -1;
       w->backward = TRUE;
       w->output_bwd_done = FALSE;   /* one per microbatch under pipeline parallel */
       w->lsm_grad = talloc (w, at (sp, 1, 3), 4 * TV, ST_COMPUTE);
