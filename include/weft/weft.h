@@ -14,5 +14,6 @@
 #include "weft-compose.h"
 #include "weft-apply.h"
 #include "weft-memory.h"
+#include "weft-tables.h"
 
 #define WEFT_VERSION "0.1.0"
