@@ -58,6 +58,7 @@ check_collective_rows (WeftSolver *solver, WeftTrace *trace)
       g_assert_cmpuint (row->last_rank_index, ==, info.last_rank_index);
       g_assert_cmpuint (row->n_members, ==, info.n_members);
       g_assert_nonnull (row->group);
+      g_assert_nonnull (row->group_desc);
       g_assert_cmpuint (row->last_event, !=, WEFT_NONE);
       g_assert_cmpint (weft_solver_ready (solver, row->last_rank_index, row->last_event), ==, info.last_arrival);
       if (i > 0)

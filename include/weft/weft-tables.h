@@ -31,8 +31,9 @@ typedef struct
 {
   guint32      instance;        /* into trace->instances */
   WeftCollType type;
-  const char  *group;           /* the process group's name (desc) of its first member: "" unknown
-                                 * (transfer none: interned in that rank) */
+  const char  *group;           /* the process group's name of its first member, "" unknown */
+  const char  *group_desc;      /* and its description ("default_pg", ...), "" unknown (both
+                                 * transfer none: interned in that rank) */
   guint        n_members;
   gint64       bytes;           /* payload, -1 unknown */
   gint64       transfer;        /* intrinsic transfer time */

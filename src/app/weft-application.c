@@ -234,6 +234,7 @@ weft_application_startup (GApplication *app)
     { "win.export::png", { "<Control>e", NULL } },
     { "win.show-shortcuts", { "<Control>question", "<Control>F1", NULL } },
     { "win.toggle-inspector", { "<Control>i", NULL } },
+    { "win.toggle-tables", { "<Control>j", NULL } },
     { "win.undo", { "<Control>z", NULL } },
     { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
     { "win.save", { "<Control>s", NULL } },

@@ -99,6 +99,7 @@ struct _WeftTimelineView
   /* search */
   char    *search_pattern;
   gboolean search_regex;
+  WeftSliceKind search_kind;       /* matches only of that kind */
   GArray  *matches;                /* SearchMatch sorted by (ts, rank, event) */
   int      match_pos;
 

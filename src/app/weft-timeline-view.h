@@ -79,6 +79,11 @@ int           weft_timeline_view_search            (WeftTimelineView *self,
                                                     int               direction,
                                                     GError          **error);
 
+/* The kind of slice the search keeps (GPU ops, collectives, CPU ops;
+ * WEFT_SLICE_KIND_ALL: every event, instants included). */
+void          weft_timeline_view_set_search_kind   (WeftTimelineView *self,
+                                                    WeftSliceKind     kind);
+
 /* Writes the current view (same range and lanes) as PNG, SVG or PDF. */
 gboolean      weft_timeline_view_export            (WeftTimelineView *self,
                                                     const char       *path,

@@ -47,7 +47,9 @@ struct _WeftWindow
   GtkWidget *search_bar;
   GtkWidget *search_entry;
   GtkWidget *search_regex;
+  GtkWidget *search_kind;
   GtkWidget *search_status;
+  GtkWidget *vpaned;
   GtkWidget *paned;
   GtkWidget *view;
   GtkWidget *side;
@@ -55,6 +57,7 @@ struct _WeftWindow
   GtkWidget *palette;
   GtkWidget *side_stack;
   GtkWidget *breakdown;
+  GtkWidget *bottom_panel;
 
   /* document: the edit session owns the trace and the solver; without
    * one (the solver refused the trace) the window owns the trace */
@@ -98,6 +101,7 @@ struct _WeftWindow
   gboolean   closing;        /* the user confirmed closing with unsaved edits */
   gboolean   no_clock_alignment; /* View > Align Rank Clocks off */
   gboolean   show_inspector; /* View > Inspector: the side pane shown */
+  gboolean   show_tables;    /* View > Tables: the bottom panel shown */
 };
 
 /* The formats Save As offers for a folder of rank files (json.gz first:

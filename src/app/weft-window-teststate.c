@@ -14,6 +14,7 @@
 
 #include "weft/weft.h"
 #include "weft-app-util.h"
+#include "weft-bottom-panel.h"
 #include "weft-inspector.h"
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
@@ -164,6 +165,71 @@ add_palette (WeftWindow *self, json_object *root)
     json_object_object_add (root, "palette_strategy_item", o);
 }
 
+/* A widget's box in X window coordinates, or NULL when it is not shown. */
+static json_object *
+widget_box (WeftWindow *self, GtkWidget *widget)
+{
+  graphene_rect_t b;
+  json_object *o;
+  double sx = 0, sy = 0;
+
+  if (widget == NULL || !gtk_widget_get_mapped (widget) || !gtk_widget_compute_bounds (widget, GTK_WIDGET (self), &b))
+    return NULL;
+  gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+  o = json_object_new_object ();
+  json_object_object_add (o, "x", json_object_new_int ((int) (b.origin.x + sx)));
+  json_object_object_add (o, "y", json_object_new_int ((int) (b.origin.y + sy)));
+  json_object_object_add (o, "w", json_object_new_int ((int) b.size.width));
+  json_object_object_add (o, "h", json_object_new_int ((int) b.size.height));
+  return o;
+}
+
+/* The bottom panel: shown, page, rows on screen (box, rank, event, cells)
+ * and the boxes of the page's column titles. */
+static void
+add_tables (WeftWindow *self, json_object *root)
+{
+  WeftBottomPanel *panel = WEFT_BOTTOM_PANEL (self->bottom_panel);
+  json_object *t = json_object_new_object ();
+  json_object *rows = json_object_new_array ();
+  json_object *titles = json_object_new_object ();
+  g_autoptr (GArray) vis = weft_bottom_panel_visible_rows (panel);
+  static const char *const names[] = { "#", "Type", "Group", "Ranks", "Size", "Transfer", "Max wait", "Last rank",
+                                       "Kernel", "Class", "Count", "Total", "Mean", "Share",
+                                       "Name", "Rank", "Lane", "Start", "Duration",
+                                       "Collectives", "Kernels", "Slices in range" };
+
+  json_object_object_add (t, "shown", json_object_new_boolean (gtk_widget_get_mapped (self->bottom_panel)));
+  json_object_object_add (t, "page", json_object_new_string (weft_bottom_panel_get_page (panel)));
+  json_object_object_add (t, "n_rows", json_object_new_int ((int) weft_bottom_panel_get_n_rows (panel)));
+  for (guint i = 0; i < vis->len; i++)
+    {
+      const WeftBottomPanelRow *r = &g_array_index (vis, WeftBottomPanelRow, i);
+      json_object *o = widget_box (self, r->widget);
+      json_object *cells = json_object_new_array ();
+      if (o == NULL)
+        {
+          json_object_put (cells);
+          continue;
+        }
+      json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (self->trace, r->rank_index)->rank));
+      json_object_object_add (o, "event", json_object_new_int64 (r->event));
+      for (guint k = 0; k < r->n_cells; k++)
+        json_object_array_add (cells, json_object_new_string (r->cells[k]));
+      json_object_object_add (o, "cells", cells);
+      json_object_array_add (rows, o);
+    }
+  json_object_object_add (t, "rows", rows);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      json_object *o = widget_box (self, weft_bottom_panel_column_title (panel, names[i]));
+      if (o != NULL)
+        json_object_object_add (titles, names[i], o);
+    }
+  json_object_object_add (t, "titles", titles);
+  json_object_object_add (root, "tables", t);
+}
+
 /* The window as a whole: page, loading, errors, focus, timings, size. */
 static void
 add_window (WeftWindow *self, json_object *root)
@@ -222,6 +288,7 @@ add_geometry (WeftWindow *self, json_object *root)
                           json_object_new_string (gtk_stack_get_visible_child_name (GTK_STACK (self->side_stack))));
   if (gtk_widget_get_mapped (self->palette))
     add_palette (self, root);
+  add_tables (self, root);
 }
 
 /* The selected event (its solved times when the solver has it), or null. */

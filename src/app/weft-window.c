@@ -22,6 +22,7 @@
 
 #include "weft/weft.h"
 #include "weft-app-util.h"
+#include "weft-bottom-panel.h"
 #include "weft-inspector.h"
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
@@ -36,6 +37,7 @@ enum
   PROP_0,
   PROP_SHOW_INSPECTOR,
   PROP_ALIGN_CLOCKS,
+  PROP_SHOW_TABLES,
   N_PROPS
 };
 
@@ -177,7 +179,10 @@ refresh_idle_cb (gpointer data)
     weft_rank_breakdown_refresh (WEFT_RANK_BREAKDOWN (self->breakdown));
   t2 = g_get_monotonic_time ();
   if (!dragging)
-    update_critical_path (self);
+    {
+      update_critical_path (self);
+      weft_bottom_panel_refresh (WEFT_BOTTOM_PANEL (self->bottom_panel));
+    }
   t3 = g_get_monotonic_time ();
   if (g_getenv ("WEFT_DEBUG_TIMING"))
     g_printerr ("refresh: chips %.1f ms, breakdown %.1f ms, critical path %.1f ms\n", (t1 - t0) / 1000.0,
@@ -247,6 +252,7 @@ clear_document (WeftWindow *self)
   weft_inspector_set_trace (WEFT_INSPECTOR (self->inspector), NULL, NULL, 0);
   weft_metrics_bar_set_solver (WEFT_METRICS_BAR (self->metrics), NULL);
   weft_rank_breakdown_set_solver (WEFT_RANK_BREAKDOWN (self->breakdown), NULL, WEFT_SOLVER_ALL_STEPS);
+  weft_bottom_panel_set_solver (WEFT_BOTTOM_PANEL (self->bottom_panel), NULL, 0, WEFT_SOLVER_ALL_STEPS);
   g_clear_pointer (&self->critical, g_free);
   self->n_critical = 0;
   memset (&self->times, 0, sizeof self->times);
@@ -304,6 +310,8 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
   update_critical_path (self);
   weft_inspector_set_trace (WEFT_INSPECTOR (self->inspector), trace, solver,
                             weft_timeline_view_get_view (view)->origin);
+  weft_bottom_panel_set_solver (WEFT_BOTTOM_PANEL (self->bottom_panel), solver, weft_timeline_view_get_view (view)->origin,
+                                weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
   _weft_window_update_title (self);
   set_page (self, "trace");
   _weft_window_update_actions (self);
@@ -544,6 +552,8 @@ selection_changed_cb (WeftTimelineView *view, WeftWindow *self)
       g_clear_handle_id (&self->refresh_idle, g_source_remove);
       refresh_idle_cb (self);
     }
+  weft_bottom_panel_set_range (WEFT_BOTTOM_PANEL (self->bottom_panel),
+                               weft_timeline_view_get_range (view, &range) ? &range : NULL);
   if (weft_timeline_view_get_selection (view, &rank_index, &event))
     weft_inspector_show_event (WEFT_INSPECTOR (self->inspector), rank_index, event);
   else if (weft_timeline_view_get_range (view, &range))
@@ -576,7 +586,33 @@ step_changed_cb (WeftMetricsBar *bar, WeftWindow *self)
   weft_rank_breakdown_set_solver (WEFT_RANK_BREAKDOWN (self->breakdown), self->solver,
                                   weft_metrics_bar_get_step (bar));
   update_critical_path (self);
+  weft_bottom_panel_set_step (WEFT_BOTTOM_PANEL (self->bottom_panel), weft_metrics_bar_get_step (bar));
   _weft_window_schedule_state (self);
+}
+
+/* A row of the bottom panel's tables: select its op and scroll to it. */
+static void
+table_select_cb (WeftBottomPanel *panel, guint rank_index, guint event, WeftWindow *self)
+{
+  if (self->trace == NULL || rank_index >= self->trace->ranks->len ||
+      event >= weft_trace_rank (self->trace, rank_index)->events->len)
+    return;
+  weft_timeline_view_select (WEFT_TIMELINE_VIEW (self->view), rank_index, event);
+}
+
+static gboolean
+late_state_cb (gpointer data)
+{
+  _weft_window_schedule_state (WEFT_WINDOW (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* The table's rows moved: the test state once they are laid out. */
+static void
+table_rows_changed_cb (WeftBottomPanel *panel, WeftWindow *self)
+{
+  if (self->state_path != NULL)
+    g_timeout_add_full (G_PRIORITY_LOW, 150, late_state_cb, g_object_ref (self), g_object_unref);
 }
 
 static void
@@ -633,6 +669,20 @@ set_show_inspector (WeftWindow *self, gboolean show)
   self->show_inspector = show;
   gtk_widget_set_visible (self->side, show);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_INSPECTOR]);
+}
+
+/* View > Tables: the bottom panel shown or hidden. */
+static void
+set_show_tables (WeftWindow *self, gboolean show)
+{
+  if (self->show_tables == show)
+    return;
+  self->show_tables = show;
+  gtk_widget_set_visible (self->bottom_panel, show);
+  if (show && gtk_paned_get_position (GTK_PANED (self->vpaned)) <= 0)
+    gtk_paned_set_position (GTK_PANED (self->vpaned), MAX (200, gtk_widget_get_height (self->vpaned) - 260));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_TABLES]);
+  _weft_window_schedule_state (self);
 }
 
 /* View > Align Rank Clocks: the estimated per-rank clock offsets on or off.
@@ -720,6 +770,9 @@ weft_window_get_property (GObject *object, guint prop_id, GValue *value, GParamS
     case PROP_ALIGN_CLOCKS:
       g_value_set_boolean (value, !self->no_clock_alignment);
       break;
+    case PROP_SHOW_TABLES:
+      g_value_set_boolean (value, self->show_tables);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -737,6 +790,9 @@ weft_window_set_property (GObject *object, guint prop_id, const GValue *value, G
       break;
     case PROP_ALIGN_CLOCKS:
       set_align_clocks (self, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_TABLES:
+      set_show_tables (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -760,6 +816,9 @@ weft_window_class_init (WeftWindowClass *klass)
   properties[PROP_ALIGN_CLOCKS] =
     g_param_spec_boolean ("align-clocks", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_TABLES] =
+    g_param_spec_boolean ("show-tables", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (WEFT_TYPE_TIMELINE_VIEW);
@@ -767,6 +826,7 @@ weft_window_class_init (WeftWindowClass *klass)
   g_type_ensure (WEFT_TYPE_PALETTE);
   g_type_ensure (WEFT_TYPE_METRICS_BAR);
   g_type_ensure (WEFT_TYPE_RANK_BREAKDOWN);
+  g_type_ensure (WEFT_TYPE_BOTTOM_PANEL);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/weft/Weft/ui/weft-window.ui");
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, header);
@@ -782,7 +842,9 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_regex);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_kind);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_status);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, vpaned);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, view);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, side);
@@ -790,7 +852,10 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, palette);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, breakdown);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, bottom_panel);
   gtk_widget_class_bind_template_callback (widget_class, step_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, table_select_cb);
+  gtk_widget_class_bind_template_callback (widget_class, table_rows_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, view_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, selection_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, first_frame_cb);

@@ -92,7 +92,8 @@ weft_solver_collective_rows (WeftSolver *self, int step)
       coll = &g_array_index (frank->collectives, WeftCollective, first->coll);
       row.instance = i;
       row.type = info.type;
-      row.group = weft_rank_string (frank, coll->pg_desc != 0 && coll->pg_name == 0 ? coll->pg_desc : coll->pg_name);
+      row.group = weft_rank_string (frank, coll->pg_name);
+      row.group_desc = weft_rank_string (frank, coll->pg_desc);
       row.n_members = info.n_members;
       row.bytes = coll->bytes;
       row.transfer = info.transfer;
