@@ -149,6 +149,7 @@ drag_begin_cb (GtkGestureDrag *gesture, double x, double y, WeftTimelineView *se
           self->drag_op.event = hit.event;
           self->drag_orig_start = weft_solver_start (solver, hit.rank_index, hit.event);
           self->drag_orig_end = weft_solver_end (solver, hit.rank_index, hit.event);
+          self->drag_orig_lane = self->drag_live_lane = weft_solver_op_lane (solver, hit.rank_index, hit.event);
           ex1 = weft_render_time_to_x (&self->view, self->drag_orig_end);
           self->drag_mode = (fabs ((x - r.origin.x) - ex1) <= 4 &&
                              ex1 - weft_render_time_to_x (&self->view, self->drag_orig_start) >= 12)

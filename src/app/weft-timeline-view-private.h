@@ -83,6 +83,10 @@ struct _WeftTimelineView
   char     *drag_error;             /* the solver refused the move (cycle) */
   gboolean  drag_gesture_open;
   gboolean  drag_time_moved;        /* the gesture moved the op in time */
+  gint64    drag_time_to;           /* ... to this start */
+  guint32   drag_orig_lane;         /* its stream at the press */
+  guint32   drag_live_lane;         /* the stream the gesture has moved it to (live, undone
+                                     * when the pointer leaves that stream) */
 
   WeftEditSession *session;         /* borrowed, may be NULL: read-only */
   /* drag latency: pointer motion (drag-update) to the end of the frame

@@ -65,6 +65,7 @@ struct _WeftWindow
   WeftTrace  *trace;
   WeftSolver *solver;
   WeftRenderTimes times;
+  GArray         *critical_segments; /* WeftPathSegment of the step's critical path */
   WeftEventRef   *critical;
   guint           n_critical;
   char      **paths;
@@ -149,6 +150,8 @@ void     _weft_window_search_init       (WeftWindow      *self);
 
 /* weft-window-teststate.c */
 void     _weft_window_teststate_init      (WeftWindow *self);
+void     _weft_window_teststate_watch     (WeftWindow *self);
+void     _weft_window_schedule_state_late (WeftWindow *self);
 void     _weft_window_schedule_state      (WeftWindow *self);
 void     _weft_window_take_test_screenshot (WeftWindow *self);
 void     _weft_window_first_frame_screenshot (WeftWindow *self);

@@ -363,6 +363,38 @@ add_metrics (WeftWindow *self, json_object *root)
   json_object_object_add (root, "metrics", m);
 }
 
+/* The inspector's dependency buttons (dir, kind, the other op, box) and
+ * the critical-path reasons it shows. */
+static void
+add_inspector_edges (WeftWindow *self, json_object *root)
+{
+  WeftInspector *insp = WEFT_INSPECTOR (self->inspector);
+  json_object *edges = json_object_new_array ();
+  json_object *reasons = json_object_new_array ();
+  const GPtrArray *why = weft_inspector_get_reasons (insp);
+
+  for (guint i = 0; i < weft_inspector_get_n_edges (insp); i++)
+    {
+      const char *dir, *kind;
+      guint r;
+      guint32 e;
+      GtkWidget *b = weft_inspector_get_edge (insp, i, &dir, &kind, &r, &e);
+      json_object *o = widget_box (self, b);
+      if (o == NULL)
+        o = json_object_new_object ();
+      json_object_object_add (o, "dir", json_object_new_string (dir));
+      json_object_object_add (o, "kind", json_object_new_string (kind));
+      json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (self->trace, r)->rank));
+      json_object_object_add (o, "event", json_object_new_int64 (e));
+      json_object_array_add (edges, o);
+    }
+  for (guint i = 0; i < why->len; i++)
+    json_object_array_add (reasons, json_object_new_string (g_ptr_array_index (why, i)));
+  json_object_object_add (root, "inspector_box", widget_box (self, self->inspector));
+  json_object_object_add (root, "inspector_edges", edges);
+  json_object_object_add (root, "inspector_reasons", reasons);
+}
+
 /* The loaded trace: visible and whole spans, the rank groups (into
  * groups), selection, range, inspector page, session and metrics. */
 static void
@@ -410,6 +442,7 @@ add_trace (WeftWindow *self, json_object *root, json_object *groups)
     json_object_object_add (root, "range", NULL);
   json_object_object_add (root, "inspector",
                           json_object_new_string (weft_inspector_get_title (WEFT_INSPECTOR (self->inspector))));
+  add_inspector_edges (self, root);
   json_object_object_add (root, "solver", json_object_new_boolean (self->solver != NULL));
   json_object_object_add (root, "editable", json_object_new_boolean (self->session != NULL));
   if (self->session != NULL)
@@ -511,4 +544,32 @@ _weft_window_teststate_init (WeftWindow *self)
     g_clear_pointer (&self->state_path, g_free);
   if (self->screenshot_path != NULL && *self->screenshot_path == '\0')
     g_clear_pointer (&self->screenshot_path, g_free);
+}
+
+static gboolean
+late_state_cb (gpointer data)
+{
+  _weft_window_schedule_state (WEFT_WINDOW (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* The state after the next layout (what moved widgets, e.g. a scroll, a
+ * pane shown: their boxes are the new ones only then). */
+void
+_weft_window_schedule_state_late (WeftWindow *self)
+{
+  if (self->state_path != NULL)
+    g_timeout_add_full (G_PRIORITY_LOW, 150, late_state_cb, g_object_ref (self), g_object_unref);
+}
+
+/* After the template: the inspector's scrolling moves its buttons (the
+ * edges the tests click), so it writes the state too. */
+void
+_weft_window_teststate_watch (WeftWindow *self)
+{
+  GtkWidget *sw = gtk_widget_get_first_child (self->inspector);
+
+  if (self->state_path != NULL && GTK_IS_SCROLLED_WINDOW (sw))
+    g_signal_connect_swapped (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (sw)), "value-changed",
+                              G_CALLBACK (_weft_window_schedule_state_late), self);
 }

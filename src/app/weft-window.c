@@ -127,14 +127,19 @@ solver_time_func (gpointer user_data, guint rank_index, guint32 event, gint64 *s
 static void
 update_critical_path (WeftWindow *self)
 {
-  g_autoptr (GArray) cp = NULL;
+  GArray *cp = NULL;
   WeftRenderOverlay overlay = { 0 };
 
   g_clear_pointer (&self->critical, g_free);
+  weft_inspector_set_critical_path (WEFT_INSPECTOR (self->inspector), NULL);
+  g_clear_pointer (&self->critical_segments, g_array_unref);
   self->n_critical = 0;
   if (self->solver != NULL)
     {
-      cp = weft_solver_critical_path (self->solver, weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
+      /* kept: the inspector explains the selected op's segments */
+      self->critical_segments = cp = weft_solver_critical_path (self->solver,
+                                                                weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
+      weft_inspector_set_critical_path (WEFT_INSPECTOR (self->inspector), cp);
       if (cp != NULL && cp->len > 0)
         {
           self->critical = g_new (WeftEventRef, cp->len);
@@ -254,6 +259,8 @@ clear_document (WeftWindow *self)
   weft_rank_breakdown_set_solver (WEFT_RANK_BREAKDOWN (self->breakdown), NULL, WEFT_SOLVER_ALL_STEPS);
   weft_bottom_panel_set_solver (WEFT_BOTTOM_PANEL (self->bottom_panel), NULL, 0, WEFT_SOLVER_ALL_STEPS);
   g_clear_pointer (&self->critical, g_free);
+  weft_inspector_set_critical_path (WEFT_INSPECTOR (self->inspector), NULL);
+  g_clear_pointer (&self->critical_segments, g_array_unref);
   self->n_critical = 0;
   memset (&self->times, 0, sizeof self->times);
   self->solver = NULL;
@@ -600,19 +607,18 @@ table_select_cb (WeftBottomPanel *panel, guint rank_index, guint event, WeftWind
   weft_timeline_view_select (WEFT_TIMELINE_VIEW (self->view), rank_index, event);
 }
 
-static gboolean
-late_state_cb (gpointer data)
+/* A dependency clicked in the inspector: select the op at its other end. */
+static void
+follow_edge_cb (WeftInspector *inspector, guint rank_index, guint event, WeftWindow *self)
 {
-  _weft_window_schedule_state (WEFT_WINDOW (data));
-  return G_SOURCE_REMOVE;
+  table_select_cb (NULL, rank_index, event, self);
 }
 
 /* The table's rows moved: the test state once they are laid out. */
 static void
 table_rows_changed_cb (WeftBottomPanel *panel, WeftWindow *self)
 {
-  if (self->state_path != NULL)
-    g_timeout_add_full (G_PRIORITY_LOW, 150, late_state_cb, g_object_ref (self), g_object_unref);
+  _weft_window_schedule_state_late (self);
 }
 
 static void
@@ -671,6 +677,8 @@ set_show_inspector (WeftWindow *self, gboolean show)
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_INSPECTOR]);
 }
 
+static void table_rows_changed_cb (WeftBottomPanel *panel, WeftWindow *self);
+
 /* View > Tables: the bottom panel shown or hidden. */
 static void
 set_show_tables (WeftWindow *self, gboolean show)
@@ -682,7 +690,8 @@ set_show_tables (WeftWindow *self, gboolean show)
   if (show && gtk_paned_get_position (GTK_PANED (self->vpaned)) <= 0)
     gtk_paned_set_position (GTK_PANED (self->vpaned), MAX (200, gtk_widget_get_height (self->vpaned) - 260));
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_TABLES]);
-  _weft_window_schedule_state (self);
+  /* the state once the panes are laid out again */
+  table_rows_changed_cb (NULL, self);
 }
 
 /* View > Align Rank Clocks: the estimated per-rank clock offsets on or off.
@@ -855,6 +864,7 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, bottom_panel);
   gtk_widget_class_bind_template_callback (widget_class, step_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, table_select_cb);
+  gtk_widget_class_bind_template_callback (widget_class, follow_edge_cb);
   gtk_widget_class_bind_template_callback (widget_class, table_rows_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, view_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, selection_changed_cb);
@@ -874,6 +884,7 @@ weft_window_init (WeftWindow *self)
   _weft_window_teststate_init (self);
   self->show_inspector = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+  _weft_window_teststate_watch (self);
   _weft_window_search_init (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
