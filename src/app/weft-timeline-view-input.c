@@ -265,6 +265,18 @@ _weft_timeline_view_query_tooltip (GtkWidget *widget, int x, int y, gboolean key
   g_autofree char *markup = NULL;
   g_autofree char *name = NULL;
 
+  if (self->layout != NULL && self->drag_mode == DRAG_NONE && _weft_timeline_view_in_headers (self, x, y))
+    {
+      /* a lane header: its whole label (a long one is ellipsized) */
+      int row_idx;
+      _weft_timeline_view_body_rect (self, &r);
+      row_idx = weft_layout_row_at_y (self->layout, y - r.origin.y + self->view.scroll_y);
+      if (row_idx < 0)
+        return FALSE;
+      name = weft_render_row_label (self->trace, weft_layout_get_row (self->layout, row_idx));
+      gtk_tooltip_set_text (tooltip, name);
+      return name != NULL;
+    }
   if (self->layout == NULL || !_weft_timeline_view_in_body (self, x, y) || self->drag_mode != DRAG_NONE)
     return FALSE;
   _weft_timeline_view_body_rect (self, &r);

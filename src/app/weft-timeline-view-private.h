@@ -45,6 +45,7 @@ struct _WeftTimelineView
   WeftTrace  *trace;        /* borrowed */
   WeftView    view;
   WeftLayout *layout;
+  double      label_width;  /* what the longest lane label needs (weft_layout_label_width) */
   WeftTimeSpan trace_span;
   WeftTimeSpan content;            /* trace_span and the solver's span (content_span) */
   guint64      content_gen;

@@ -100,6 +100,12 @@ int           weft_timeline_view_get_match_position (WeftTimelineView *self);
 const WeftView   *weft_timeline_view_get_view      (WeftTimelineView *self);
 const WeftLayout *weft_timeline_view_get_layout    (WeftTimelineView *self);
 
+/* The lane-header column's width, and the width its longest label needs
+ * (the column is that wide within limits; beyond, labels are ellipsized
+ * with the whole label in the header's tooltip). */
+double        weft_timeline_view_get_header_width  (WeftTimelineView *self);
+double        weft_timeline_view_get_label_width   (WeftTimelineView *self);
+
 /* The body (lanes) in widget coordinates. */
 void          weft_timeline_view_get_body_rect     (WeftTimelineView *self,
                                                     graphene_rect_t  *rect);

@@ -58,6 +58,7 @@ struct _WeftWindow
   GtkWidget *side_stack;
   GtkWidget *breakdown;
   GtkWidget *bottom_panel;
+  GtkWidget *legend;
 
   /* document: the edit session owns the trace and the solver; without
    * one (the solver refused the trace) the window owns the trace */

@@ -16,10 +16,13 @@
 #include "weft-app-util.h"
 #include "weft-bottom-panel.h"
 #include "weft-inspector.h"
+#include "weft-legend.h"
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
 #include "weft-timeline-view.h"
 #include "weft-window-private.h"
+
+static json_object *widget_box (WeftWindow *self, GtkWidget *widget);
 
 static void
 add_int64 (json_object *obj, const char *key, gint64 v)
@@ -284,6 +287,17 @@ add_geometry (WeftWindow *self, json_object *root)
   if (weft_timeline_view_get_selection_rect (view, &r))
     json_object_object_add (root, "selection_box", rect_to_json (self, &r));
   json_object_object_add (root, "rows", rows_to_json (self));
+  {
+    json_object *legend = json_object_new_array ();
+    for (guint i = 0; i < weft_legend_get_n_entries (WEFT_LEGEND (self->legend)); i++)
+      json_object_array_add (legend, json_object_new_string (weft_legend_get_entry (WEFT_LEGEND (self->legend), i)));
+    json_object_object_add (root, "legend", legend);
+    json_object_object_add (root, "legend_box", widget_box (self, self->legend));
+    json_object_object_add (root, "header_width",
+                            json_object_new_double (weft_timeline_view_get_header_width (WEFT_TIMELINE_VIEW (self->view))));
+    json_object_object_add (root, "label_width",
+                            json_object_new_double (weft_timeline_view_get_label_width (WEFT_TIMELINE_VIEW (self->view))));
+  }
   json_object_object_add (root, "side_page",
                           json_object_new_string (gtk_stack_get_visible_child_name (GTK_STACK (self->side_stack))));
   if (gtk_widget_get_mapped (self->palette))

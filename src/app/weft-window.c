@@ -24,6 +24,7 @@
 #include "weft-app-util.h"
 #include "weft-bottom-panel.h"
 #include "weft-inspector.h"
+#include "weft-legend.h"
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
 #include "weft-rank-breakdown.h"
@@ -627,6 +628,7 @@ dark_changed_cb (GObject *app, GParamSpec *pspec, WeftWindow *self)
   gboolean dark = _weft_window_is_dark (self);
   weft_timeline_view_set_dark (WEFT_TIMELINE_VIEW (self->view), dark);
   weft_rank_breakdown_set_dark (WEFT_RANK_BREAKDOWN (self->breakdown), dark);
+  weft_legend_set_dark (WEFT_LEGEND (self->legend), dark);
   _weft_window_schedule_state (self);
 }
 
@@ -836,6 +838,7 @@ weft_window_class_init (WeftWindowClass *klass)
   g_type_ensure (WEFT_TYPE_METRICS_BAR);
   g_type_ensure (WEFT_TYPE_RANK_BREAKDOWN);
   g_type_ensure (WEFT_TYPE_BOTTOM_PANEL);
+  g_type_ensure (WEFT_TYPE_LEGEND);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/weft/Weft/ui/weft-window.ui");
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, header);
@@ -862,6 +865,7 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, breakdown);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, bottom_panel);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, legend);
   gtk_widget_class_bind_template_callback (widget_class, step_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, table_select_cb);
   gtk_widget_class_bind_template_callback (widget_class, follow_edge_cb);
