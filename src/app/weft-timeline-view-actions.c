@@ -348,6 +348,7 @@ weft_timeline_view_get_match_position (WeftTimelineView *self)
 void
 _weft_timeline_view_class_actions_init (GtkWidgetClass *widget_class)
 {
+  _weft_timeline_view_class_marks_init (widget_class);
   add_action (widget_class, "timeline.zoom-in", action_zoom, GDK_KEY_w, 0);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_W, GDK_SHIFT_MASK, "timeline.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, 0, "timeline.zoom-in", NULL);

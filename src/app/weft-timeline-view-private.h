@@ -5,7 +5,8 @@
  *   weft-timeline-view-actions.c  the timeline.* actions and their keys, search
  *   weft-timeline-view-edit.c     editing: dragging a GPU op, delete / duplicate, palette drops
  *   weft-timeline-view-input.c    pointer input: hover, wheel, the drag gesture, tooltips
- *   weft-timeline-view-draw.c     measuring and painting (the cached body texture), export */
+ *   weft-timeline-view-draw.c     measuring and painting (the cached body texture), export
+ *   weft-timeline-view-marks.c    M marks, numbered bookmarks */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -37,6 +38,17 @@ typedef struct
   guint   rank_index;
   guint32 event;
 } SearchMatch;
+
+#define WEFT_N_BOOKMARKS 9
+
+typedef struct
+{
+  gboolean     set;
+  WeftTimeSpan span;      /* the visible range */
+  double       scroll_y;
+  guint        sel_rank;
+  guint32      sel_event;
+} WeftBookmark;
 
 struct _WeftTimelineView
 {
@@ -108,6 +120,11 @@ struct _WeftTimelineView
   GArray  *matches;                /* SearchMatch sorted by (ts, rank, event) */
   int      match_pos;
 
+  /* marks (weft-timeline-view-marks.c) */
+  gboolean     has_mark;
+  WeftTimeSpan mark;
+  WeftBookmark bookmarks[WEFT_N_BOOKMARKS];
+
   guint    frames;
   guint    first_frame_idle;
   gboolean first_frame_pending;
@@ -153,6 +170,10 @@ double _weft_timeline_view_zoom_anchor (WeftTimelineView *self);
 /* weft-timeline-view-actions.c */
 void _weft_timeline_view_clear_search (WeftTimelineView *self);
 void _weft_timeline_view_class_actions_init (GtkWidgetClass *widget_class);
+
+/* weft-timeline-view-marks.c */
+void _weft_timeline_view_class_marks_init (GtkWidgetClass *widget_class);
+void _weft_timeline_view_paint_mark (WeftTimelineView *self, GtkSnapshot *snapshot, const graphene_rect_t *body);
 
 /* weft-timeline-view-edit.c */
 void _weft_timeline_view_action_delete (GtkWidget *widget, const char *name, GVariant *param);

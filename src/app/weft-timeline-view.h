@@ -106,6 +106,14 @@ const WeftLayout *weft_timeline_view_get_layout    (WeftTimelineView *self);
 double        weft_timeline_view_get_header_width  (WeftTimelineView *self);
 double        weft_timeline_view_get_label_width   (WeftTimelineView *self);
 
+/* The marked span (M), FALSE when none; a bookmark's visible range
+ * (slot 1..9: Alt+N sets, N goes back), FALSE when unset. */
+gboolean      weft_timeline_view_get_mark          (WeftTimelineView *self,
+                                                    WeftTimeSpan     *span);
+gboolean      weft_timeline_view_get_bookmark      (WeftTimelineView *self,
+                                                    int               slot,
+                                                    WeftTimeSpan     *span);
+
 /* The body (lanes) in widget coordinates. */
 void          weft_timeline_view_get_body_rect     (WeftTimelineView *self,
                                                     graphene_rect_t  *rect);

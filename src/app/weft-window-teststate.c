@@ -454,6 +454,29 @@ add_trace (WeftWindow *self, json_object *root, json_object *groups)
     }
   else
     json_object_object_add (root, "range", NULL);
+  {
+    WeftTimeSpan m;
+    json_object *bm = json_object_new_array ();
+    if (weft_timeline_view_get_mark (view, &m))
+      {
+        json_object *o = json_object_new_object ();
+        add_int64 (o, "begin", m.begin);
+        add_int64 (o, "end", m.end);
+        json_object_object_add (root, "mark", o);
+      }
+    else
+      json_object_object_add (root, "mark", NULL);
+    for (int slot = 1; slot <= 9; slot++)
+      if (weft_timeline_view_get_bookmark (view, slot, &m))
+        {
+          json_object *o = json_object_new_object ();
+          json_object_object_add (o, "slot", json_object_new_int (slot));
+          add_int64 (o, "begin", m.begin);
+          add_int64 (o, "end", m.end);
+          json_object_array_add (bm, o);
+        }
+    json_object_object_add (root, "bookmarks", bm);
+  }
   json_object_object_add (root, "inspector",
                           json_object_new_string (weft_inspector_get_title (WEFT_INSPECTOR (self->inspector))));
   add_inspector_edges (self, root);
