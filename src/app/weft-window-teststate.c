@@ -293,6 +293,15 @@ add_geometry (WeftWindow *self, json_object *root)
       json_object_array_add (legend, json_object_new_string (weft_legend_get_entry (WEFT_LEGEND (self->legend), i)));
     json_object_object_add (root, "legend", legend);
     json_object_object_add (root, "legend_box", widget_box (self, self->legend));
+    json_object_object_add (root, "breakdown_box", widget_box (self, self->breakdown));
+    {
+      double sx = 0, sy = 0;
+      json_object *o = json_object_new_object ();
+      gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+      json_object_object_add (o, "x", json_object_new_int ((int) sx));
+      json_object_object_add (o, "y", json_object_new_int ((int) sy));
+      json_object_object_add (root, "surface", o);
+    }
     json_object_object_add (root, "header_width",
                             json_object_new_double (weft_timeline_view_get_header_width (WEFT_TIMELINE_VIEW (self->view))));
     json_object_object_add (root, "label_width",
