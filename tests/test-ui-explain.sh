@@ -52,11 +52,30 @@ reveal_edge () {
   fail "no edge ($1) scrolled into view" >&2
 }
 
+# follow_edge PY-FILTER RANK EVENT: reveals the edge, clicks it and waits
+# until (RANK, EVENT) is selected; tries again (the pane may still have been
+# settling) up to 4 times.
+follow_edge () {
+  local try k end
+  for try in 1 2 3 4; do
+    k=$(reveal_edge "$1")
+    click "$(q "d['inspector_edges'][$k]['x'] + 30")" "$(q "d['inspector_edges'][$k]['y'] + d['inspector_edges'][$k]['h'] // 2")"
+    end=$((SECONDS + 5))
+    while [ $SECONDS -lt $end ]; do
+      [ "$(q "d['selection'] is not None and d['selection']['rank'] == $2 and d['selection']['event'] == $3")" = 1 ] && return 0
+      sleep 0.2
+    done
+    echo "# the click on edge $k did not follow it (try $try)"
+  done
+  fail "clicking the edge ($1) does not select rank $2 event $3"
+}
+
 if [ -d "$TRACE" ]; then
   # ---- 1. both directions; a click follows an edge, and back ------------------------
   launch "$TMP/state.json" "$TRACE"
   wait_for 'd["loaded"] and d["frames"] > 0 and "body" in d' "the trace is open"
   WID=$(window_id "iteration_10.* — Weft")
+  xdotool windowsize "$WID" 1400 1150   # room for the inspector's lists
   focus "$WID"
   xdotool key ctrl+j
   wait_for 'd["tables"]["shown"] and len(d["tables"]["rows"]) > 3' "the collectives table"
@@ -68,16 +87,13 @@ if [ -d "$TRACE" ]; then
   xdotool key ctrl+j   # the tables away: the inspector gets the height
   wait_for 'not d["tables"]["shown"]' "Ctrl+J hides the tables"
   ok "rank $A_RANK's all-gather: waits for $(q 'sum(e["dir"] == "pred" for e in d["inspector_edges"])') ops, $(q 'sum(e["dir"] == "succ" for e in d["inspector_edges"])') wait on it"
-  K=$(reveal_edge 'e["dir"] == "succ" and e["kind"] == "cross-stream"')
+  K=$(q '[k for k, e in enumerate(d["inspector_edges"]) if e["dir"] == "succ" and e["kind"] == "cross-stream"][0]')
   T_RANK=$(q "d['inspector_edges'][$K]['rank']"); T_EVENT=$(q "d['inspector_edges'][$K]['event']")
-  click "$(q "d['inspector_edges'][$K]['x'] + 30")" "$(q "d['inspector_edges'][$K]['y'] + d['inspector_edges'][$K]['h'] // 2")"
-  wait_for "d['selection'] is not None and d['selection']['rank'] == $T_RANK and d['selection']['event'] == $T_EVENT" "a click on the dependent selects it"
+  follow_edge "e['dir'] == 'succ' and e['kind'] == 'cross-stream' and e['rank'] == $T_RANK and e['event'] == $T_EVENT" "$T_RANK" "$T_EVENT"
   wait_for '"selection_box" in d' "the followed op is scrolled into view"
   ok "followed the cross-stream edge to $(q 'd["selection"]["name"][:50]') (rank $T_RANK)"
   wait_for "any(e['dir'] == 'pred' and e['kind'] == 'cross-stream' and e['rank'] == $A_RANK and e['event'] == $A_EVENT for e in d['inspector_edges'])" "the dependent lists the all-gather among what it waits for"
-  K=$(reveal_edge "e['dir'] == 'pred' and e['kind'] == 'cross-stream' and e['rank'] == $A_RANK and e['event'] == $A_EVENT")
-  click "$(q "d['inspector_edges'][$K]['x'] + 30")" "$(q "d['inspector_edges'][$K]['y'] + d['inspector_edges'][$K]['h'] // 2")"
-  wait_for "d['selection'] is not None and d['selection']['rank'] == $A_RANK and d['selection']['event'] == $A_EVENT" "following it back selects the all-gather again"
+  follow_edge "e['dir'] == 'pred' and e['kind'] == 'cross-stream' and e['rank'] == $A_RANK and e['event'] == $A_EVENT" "$A_RANK" "$A_EVENT"
   ok "and back to the all-gather"
 
   # ---- 2. an op on the critical path says why -------------------------------------------

@@ -51,9 +51,8 @@ WID=$(window_id "iteration_10.* — Weft")
 focus "$WID"
 [ "$(q 'd["tables"]["shown"]')" = 0 ] || fail "the tables are shown before Ctrl+J"
 # the legend and whole lane labels at the default width
-[ "$(q '"all-gather" in d["legend"] and "GEMM" in d["legend"] and d["legend_box"]["h"] > 0')" = 1 ] || fail "no colour legend: $(q 'd.get("legend")')"
-[ "$(q 'any("fsdp reduce-scatter" in r["label"] for r in d["rows"]) and d["label_width"] <= d["header_width"]')" = 1 ] \
-  || fail "lane labels cut: need $(q 'd["label_width"]') px, the column has $(q 'd["header_width"]')"
+wait_for '"all-gather" in d["legend"] and "GEMM" in d["legend"] and d["legend_box"] is not None and d["legend_box"]["h"] > 0' "the colour legend"
+wait_for 'any("fsdp reduce-scatter" in r["label"] for r in d["rows"]) and d["label_width"] > 0 and d["label_width"] <= d["header_width"]' "whole lane labels"
 ok "legend ($(q 'len(d["legend"])') entries); the lane labels fit ($(q 'int(d["label_width"])') <= $(q 'int(d["header_width"])') px)"
 
 # ---- 1. Ctrl+J: the collectives of the step ---------------------------------------

@@ -567,7 +567,9 @@ add_edge_list (WeftInspector *self, const char *title, const char *dir, const We
                              : "?";
       gboolean binding = deps[i].rank_index == bind_rank && deps[i].event == bind_event;
       g_autofree char *text = g_strdup_printf ("%s%s · rank %d · %s", weft_dep_kind_to_string (deps[i].kind),
-                                               binding ? " (decides its start)" : "", orank->rank, name);
+                                               binding ? " (decides its start)"
+                                                       : (deps[i].kind == WEFT_DEP_RENDEZVOUS ? " (arrives last)" : ""),
+                                               orank->rank, name);
       g_autofree char *tip = g_strdup_printf ("%s\nClick to select it", text);
       GtkWidget *button = gtk_button_new ();
       GtkWidget *label = gtk_label_new (text);
@@ -596,6 +598,32 @@ add_edge_list (WeftInspector *self, const char *title, const char *dir, const We
   gtk_box_append (GTK_BOX (self->box), list);
 }
 
+/* The dependencies of one direction, a collective's rendezvous folded into
+ * one entry: its last-arriving rank's member (the one the others wait for;
+ * the other members are in the Collective section). Returns how many are
+ * kept in out (n_in in, kept in place). */
+static guint
+fold_rendezvous (WeftInspector *self, guint rank_index, guint32 event, WeftSolverDep *deps, guint n, gboolean keep_last)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+  const WeftEvent *ev = weft_rank_event (rank, event);
+  WeftSolverInstanceInfo info;
+  guint32 inst = WEFT_NONE;
+  guint k = 0;
+
+  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+    inst = g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+  if (inst == WEFT_NONE || !weft_solver_instance_info (self->solver, inst, &info, NULL, 0))
+    info.last_rank_index = G_MAXUINT;
+  for (guint i = 0; i < n; i++)
+    {
+      if (deps[i].kind == WEFT_DEP_RENDEZVOUS && (!keep_last || deps[i].rank_index != info.last_rank_index))
+        continue;
+      deps[k++] = deps[i];
+    }
+  return k;
+}
+
 /* What the op waits for and what waits on it (weft_solver_preds /
  * weft_solver_succs). */
 static void
@@ -608,11 +636,12 @@ show_dependencies (WeftInspector *self, guint rank_index, guint32 event)
 
   weft_solver_binding (self->solver, rank_index, event, &br, &be);
   n = weft_solver_preds (self->solver, rank_index, event, deps, MAX_EDGES);
-  shown = MIN (n, (guint) MAX_EDGES);
-  add_edge_list (self, "Waits for", "pred", deps, shown, n, br, be);
+  shown = fold_rendezvous (self, rank_index, event, deps, MIN (n, (guint) MAX_EDGES), TRUE);
+  add_edge_list (self, "Waits for", "pred", deps, shown, shown + (n > MAX_EDGES ? n - MAX_EDGES : 0), br, be);
   n = weft_solver_succs (self->solver, rank_index, event, deps, MAX_EDGES);
-  shown = MIN (n, (guint) MAX_EDGES);
-  add_edge_list (self, "Waited on by", "succ", deps, shown, n, G_MAXUINT, WEFT_NONE);
+  shown = fold_rendezvous (self, rank_index, event, deps, MIN (n, (guint) MAX_EDGES), FALSE);
+  add_edge_list (self, "Waited on by", "succ", deps, shown, shown + (n > MAX_EDGES ? n - MAX_EDGES : 0), G_MAXUINT,
+                 WEFT_NONE);
 }
 
 /* The collective instance of an op, WEFT_NONE if none. */
