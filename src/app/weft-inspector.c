@@ -35,6 +35,7 @@ struct _WeftInspector
   GArray     *critical;  /* WeftPathSegment of the step's critical path (borrowed), may be NULL */
   GPtrArray  *edges;     /* the edge buttons shown (borrowed widgets) */
   GPtrArray  *reasons;   /* char*: the critical-path reasons shown */
+  GtkWidget  *title_label; /* the event's name heading (borrowed), NULL when none */
 };
 
 G_DEFINE_FINAL_TYPE (WeftInspector, weft_inspector, GTK_TYPE_WIDGET)
@@ -62,6 +63,7 @@ reset (WeftInspector *self, const char *title)
     gtk_root_set_focus (root, NULL);
   g_ptr_array_set_size (self->edges, 0);
   g_ptr_array_set_size (self->reasons, 0);
+  self->title_label = NULL;
   while ((child = gtk_widget_get_first_child (self->box)) != NULL)
     gtk_box_remove (GTK_BOX (self->box), child);
   g_free (self->title);
@@ -101,6 +103,7 @@ add_title (WeftInspector *self, const char *text)
   gtk_box_append (GTK_BOX (row), label);
   gtk_box_append (GTK_BOX (row), copy);
   gtk_box_append (GTK_BOX (self->box), row);
+  self->title_label = label;
   return label;
 }
 
@@ -723,6 +726,13 @@ weft_inspector_get_edge (WeftInspector *self, guint i, const char **dir, const c
   *rank_index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "weft-rank"));
   *event = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "weft-event"));
   return b;
+}
+
+GtkWidget *
+weft_inspector_get_title_label (WeftInspector *self)
+{
+  g_return_val_if_fail (WEFT_IS_INSPECTOR (self), NULL);
+  return self->title_label;
 }
 
 const GPtrArray *

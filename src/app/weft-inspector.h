@@ -47,6 +47,8 @@ GtkWidget  *weft_inspector_get_edge    (WeftInspector *self,
                                         guint         *rank_index,
                                         guint32       *event);
 const GPtrArray *weft_inspector_get_reasons (WeftInspector *self);
+/* The event name's heading (one line, ellipsized, the name in its tooltip). */
+GtkWidget  *weft_inspector_get_title_label (WeftInspector *self);
 /* The heading shown (event name, "Range", ...), for tests. */
 const char *weft_inspector_get_title  (WeftInspector *self);
 

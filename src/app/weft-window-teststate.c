@@ -414,6 +414,17 @@ add_inspector_edges (WeftWindow *self, json_object *root)
   for (guint i = 0; i < why->len; i++)
     json_object_array_add (reasons, json_object_new_string (g_ptr_array_index (why, i)));
   json_object_object_add (root, "inspector_box", widget_box (self, self->inspector));
+  {
+    GtkWidget *title = weft_inspector_get_title_label (insp);
+    json_object *o = title != NULL ? widget_box (self, title) : NULL;
+    if (o != NULL)
+      {
+        const char *tip = gtk_widget_get_tooltip_text (title);
+        json_object_object_add (o, "tooltip", json_object_new_string (tip != NULL ? tip : ""));
+        json_object_object_add (o, "ellipsized", json_object_new_boolean (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title)))));
+      }
+    json_object_object_add (root, "inspector_title", o);
+  }
   json_object_object_add (root, "inspector_edges", edges);
   json_object_object_add (root, "inspector_reasons", reasons);
 }
