@@ -13,7 +13,7 @@
 #     then that all-gather is dragged 40 ms later (0 fits the trace; a real
 #     button drag): its buffer no longer overlaps the loss and the peak
 #     falls back; Ctrl+Z gives the prefetched peak again;
-#  3. Ctrl+Z gives the loaded peak back exactly; M hides the memory rows
+#  3. Ctrl+Z gives the loaded peak back exactly; Shift+M hides the memory rows
 #     and shows them again.
 #
 # Skips (77) without a display, xdotool, python3 or the binaries.
@@ -128,9 +128,9 @@ wait_for "d['can_redo'] and d['memory']['peak_gib'] == $PEAK" "Ctrl+Z restores t
 xdotool key w
 wait_for "d['memory']['drawn_peak_gib'] == $PEAK" "drawn with the loaded peak again"
 ok "Ctrl+Z: peak $(q 'd["memory"]["peak_gib"]') GiB, as loaded"
-xdotool key m
+xdotool key shift+m
 wait_for 'not any(r["kind"] == "memory" for r in d["rows"])' "M hides the memory rows"
-xdotool key m
+xdotool key shift+m
 wait_for 'any(r["kind"] == "memory" for r in d["rows"])' "M shows them again"
 ok "M hides and shows the memory rows"
 [ "$(q 'd["n_errors"]')" = 0 ] || fail "an error was shown: $(q 'd["last_error"]')"

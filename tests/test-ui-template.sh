@@ -92,7 +92,13 @@ MEM4=$(q "$TSTATE" 'd["preview"]["peak_memory_gib"]')
 xdotool key alt+e
 wait_for "$TSTATE" 'not d["valid"] and d["error_shown"] and not d["create_sensitive"] and "MoE" in (d["error"] or "")' \
   "EP on a dense model is refused inline"
+# beside Create, on screen at the default 1180x720, in the window's words
+wait_for "$TSTATE" '"error_box" in d and "create_box" in d' "the explanation is laid out"
+[ "$(q "$TSTATE" 'd["error_box"]["x"] + d["error_box"]["w"] <= d["create_box"]["x"] + 1 and d["error_box"]["y"] < d["create_box"]["y"] + d["create_box"]["h"] and d["create_box"]["y"] < d["error_box"]["y"] + d["error_box"]["h"] and d["error_box"]["y"] + d["error_box"]["h"] <= d["height"] and d["error_box"]["w"] > 50')" = 1 ] \
+  || fail "the explanation is not beside Create: $(q "$TSTATE" '(d["error_box"], d["create_box"], d["width"], d["height"])')"
+[ "$(q "$TSTATE" '"--" not in d["error_text"] and "MoE" in d["error_text"]')" = 1 ] || fail "the explanation names CLI flags: $(q "$TSTATE" 'd["error_text"]')"
 ok "inline error: $(q "$TSTATE" 'd["error"]')"
+ok "shown beside Create ($(q "$TSTATE" 'd["width"]')x$(q "$TSTATE" 'd["height"]')) as: $(q "$TSTATE" 'd["error_text"]')"
 xdotool key alt+e
 wait_for "$TSTATE" 'd["valid"] and not d["error_shown"] and d["create_sensitive"] and d["preview"]["up_to_date"]' \
   "unticking EP makes it valid again"

@@ -293,6 +293,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftLayout, weft_layout_free)
 /* Label of a row: "rank 3", "stream 7 · compute", "CPU · 5 threads", "thread 1234 (python)",
  * "GPU memory". */
 char *weft_render_row_label (WeftTrace *trace, const WeftLayoutRow *row); /* (transfer full) */
+/* The width the lane-header column needs for its longest label, whole
+ * (indent and margin included), in pixels. */
+double weft_layout_label_width (const WeftLayout *layout);
 
 /* The text drawn on an event: C++ kernel signatures lose their return type,
  * namespaces, template and argument lists ("void at::native::foo<4>(int)" ->

@@ -170,6 +170,13 @@ typedef struct
 /* Incoming dependencies of an op: fills up to max entries, returns the total. */
 guint       weft_solver_preds (WeftSolver *self, guint rank_index, guint32 event,
                                WeftSolverDep *out, guint max);
+/* Outgoing dependencies (what waits on the op), the mirror of
+ * weft_solver_preds: the next op on its stream, the ops and syncs holding
+ * an edge from it (cross-stream, sync, explicit), and for a collective
+ * member the other members (rendezvous). event: the other op (for SYNC:
+ * the sync's CPU event). Fills up to max entries, returns the total. */
+guint       weft_solver_succs (WeftSolver *self, guint rank_index, guint32 event,
+                               WeftSolverDep *out, guint max);
 /* Ops of a GPU lane in the solver's stream order. */
 guint       weft_solver_lane_n_ops (WeftSolver *self, guint rank_index, guint32 lane);
 guint32     weft_solver_lane_op (WeftSolver *self, guint rank_index, guint32 lane, guint position);
@@ -442,6 +449,13 @@ GArray     *weft_solver_critical_path (WeftSolver *self, int step); /* (transfer
  * nothing on its rank ended shortly before it. */
 WeftDepKind weft_solver_inferred_cause (WeftSolver *self, guint rank_index, guint32 event,
                                         guint *pred_rank_index, guint32 *pred_event);
+/* Why a critical-path segment (of weft_solver_critical_path) is there, in
+ * words: for a collective, which rank arrived last, how late and what held
+ * it back ("rank 3 arrives last at this all_gather, 2.10 ms after rank 0,
+ * because it queued behind X on stream 7 ..."); for an op, what its start
+ * waited for; for a CPU or an inferred gap, what the GPU waited on
+ * (docs/solver.md, "Explanations"). */
+char       *weft_solver_path_reason (WeftSolver *self, const WeftPathSegment *seg); /* (transfer full) */
 /* TRUE when the op lies on the whole-schedule critical path. */
 gboolean    weft_solver_is_critical (WeftSolver *self, guint rank_index, guint32 event);
 

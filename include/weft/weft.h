@@ -16,5 +16,6 @@
 #include "weft-memory.h"
 #include "weft-pipeline.h"
 #include "weft-diff.h"
+#include "weft-tables.h"
 
 #define WEFT_VERSION "0.1.0"

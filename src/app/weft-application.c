@@ -8,7 +8,8 @@
  * the freedesktop colour scheme itself, so the application reads
  * org.gnome.desktop.interface color-scheme where that schema is installed,
  * honours WEFT_COLOR_SCHEME=dark|light, and watches GtkSettings
- * (gtk-application-prefer-dark-theme, gtk-theme-name) for changes. */
+ * (gtk-application-prefer-dark-theme, gtk-theme-name) for changes;
+ * GTK_THEME=Name:dark (which GTK reads before the settings) is dark too. */
 #include "config.h"
 
 #include "weft-application.h"
@@ -56,6 +57,16 @@ theme_is_dark (GtkSettings *settings)
   gboolean prefer_dark = FALSE;
   g_autofree char *theme = NULL;
 
+  const char *env = g_getenv ("GTK_THEME");
+
+  /* GTK_THEME=Name:dark overrides the settings (GTK reads it first) and
+   * is not reflected in gtk-theme-name */
+  if (env != NULL && *env != '\0')
+    {
+      g_autofree char *lower = g_ascii_strdown (env, -1);
+      if (g_str_has_suffix (lower, ":dark") || g_str_has_suffix (lower, "-dark"))
+        return TRUE;
+    }
   g_object_get (settings, "gtk-application-prefer-dark-theme", &prefer_dark, "gtk-theme-name", &theme, NULL);
   if (prefer_dark)
     return TRUE;
@@ -254,6 +265,7 @@ weft_application_startup (GApplication *app)
     { "win.export::png", { "<Control>e", NULL } },
     { "win.show-shortcuts", { "<Control>question", "<Control>F1", NULL } },
     { "win.toggle-inspector", { "<Control>i", NULL } },
+    { "win.toggle-tables", { "<Control>j", NULL } },
     { "win.undo", { "<Control>z", NULL } },
     { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
     { "win.save", { "<Control>s", NULL } },

@@ -2,7 +2,9 @@
  *
  * Rebuilt from scratch for each selection (a handful of labels): the event
  * (name, category, lane, start, duration, solved figures, args parsed
- * lazily with json-c), its collective (type, size, group, and each rank's
+ * lazily with json-c), its dependencies both ways (buttons that follow
+ * them: "follow-edge"), the reasons of its critical-path segments, its
+ * collective (type, size, group, and each rank's
  * arrival, wait and transfer time from the solver), or for a time range the
  * compute / overlap / communication / idle breakdown per rank. */
 #include "config.h"
@@ -30,6 +32,10 @@ struct _WeftInspector
   guint32     cur_event;
   gint64      origin;
   char       *title;
+  GArray     *critical;  /* WeftPathSegment of the step's critical path (borrowed), may be NULL */
+  GPtrArray  *edges;     /* the edge buttons shown (borrowed widgets) */
+  GPtrArray  *reasons;   /* char*: the critical-path reasons shown */
+  GtkWidget  *title_label; /* the event's name heading (borrowed), NULL when none */
 };
 
 G_DEFINE_FINAL_TYPE (WeftInspector, weft_inspector, GTK_TYPE_WIDGET)
@@ -37,6 +43,7 @@ G_DEFINE_FINAL_TYPE (WeftInspector, weft_inspector, GTK_TYPE_WIDGET)
 enum
 {
   SIGNAL_EDIT_ERROR,
+  SIGNAL_FOLLOW,
   N_SIGNALS
 };
 
@@ -54,10 +61,50 @@ reset (WeftInspector *self, const char *title)
   /* Do not leave the focus on a widget that goes away (the edit entries). */
   if (focus != NULL && gtk_widget_is_ancestor (focus, self->box))
     gtk_root_set_focus (root, NULL);
+  g_ptr_array_set_size (self->edges, 0);
+  g_ptr_array_set_size (self->reasons, 0);
+  self->title_label = NULL;
   while ((child = gtk_widget_get_first_child (self->box)) != NULL)
     gtk_box_remove (GTK_BOX (self->box), child);
   g_free (self->title);
   self->title = g_strdup (title);
+}
+
+static void
+copy_clicked_cb (GtkButton *button, const char *text)
+{
+  gdk_clipboard_set_text (gtk_widget_get_clipboard (GTK_WIDGET (button)), text);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (button), "Copied");
+}
+
+/* The event's name as the pane's title: one line, ellipsized in the middle
+ * (mangled kernel names run to hundreds of characters), the whole name in
+ * its tooltip and a button that copies it. */
+static GtkWidget *
+add_title (WeftInspector *self, const char *text)
+{
+  GtkWidget *row = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *label = gtk_label_new (text);
+  GtkWidget *copy = gtk_button_new_from_icon_name ("edit-copy-symbolic");
+
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_MIDDLE);
+  gtk_label_set_single_line_mode (GTK_LABEL (label), TRUE);
+  gtk_label_set_width_chars (GTK_LABEL (label), 12);
+  gtk_widget_set_hexpand (label, TRUE);
+  gtk_widget_set_tooltip_text (label, text);
+  gtk_widget_add_css_class (label, "title-3");
+  gtk_widget_add_css_class (label, "weft-inspector-title");
+  gtk_widget_add_css_class (copy, "flat");
+  gtk_widget_set_valign (copy, GTK_ALIGN_CENTER);
+  gtk_widget_set_tooltip_text (copy, "Copy the name");
+  g_signal_connect_data (copy, "clicked", G_CALLBACK (copy_clicked_cb), g_strdup (text), (GClosureNotify) (void (*) (void)) g_free,
+                         0);
+  gtk_box_append (GTK_BOX (row), label);
+  gtk_box_append (GTK_BOX (row), copy);
+  gtk_box_append (GTK_BOX (self->box), row);
+  self->title_label = label;
+  return label;
 }
 
 static GtkWidget *
@@ -484,6 +531,217 @@ add_edit_controls (WeftInspector *self, guint rank_index, guint32 event, gint64 
       }
 }
 
+/* ---- dependencies, both ways; the critical path's reasons -------------------------- */
+
+#define MAX_EDGES 24
+
+static void
+edge_clicked_cb (GtkButton *button, WeftInspector *self)
+{
+  guint r = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "weft-rank"));
+  guint32 e = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (button), "weft-event"));
+
+  g_signal_emit (self, signals[SIGNAL_FOLLOW], 0, r, e);
+}
+
+/* One list of edges: a button per edge, a click follows it. */
+static void
+add_edge_list (WeftInspector *self, const char *title, const char *dir, const WeftSolverDep *deps, guint n,
+               guint total, guint bind_rank, guint32 bind_event)
+{
+  GtkWidget *list;
+
+  add_heading (self, title, FALSE);
+  if (n == 0)
+    {
+      GtkWidget *none = gtk_label_new (strcmp (dir, "pred") == 0 ? "nothing: released at its observed time"
+                                                                : "nothing");
+      gtk_label_set_xalign (GTK_LABEL (none), 0);
+      gtk_widget_add_css_class (none, "dim-label");
+      gtk_box_append (GTK_BOX (self->box), none);
+      return;
+    }
+  list = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  for (guint i = 0; i < n; i++)
+    {
+      WeftRank *orank = weft_trace_rank (self->trace, deps[i].rank_index);
+      const char *name = deps[i].event < orank->events->len
+                             ? weft_rank_string (orank, weft_rank_event (orank, deps[i].event)->name)
+                             : "?";
+      gboolean binding = deps[i].rank_index == bind_rank && deps[i].event == bind_event;
+      g_autofree char *text = g_strdup_printf ("%s%s · rank %d · %s", weft_dep_kind_to_string (deps[i].kind),
+                                               binding ? " (decides its start)"
+                                                       : (deps[i].kind == WEFT_DEP_RENDEZVOUS ? " (arrives last)" : ""),
+                                               orank->rank, name);
+      g_autofree char *tip = g_strdup_printf ("%s\nClick to select it", text);
+      GtkWidget *button = gtk_button_new ();
+      GtkWidget *label = gtk_label_new (text);
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_button_set_child (GTK_BUTTON (button), label);
+      gtk_widget_add_css_class (button, "flat");
+      gtk_widget_set_tooltip_text (button, tip);
+      g_object_set_data (G_OBJECT (button), "weft-rank", GUINT_TO_POINTER (deps[i].rank_index));
+      g_object_set_data (G_OBJECT (button), "weft-event", GUINT_TO_POINTER (deps[i].event));
+      g_object_set_data (G_OBJECT (button), "weft-dir", (gpointer) dir);
+      g_object_set_data (G_OBJECT (button), "weft-kind", (gpointer) weft_dep_kind_to_string (deps[i].kind));
+      g_signal_connect (button, "clicked", G_CALLBACK (edge_clicked_cb), self);
+      gtk_box_append (GTK_BOX (list), button);
+      g_ptr_array_add (self->edges, button);
+    }
+  if (total > n)
+    {
+      g_autofree char *more = g_strdup_printf ("… and %u more", total - n);
+      GtkWidget *l = gtk_label_new (more);
+      gtk_label_set_xalign (GTK_LABEL (l), 0);
+      gtk_widget_add_css_class (l, "dim-label");
+      gtk_box_append (GTK_BOX (list), l);
+    }
+  gtk_box_append (GTK_BOX (self->box), list);
+}
+
+/* The dependencies of one direction, a collective's rendezvous folded into
+ * one entry: its last-arriving rank's member (the one the others wait for;
+ * the other members are in the Collective section). Returns how many are
+ * kept in out (n_in in, kept in place). */
+static guint
+fold_rendezvous (WeftInspector *self, guint rank_index, guint32 event, WeftSolverDep *deps, guint n, gboolean keep_last)
+{
+  WeftRank *rank = weft_trace_rank (self->trace, rank_index);
+  const WeftEvent *ev = weft_rank_event (rank, event);
+  WeftSolverInstanceInfo info;
+  guint32 inst = WEFT_NONE;
+  guint k = 0;
+
+  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+    inst = g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+  if (inst == WEFT_NONE || !weft_solver_instance_info (self->solver, inst, &info, NULL, 0))
+    info.last_rank_index = G_MAXUINT;
+  for (guint i = 0; i < n; i++)
+    {
+      if (deps[i].kind == WEFT_DEP_RENDEZVOUS && (!keep_last || deps[i].rank_index != info.last_rank_index))
+        continue;
+      deps[k++] = deps[i];
+    }
+  return k;
+}
+
+/* What the op waits for and what waits on it (weft_solver_preds /
+ * weft_solver_succs). */
+static void
+show_dependencies (WeftInspector *self, guint rank_index, guint32 event)
+{
+  WeftSolverDep deps[MAX_EDGES];
+  guint n, shown;
+  guint br = G_MAXUINT;
+  guint32 be = WEFT_NONE;
+
+  weft_solver_binding (self->solver, rank_index, event, &br, &be);
+  n = weft_solver_preds (self->solver, rank_index, event, deps, MAX_EDGES);
+  shown = fold_rendezvous (self, rank_index, event, deps, MIN (n, (guint) MAX_EDGES), TRUE);
+  add_edge_list (self, "Waits for", "pred", deps, shown, shown + (n > MAX_EDGES ? n - MAX_EDGES : 0), br, be);
+  n = weft_solver_succs (self->solver, rank_index, event, deps, MAX_EDGES);
+  shown = fold_rendezvous (self, rank_index, event, deps, MIN (n, (guint) MAX_EDGES), FALSE);
+  add_edge_list (self, "Waited on by", "succ", deps, shown, shown + (n > MAX_EDGES ? n - MAX_EDGES : 0), G_MAXUINT,
+                 WEFT_NONE);
+}
+
+/* The collective instance of an op, WEFT_NONE if none. */
+static guint32
+op_instance (WeftTrace *trace, guint rank_index, guint32 event)
+{
+  WeftRank *rank = weft_trace_rank (trace, rank_index);
+  const WeftEvent *ev = event < rank->events->len ? weft_rank_event (rank, event) : NULL;
+
+  if (ev == NULL || ev->coll == WEFT_NONE || ev->coll >= rank->collectives->len)
+    return WEFT_NONE;
+  return g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+}
+
+/* The op's segments of the step's critical path, each with its reason; for
+ * a collective also its instance's transfer where the path takes it on
+ * another rank. */
+static void
+show_critical (WeftInspector *self, guint rank_index, guint32 event)
+{
+  gboolean any = FALSE;
+  guint32 inst = op_instance (self->trace, rank_index, event);
+
+  if (self->critical == NULL)
+    return;
+  for (guint i = 0; i < self->critical->len; i++)
+    {
+      const WeftPathSegment *seg = &g_array_index (self->critical, WeftPathSegment, i);
+      char *why;
+      GtkWidget *label;
+      gboolean same_op = seg->rank_index == rank_index && seg->event == event;
+      gboolean same_inst = inst != WEFT_NONE && seg->kind == WEFT_PATH_COMM &&
+                           op_instance (self->trace, seg->rank_index, seg->event) == inst;
+
+      if (!same_op && !same_inst)
+        continue;
+      if (!any)
+        add_heading (self, "Why it is on the critical path", FALSE);
+      any = TRUE;
+      why = weft_solver_path_reason (self->solver, seg);
+      label = gtk_label_new (why);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 50);
+      /* not selectable: a selectable wrapped label takes the clicks meant
+       * for the buttons below it (GTK 4.8) */
+      gtk_widget_add_css_class (label, "weft-inspector-reason");
+      gtk_box_append (GTK_BOX (self->box), label);
+      g_ptr_array_add (self->reasons, why);
+    }
+}
+
+void
+weft_inspector_set_critical_path (WeftInspector *self, GArray *segments)
+{
+  g_return_if_fail (WEFT_IS_INSPECTOR (self));
+  self->critical = segments;
+}
+
+guint
+weft_inspector_get_n_edges (WeftInspector *self)
+{
+  g_return_val_if_fail (WEFT_IS_INSPECTOR (self), 0);
+  return self->edges->len;
+}
+
+GtkWidget *
+weft_inspector_get_edge (WeftInspector *self, guint i, const char **dir, const char **kind, guint *rank_index,
+                         guint32 *event)
+{
+  GtkWidget *b;
+
+  g_return_val_if_fail (WEFT_IS_INSPECTOR (self), NULL);
+  g_return_val_if_fail (i < self->edges->len, NULL);
+  b = g_ptr_array_index (self->edges, i);
+  *dir = g_object_get_data (G_OBJECT (b), "weft-dir");
+  *kind = g_object_get_data (G_OBJECT (b), "weft-kind");
+  *rank_index = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "weft-rank"));
+  *event = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "weft-event"));
+  return b;
+}
+
+GtkWidget *
+weft_inspector_get_title_label (WeftInspector *self)
+{
+  g_return_val_if_fail (WEFT_IS_INSPECTOR (self), NULL);
+  return self->title_label;
+}
+
+const GPtrArray *
+weft_inspector_get_reasons (WeftInspector *self)
+{
+  g_return_val_if_fail (WEFT_IS_INSPECTOR (self), NULL);
+  return self->reasons;
+}
+
 /* ---- public ------------------------------------------------------------------ */
 
 void
@@ -498,6 +756,7 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
   g_autofree char *s_start = NULL;
   g_autofree char *s_dur = NULL;
   g_autofree char *s_rank = NULL;
+  gboolean show_edges = FALSE;
 
   g_return_if_fail (WEFT_IS_INSPECTOR (self));
   if (self->trace == NULL || rank_index >= self->trace->ranks->len)
@@ -508,7 +767,7 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
   ev = weft_rank_event (rank, event);
 
   reset (self, weft_rank_string (rank, ev->name));
-  add_heading (self, weft_rank_string (rank, ev->name), TRUE);
+  add_title (self, weft_rank_string (rank, ev->name));
 
   start = event_start (self, rank_index, event);
   end = event_end (self, rank_index, event);
@@ -553,7 +812,7 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
           g_autofree char *s = g_strdup_printf ("%s: %s (rank %d)", weft_dep_kind_to_string (dep),
                                                 weft_rank_string (prank, weft_rank_event (prank, pe)->name),
                                                 prank->rank);
-          grid_row (grid, row++, "Waits for", s);
+          grid_row (grid, row++, "Started by", s);
         }
       else if (weft_solver_inferred_cause (self->solver, rank_index, event, &pr, &pe) == WEFT_DEP_INFERRED &&
                pr < self->trace->ranks->len)
@@ -563,8 +822,9 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
           g_autofree char *s = g_strdup_printf ("inferred: %s (rank %d; no recorded edge, it ended last before)",
                                                 weft_rank_string (prank, weft_rank_event (prank, pe)->name),
                                                 prank->rank);
-          grid_row (grid, row++, "Waits for", s);
+          grid_row (grid, row++, "Started by", s);
         }
+      show_edges = TRUE;
     }
   if (ev->link != WEFT_NONE && ev->link < rank->events->len)
     {
@@ -588,6 +848,12 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
         grid_row (grid, row++, "Pipeline", s);
       }
   }
+
+  if (show_edges)
+    {
+      show_dependencies (self, rank_index, event);
+      show_critical (self, rank_index, event);
+    }
 
   if (self->session != NULL && self->solver != NULL && weft_solver_is_node (self->solver, rank_index, event))
     add_edit_controls (self, rank_index, event, end - start);
@@ -794,6 +1060,9 @@ weft_inspector_dispose (GObject *object)
 
   g_clear_pointer (&self->scrolled, gtk_widget_unparent);
   g_clear_pointer (&self->title, g_free);
+  g_clear_pointer (&self->edges, g_ptr_array_unref);
+  g_clear_pointer (&self->reasons, g_ptr_array_unref);
+  self->critical = NULL;
   self->trace = NULL;
   self->solver = NULL;
   self->session = NULL;
@@ -809,6 +1078,8 @@ weft_inspector_class_init (WeftInspectorClass *klass)
   object_class->dispose = weft_inspector_dispose;
   signals[SIGNAL_EDIT_ERROR] = g_signal_new ("edit-error", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
                                              NULL, G_TYPE_NONE, 2, G_TYPE_STRING, G_TYPE_STRING);
+  signals[SIGNAL_FOLLOW] = g_signal_new ("follow-edge", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0, NULL, NULL,
+                                         NULL, G_TYPE_NONE, 2, G_TYPE_UINT, G_TYPE_UINT);
   gtk_widget_class_set_layout_manager_type (widget_class, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_css_name (widget_class, "weft-inspector");
 }
@@ -816,6 +1087,8 @@ weft_inspector_class_init (WeftInspectorClass *klass)
 static void
 weft_inspector_init (WeftInspector *self)
 {
+  self->edges = g_ptr_array_new ();
+  self->reasons = g_ptr_array_new_with_free_func (g_free);
   self->scrolled = weft_scrolled_column_new (GTK_WIDGET (self), &self->box);
   if (GTK_IS_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (self->scrolled))))
     gtk_viewport_set_scroll_to_focus (GTK_VIEWPORT (gtk_scrolled_window_get_child (GTK_SCROLLED_WINDOW (self->scrolled))),

@@ -33,6 +33,22 @@ void        weft_inspector_show_range (WeftInspector         *self,
                                        const WeftRenderTimes *times);
 /* Nothing selected: a summary of the trace. */
 void        weft_inspector_show_summary (WeftInspector *self);
+/* The step's critical path (WeftPathSegment, borrowed; NULL: none): the
+ * selected op's segments are explained in words. */
+void        weft_inspector_set_critical_path (WeftInspector *self,
+                                              GArray        *segments);
+/* The dependency buttons shown ("follow-edge" (rank_index, event) on a
+ * click), and the reasons shown, for tests. dir: "pred" or "succ". */
+guint       weft_inspector_get_n_edges (WeftInspector *self);
+GtkWidget  *weft_inspector_get_edge    (WeftInspector *self,
+                                        guint          i,
+                                        const char   **dir,
+                                        const char   **kind,
+                                        guint         *rank_index,
+                                        guint32       *event);
+const GPtrArray *weft_inspector_get_reasons (WeftInspector *self);
+/* The event name's heading (one line, ellipsized, the name in its tooltip). */
+GtkWidget  *weft_inspector_get_title_label (WeftInspector *self);
 /* The heading shown (event name, "Range", ...), for tests. */
 const char *weft_inspector_get_title  (WeftInspector *self);
 

@@ -7,7 +7,8 @@
  * A degree is used only when its strategy is ticked (else 1).
  *
  * Every change is validated at once (weft_compose_params_validate(); the
- * message is shown inline under the form and Create is disabled), then,
+ * message, worded for the window, is shown beside Create, which is
+ * disabled), then,
  * debounced, composed in a GTask thread: weft_compose_trace() (the real
  * loader), an edit session (which builds and solves the dependency graph),
  * the whole-step metrics and a render layout. One compose runs at a time;
@@ -342,6 +343,26 @@ write_state (WeftTemplateDialog *self, gboolean open)
   json_object_object_add (root, "valid", json_object_new_boolean (self->valid));
   json_object_object_add (root, "error", self->error != NULL ? json_object_new_string (self->error) : NULL);
   json_object_object_add (root, "error_shown", json_object_new_boolean (gtk_widget_get_visible (self->error_label)));
+  json_object_object_add (root, "error_text", json_object_new_string (gtk_label_get_text (GTK_LABEL (self->error_label))));
+  {
+    /* where the explanation and Create are, inside the dialog (its size too) */
+    graphene_rect_t b;
+    json_object *o;
+    GtkWidget *widgets[] = { self->error_label, self->create };
+    const char *keys[] = { "error_box", "create_box" };
+    for (guint i = 0; i < 2; i++)
+      if (gtk_widget_get_mapped (widgets[i]) && gtk_widget_compute_bounds (widgets[i], GTK_WIDGET (self), &b))
+        {
+          o = json_object_new_object ();
+          json_object_object_add (o, "x", json_object_new_int ((int) b.origin.x));
+          json_object_object_add (o, "y", json_object_new_int ((int) b.origin.y));
+          json_object_object_add (o, "w", json_object_new_int ((int) b.size.width));
+          json_object_object_add (o, "h", json_object_new_int ((int) b.size.height));
+          json_object_object_add (root, keys[i], o);
+        }
+    json_object_object_add (root, "width", json_object_new_int (gtk_widget_get_width (GTK_WIDGET (self))));
+    json_object_object_add (root, "height", json_object_new_int (gtk_widget_get_height (GTK_WIDGET (self))));
+  }
   json_object_object_add (root, "busy", json_object_new_boolean (self->running || self->debounce != 0));
   json_object_object_add (root, "create_sensitive", json_object_new_boolean (gtk_widget_get_sensitive (self->create)));
   json_object_object_add (root, "keep_sensitive", json_object_new_boolean (gtk_widget_get_sensitive (self->keep)));
@@ -484,11 +505,47 @@ show_metrics (WeftTemplateDialog *self)
   }
 }
 
+/* The validator speaks the CLI's language ("needs --tp >= 2", "--experts,
+ * or --preset moe-small"): the dialog says it with its own controls. */
+static char *
+window_wording (const char *message)
+{
+  static const struct
+  {
+    const char *cli, *window;
+  } words[] = {
+    { "(--experts, or --preset moe-small)", "(choose a MoE model preset, e.g. moe-small)" },
+    { "--experts", "a MoE model preset" },
+    { "--preset", "the model preset" },
+    { "--dp-replicate", "the HSDP replicas" },
+    { "--dp", "the DP degree" },
+    { "--tp", "the TP degree" },
+    { "--cp", "the CP degree" },
+    { "--ep", "the EP degree" },
+    { "--layers", "the layers" },
+    { "--seq", "the sequence length" },
+    { "--mbs", "the micro-batch" },
+    { "--calibrate", "calibration" },
+    { "in the strategy list", "ticked" },
+    { "strategy tp", "TP" },
+    { "strategy cp", "CP" },
+    { "strategy ep", "EP" },
+  };
+  GString *s = g_string_new (message);
+
+  for (guint i = 0; i < G_N_ELEMENTS (words); i++)
+    g_string_replace (s, words[i].cli, words[i].window, 0);
+  return g_string_free (s, FALSE);
+}
+
 static void
 set_error_text (WeftTemplateDialog *self, const char *message)
 {
-  g_autofree char *markup = g_markup_printf_escaped ("<span foreground='#c01c28'>⚠ Cannot compose: %s</span>", message);
-  gtk_label_set_markup (GTK_LABEL (self->error_label), markup);
+  g_autofree char *text = window_wording (message);
+  g_autofree char *full = g_strdup_printf ("Cannot compose: %s", text);
+
+  gtk_label_set_text (GTK_LABEL (self->error_label), full);
+  gtk_widget_set_tooltip_text (self->error_label, full);
 }
 
 static gboolean
@@ -982,6 +1039,18 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->create);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->keep);
   gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->spinner);
+  /* why Create is off, beside it (always in view, whatever the form's
+   * scroll): two lines at most, the whole text in its tooltip */
+  self->error_label = gtk_label_new ("");
+  gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
+  gtk_label_set_wrap_mode (GTK_LABEL (self->error_label), PANGO_WRAP_WORD_CHAR);
+  gtk_label_set_lines (GTK_LABEL (self->error_label), 2);
+  gtk_label_set_ellipsize (GTK_LABEL (self->error_label), PANGO_ELLIPSIZE_END);
+  gtk_label_set_xalign (GTK_LABEL (self->error_label), 1);
+  gtk_label_set_max_width_chars (GTK_LABEL (self->error_label), 60);
+  gtk_widget_add_css_class (self->error_label, "error");
+  gtk_widget_set_visible (self->error_label, FALSE);
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), self->error_label);
   gtk_window_set_titlebar (GTK_WINDOW (self), header);
 
   /* the form */
@@ -1050,14 +1119,7 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   gtk_grid_attach (GTK_GRID (grid), self->calibrate, 0, row++, 2, 1);
   gtk_grid_attach (GTK_GRID (grid), self->calibrate_info, 0, row++, 2, 1);
 
-  self->error_label = gtk_label_new ("");
-  gtk_label_set_wrap (GTK_LABEL (self->error_label), TRUE);
-  gtk_label_set_xalign (GTK_LABEL (self->error_label), 0);
-  gtk_label_set_max_width_chars (GTK_LABEL (self->error_label), 40);
-  gtk_widget_set_visible (self->error_label, FALSE);
-
   gtk_box_append (GTK_BOX (form), grid);
-  gtk_box_append (GTK_BOX (form), self->error_label);
   gtk_widget_set_margin_start (form, 18);
   gtk_widget_set_margin_end (form, 18);
   gtk_widget_set_margin_top (form, 12);

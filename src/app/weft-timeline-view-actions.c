@@ -68,6 +68,8 @@ build_matches (WeftTimelineView *self, const char *pattern, gboolean regex, GErr
             continue;
           if (ev->name >= n_strings || !hit[ev->name])
             continue;
+          if (self->search_kind != WEFT_SLICE_KIND_ALL && !weft_event_is_kind (rank, ev, self->search_kind))
+            continue;
           m.ts = self->times != NULL ? weft_render_event_span (self->trace, self->times, r, e).begin : ev->ts + off;
           m.rank_index = r;
           m.event = e;
@@ -258,6 +260,18 @@ add_action (GtkWidgetClass *klass, const char *name, GtkWidgetActionActivateFunc
     gtk_widget_class_add_binding_action (klass, key, mods, name, NULL);
 }
 
+void
+weft_timeline_view_set_search_kind (WeftTimelineView *self, WeftSliceKind kind)
+{
+  g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
+  if (self->search_kind == kind)
+    return;
+  self->search_kind = kind;
+  /* the matches are of the old kind: rebuilt by the next search */
+  g_clear_pointer (&self->matches, g_array_unref);
+  self->match_pos = -1;
+}
+
 int
 weft_timeline_view_search (WeftTimelineView *self, const char *pattern, gboolean regex, int direction, GError **error)
 {
@@ -334,6 +348,7 @@ weft_timeline_view_get_match_position (WeftTimelineView *self)
 void
 _weft_timeline_view_class_actions_init (GtkWidgetClass *widget_class)
 {
+  _weft_timeline_view_class_marks_init (widget_class);
   add_action (widget_class, "timeline.zoom-in", action_zoom, GDK_KEY_w, 0);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_W, GDK_SHIFT_MASK, "timeline.zoom-in", NULL);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_plus, 0, "timeline.zoom-in", NULL);

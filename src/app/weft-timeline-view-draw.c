@@ -167,6 +167,8 @@ weft_timeline_view_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       gtk_snapshot_append_color (snapshot, &(GdkRGBA) { 0.26, 0.52, 0.96, 0.35 }, &rect);
     }
 
+  _weft_timeline_view_paint_mark (self, snapshot, &body);
+
   if (self->debug_timing)
     self->t_snapshot_end = g_get_monotonic_time ();
   self->frames++;

@@ -84,27 +84,48 @@ _weft_timeline_view_drag_edit_update (WeftTimelineView *self, double ox, double 
     }
   else
     {
+      const WeftLayoutRow *target;
+      guint32 want_lane = self->drag_orig_lane;
+      gboolean want_time = fabs (ox) >= 2 * DRAG_THRESHOLD;
+
       self->drag_target_row = gpu_row_at (self, self->drag_y + oy - r->origin.y);
-      if (fabs (ox) < 2 * DRAG_THRESHOLD)
+      target = self->drag_target_row >= 0 ? weft_layout_get_row (self->layout, self->drag_target_row) : NULL;
+      if (target != NULL && target->rank_index == self->drag_op.rank_index)
+        want_lane = target->lane;
+      ok = TRUE;
+      /* Straight up or down: a stream change only. Take back any move in
+       * time this gesture made, so the op keeps no minimum start and goes
+       * as early as its dependencies allow on the new stream. Another
+       * stream of the rank: the move is made now (the chips and the
+       * timeline show its effect while dragging), and taken back when the
+       * pointer leaves that stream. */
+      if (want_lane != self->drag_live_lane || (!want_time && self->drag_time_moved))
         {
-          /* Straight up or down: a stream change only. Take back any move
-           * in time this gesture made, so the op keeps no minimum start
-           * and goes as early as its dependencies allow on the new stream. */
-          ok = TRUE;
-          if (self->drag_time_moved)
+          if (self->drag_time_moved || self->drag_live_lane != self->drag_orig_lane)
             {
               ok = weft_edit_session_cancel_gesture (self->session, &error);
               weft_edit_session_begin_gesture (self->session);
               self->drag_time_moved = FALSE;
+              self->drag_live_lane = self->drag_orig_lane;
+            }
+          if (ok && want_lane != self->drag_orig_lane)
+            {
+              ok = weft_edit_session_move_to_lane (self->session, self->drag_op, want_lane,
+                                                   weft_solver_start (_weft_timeline_view_view_solver (self),
+                                                                      self->drag_op.rank_index, self->drag_op.event),
+                                                   whole, &error);
+              if (ok)
+                self->drag_live_lane = want_lane;
             }
         }
-      else
+      if (ok && want_time)
         {
           gint64 t0 = g_get_monotonic_time ();
           ok = weft_edit_session_move_time (self->session, self->drag_op, self->drag_orig_start + dt, whole, &error);
           if (self->debug_timing)
             g_printerr ("move_time %.1f ms\n", (g_get_monotonic_time () - t0) / 1000.0);
           self->drag_time_moved = TRUE;
+          self->drag_time_to = self->drag_orig_start + dt;
         }
     }
   g_clear_pointer (&self->drag_error, g_free);
@@ -122,6 +143,19 @@ _weft_timeline_view_drag_edit_end (WeftTimelineView *self)
   g_autoptr (GError) error = NULL;
   WeftEventRef op = self->drag_op;
 
+  if (self->drag_mode == DRAG_MOVE && self->drag_live_lane != self->drag_orig_lane && self->drag_time_moved)
+    {
+      /* moved to a stream and in time: redo it as time then stream, so
+       * that the op takes its place in the new stream's order at its new
+       * time (what the live stream move, made first, could not know) */
+      gboolean ok = weft_edit_session_cancel_gesture (self->session, &error);
+      weft_edit_session_begin_gesture (self->session);
+      if (ok)
+        ok = weft_edit_session_move_time (self->session, op, self->drag_time_to, whole, &error);
+      if (!ok)
+        edit_error (self, "The move was refused", error);
+      g_clear_error (&error);
+    }
   if (self->drag_mode == DRAG_MOVE && self->drag_target_row >= 0)
     {
       const WeftLayoutRow *row = weft_layout_get_row (self->layout, self->drag_target_row);
@@ -165,8 +199,7 @@ _weft_timeline_view_paint_drag_ghost (WeftTimelineView *self, cairo_t *cr)
   int row_idx;
 
   /* where it was */
-  row_idx = weft_layout_find_lane (self->layout, self->drag_op.rank_index,
-                                   weft_solver_op_lane (solver, self->drag_op.rank_index, self->drag_op.event));
+  row_idx = weft_layout_find_lane (self->layout, self->drag_op.rank_index, self->drag_orig_lane);
   cairo_set_line_width (cr, 1.0);
   if (row_idx >= 0)
     {

@@ -149,6 +149,7 @@ drag_begin_cb (GtkGestureDrag *gesture, double x, double y, WeftTimelineView *se
           self->drag_op.event = hit.event;
           self->drag_orig_start = weft_solver_start (solver, hit.rank_index, hit.event);
           self->drag_orig_end = weft_solver_end (solver, hit.rank_index, hit.event);
+          self->drag_orig_lane = self->drag_live_lane = weft_solver_op_lane (solver, hit.rank_index, hit.event);
           ex1 = weft_render_time_to_x (&self->view, self->drag_orig_end);
           self->drag_mode = (fabs ((x - r.origin.x) - ex1) <= 4 &&
                              ex1 - weft_render_time_to_x (&self->view, self->drag_orig_start) >= 12)
@@ -264,6 +265,18 @@ _weft_timeline_view_query_tooltip (GtkWidget *widget, int x, int y, gboolean key
   g_autofree char *markup = NULL;
   g_autofree char *name = NULL;
 
+  if (self->layout != NULL && self->drag_mode == DRAG_NONE && _weft_timeline_view_in_headers (self, x, y))
+    {
+      /* a lane header: its whole label (a long one is ellipsized) */
+      int row_idx;
+      _weft_timeline_view_body_rect (self, &r);
+      row_idx = weft_layout_row_at_y (self->layout, y - r.origin.y + self->view.scroll_y);
+      if (row_idx < 0)
+        return FALSE;
+      name = weft_render_row_label (self->trace, weft_layout_get_row (self->layout, row_idx));
+      gtk_tooltip_set_text (tooltip, name);
+      return name != NULL;
+    }
   if (self->layout == NULL || !_weft_timeline_view_in_body (self, x, y) || self->drag_mode != DRAG_NONE)
     return FALSE;
   _weft_timeline_view_body_rect (self, &r);

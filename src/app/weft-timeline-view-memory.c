@@ -2,7 +2,7 @@
  * keeps the trace's memory timeline (weft-memory.h), re-times it from the
  * solver before each body paint (a cheap no-op while the solver's
  * generation is unchanged), hands it to the painter, answers the memory
- * rows' tooltips (the totals at the pointer) and toggles the rows (M). */
+ * rows' tooltips (the totals at the pointer) and toggles the rows (Shift+M). */
 #include "config.h"
 
 #include <string.h>
@@ -93,5 +93,6 @@ void
 _weft_timeline_view_memory_class_init (GtkWidgetClass *widget_class)
 {
   gtk_widget_class_install_action (widget_class, "timeline.toggle-memory", NULL, action_toggle_memory);
-  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_m, 0, "timeline.toggle-memory", NULL);
+  /* Shift+M: M marks the selection's span, as in Perfetto */
+  gtk_widget_class_add_binding_action (widget_class, GDK_KEY_M, GDK_SHIFT_MASK, "timeline.toggle-memory", NULL);
 }

@@ -6,7 +6,8 @@
  *   weft-timeline-view-edit.c     editing: dragging a GPU op, delete / duplicate, palette drops
  *   weft-timeline-view-input.c    pointer input: hover, wheel, the drag gesture, tooltips
  *   weft-timeline-view-draw.c     measuring and painting (the cached body texture), export
- *   weft-timeline-view-memory.c   the memory rows: their timeline, tooltips, the M toggle */
+ *   weft-timeline-view-memory.c   the memory rows: their timeline, tooltips, the Shift+M toggle
+ *   weft-timeline-view-marks.c    M marks, numbered bookmarks */
 #pragma once
 
 #include <gtk/gtk.h>
@@ -39,6 +40,17 @@ typedef struct
   guint32 event;
 } SearchMatch;
 
+#define WEFT_N_BOOKMARKS 9
+
+typedef struct
+{
+  gboolean     set;
+  WeftTimeSpan span;      /* the visible range */
+  double       scroll_y;
+  guint        sel_rank;
+  guint32      sel_event;
+} WeftBookmark;
+
 struct _WeftTimelineView
 {
   GtkWidget parent_instance;
@@ -46,6 +58,7 @@ struct _WeftTimelineView
   WeftTrace  *trace;        /* borrowed */
   WeftView    view;
   WeftLayout *layout;
+  double      label_width;  /* what the longest lane label needs (weft_layout_label_width) */
   WeftTimeSpan trace_span;
   WeftTimeSpan content;            /* trace_span and the solver's span (content_span) */
   guint64      content_gen;
@@ -84,6 +97,10 @@ struct _WeftTimelineView
   char     *drag_error;             /* the solver refused the move (cycle) */
   gboolean  drag_gesture_open;
   gboolean  drag_time_moved;        /* the gesture moved the op in time */
+  gint64    drag_time_to;           /* ... to this start */
+  guint32   drag_orig_lane;         /* its stream at the press */
+  guint32   drag_live_lane;         /* the stream the gesture has moved it to (live, undone
+                                     * when the pointer leaves that stream) */
 
   WeftEditSession *session;         /* borrowed, may be NULL: read-only */
   /* drag latency: pointer motion (drag-update) to the end of the frame
@@ -100,12 +117,17 @@ struct _WeftTimelineView
   /* search */
   char    *search_pattern;
   gboolean search_regex;
+  WeftSliceKind search_kind;       /* matches only of that kind */
   GArray  *matches;                /* SearchMatch sorted by (ts, rank, event) */
   int      match_pos;
 
   /* memory rows (weft-timeline-view-memory.c) */
   WeftMemoryTimeline *memory;      /* made on first use, re-timed before each body paint */
   WeftRenderStats     body_stats;  /* of the last body paint */
+  /* marks (weft-timeline-view-marks.c) */
+  gboolean     has_mark;
+  WeftTimeSpan mark;
+  WeftBookmark bookmarks[WEFT_N_BOOKMARKS];
 
   guint    frames;
   guint    first_frame_idle;
@@ -152,6 +174,10 @@ double _weft_timeline_view_zoom_anchor (WeftTimelineView *self);
 /* weft-timeline-view-actions.c */
 void _weft_timeline_view_clear_search (WeftTimelineView *self);
 void _weft_timeline_view_class_actions_init (GtkWidgetClass *widget_class);
+
+/* weft-timeline-view-marks.c */
+void _weft_timeline_view_class_marks_init (GtkWidgetClass *widget_class);
+void _weft_timeline_view_paint_mark (WeftTimelineView *self, GtkSnapshot *snapshot, const graphene_rect_t *body);
 
 /* weft-timeline-view-edit.c */
 void _weft_timeline_view_action_delete (GtkWidget *widget, const char *name, GVariant *param);

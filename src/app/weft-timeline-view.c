@@ -45,7 +45,12 @@ double
 _weft_timeline_view_header_width (WeftTimelineView *self)
 {
   int w = gtk_widget_get_width (GTK_WIDGET (self));
-  return MIN (WEFT_RENDER_HEADER_WIDTH, MAX (80.0, w * 0.3));
+  double base = MIN (WEFT_RENDER_HEADER_WIDTH, MAX (80.0, w * 0.3));
+
+  /* wide enough for the longest label ("GPU 0 stream 17 · fsdp
+   * reduce-scatter"), within 360 px and 40 % of the view; beyond, labels
+   * are ellipsized and the header's tooltip gives the whole label */
+  return MAX (base, MIN (self->label_width, MIN (360.0, w * 0.4)));
 }
 
 void
@@ -184,6 +189,7 @@ _weft_timeline_view_rebuild_layout (WeftTimelineView *self)
   g_clear_pointer (&self->layout, weft_layout_free);
   if (self->trace != NULL)
     self->layout = weft_layout_new (self->trace, &self->view);
+  self->label_width = self->layout != NULL ? weft_layout_label_width (self->layout) : 0;
   _weft_timeline_view_update_adjustment (self);
   _weft_timeline_view_update_actions (self);
   _weft_timeline_view_invalidate_body (self);
@@ -598,6 +604,7 @@ weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
       self->trace_span = weft_trace_time_span (trace);
       self->content_valid = FALSE;
       self->layout = weft_layout_new (trace, &self->view);
+      self->label_width = weft_layout_label_width (self->layout);
       self->first_frame_pending = TRUE;
     }
   else
@@ -745,6 +752,20 @@ weft_timeline_view_get_selection (WeftTimelineView *self, guint *rank_index, gui
   if (event != NULL)
     *event = self->view.sel_event;
   return TRUE;
+}
+
+double
+weft_timeline_view_get_header_width (WeftTimelineView *self)
+{
+  g_return_val_if_fail (WEFT_IS_TIMELINE_VIEW (self), 0);
+  return _weft_timeline_view_header_width (self);
+}
+
+double
+weft_timeline_view_get_label_width (WeftTimelineView *self)
+{
+  g_return_val_if_fail (WEFT_IS_TIMELINE_VIEW (self), 0);
+  return self->label_width;
 }
 
 void

@@ -82,6 +82,11 @@ int           weft_timeline_view_search            (WeftTimelineView *self,
                                                     int               direction,
                                                     GError          **error);
 
+/* The kind of slice the search keeps (GPU ops, collectives, CPU ops;
+ * WEFT_SLICE_KIND_ALL: every event, instants included). */
+void          weft_timeline_view_set_search_kind   (WeftTimelineView *self,
+                                                    WeftSliceKind     kind);
+
 /* Writes the current view (same range and lanes) as PNG, SVG or PDF. */
 gboolean      weft_timeline_view_export            (WeftTimelineView *self,
                                                     const char       *path,
@@ -97,6 +102,20 @@ void          weft_timeline_view_set_times         (WeftTimelineView        *sel
 int           weft_timeline_view_get_match_position (WeftTimelineView *self);
 const WeftView   *weft_timeline_view_get_view      (WeftTimelineView *self);
 const WeftLayout *weft_timeline_view_get_layout    (WeftTimelineView *self);
+
+/* The lane-header column's width, and the width its longest label needs
+ * (the column is that wide within limits; beyond, labels are ellipsized
+ * with the whole label in the header's tooltip). */
+double        weft_timeline_view_get_header_width  (WeftTimelineView *self);
+double        weft_timeline_view_get_label_width   (WeftTimelineView *self);
+
+/* The marked span (M), FALSE when none; a bookmark's visible range
+ * (slot 1..9: Alt+N sets, N goes back), FALSE when unset. */
+gboolean      weft_timeline_view_get_mark          (WeftTimelineView *self,
+                                                    WeftTimeSpan     *span);
+gboolean      weft_timeline_view_get_bookmark      (WeftTimelineView *self,
+                                                    int               slot,
+                                                    WeftTimeSpan     *span);
 
 /* The body (lanes) in widget coordinates. */
 void          weft_timeline_view_get_body_rect     (WeftTimelineView *self,

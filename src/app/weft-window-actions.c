@@ -436,6 +436,7 @@ _weft_window_update_actions (WeftWindow *self)
   ENABLE ("apply-strategy", self->session != NULL && !loading);
   ENABLE ("align-clocks", has_trace && !loading);
   ENABLE ("toggle-inspector", has_trace);
+  ENABLE ("toggle-tables", has_trace);
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
 #undef ENABLE
   _weft_window_compare_update_actions (self);
@@ -457,6 +458,7 @@ _weft_window_class_actions_init (WeftWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.export", "s", export_activated);
   gtk_widget_class_install_action (widget_class, "win.show-shortcuts", NULL, show_shortcuts_activated);
   gtk_widget_class_install_property_action (widget_class, "win.toggle-inspector", "show-inspector");
+  gtk_widget_class_install_property_action (widget_class, "win.toggle-tables", "show-tables");
   gtk_widget_class_install_action (widget_class, "win.test-screenshot", NULL, test_screenshot_activated);
   gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_activated);
   gtk_widget_class_install_action (widget_class, "win.redo", NULL, undo_activated);

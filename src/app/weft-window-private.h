@@ -50,7 +50,9 @@ struct _WeftWindow
   GtkWidget *search_bar;
   GtkWidget *search_entry;
   GtkWidget *search_regex;
+  GtkWidget *search_kind;
   GtkWidget *search_status;
+  GtkWidget *vpaned;
   GtkWidget *paned;
   GtkWidget *view;
   GtkWidget *side;
@@ -58,6 +60,8 @@ struct _WeftWindow
   GtkWidget *palette;
   GtkWidget *side_stack;
   GtkWidget *breakdown;
+  GtkWidget *bottom_panel;
+  GtkWidget *legend;
 
   /* document: the edit session owns the trace and the solver; without
    * one (the solver refused the trace) the window owns the trace */
@@ -65,6 +69,7 @@ struct _WeftWindow
   WeftTrace  *trace;
   WeftSolver *solver;
   WeftRenderTimes times;
+  GArray         *critical_segments; /* WeftPathSegment of the step's critical path */
   WeftEventRef   *critical;
   guint           n_critical;
   char      **paths;
@@ -101,6 +106,7 @@ struct _WeftWindow
   gboolean   closing;        /* the user confirmed closing with unsaved edits */
   gboolean   no_clock_alignment; /* View > Align Rank Clocks off */
   gboolean   show_inspector; /* View > Inspector: the side pane shown */
+  gboolean   show_tables;    /* View > Tables: the bottom panel shown */
 
   /* comparing with another trace (weft-window-compare.c), NULL until used */
   WeftWindowCompare *compare;
@@ -151,6 +157,8 @@ void     _weft_window_search_init       (WeftWindow      *self);
 
 /* weft-window-teststate.c */
 void     _weft_window_teststate_init      (WeftWindow *self);
+void     _weft_window_teststate_watch     (WeftWindow *self);
+void     _weft_window_schedule_state_late (WeftWindow *self);
 void     _weft_window_schedule_state      (WeftWindow *self);
 void     _weft_window_take_test_screenshot (WeftWindow *self);
 void     _weft_window_first_frame_screenshot (WeftWindow *self);

@@ -1,6 +1,7 @@
 /* weft-window-search.c: the search bar over the timeline (Ctrl+F, /):
  * event names by substring or regex, F3 / Shift+F3 or Enter to step
- * through the matches, "N of M" or the pattern's error beside it. */
+ * through the matches, "N of M" or the pattern's error beside it; a kind
+ * (GPU kernels, collectives, CPU ops: weft_event_is_kind) narrows it. */
 #include "config.h"
 
 #include "weft-timeline-view.h"
@@ -71,6 +72,15 @@ regex_toggled_cb (GtkCheckButton *button, WeftWindow *self)
   run_search (self, 0);
 }
 
+static void
+search_kind_cb (GtkDropDown *dropdown, GParamSpec *pspec, WeftWindow *self)
+{
+  guint kind = gtk_drop_down_get_selected (dropdown);
+  weft_timeline_view_set_search_kind (WEFT_TIMELINE_VIEW (self->view),
+                                      kind < WEFT_SLICE_KIND_N_KINDS ? (WeftSliceKind) kind : WEFT_SLICE_KIND_ALL);
+  run_search (self, 0);
+}
+
 void
 _weft_window_class_search_init (WeftWindowClass *klass)
 {
@@ -81,6 +91,7 @@ _weft_window_class_search_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_callback (widget_class, search_prev_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_stop_cb);
   gtk_widget_class_bind_template_callback (widget_class, regex_toggled_cb);
+  gtk_widget_class_bind_template_callback (widget_class, search_kind_cb);
   gtk_widget_class_bind_template_callback (widget_class, search_requested_cb);
 }
 

@@ -15,11 +15,15 @@
 
 #include "weft/weft.h"
 #include "weft-app-util.h"
+#include "weft-bottom-panel.h"
 #include "weft-inspector.h"
+#include "weft-legend.h"
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
 #include "weft-timeline-view.h"
 #include "weft-window-private.h"
+
+static json_object *widget_box (WeftWindow *self, GtkWidget *widget);
 
 static void
 add_int64 (json_object *obj, const char *key, gint64 v)
@@ -165,6 +169,71 @@ add_palette (WeftWindow *self, json_object *root)
     json_object_object_add (root, "palette_strategy_item", o);
 }
 
+/* A widget's box in X window coordinates, or NULL when it is not shown. */
+static json_object *
+widget_box (WeftWindow *self, GtkWidget *widget)
+{
+  graphene_rect_t b;
+  json_object *o;
+  double sx = 0, sy = 0;
+
+  if (widget == NULL || !gtk_widget_get_mapped (widget) || !gtk_widget_compute_bounds (widget, GTK_WIDGET (self), &b))
+    return NULL;
+  gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+  o = json_object_new_object ();
+  json_object_object_add (o, "x", json_object_new_int ((int) (b.origin.x + sx)));
+  json_object_object_add (o, "y", json_object_new_int ((int) (b.origin.y + sy)));
+  json_object_object_add (o, "w", json_object_new_int ((int) b.size.width));
+  json_object_object_add (o, "h", json_object_new_int ((int) b.size.height));
+  return o;
+}
+
+/* The bottom panel: shown, page, rows on screen (box, rank, event, cells)
+ * and the boxes of the page's column titles. */
+static void
+add_tables (WeftWindow *self, json_object *root)
+{
+  WeftBottomPanel *panel = WEFT_BOTTOM_PANEL (self->bottom_panel);
+  json_object *t = json_object_new_object ();
+  json_object *rows = json_object_new_array ();
+  json_object *titles = json_object_new_object ();
+  g_autoptr (GArray) vis = weft_bottom_panel_visible_rows (panel);
+  static const char *const names[] = { "#", "Type", "Group", "Ranks", "Size", "Transfer", "Max wait", "Last rank",
+                                       "Kernel", "Class", "Count", "Total", "Mean", "Share",
+                                       "Name", "Rank", "Lane", "Start", "Duration",
+                                       "Collectives", "Kernels", "Slices in range" };
+
+  json_object_object_add (t, "shown", json_object_new_boolean (gtk_widget_get_mapped (self->bottom_panel)));
+  json_object_object_add (t, "page", json_object_new_string (weft_bottom_panel_get_page (panel)));
+  json_object_object_add (t, "n_rows", json_object_new_int ((int) weft_bottom_panel_get_n_rows (panel)));
+  for (guint i = 0; i < vis->len; i++)
+    {
+      const WeftBottomPanelRow *r = &g_array_index (vis, WeftBottomPanelRow, i);
+      json_object *o = widget_box (self, r->widget);
+      json_object *cells = json_object_new_array ();
+      if (o == NULL)
+        {
+          json_object_put (cells);
+          continue;
+        }
+      json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (self->trace, r->rank_index)->rank));
+      json_object_object_add (o, "event", json_object_new_int64 (r->event));
+      for (guint k = 0; k < r->n_cells; k++)
+        json_object_array_add (cells, json_object_new_string (r->cells[k]));
+      json_object_object_add (o, "cells", cells);
+      json_object_array_add (rows, o);
+    }
+  json_object_object_add (t, "rows", rows);
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      json_object *o = widget_box (self, weft_bottom_panel_column_title (panel, names[i]));
+      if (o != NULL)
+        json_object_object_add (titles, names[i], o);
+    }
+  json_object_object_add (t, "titles", titles);
+  json_object_object_add (root, "tables", t);
+}
+
 /* The window as a whole: page, loading, errors, focus, timings, size. */
 /* The process and its application's windows (a second `weft FILE` opens
  * its window in the running instance): pid, app_windows, app_paths. */
@@ -251,10 +320,31 @@ add_geometry (WeftWindow *self, json_object *root)
   if (weft_timeline_view_get_selection_rect (view, &r))
     json_object_object_add (root, "selection_box", rect_to_json (self, &r));
   json_object_object_add (root, "rows", rows_to_json (self));
+  {
+    json_object *legend = json_object_new_array ();
+    for (guint i = 0; i < weft_legend_get_n_entries (WEFT_LEGEND (self->legend)); i++)
+      json_object_array_add (legend, json_object_new_string (weft_legend_get_entry (WEFT_LEGEND (self->legend), i)));
+    json_object_object_add (root, "legend", legend);
+    json_object_object_add (root, "legend_box", widget_box (self, self->legend));
+    json_object_object_add (root, "breakdown_box", widget_box (self, self->breakdown));
+    {
+      double sx = 0, sy = 0;
+      json_object *o = json_object_new_object ();
+      gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
+      json_object_object_add (o, "x", json_object_new_int ((int) sx));
+      json_object_object_add (o, "y", json_object_new_int ((int) sy));
+      json_object_object_add (root, "surface", o);
+    }
+    json_object_object_add (root, "header_width",
+                            json_object_new_double (weft_timeline_view_get_header_width (WEFT_TIMELINE_VIEW (self->view))));
+    json_object_object_add (root, "label_width",
+                            json_object_new_double (weft_timeline_view_get_label_width (WEFT_TIMELINE_VIEW (self->view))));
+  }
   json_object_object_add (root, "side_page",
                           json_object_new_string (gtk_stack_get_visible_child_name (GTK_STACK (self->side_stack))));
   if (gtk_widget_get_mapped (self->palette))
     add_palette (self, root);
+  add_tables (self, root);
 }
 
 /* The selected event (its solved times when the solver has it), or null. */
@@ -353,6 +443,49 @@ add_pipeline (WeftWindow *self, json_object *root)
   json_object_object_add (root, "pipeline", p);
 }
 
+/* The inspector's dependency buttons (dir, kind, the other op, box) and
+ * the critical-path reasons it shows. */
+static void
+add_inspector_edges (WeftWindow *self, json_object *root)
+{
+  WeftInspector *insp = WEFT_INSPECTOR (self->inspector);
+  json_object *edges = json_object_new_array ();
+  json_object *reasons = json_object_new_array ();
+  const GPtrArray *why = weft_inspector_get_reasons (insp);
+
+  for (guint i = 0; i < weft_inspector_get_n_edges (insp); i++)
+    {
+      const char *dir, *kind;
+      guint r;
+      guint32 e;
+      GtkWidget *b = weft_inspector_get_edge (insp, i, &dir, &kind, &r, &e);
+      json_object *o = widget_box (self, b);
+      if (o == NULL)
+        o = json_object_new_object ();
+      json_object_object_add (o, "dir", json_object_new_string (dir));
+      json_object_object_add (o, "kind", json_object_new_string (kind));
+      json_object_object_add (o, "rank", json_object_new_int (weft_trace_rank (self->trace, r)->rank));
+      json_object_object_add (o, "event", json_object_new_int64 (e));
+      json_object_array_add (edges, o);
+    }
+  for (guint i = 0; i < why->len; i++)
+    json_object_array_add (reasons, json_object_new_string (g_ptr_array_index (why, i)));
+  json_object_object_add (root, "inspector_box", widget_box (self, self->inspector));
+  {
+    GtkWidget *title = weft_inspector_get_title_label (insp);
+    json_object *o = title != NULL ? widget_box (self, title) : NULL;
+    if (o != NULL)
+      {
+        const char *tip = gtk_widget_get_tooltip_text (title);
+        json_object_object_add (o, "tooltip", json_object_new_string (tip != NULL ? tip : ""));
+        json_object_object_add (o, "ellipsized", json_object_new_boolean (pango_layout_is_ellipsized (gtk_label_get_layout (GTK_LABEL (title)))));
+      }
+    json_object_object_add (root, "inspector_title", o);
+  }
+  json_object_object_add (root, "inspector_edges", edges);
+  json_object_object_add (root, "inspector_reasons", reasons);
+}
+
 /* The loaded trace: visible and whole spans, the rank groups (into
  * groups), selection, range, inspector page, session and metrics. */
 static void
@@ -398,8 +531,32 @@ add_trace (WeftWindow *self, json_object *root, json_object *groups)
     }
   else
     json_object_object_add (root, "range", NULL);
+  {
+    WeftTimeSpan m;
+    json_object *bm = json_object_new_array ();
+    if (weft_timeline_view_get_mark (view, &m))
+      {
+        json_object *o = json_object_new_object ();
+        add_int64 (o, "begin", m.begin);
+        add_int64 (o, "end", m.end);
+        json_object_object_add (root, "mark", o);
+      }
+    else
+      json_object_object_add (root, "mark", NULL);
+    for (int slot = 1; slot <= 9; slot++)
+      if (weft_timeline_view_get_bookmark (view, slot, &m))
+        {
+          json_object *o = json_object_new_object ();
+          json_object_object_add (o, "slot", json_object_new_int (slot));
+          add_int64 (o, "begin", m.begin);
+          add_int64 (o, "end", m.end);
+          json_object_array_add (bm, o);
+        }
+    json_object_object_add (root, "bookmarks", bm);
+  }
   json_object_object_add (root, "inspector",
                           json_object_new_string (weft_inspector_get_title (WEFT_INSPECTOR (self->inspector))));
+  add_inspector_edges (self, root);
   json_object_object_add (root, "solver", json_object_new_boolean (self->solver != NULL));
   json_object_object_add (root, "editable", json_object_new_boolean (self->session != NULL));
   if (self->session != NULL)
@@ -538,4 +695,32 @@ _weft_window_teststate_init (WeftWindow *self)
     g_clear_pointer (&self->state_path, g_free);
   if (self->screenshot_path != NULL && *self->screenshot_path == '\0')
     g_clear_pointer (&self->screenshot_path, g_free);
+}
+
+static gboolean
+late_state_cb (gpointer data)
+{
+  _weft_window_schedule_state (WEFT_WINDOW (data));
+  return G_SOURCE_REMOVE;
+}
+
+/* The state after the next layout (what moved widgets, e.g. a scroll, a
+ * pane shown: their boxes are the new ones only then). */
+void
+_weft_window_schedule_state_late (WeftWindow *self)
+{
+  if (self->state_path != NULL)
+    g_timeout_add_full (G_PRIORITY_LOW, 150, late_state_cb, g_object_ref (self), g_object_unref);
+}
+
+/* After the template: the inspector's scrolling moves its buttons (the
+ * edges the tests click), so it writes the state too. */
+void
+_weft_window_teststate_watch (WeftWindow *self)
+{
+  GtkWidget *sw = gtk_widget_get_first_child (self->inspector);
+
+  if (self->state_path != NULL && GTK_IS_SCROLLED_WINDOW (sw))
+    g_signal_connect_swapped (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (sw)), "value-changed",
+                              G_CALLBACK (_weft_window_schedule_state_late), self);
 }

@@ -22,7 +22,9 @@
 
 #include "weft/weft.h"
 #include "weft-app-util.h"
+#include "weft-bottom-panel.h"
 #include "weft-inspector.h"
+#include "weft-legend.h"
 #include "weft-metrics-bar.h"
 #include "weft-palette.h"
 #include "weft-rank-breakdown.h"
@@ -36,6 +38,7 @@ enum
   PROP_0,
   PROP_SHOW_INSPECTOR,
   PROP_ALIGN_CLOCKS,
+  PROP_SHOW_TABLES,
   N_PROPS
 };
 
@@ -116,14 +119,19 @@ _weft_window_show_error (WeftWindow *self, const char *what, const char *message
 static void
 update_critical_path (WeftWindow *self)
 {
-  g_autoptr (GArray) cp = NULL;
+  GArray *cp = NULL;
   WeftRenderOverlay overlay = { 0 };
 
   g_clear_pointer (&self->critical, g_free);
+  weft_inspector_set_critical_path (WEFT_INSPECTOR (self->inspector), NULL);
+  g_clear_pointer (&self->critical_segments, g_array_unref);
   self->n_critical = 0;
   if (self->solver != NULL)
     {
-      cp = weft_solver_critical_path (self->solver, weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
+      /* kept: the inspector explains the selected op's segments */
+      self->critical_segments = cp = weft_solver_critical_path (self->solver,
+                                                                weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
+      weft_inspector_set_critical_path (WEFT_INSPECTOR (self->inspector), cp);
       if (cp != NULL && cp->len > 0)
         {
           self->critical = g_new (WeftEventRef, cp->len);
@@ -168,9 +176,11 @@ refresh_idle_cb (gpointer data)
     weft_rank_breakdown_refresh (WEFT_RANK_BREAKDOWN (self->breakdown));
   t2 = g_get_monotonic_time ();
   if (!dragging)
-    update_critical_path (self);
-  if (!dragging)
-    _weft_window_compare_changed (self);
+    {
+      update_critical_path (self);
+      weft_bottom_panel_refresh (WEFT_BOTTOM_PANEL (self->bottom_panel));
+      _weft_window_compare_changed (self);
+    }
   t3 = g_get_monotonic_time ();
   if (g_getenv ("WEFT_DEBUG_TIMING"))
     g_printerr ("refresh: chips %.1f ms, breakdown %.1f ms, critical path %.1f ms\n", (t1 - t0) / 1000.0,
@@ -241,7 +251,10 @@ clear_document (WeftWindow *self)
   weft_inspector_set_trace (WEFT_INSPECTOR (self->inspector), NULL, NULL, 0);
   weft_metrics_bar_set_solver (WEFT_METRICS_BAR (self->metrics), NULL);
   weft_rank_breakdown_set_solver (WEFT_RANK_BREAKDOWN (self->breakdown), NULL, WEFT_SOLVER_ALL_STEPS);
+  weft_bottom_panel_set_solver (WEFT_BOTTOM_PANEL (self->bottom_panel), NULL, 0, WEFT_SOLVER_ALL_STEPS);
   g_clear_pointer (&self->critical, g_free);
+  weft_inspector_set_critical_path (WEFT_INSPECTOR (self->inspector), NULL);
+  g_clear_pointer (&self->critical_segments, g_array_unref);
   self->n_critical = 0;
   memset (&self->times, 0, sizeof self->times);
   self->solver = NULL;
@@ -295,6 +308,8 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
   update_critical_path (self);
   weft_inspector_set_trace (WEFT_INSPECTOR (self->inspector), trace, solver,
                             weft_timeline_view_get_view (view)->origin);
+  weft_bottom_panel_set_solver (WEFT_BOTTOM_PANEL (self->bottom_panel), solver, weft_timeline_view_get_view (view)->origin,
+                                weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
   _weft_window_update_title (self);
   set_page (self, "trace");
   _weft_window_update_actions (self);
@@ -536,6 +551,8 @@ selection_changed_cb (WeftTimelineView *view, WeftWindow *self)
       g_clear_handle_id (&self->refresh_idle, g_source_remove);
       refresh_idle_cb (self);
     }
+  weft_bottom_panel_set_range (WEFT_BOTTOM_PANEL (self->bottom_panel),
+                               weft_timeline_view_get_range (view, &range) ? &range : NULL);
   if (weft_timeline_view_get_selection (view, &rank_index, &event))
     weft_inspector_show_event (WEFT_INSPECTOR (self->inspector), rank_index, event);
   else if (weft_timeline_view_get_range (view, &range))
@@ -568,7 +585,32 @@ step_changed_cb (WeftMetricsBar *bar, WeftWindow *self)
   weft_rank_breakdown_set_solver (WEFT_RANK_BREAKDOWN (self->breakdown), self->solver,
                                   weft_metrics_bar_get_step (bar));
   update_critical_path (self);
+  weft_bottom_panel_set_step (WEFT_BOTTOM_PANEL (self->bottom_panel), weft_metrics_bar_get_step (bar));
   _weft_window_schedule_state (self);
+}
+
+/* A row of the bottom panel's tables: select its op and scroll to it. */
+static void
+table_select_cb (WeftBottomPanel *panel, guint rank_index, guint event, WeftWindow *self)
+{
+  if (self->trace == NULL || rank_index >= self->trace->ranks->len ||
+      event >= weft_trace_rank (self->trace, rank_index)->events->len)
+    return;
+  weft_timeline_view_select (WEFT_TIMELINE_VIEW (self->view), rank_index, event);
+}
+
+/* A dependency clicked in the inspector: select the op at its other end. */
+static void
+follow_edge_cb (WeftInspector *inspector, guint rank_index, guint event, WeftWindow *self)
+{
+  table_select_cb (NULL, rank_index, event, self);
+}
+
+/* The table's rows moved: the test state once they are laid out. */
+static void
+table_rows_changed_cb (WeftBottomPanel *panel, WeftWindow *self)
+{
+  _weft_window_schedule_state_late (self);
 }
 
 static void
@@ -577,6 +619,7 @@ dark_changed_cb (GObject *app, GParamSpec *pspec, WeftWindow *self)
   gboolean dark = _weft_window_is_dark (self);
   weft_timeline_view_set_dark (WEFT_TIMELINE_VIEW (self->view), dark);
   weft_rank_breakdown_set_dark (WEFT_RANK_BREAKDOWN (self->breakdown), dark);
+  weft_legend_set_dark (WEFT_LEGEND (self->legend), dark);
   _weft_window_schedule_state (self);
 }
 
@@ -625,6 +668,23 @@ set_show_inspector (WeftWindow *self, gboolean show)
   self->show_inspector = show;
   gtk_widget_set_visible (self->side, show);
   g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_INSPECTOR]);
+}
+
+static void table_rows_changed_cb (WeftBottomPanel *panel, WeftWindow *self);
+
+/* View > Tables: the bottom panel shown or hidden. */
+static void
+set_show_tables (WeftWindow *self, gboolean show)
+{
+  if (self->show_tables == show)
+    return;
+  self->show_tables = show;
+  gtk_widget_set_visible (self->bottom_panel, show);
+  if (show && gtk_paned_get_position (GTK_PANED (self->vpaned)) <= 0)
+    gtk_paned_set_position (GTK_PANED (self->vpaned), MAX (200, gtk_widget_get_height (self->vpaned) - 260));
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_SHOW_TABLES]);
+  /* the state once the panes are laid out again */
+  table_rows_changed_cb (NULL, self);
 }
 
 /* View > Align Rank Clocks: the estimated per-rank clock offsets on or off.
@@ -713,6 +773,9 @@ weft_window_get_property (GObject *object, guint prop_id, GValue *value, GParamS
     case PROP_ALIGN_CLOCKS:
       g_value_set_boolean (value, !self->no_clock_alignment);
       break;
+    case PROP_SHOW_TABLES:
+      g_value_set_boolean (value, self->show_tables);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -730,6 +793,9 @@ weft_window_set_property (GObject *object, guint prop_id, const GValue *value, G
       break;
     case PROP_ALIGN_CLOCKS:
       set_align_clocks (self, g_value_get_boolean (value));
+      break;
+    case PROP_SHOW_TABLES:
+      set_show_tables (self, g_value_get_boolean (value));
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -753,6 +819,9 @@ weft_window_class_init (WeftWindowClass *klass)
   properties[PROP_ALIGN_CLOCKS] =
     g_param_spec_boolean ("align-clocks", NULL, NULL, TRUE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_SHOW_TABLES] =
+    g_param_spec_boolean ("show-tables", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (WEFT_TYPE_TIMELINE_VIEW);
@@ -760,6 +829,8 @@ weft_window_class_init (WeftWindowClass *klass)
   g_type_ensure (WEFT_TYPE_PALETTE);
   g_type_ensure (WEFT_TYPE_METRICS_BAR);
   g_type_ensure (WEFT_TYPE_RANK_BREAKDOWN);
+  g_type_ensure (WEFT_TYPE_BOTTOM_PANEL);
+  g_type_ensure (WEFT_TYPE_LEGEND);
   gtk_widget_class_set_template_from_resource (widget_class, "/org/weft/Weft/ui/weft-window.ui");
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, stack);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, header);
@@ -775,7 +846,9 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_bar);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_entry);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_regex);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_kind);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, search_status);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, vpaned);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, paned);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, view);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, side);
@@ -783,7 +856,12 @@ weft_window_class_init (WeftWindowClass *klass)
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, palette);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, side_stack);
   gtk_widget_class_bind_template_child (widget_class, WeftWindow, breakdown);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, bottom_panel);
+  gtk_widget_class_bind_template_child (widget_class, WeftWindow, legend);
   gtk_widget_class_bind_template_callback (widget_class, step_changed_cb);
+  gtk_widget_class_bind_template_callback (widget_class, table_select_cb);
+  gtk_widget_class_bind_template_callback (widget_class, follow_edge_cb);
+  gtk_widget_class_bind_template_callback (widget_class, table_rows_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, view_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, selection_changed_cb);
   gtk_widget_class_bind_template_callback (widget_class, first_frame_cb);
@@ -803,6 +881,7 @@ weft_window_init (WeftWindow *self)
   _weft_window_teststate_init (self);
   self->show_inspector = TRUE;
   gtk_widget_init_template (GTK_WIDGET (self));
+  _weft_window_teststate_watch (self);
   _weft_window_search_init (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);

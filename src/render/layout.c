@@ -840,6 +840,28 @@ weft_layout_row_label (const WeftLayout *layout, guint row)
   return pl;
 }
 
+double
+weft_layout_label_width (const WeftLayout *layout)
+{
+  double best = 0;
+
+  g_return_val_if_fail (layout != NULL, 0);
+  for (guint i = 0; i < layout->rows->len; i++)
+    {
+      PangoLayout *pl = pango_layout_copy (weft_layout_row_label (layout, i));
+      const WeftLayoutRow *r = &g_array_index (layout->rows, WeftLayoutRow, i);
+      int w = 0, h = 0;
+      /* the indents of ruler.c's header column, and a margin */
+      double indent = r->kind == WEFT_ROW_RANK_HEADER ? 26 : 30;
+
+      pango_layout_set_width (pl, -1);
+      pango_layout_get_pixel_size (pl, &w, &h);
+      best = MAX (best, indent + w + 8);
+      g_object_unref (pl);
+    }
+  return best;
+}
+
 const WeftLabelGlyphs *
 weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name)
 {
