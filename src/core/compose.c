@@ -1404,8 +1404,31 @@ attention_backward (Ctx *c, const Dims *D)
           kernel_with_base (c, "aten::_flash_attention_backward", K_FLASH_BWD,
                             attn_ns (c, TRUE, step == 0, sk, chunk_flops, 2 * (3 * T * qd + 4 * sk * kvs)), FLASH_STATS);
           kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
+          if (!ring && step > 0)
+            {
+              /* torch waits for the previous rank's dK/dV (next_buffer)
+               * after this chunk's flash backward, before accumulating */
+              load_handle (c, 4);
+              stream_wait (c, ST_COMPUTE);
+            }
           if (step > 0)   /* fp32 accumulation: read 4 + 2, write 4 bytes per element */
             kernel (c, NULL, K_ADD, K_MEM, 0, 10 * T * (qd + 2 * kvs), EW_STATS);
+          if (!ring)
+            {
+              /* all-gather mode (torch's default): dK/dV still ride a
+               * ring, always ALL_TO_ALL (_create_rotater(pg, 2,
+               * method=_RotateMethod.ALL_TO_ALL)), in fp32 (convert_to_f32):
+               * torch.cat of the accumulated dK, dV, then one exchange per
+               * chunk, the last one waited after the loop */
+              CollSpec s;
+              kernel (c, "aten::cat", K_EW_COPY, K_MEM, 0, 8 * 2 * T * kvs, EW_STATS);
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (2 * T * kvs), 4, "Float");
+              s.bytes = (gint64) (2 * T * kvs * 4);
+              s.p2p_ring = TRUE;
+              s.op_name = "c10d::alltoall_base_";
+              collective (c, &s);
+              save_handle (c, 4, ST_CP);
+            }
           if (ring && step < cp - 1)
             {
               load_handle (c, 4);
@@ -1414,9 +1437,8 @@ attention_backward (Ctx *c, const Dims *D)
         }
       if (!ring)
         {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_REDUCE_SCATTER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
-          blocking_collective (c, &s);
+          load_handle (c, 4);
+          stream_wait (c, ST_COMPUTE);
         }
     }
   else
