@@ -1377,7 +1377,7 @@ attention_backward (Ctx *c, const Dims *D)
     {
       /* the forward's cp calls, differentiated: each chunk's gradients
        * accumulated in fp32 (dq here, dK/dV travelling with K/V around the
-       * ring, or reduce-scattered after the all-gather's chunks) */
+       * ring, or on their own fp32 ring after the all-gather) */
       gboolean ring = c->p.cp_mode == WEFT_CP_RING;
       double kvs = qd;   /* the repeated K/V (repeat_kv before SDPA) */
       double chunk_flops = 2.5 * 4 * T * T * d * D->nh * 0.5;
