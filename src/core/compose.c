@@ -645,6 +645,11 @@ attn_ns (Ctx *c, gboolean backward, gboolean causal, double sk, double flops, do
 /* A GEMM [M, K] x [K, N] launched by aten::mm (recorded with its Input
  * Dims, as record_shapes does: calibration reads them back). */
 static void gemm_float8 (Ctx *c, const char *name, gint64 m, gint64 k, gint64 n);
+/* torch._scaled_mm's throughput over the bf16 GEMM's at the same shape:
+ * the FP8 / BF16 dense peaks (NVIDIA H100 datasheet: 1979 / 989), as
+ * measured for large M (float8_experimental PR 100, H100, M = 16384,
+ * LLaMa 70B shapes: 1.94 .. 2.54x). docs/composer.md, "Float8". */
+#define FLOAT8_GEMM_SPEEDUP 2.0
 static const char *GEMM_WGRAD;
 
 static void
@@ -837,35 +842,46 @@ swiglu_backward (Ctx *c, double T, double f)
   kernel (c, "aten::silu_backward", K_EW_SILU_BWD, K_MEM, 0, 6 * T * f, EW_STATS);
 }
 
-/* A float8 cast of an R x C bf16 tensor: with amax (abs-max reduction,
- * 2 bytes per element read, then the scaled cast, 3), or with a known
- * scale (the cast only). */
+/* A float8 cast of an R x C bf16 tensor (torchao tensorwise dynamic
+ * scaling, as Inductor compiles it): with amax (an abs-max reduction
+ * reading 2 bytes per element) then the scaled cast reading 2 and writing
+ * `layouts` float8 copies (1 byte each: the row-major one for this GEMM,
+ * the column-major one for a backward GEMM); with a known scale (amax
+ * FALSE) the cast only. */
 static void
-float8_cast (Ctx *c, double R, double C, gboolean amax)
+float8_cast (Ctx *c, double R, double C, gboolean amax, int layouts)
 {
   if (amax)
     kernel (c, NULL, K_F8_AMAX, K_MEM, 0, 2 * R * C, RED_STATS);
-  kernel (c, NULL, K_F8_CAST, K_MEM, 0, 3 * R * C, EW_STATS);
+  kernel (c, NULL, K_F8_CAST, K_MEM, 0, (2 + layouts) * R * C, EW_STATS);
 }
 
 /* A Float8Linear GEMM [M, K] x [K, N] (torchao, tensorwise dynamic
- * scaling): both operands cast to float8 (forward: the input and weight
- * with their amax; with float8 all-gather the weight arrives in float8;
- * backward: the gradient with its amax, the other operand with the scale
- * of its forward cast), then torch._scaled_mm at the FP8 tensor-core peak,
- * twice the BF16 one (NVIDIA H100 datasheet: 1979 vs 989 TFLOP/s dense),
- * with the GEMM efficiency. */
+ * scaling). Each tensor is cast once, as torchao's Float8Linear does and
+ * its roofline (torchao/testing/training/roofline_utils.py,
+ * get_tensor_memory_traffic_ovhd_s) counts it: forward, the input with
+ * its amax into both layouts (the column-major one is the weight
+ * gradient's operand) and the weight with its amax (not with float8
+ * all-gather: it arrives in float8); the input gradient GEMM casts the
+ * output gradient with its amax into both layouts (the other is the
+ * weight gradient's operand) and the weight into its transposed layout
+ * with the forward's scale; the weight gradient GEMM casts nothing. Then
+ * torch._scaled_mm at FLOAT8_GEMM_SPEEDUP x the bf16 GEMM's throughput
+ * (see there). */
 static void
 gemm_float8 (Ctx *c, const char *name, gint64 m, gint64 k, gint64 n)
 {
-  gboolean fwd = name == GEMM_FWD;
+  gboolean fwd = name == GEMM_FWD, wgrad = name == GEMM_WGRAD;
   char args[200];
 
-  scope_begin (c, "cpu_op", "torchao::float8_cast", NULL);
-  float8_cast (c, (double) m, (double) k, TRUE);
-  if (!(fwd && c->p.float8_all_gather))
-    float8_cast (c, (double) k, (double) n, fwd);
-  scope_end (c);
+  if (!wgrad)
+    {
+      scope_begin (c, "cpu_op", "torchao::float8_cast", NULL);
+      float8_cast (c, (double) m, (double) k, TRUE, 2);
+      if (!(fwd && c->p.float8_all_gather))
+        float8_cast (c, (double) k, (double) n, fwd, 1);
+      scope_end (c);
+    }
   g_snprintf (args, sizeof args,
               "\"Input Dims\": [[%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT "], [%" G_GINT64_FORMAT ", %" G_GINT64_FORMAT
               "], [], []], \"Input type\": [\"c10::Float8_e4m3fn\", \"c10::Float8_e4m3fn\", \"float\", \"float\"]",
@@ -874,7 +890,8 @@ gemm_float8 (Ctx *c, const char *name, gint64 m, gint64 k, gint64 n)
   {
     const WeftHardware *hw = &c->p.hw;
     double flops = 2.0 * m * k * n, bytes = (double) m * k + (double) k * n + 2.0 * m * n;
-    double t = MAX (flops / (2 * hw->peak_flops * c->p.eff.gemm), bytes / (hw->hbm_bytes_per_s * c->p.eff.memory));
+    double t = MAX (flops / (FLOAT8_GEMM_SPEEDUP * hw->peak_flops * c->p.eff.gemm),
+                    bytes / (hw->hbm_bytes_per_s * c->p.eff.memory));
     gint64 base = (gint64) (MIN (t, 1000.0) * 1e9) + CLAMP (c->p.eff.kernel_overhead_ns, 0, 1000000);
 
     kernel_with_base (c, NULL, fwd ? K_F8_GEMM : K_F8_GEMM_BWD, base, GEMM_STATS);
@@ -1360,7 +1377,7 @@ attention_backward (Ctx *c, const Dims *D)
     {
       /* the forward's cp calls, differentiated: each chunk's gradients
        * accumulated in fp32 (dq here, dK/dV travelling with K/V around the
-       * ring, or reduce-scattered after the all-gather's chunks) */
+       * ring, or on their own fp32 ring after the all-gather) */
       gboolean ring = c->p.cp_mode == WEFT_CP_RING;
       double kvs = qd;   /* the repeated K/V (repeat_kv before SDPA) */
       double chunk_flops = 2.5 * 4 * T * T * d * D->nh * 0.5;
@@ -1387,8 +1404,31 @@ attention_backward (Ctx *c, const Dims *D)
           kernel_with_base (c, "aten::_flash_attention_backward", K_FLASH_BWD,
                             attn_ns (c, TRUE, step == 0, sk, chunk_flops, 2 * (3 * T * qd + 4 * sk * kvs)), FLASH_STATS);
           kernel (c, NULL, K_FLASH_BWD_CVT, K_MEM, 0, 6 * T * qd, EW_STATS);
+          if (!ring && step > 0)
+            {
+              /* torch waits for the previous rank's dK/dV (next_buffer)
+               * after this chunk's flash backward, before accumulating */
+              load_handle (c, 4);
+              stream_wait (c, ST_COMPUTE);
+            }
           if (step > 0)   /* fp32 accumulation: read 4 + 2, write 4 bytes per element */
             kernel (c, NULL, K_ADD, K_MEM, 0, 10 * T * (qd + 2 * kvs), EW_STATS);
+          if (!ring)
+            {
+              /* all-gather mode (torch's default): dK/dV still ride a
+               * ring, always ALL_TO_ALL (_create_rotater(pg, 2,
+               * method=_RotateMethod.ALL_TO_ALL)), in fp32 (convert_to_f32):
+               * torch.cat of the accumulated dK, dV, then one exchange per
+               * chunk, the last one waited after the loop */
+              CollSpec s;
+              kernel (c, "aten::cat", K_EW_COPY, K_MEM, 0, 8 * 2 * T * kvs, EW_STATS);
+              spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_ALL_TO_ALL, (gint64) (2 * T * kvs), 4, "Float");
+              s.bytes = (gint64) (2 * T * kvs * 4);
+              s.p2p_ring = TRUE;
+              s.op_name = "c10d::alltoall_base_";
+              collective (c, &s);
+              save_handle (c, 4, ST_CP);
+            }
           if (ring && step < cp - 1)
             {
               load_handle (c, 4);
@@ -1397,9 +1437,8 @@ attention_backward (Ctx *c, const Dims *D)
         }
       if (!ring)
         {
-          CollSpec s;
-          spec_init (c, &s, DIM_CP, ST_CP, WEFT_COLL_REDUCE_SCATTER, (gint64) (2 * T * cp * kvs), 2, "BFloat16");
-          blocking_collective (c, &s);
+          load_handle (c, 4);
+          stream_wait (c, ST_COMPUTE);
         }
     }
   else
