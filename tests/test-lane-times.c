@@ -57,6 +57,33 @@ check_lanes (WeftTrace *trace, WeftSolver *solver)
     }
 }
 
+/* Every rank's overlap band of solved times from the lane arrays (a merge
+ * of per-lane unions, no sort) against the band from the per-event times
+ * (the edge sort): the same segments. */
+static void
+check_bands (WeftTrace *trace, WeftSolver *solver)
+{
+  WeftRenderTimes lanes, per_event;
+  weft_render_times_init_solver (&lanes, trace, solver);
+  per_event = lanes;
+  per_event.lane_func = NULL;
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      g_autoptr (GArray) a = weft_render_overlap_band (trace, &lanes, r);
+      g_autoptr (GArray) b = weft_render_overlap_band (trace, &per_event, r);
+      g_assert_cmpuint (a->len, ==, b->len);
+      for (guint i = 0; i < a->len; i++)
+        {
+          const WeftOverlapSegment *x = &g_array_index (a, WeftOverlapSegment, i);
+          const WeftOverlapSegment *y = &g_array_index (b, WeftOverlapSegment, i);
+          if (x->begin != y->begin || x->end != y->end || x->state != y->state)
+            g_error ("rank %u band segment %u: from the lanes %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT
+                     " state %d, sorted %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " state %d",
+                     r, i, x->begin, x->end, x->state, y->begin, y->end, y->state);
+        }
+    }
+}
+
 static guint64
 n_events (WeftTrace *trace)
 {
@@ -105,6 +132,7 @@ random_edits (WeftTrace *trace, guint n_edits)
 
   g_assert_no_error (error);
   check_lanes (trace, solver);
+  check_bands (trace, solver);
   weft_solver_stats (solver, &st);
   g_assert_cmpuint (st.n_lane_times_builds, ==, 1);
   g_assert_cmpuint (st.n_lane_times_written, ==, total);
@@ -157,6 +185,7 @@ random_edits (WeftTrace *trace, guint n_edits)
             g_assert_true (weft_solver_set_min_start (solver, r, ev, s0 + m * 3000, &error));
         }
       check_lanes (trace, solver);
+      check_bands (trace, solver);
       weft_solver_stats (solver, &st);
       if (!structural)
         {

@@ -34,17 +34,189 @@ state_of (gint64 compute, gint64 comm)
   return WEFT_OVERLAP_IDLE;
 }
 
+/* The band from the per-lane arrays of solved times (WeftRenderTimes.lane_func),
+ * in O(events) with no sort: each GPU lane is sorted by start, so one pass
+ * over it gives the union of its compute ops and the union of its comm ops
+ * as sorted lists of disjoint spans (touching spans merged); the lanes'
+ * lists are merged pairwise (O(events log lanes)) into one union of
+ * compute and one of comm; the band is the runs of (in compute, in comm)
+ * over the points where either changes. The state at any time is the same
+ * as the edge sort's (an event count > 0 is being in the union), and both
+ * keep maximal runs between the first start and the last end, so the
+ * segments are identical (/lane-times/band-same). NULL where a lane has no
+ * array or is out of order (the caller sorts). */
+typedef struct
+{
+  gint64 b, e;
+} Span;
+
+/* Adds [b, e) (b >= the last span's start) to a maximal sorted list. */
+static inline gboolean
+span_add (GArray *a, gint64 b, gint64 e)
+{
+  if (a->len > 0)
+    {
+      Span *last = &g_array_index (a, Span, a->len - 1);
+      if (b < last->b)
+        return FALSE;
+      if (b <= last->e)
+        {
+          if (e > last->e)
+            last->e = e;
+          return TRUE;
+        }
+    }
+  {
+    Span sp = { b, e };
+    g_array_append_val (a, sp);
+  }
+  return TRUE;
+}
+
+/* The union of two maximal sorted lists (both freed), maximal and sorted. */
+static GArray *
+span_union (GArray *x, GArray *y)
+{
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Span), x->len + y->len);
+  const Span *a = (const Span *) (void *) x->data, *b = (const Span *) (void *) y->data;
+  guint i = 0, j = 0;
+  while (i < x->len || j < y->len)
+    {
+      const Span *s = j >= y->len || (i < x->len && a[i].b <= b[j].b) ? &a[i++] : &b[j++];
+      span_add (out, s->b, s->e); /* never out of order: the smaller start first */
+    }
+  g_array_free (x, TRUE);
+  g_array_free (y, TRUE);
+  return out;
+}
+
+static GArray *
+spans_merge_all (GPtrArray *lists)
+{
+  while (lists->len > 1)
+    {
+      guint k = 0;
+      for (guint i = 0; i + 1 < lists->len; i += 2)
+        lists->pdata[k++] = span_union (lists->pdata[i], lists->pdata[i + 1]);
+      if (lists->len % 2 == 1)
+        lists->pdata[k++] = lists->pdata[lists->len - 1];
+      lists->len = k; /* the rest were merged (and freed) or moved */
+    }
+  return lists->len == 1 ? g_ptr_array_index (lists, 0) : g_array_new (FALSE, FALSE, sizeof (Span));
+}
+
+static void
+spans_free_all (GPtrArray *lists)
+{
+  for (guint i = 0; i < lists->len; i++)
+    g_array_free (g_ptr_array_index (lists, i), TRUE);
+  g_ptr_array_free (lists, TRUE);
+}
+
+/* The band of a compute union and a comm union (maximal sorted lists). */
+static GArray *
+band_of_spans (GArray *cu, GArray *mu)
+{
+  GArray *band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
+  const Span *c = (const Span *) (void *) cu->data, *m = (const Span *) (void *) mu->data;
+  guint nc = cu->len, nm = mu->len, ci = 0, mi = 0;
+  gint64 x;
+
+  if (nc == 0 && nm == 0)
+    return band;
+  x = nc == 0 ? m[0].b : nm == 0 ? c[0].b : MIN (c[0].b, m[0].b);
+  for (;;)
+    {
+      gboolean in_c = ci < nc && c[ci].b <= x, in_m = mi < nm && m[mi].b <= x;
+      gint64 next = G_MAXINT64;
+      WeftOverlapState st;
+      if (ci < nc)
+        next = MIN (next, in_c ? c[ci].e : c[ci].b);
+      if (mi < nm)
+        next = MIN (next, in_m ? m[mi].e : m[mi].b);
+      if (next == G_MAXINT64)
+        break;
+      st = state_of (in_c, in_m);
+      if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
+        g_array_index (band, WeftOverlapSegment, band->len - 1).end = next;
+      else
+        {
+          WeftOverlapSegment seg = { x, next, st };
+          g_array_append_val (band, seg);
+        }
+      x = next;
+      while (ci < nc && c[ci].e <= x)
+        ci++;
+      while (mi < nm && m[mi].e <= x)
+        mi++;
+    }
+  return band;
+}
+
+static GArray *
+band_from_lanes (const WeftRankTimes *rt)
+{
+  const WeftRenderTimes *times = rt->times;
+  WeftRank *rank = rt->rank;
+  GPtrArray *cl = g_ptr_array_new (), *ml = g_ptr_array_new ();
+  GArray *cu, *mu, *band;
+
+  for (guint l = 0; l < rank->lanes->len; l++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      const guint32 *idx = (const guint32 *) (void *) lane->events->data;
+      const gint64 *s = NULL, *e = NULL;
+      guint n;
+      GArray *c, *m;
+      if (lane->kind != WEFT_LANE_GPU || lane->events->len == 0)
+        continue;
+      n = times->lane_func (times->user_data, rt->rank_index, l, &s, &e);
+      if (n != lane->events->len || s == NULL || e == NULL)
+        goto fail;
+      c = g_array_new (FALSE, FALSE, sizeof (Span));
+      m = g_array_new (FALSE, FALSE, sizeof (Span));
+      g_ptr_array_add (cl, c);
+      g_ptr_array_add (ml, m);
+      for (guint i = 0; i < n; i++)
+        {
+          const WeftEvent *ev = &rt->events[idx[i]];
+          if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || e[i] <= s[i])
+            continue;
+          if (!span_add (weft_render_event_is_comm (rank, ev) ? m : c, s[i], e[i]))
+            goto fail;
+        }
+    }
+  cu = spans_merge_all (cl);
+  mu = spans_merge_all (ml);
+  band = band_of_spans (cu, mu);
+  g_array_free (cu, TRUE);
+  g_array_free (mu, TRUE);
+  g_ptr_array_free (cl, TRUE);
+  g_ptr_array_free (ml, TRUE);
+  return band;
+
+fail:
+  spans_free_all (cl);
+  spans_free_all (ml);
+  return NULL;
+}
+
 GArray *
 weft_render_overlap_band (WeftTrace *trace, const WeftRenderTimes *times, guint rank_index)
 {
-  GArray *band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
+  GArray *band;
   WeftRankTimes rt;
   WeftRank *rank;
   GArray *edges;
   gint64 compute = 0, comm = 0;
 
-  g_return_val_if_fail (trace != NULL && rank_index < trace->ranks->len, band);
+  g_return_val_if_fail (trace != NULL && rank_index < trace->ranks->len,
+                        g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment)));
   weft_rank_times_init (&rt, trace, times, rank_index);
+  if (rt.times != NULL && rt.times->func != NULL && rt.times->lane_func != NULL &&
+      (band = band_from_lanes (&rt)) != NULL)
+    return band;
+  band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
   rank = rt.rank;
   edges = g_array_new (FALSE, FALSE, sizeof (Edge));
   for (guint l = 0; l < rank->lanes->len; l++)
