@@ -153,8 +153,53 @@ band_of_spans (GArray *cu, GArray *mu)
   return band;
 }
 
+enum
+{
+  BAND_NONE = 0,
+  BAND_COMPUTE = 1,
+  BAND_COMM = 2
+};
+
+static inline guint8
+band_class (const WeftRank *rank, const WeftEvent *ev)
+{
+  if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
+    return BAND_NONE;
+  return weft_render_event_is_comm (rank, ev) ? BAND_COMM : BAND_COMPUTE;
+}
+
+/* The class of each event of lane l for the band, cached in rl (NULL: no
+ * cache, the caller reads the records). The cache holds while the lane
+ * holds the same events in the same order (checked: 4 bytes an event read
+ * in order): a GPU op's class changes only when it is deleted or restored,
+ * and both take it out of or put it back into its lane. */
+static const guint8 *
+band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *events, guint l, const WeftLane *lane)
+{
+  const guint32 *idx = (const guint32 *) (void *) lane->events->data;
+  guint n = lane->events->len;
+  if (rl == NULL || l >= rl->n_lanes)
+    return NULL;
+  if (rl->band_n == NULL)
+    {
+      rl->band_n = g_new0 (guint, rl->n_lanes);
+      rl->band_idx = g_new0 (guint32 *, rl->n_lanes);
+      rl->band_cls = g_new0 (guint8 *, rl->n_lanes);
+    }
+  if (rl->band_cls[l] != NULL && rl->band_n[l] == n && memcmp (rl->band_idx[l], idx, (gsize) n * sizeof (guint32)) == 0)
+    return rl->band_cls[l];
+  g_free (rl->band_idx[l]);
+  g_free (rl->band_cls[l]);
+  rl->band_n[l] = n;
+  rl->band_idx[l] = g_memdup2 (idx, (gsize) n * sizeof (guint32));
+  rl->band_cls[l] = g_new (guint8, MAX (n, 1));
+  for (guint i = 0; i < n; i++)
+    rl->band_cls[l][i] = band_class (rank, &events[idx[i]]);
+  return rl->band_cls[l];
+}
+
 static GArray *
-band_from_lanes (const WeftRankTimes *rt)
+band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
 {
   const WeftRenderTimes *times = rt->times;
   WeftRank *rank = rt->rank;
@@ -166,6 +211,7 @@ band_from_lanes (const WeftRankTimes *rt)
       WeftLane *lane = weft_rank_lane (rank, l);
       const guint32 *idx = (const guint32 *) (void *) lane->events->data;
       const gint64 *s = NULL, *e = NULL;
+      const guint8 *cls;
       guint n;
       GArray *c, *m;
       if (lane->kind != WEFT_LANE_GPU || lane->events->len == 0)
@@ -177,12 +223,13 @@ band_from_lanes (const WeftRankTimes *rt)
       m = g_array_new (FALSE, FALSE, sizeof (Span));
       g_ptr_array_add (cl, c);
       g_ptr_array_add (ml, m);
+      cls = band_lane_classes (rl, rank, rt->events, l, lane);
       for (guint i = 0; i < n; i++)
         {
-          const WeftEvent *ev = &rt->events[idx[i]];
-          if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || e[i] <= s[i])
+          guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
+          if (k == BAND_NONE || e[i] <= s[i])
             continue;
-          if (!span_add (weft_render_event_is_comm (rank, ev) ? m : c, s[i], e[i]))
+          if (!span_add (k == BAND_COMM ? m : c, s[i], e[i]))
             goto fail;
         }
     }
@@ -214,7 +261,7 @@ weft_render_overlap_band (WeftTrace *trace, const WeftRenderTimes *times, guint 
                         g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment)));
   weft_rank_times_init (&rt, trace, times, rank_index);
   if (rt.times != NULL && rt.times->func != NULL && rt.times->lane_func != NULL &&
-      (band = band_from_lanes (&rt)) != NULL)
+      (band = band_from_lanes (&rt, NULL)) != NULL)
     return band;
   band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
   rank = rt.rank;
@@ -491,6 +538,18 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
   return r;
 }
 
+/* The band of solved times now, through the layout's class cache when
+ * the times have lane arrays. */
+static GArray *
+layout_solved_band (WeftLayout *self, const WeftRankTimes *rt)
+{
+  GArray *band;
+  if (rt->times != NULL && rt->times->func != NULL && rt->times->lane_func != NULL &&
+      (band = band_from_lanes (rt, &self->ranks[rt->rank_index])) != NULL)
+    return band;
+  return weft_render_overlap_band (self->trace, rt->times, rt->rank_index);
+}
+
 GArray *
 weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
 {
@@ -505,7 +564,9 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
   owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
   if (rl->sband != NULL && rl->sband_gen == rt->times->generation && rl->sband_owner == owner)
     return rl->sband;
-  if (rl->sband_seen == rt->times->generation &&
+  /* the second paint of a generation, or the first band of these times
+   * (nothing to draw instead: weft-cli render paints once) */
+  if ((rl->sband_seen == rt->times->generation || rl->sband == NULL || rl->sband_owner != owner) &&
       (!layout->refreshed || rl->n_events <= layout->refresh_left))
     {
       WeftLayout *self = (WeftLayout *) layout;
@@ -513,13 +574,23 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
       self->refreshed = TRUE;
       if (rl->sband != NULL)
         g_array_free (rl->sband, TRUE);
-      rl->sband = weft_render_overlap_band (layout->trace, rt->times, rt->rank_index);
+      rl->sband = layout_solved_band (self, rt);
       rl->sband_gen = rt->times->generation;
       rl->sband_owner = owner;
       return rl->sband;
     }
   rl->sband_seen = rt->times->generation;
   return rl->sband != NULL && rl->sband_owner == owner ? rl->sband : rl->band;
+}
+
+GArray *
+weft_layout_overlap_band (WeftLayout *layout, const WeftRenderTimes *times, guint rank_index)
+{
+  WeftRankTimes rt;
+  g_return_val_if_fail (layout != NULL && rank_index < layout->n_ranks && rank_index < layout->trace->ranks->len,
+                        NULL);
+  weft_rank_times_init (&rt, layout->trace, times, rank_index);
+  return layout_solved_band (layout, &rt);
 }
 
 void
@@ -792,6 +863,14 @@ weft_layout_free (WeftLayout *self)
         g_array_free (rl->band, TRUE);
       if (rl->sband != NULL)
         g_array_free (rl->sband, TRUE);
+      for (guint l = 0; rl->band_n != NULL && l < rl->n_lanes; l++)
+        {
+          g_free (rl->band_idx[l]);
+          g_free (rl->band_cls[l]);
+        }
+      g_free (rl->band_idx);
+      g_free (rl->band_cls);
+      g_free (rl->band_n);
     }
   g_free (self->ranks);
   g_array_free (self->rows, TRUE);
