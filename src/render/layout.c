@@ -50,26 +50,23 @@ typedef struct
   gint64 b, e;
 } Span;
 
-/* Adds [b, e) (b >= the last span's start) to a maximal sorted list. */
+/* Adds [b, e) (b >= the last span's start) to the maximal sorted list
+ * out[0 .. *k - 1] (room for one more); FALSE when b is before the last
+ * span's start (the list is not sorted by start). */
 static inline gboolean
-span_add (GArray *a, gint64 b, gint64 e)
+span_push (Span *out, guint *k, gint64 b, gint64 e)
 {
-  if (a->len > 0)
+  if (*k > 0 && b <= out[*k - 1].e)
     {
-      Span *last = &g_array_index (a, Span, a->len - 1);
-      if (b < last->b)
+      if (b < out[*k - 1].b)
         return FALSE;
-      if (b <= last->e)
-        {
-          if (e > last->e)
-            last->e = e;
-          return TRUE;
-        }
+      if (e > out[*k - 1].e)
+        out[*k - 1].e = e;
+      return TRUE;
     }
-  {
-    Span sp = { b, e };
-    g_array_append_val (a, sp);
-  }
+  out[*k].b = b;
+  out[*k].e = e;
+  (*k)++;
   return TRUE;
 }
 
@@ -77,14 +74,20 @@ span_add (GArray *a, gint64 b, gint64 e)
 static GArray *
 span_union (GArray *x, GArray *y)
 {
-  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Span), x->len + y->len);
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Span), x->len + y->len + 1);
   const Span *a = (const Span *) (void *) x->data, *b = (const Span *) (void *) y->data;
-  guint i = 0, j = 0;
-  while (i < x->len || j < y->len)
+  Span *o = (Span *) (void *) out->data;
+  guint i = 0, j = 0, k = 0, na = x->len, nb = y->len;
+  while (i < na && j < nb)
     {
-      const Span *s = j >= y->len || (i < x->len && a[i].b <= b[j].b) ? &a[i++] : &b[j++];
-      span_add (out, s->b, s->e); /* never out of order: the smaller start first */
+      const Span *sp = a[i].b <= b[j].b ? &a[i++] : &b[j++];
+      span_push (o, &k, sp->b, sp->e); /* never out of order: the smaller start first */
     }
+  for (; i < na; i++)
+    span_push (o, &k, a[i].b, a[i].e);
+  for (; j < nb; j++)
+    span_push (o, &k, b[j].b, b[j].e);
+  out->len = k;
   g_array_free (x, TRUE);
   g_array_free (y, TRUE);
   return out;
@@ -219,19 +222,35 @@ band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
       n = times->lane_func (times->user_data, rt->rank_index, l, &s, &e);
       if (n != lane->events->len || s == NULL || e == NULL)
         goto fail;
-      c = g_array_new (FALSE, FALSE, sizeof (Span));
-      m = g_array_new (FALSE, FALSE, sizeof (Span));
-      g_ptr_array_add (cl, c);
-      g_ptr_array_add (ml, m);
       cls = band_lane_classes (rl, rank, rt->events, l, lane);
-      for (guint i = 0; i < n; i++)
-        {
-          guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
-          if (k == BAND_NONE || e[i] <= s[i])
-            continue;
-          if (!span_add (k == BAND_COMM ? m : c, s[i], e[i]))
-            goto fail;
-        }
+      {
+        guint n_c = 0, n_m = 0, kc = 0, km = 0;
+        Span *pc, *pm;
+        for (guint i = 0; i < n; i++)
+          {
+            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
+            n_c += k == BAND_COMPUTE;
+            n_m += k == BAND_COMM;
+          }
+        c = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_c + 1);
+        m = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_m + 1);
+        g_ptr_array_add (cl, c);
+        g_ptr_array_add (ml, m);
+        pc = (Span *) (void *) c->data;
+        pm = (Span *) (void *) m->data;
+        for (guint i = 0; i < n; i++)
+          {
+            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
+            gboolean ok;
+            if (k == BAND_NONE || e[i] <= s[i])
+              continue;
+            ok = k == BAND_COMM ? span_push (pm, &km, s[i], e[i]) : span_push (pc, &kc, s[i], e[i]);
+            if (!ok)
+              goto fail;
+          }
+        c->len = kc;
+        m->len = km;
+      }
     }
   cu = spans_merge_all (cl);
   mu = spans_merge_all (ml);
