@@ -530,10 +530,10 @@ sweep_pending (WeftSolver *self)
   return changed;
 }
 
-/* A solve over the plan: every position from the first pending one on
- * (a dense pass: cheaper than following the changes one by one once they
- * reach most of the graph, and at most ~1-2 ms on 200k nodes when they do
- * not). */
+/* A solve over the plan: the positions from the first pending one on, up
+ * to the last one that reads a changed time or is pending (a dense pass:
+ * cheaper than following the changes one by one once they reach most of
+ * the graph, and at most ~1-2 ms on 200k nodes when they do not). */
 static gboolean
 plan_solve (WeftSolver *self)
 {
