@@ -57,6 +57,49 @@ check_lanes (WeftTrace *trace, WeftSolver *solver)
     }
 }
 
+/* Every rank's overlap band of solved times from the lane arrays (a merge
+ * of per-lane unions, no sort) against the band from the per-event times
+ * (the edge sort): the same segments. */
+static void
+same_band (const char *what, guint r, GArray *a, GArray *b)
+{
+  g_assert_nonnull (a);
+  g_assert_nonnull (b);
+  if (a->len != b->len)
+    g_error ("rank %u: band %s has %u segments, the sorted one %u", r, what, a->len, b->len);
+  for (guint i = 0; i < a->len; i++)
+    {
+      const WeftOverlapSegment *x = &g_array_index (a, WeftOverlapSegment, i);
+      const WeftOverlapSegment *y = &g_array_index (b, WeftOverlapSegment, i);
+      if (x->begin != y->begin || x->end != y->end || x->state != y->state)
+        g_error ("rank %u band segment %u: %s %" G_GINT64_FORMAT "..%" G_GINT64_FORMAT " state %d, sorted %" G_GINT64_FORMAT
+                 "..%" G_GINT64_FORMAT " state %d",
+                 r, i, what, x->begin, x->end, x->state, y->begin, y->end, y->state);
+    }
+}
+
+/* Every rank's overlap band of solved times from the lane arrays (a merge
+ * of per-lane unions, no sort), and through the layout's per-lane cache
+ * of op classes (kept across the edits: it must notice lanes whose events
+ * changed), against the band from the per-event times (the edge sort):
+ * the same segments. */
+static void
+check_bands (WeftTrace *trace, WeftSolver *solver, WeftLayout *layout)
+{
+  WeftRenderTimes lanes, per_event;
+  weft_render_times_init_solver (&lanes, trace, solver);
+  per_event = lanes;
+  per_event.lane_func = NULL;
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      g_autoptr (GArray) a = weft_render_overlap_band (trace, &lanes, r);
+      g_autoptr (GArray) b = weft_render_overlap_band (trace, &per_event, r);
+      g_autoptr (GArray) c = weft_layout_overlap_band (layout, &lanes, r);
+      same_band ("from the lanes", r, a, b);
+      same_band ("from the layout's cache", r, c, b);
+    }
+}
+
 static guint64
 n_events (WeftTrace *trace)
 {
@@ -102,9 +145,14 @@ random_edits (WeftTrace *trace, guint n_edits)
   WeftSolverStats st;
   guint n_incremental = 0, builds;
   guint64 total = n_events (trace);
+  WeftView view;
+  g_autoptr (WeftLayout) layout = NULL;
 
   g_assert_no_error (error);
+  weft_view_init (&view, trace);
+  layout = weft_layout_new (trace, &view);
   check_lanes (trace, solver);
+  check_bands (trace, solver, layout);
   weft_solver_stats (solver, &st);
   g_assert_cmpuint (st.n_lane_times_builds, ==, 1);
   g_assert_cmpuint (st.n_lane_times_written, ==, total);
@@ -112,7 +160,7 @@ random_edits (WeftTrace *trace, guint n_edits)
     {
       guint r = 0;
       guint32 ev = random_op (trace, solver, &r);
-      int what = g_test_rand_int_range (0, 7);
+      int what = g_test_rand_int_range (0, 8);
       gboolean structural = FALSE;
       guint64 written;
       if (ev == WEFT_NONE)
@@ -149,6 +197,16 @@ random_edits (WeftTrace *trace, guint n_edits)
             g_clear_error (&error);
           structural = TRUE;
         }
+      else if (what == 6)
+        {
+          /* reordered on its own stream (the lane keeps its length) */
+          guint32 lane = weft_rank_event (weft_trace_rank (trace, r), ev)->lane;
+          if (!weft_solver_move_to_lane (solver, r, ev, lane,
+                                         weft_solver_start (solver, r, ev) + g_test_rand_int_range (-500000, 500000),
+                                         &error))
+            g_clear_error (&error);
+          structural = TRUE;
+        }
       else
         {
           /* a drag: several motions of one op, each a re-solve */
@@ -157,6 +215,7 @@ random_edits (WeftTrace *trace, guint n_edits)
             g_assert_true (weft_solver_set_min_start (solver, r, ev, s0 + m * 3000, &error));
         }
       check_lanes (trace, solver);
+      check_bands (trace, solver, layout);
       weft_solver_stats (solver, &st);
       if (!structural)
         {
@@ -170,6 +229,8 @@ random_edits (WeftTrace *trace, guint n_edits)
   weft_solver_stats (solver, &st);
   g_test_message ("%u edits, %u rewrote less than the whole trace; %u plan sweeps", n_edits, n_incremental,
                   st.n_plan_sweeps);
+  g_clear_pointer (&layout, weft_layout_free);
+  weft_view_clear (&view);
   g_assert_cmpuint (n_incremental, >, 0);
 }
 
@@ -204,7 +265,10 @@ write_sync_trace (guint n_ops)
                               "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"%s\", \"pid\": 0, \"tid\": %d, "
                               "\"ts\": %.3f, \"dur\": %.3f, \"args\": {\"device\": 0, \"stream\": %d, \"correlation\": %"
                               G_GINT64_FORMAT ", \"External id\": %u}},\n",
-                              i % 3 ? "gemm_kernel" : "elementwise_kernel", stream, k0, dur, stream, corr, i + 1);
+                              i % 11 == 5 ? "ncclDevKernel_AllReduce_Sum_f32_RING_LL"
+                              : i % 3   ? "gemm_kernel"
+                                        : "elementwise_kernel",
+                              stream, k0, dur, stream, corr, i + 1);
       if (i % 6 == 0)
         g_string_append_printf (s,
                                 "{\"ph\": \"X\", \"cat\": \"gpu_user_annotation\", \"name\": \"group%u\", \"pid\": 0, "
@@ -278,6 +342,69 @@ test_shared (gconstpointer data)
     return;
   trace = load (path);
   random_edits (trace, 40);
+}
+
+/* The layout's cache of op classes for the band after lanes change their
+ * events without changing their length: an op of stream 7 moved to
+ * stream 8 and one of stream 8 to stream 7 (the sync trace's streams run
+ * compute and NCCL kernels); each band equals the sorted one. */
+static void
+test_band_cache (void)
+{
+  g_autofree char *path = write_sync_trace (300);
+  g_autoptr (WeftTrace) trace = load (path);
+  g_autoptr (WeftSolver) solver = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftLayout) layout = NULL;
+  WeftView view;
+  WeftRank *rank = weft_trace_rank (trace, 0);
+  guint32 lanes[2] = { WEFT_NONE, WEFT_NONE };
+  guint n_moves = 0, n_comm = 0;
+
+  solver = weft_solver_new (trace, &error);
+  g_assert_no_error (error);
+  weft_view_init (&view, trace);
+  layout = weft_layout_new (trace, &view);
+  for (guint32 e = 0; e < rank->events->len; e++)
+    if (weft_solver_is_node (solver, 0, e))
+      {
+        guint32 l = weft_rank_event (rank, e)->lane;
+        if (lanes[0] == WEFT_NONE)
+          lanes[0] = l;
+        else if (lanes[1] == WEFT_NONE && l != lanes[0])
+          lanes[1] = l;
+        n_comm += weft_rank_event (rank, e)->kclass == WEFT_KCLASS_COMM;
+      }
+  g_assert_cmpuint (n_comm, >, 0);
+  g_assert_cmpuint (lanes[1], !=, WEFT_NONE);
+  check_bands (trace, solver, layout);
+  for (guint k = 0; k < 24; k++)
+    {
+      guint n0 = weft_rank_lane (rank, lanes[0])->events->len, n1 = weft_rank_lane (rank, lanes[1])->events->len;
+      guint moved = 0;
+      for (guint side = 0; side < 2; side++)
+        {
+          const WeftLane *from = weft_rank_lane (rank, lanes[side]);
+          guint32 ev = g_array_index (from->events, guint32, (guint) g_test_rand_int_range (0, (gint32) from->events->len));
+          if (weft_solver_is_node (solver, 0, ev) &&
+              weft_solver_move_to_lane (solver, 0, ev, lanes[1 - side], weft_solver_start (solver, 0, ev), &error))
+            moved++;
+          else
+            g_clear_error (&error);
+        }
+      if (moved == 2)
+        {
+          /* both lanes hold other events, in the same number */
+          g_assert_cmpuint (weft_rank_lane (rank, lanes[0])->events->len, ==, n0);
+          g_assert_cmpuint (weft_rank_lane (rank, lanes[1])->events->len, ==, n1);
+          n_moves++;
+        }
+      check_bands (trace, solver, layout);
+    }
+  g_test_message ("%u swaps of ops between two streams of NCCL kernels and compute (%u NCCL)", n_moves, n_comm);
+  g_assert_cmpuint (n_moves, >, 4);
+  g_clear_pointer (&layout, weft_layout_free);
+  weft_view_clear (&view);
 }
 
 /* The body painted through the lane arrays equals the body painted by
@@ -371,6 +498,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/lane-times/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",
                         test_shared);
   g_test_add_func ("/lane-times/paint-same", test_paint_same);
+  g_test_add_func ("/lane-times/band-cache", test_band_cache);
   g_test_add_func ("/lane-times/threaded-build", test_threaded_build);
   return g_test_run ();
 }

@@ -285,6 +285,12 @@ int                  weft_layout_find_lane (const WeftLayout *layout, guint rank
  * rows beyond it are drawn uncached and read in later paints, so no frame
  * pays for re-reading a whole big trace at once. 0 = the default (262144). */
 void                 weft_layout_set_refresh_budget (WeftLayout *layout, guint64 events_per_frame);
+/* The overlap band of a rank under these times, computed now as the layout
+ * computes the band it draws (with lane arrays: from them and its per-lane
+ * cache of the ops' classes, O(events), no sort); the same segments as
+ * weft_render_overlap_band. (transfer full) (nullable): NULL for a rank
+ * the layout does not hold. */
+GArray              *weft_layout_overlap_band (WeftLayout *layout, const WeftRenderTimes *times, guint rank_index);
 /* Depth sub-row (0-based) of an event on its lane's row. */
 guint                weft_layout_event_depth (const WeftLayout *layout, guint rank_index, guint32 event);
 

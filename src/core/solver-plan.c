@@ -44,6 +44,7 @@ _weft_solver_plan_free (WeftSolver *self)
   g_free (p->e_w);
   g_free (p->e_node);
   g_free (p->e_kind);
+  g_free (p->last_reader);
   memset (p, 0, sizeof *p);
   p->stale_lo = G_MAXUINT;
 }
@@ -161,6 +162,10 @@ _weft_solver_plan_build (WeftSolver *self)
       p->bind_kind[q] = nd->bind_kind;
     }
   p->in_off[n] = p->n_edges;
+  p->last_reader = g_new0 (guint32, MAX (1, n));
+  for (guint q = 0; q < n; q++)
+    for (guint32 e = p->in_off[q]; e < p->in_off[q + 1]; e++)
+      p->last_reader[p->e_src[e]] = q; /* q grows: the last one stays */
   p->ok = TRUE;
   self->stats.n_plan_builds++;
 }
@@ -179,12 +184,16 @@ _weft_solver_plan_refresh (WeftSolver *self, guint32 v)
   plan_base (&self->nodes[v], p->in_off[q + 1] - p->in_off[q], &p->base[q], &p->base_kind[q]);
 }
 
-/* Evaluates every position from q0 on, in order, from the plan, into the
+/* Evaluates the positions from q0 on, in order, from the plan, into the
  * plan's copy of the times (the nodes are brought up to date later, by
- * _weft_solver_sync). Every position before q0 must be solved. Returns TRUE
+ * _weft_solver_sync). Every position before q0 must be solved, and every
+ * position is consistent with its inputs but the pending ones, the last of
+ * which is q1. The pass stops past the last position that reads a time
+ * that changed (last_reader) or is pending: what follows reads only
+ * unchanged times, so it would evaluate to what it holds. Returns TRUE
  * when a time changed. */
 gboolean
-_weft_solver_plan_sweep (WeftSolver *self, guint q0)
+_weft_solver_plan_sweep (WeftSolver *self, guint q0, guint q1)
 {
   Plan *p = &self->plan;
   const guint32 *in_off = p->in_off, *e_src = p->e_src;
@@ -192,10 +201,13 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
   gint64 *pstart = p->start, *pend = p->end;
   gboolean changed = FALSE;
   guint lo = G_MAXUINT;   /* first position written */
+  guint hi = 0;           /* last position written */
+  const guint32 *last_reader = p->last_reader;
+  guint reach = q1;       /* the last position whose inputs may have changed */
 
   g_return_val_if_fail (p->ok && p->n == self->n_order, FALSE);
 
-  for (guint q = q0; q < p->n; q++)
+  for (guint q = q0; q < p->n && q <= reach; q++)
     {
       guint32 e0 = in_off[q], e1 = in_off[q + 1];
       guint8 kind = p->kind[q];
@@ -230,6 +242,8 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
                 {
                   pend[mq] = me;
                   lo = MIN (lo, mq);
+                  hi = MAX (hi, mq);
+                  reach = MAX (reach, last_reader[mq]);
                   changed = TRUE;
                 }
             }
@@ -263,17 +277,21 @@ _weft_solver_plan_sweep (WeftSolver *self, guint q0)
       if (start != pstart[q] || end != pend[q] || bp != p->bind_pred[q] || bk != p->bind_kind[q])
         {
           if (start != pstart[q] || end != pend[q])
-            changed = TRUE;
+            {
+              changed = TRUE;
+              reach = MAX (reach, last_reader[q]);
+            }
           pstart[q] = start;
           pend[q] = end;
           p->bind_pred[q] = bp;
           p->bind_kind[q] = bk;
           lo = MIN (lo, q);
+          hi = q;
         }
     }
   p->stale_lo = MIN (p->stale_lo, lo);
   if (lo != G_MAXUINT)
-    _weft_solver_lane_times_note_sweep (self, lo);
+    _weft_solver_lane_times_note_sweep (self, lo, hi);
   self->stats.n_plan_sweeps++;
   return changed;
 }

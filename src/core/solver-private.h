@@ -116,6 +116,10 @@ typedef struct
   gint64  *e_w;
   guint32 *e_node;     /* source node (the binding predecessor) */
   guint8  *e_kind;     /* WeftDepKind */
+  /* per position: the last position that reads its times (an in edge's
+   * source; 0: none), so a sweep stops past the last position whose
+   * inputs changed */
+  guint32 *last_reader;
 } Plan;
 
 typedef struct
@@ -200,8 +204,8 @@ typedef struct
  * weft_solver_lane_times): entry i of a lane is the event lane->events[i].
  * Built on the first request; afterwards each request rewrites only what
  * the solves since the last one changed: the nodes evaluated node by node
- * (logged by eval_node), the plan positions a sweep wrote (from sweep_lo
- * on), the CPU threads after the first moved sync, and the rank's
+ * (logged by eval_node), the plan positions a sweep wrote (sweep_lo to
+ * sweep_hi), the CPU threads after the first moved sync, and the rank's
  * gpu_user_annotations. A structural change rebuilds it. */
 typedef struct
 {
@@ -229,6 +233,7 @@ typedef struct
   LaneTimesRank *ranks;
   guint          n_ranks;
   guint          sweep_lo;        /* plan positions from here on may have changed, G_MAXUINT none */
+  guint          sweep_hi;        /* ... up to here (inclusive) */
   GArray        *changed;         /* guint32 nodes evaluated (changed) since the last refresh */
   gboolean       overflow;        /* too many logged: rewrite every node */
   /* every (rank, lane) as one index g: its arrays */
@@ -396,7 +401,7 @@ _weft_solver_plan_mirror (WeftSolver *self, guint32 v)
 void     _weft_solver_plan_free (WeftSolver *self);
 void     _weft_solver_plan_build (WeftSolver *self);
 void     _weft_solver_plan_refresh (WeftSolver *self, guint32 v);
-gboolean _weft_solver_plan_sweep (WeftSolver *self, guint q0);
+gboolean _weft_solver_plan_sweep (WeftSolver *self, guint q0, guint q1);
 void     _weft_solver_plan_verify (WeftSolver *self, const char *what); /* solver.c: the test mode */
 
 #define UNEXPLAINED_NS 50000 /* 50 us: an op starting this much later than any constraint explains */
@@ -480,12 +485,18 @@ _weft_solver_lane_times_note (WeftSolver *self, guint32 v)
   g_array_append_val (lt->changed, v);
 }
 
-/* A plan sweep wrote positions from q on. */
+/* A plan sweep wrote positions from lo to hi (inclusive). */
 static inline void
-_weft_solver_lane_times_note_sweep (WeftSolver *self, guint q)
+_weft_solver_lane_times_note_sweep (WeftSolver *self, guint lo, guint hi)
 {
   if (self->lt.built)
-    self->lt.sweep_lo = MIN (self->lt.sweep_lo, q);
+    {
+      if (self->lt.sweep_lo == G_MAXUINT)
+        self->lt.sweep_hi = hi;
+      else
+        self->lt.sweep_hi = MAX (self->lt.sweep_hi, hi);
+      self->lt.sweep_lo = MIN (self->lt.sweep_lo, lo);
+    }
 }
 
 /* solver-metrics.c */

@@ -6,7 +6,7 @@
  * the same answer as weft_solver_times); afterwards a request rewrites only
  * what changed since the previous one:
  *   - the nodes a node-by-node evaluation changed (logged by eval_node);
- *   - the plan positions a sweep wrote (from LaneTimes.sweep_lo on: a
+ *   - the plan positions a sweep wrote (LaneTimes.sweep_lo to sweep_hi: a
  *     sweep's changes are a suffix of the topological order);
  *   - on a CPU thread whose sync moved, the events ending after the first
  *     moved sync's call (the thread's shift changes from there on), found
@@ -364,10 +364,11 @@ build_slots (WeftSolver *self)
   lt->slot_structure = self->structure;
 }
 
-/* Plan positions from q0 on: their times straight from the plan's copy
- * (current for every position of a valid plan); syncs move their thread. */
+/* Plan positions q0 to q1 (inclusive): their times straight from the
+ * plan's copy (current for every position of a valid plan); syncs move
+ * their thread. */
 static void
-rewrite_sweep (WeftSolver *self, guint q0)
+rewrite_sweep (WeftSolver *self, guint q0, guint q1)
 {
   LaneTimes *lt = &self->lt;
   const Plan *p = &self->plan;
@@ -380,7 +381,7 @@ rewrite_sweep (WeftSolver *self, guint q0)
     gint64 *const *gs = lt->gstart, *const *ge = lt->gend;
     const guint64 *slot = lt->slot;
     const gint64 *ps = p->start, *pe = p->end;
-    guint n = p->n;
+    guint n = MIN (p->n, q1 + 1);
     for (guint q = q0; q < n; q++)
       {
         guint64 sl = slot[q];
@@ -415,7 +416,7 @@ refresh (WeftSolver *self)
     for (guint i = 0; i < lt->changed->len; i++)
       rewrite_node (self, g_array_index (lt->changed, guint32, i));
   if (lt->sweep_lo != G_MAXUINT && self->plan.ok)
-    rewrite_sweep (self, lt->sweep_lo);
+    rewrite_sweep (self, lt->sweep_lo, lt->sweep_hi);
   else if (lt->sweep_lo != G_MAXUINT)
     for (guint q = lt->sweep_lo; q < self->n_order; q++)
       rewrite_node (self, self->order[q]);
@@ -499,6 +500,7 @@ weft_solver_lane_times_pending (WeftSolver *self)
   else
     n += lt->changed->len;
   if (lt->sweep_lo != G_MAXUINT)
-    n += self->plan.ok && lt->sweep_lo < self->plan.n ? self->plan.n - lt->sweep_lo : self->n_order;
+    n += self->plan.ok && lt->sweep_lo < self->plan.n ? MIN (self->plan.n - 1, lt->sweep_hi) + 1 - lt->sweep_lo
+                                                      : self->n_order;
   return n;
 }

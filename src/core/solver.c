@@ -530,24 +530,27 @@ sweep_pending (WeftSolver *self)
   return changed;
 }
 
-/* A solve over the plan: every position from the first pending one on
- * (a dense pass: cheaper than following the changes one by one once they
- * reach most of the graph, and at most ~1-2 ms on 200k nodes when they do
- * not). */
+/* A solve over the plan: the positions from the first pending one on, up
+ * to the last one that reads a changed time or is pending (a dense pass:
+ * cheaper than following the changes one by one once they reach most of
+ * the graph, and at most ~1-2 ms on 200k nodes when they do not). */
 static gboolean
 plan_solve (WeftSolver *self)
 {
   gboolean changed;
-  guint q0 = G_MAXUINT;
+  guint q0 = G_MAXUINT, q1 = 0;
   for (guint i = 0; i < self->n_heap; i++)
     {
       guint32 v = self->heap[i];
       self->nodes[v].flags &= ~NODE_IN_HEAP;
-      if (live (self, v) && self->pos[v] < q0)
-        q0 = self->pos[v];
+      if (live (self, v))
+        {
+          q0 = MIN (q0, self->pos[v]);
+          q1 = MAX (q1, self->pos[v]);
+        }
     }
   self->n_heap = 0;
-  changed = q0 < self->n_order && _weft_solver_plan_sweep (self, q0);
+  changed = q0 < self->n_order && _weft_solver_plan_sweep (self, q0, q1);
   if (self->verify)
     _weft_solver_plan_verify (self, "plan sweep");
   return changed;

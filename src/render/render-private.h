@@ -142,6 +142,13 @@ typedef struct
   GArray         *summary_lanes; /* guint32 lanes merged into the summary row */
   GArray         *band;        /* WeftOverlapSegment, observed times */
   GArray         *sband;       /* the band of solved times (WeftRenderTimes.generation) */
+  /* per lane, for the band from the lane arrays: the lane's events when
+   * made (a copy of lane->events) and their class in the band (0: not in
+   * it, 1: compute, 2: comm), so a band reads 1 byte per event instead of
+   * its record; remade when the lane's events change */
+  guint32       **band_idx;
+  guint8        **band_cls;
+  guint          *band_n;
   guint64         sband_gen;
   guint64         sband_seen;
   gconstpointer   sband_owner;
@@ -180,7 +187,9 @@ void weft_layout_begin_frame (const WeftLayout *layout);
 
 /* The overlap band to draw for a rank under these times: the observed one,
  * or (times with a generation) the band of the solved times, computed on the
- * second paint that sees a generation; while it changes every frame, the
+ * second paint that sees a generation (or the first when there is none for
+ * these times yet; with lane arrays in O(events), see
+ * weft_layout_overlap_band); while it changes every frame, the
  * last one computed. */
 GArray *weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt);
 

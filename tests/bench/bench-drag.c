@@ -7,7 +7,8 @@
  * Input: the 8-rank FSDP step of bench-ui-drag.sh (what `weft-cli compose -s
  * fsdp --dp 8 --layers 64 --steps 9` writes: llama3-8b shapes, ~205k GPU
  * ops), composed here into --out (default a temporary folder, removed) and
- * loaded with the real loader; or an existing trace folder with --dir.
+ * loaded with the real loader; or an existing trace (folder or file) with
+ * --dir (its all-gathers, or its collectives where it has none).
  *
  * At the press, weft_solver_prepare (timed: it builds the solve plan), as
  * the window's drag_begin_cb does. Per pointer motion, the call sequence
@@ -153,11 +154,13 @@ main (int argc, char **argv)
   if (rank_opt < 0 || (guint) rank_opt >= trace->ranks->len)
     g_error ("--rank %d: the trace has %u ranks", rank_opt, trace->ranks->len);
   rank0 = weft_trace_rank (trace, rank_opt);
+  /* the rank's all-gathers; on a trace without any, its collectives */
+  for (int any = 0; any < 2 && cands->len == 0; any++)
   for (guint e = 0; e < rank0->events->len; e++)
     {
       WeftEvent *ev = weft_rank_event (rank0, e);
       if (!weft_solver_is_node (solver, rank_opt, e) || ev->coll == WEFT_NONE ||
-          strstr (weft_rank_string (rank0, ev->name), "AllGather") == NULL)
+          (!any && strstr (weft_rank_string (rank0, ev->name), "AllGather") == NULL))
         continue;
       c.op.rank_index = rank_opt;
       c.op.event = e;
@@ -165,7 +168,7 @@ main (int argc, char **argv)
       g_array_append_val (cands, c);
     }
   if (cands->len == 0)
-    g_error ("no all-gather on rank index %d", rank_opt);
+    g_error ("no collective on rank index %d", rank_opt);
   g_array_sort (cands, cmp_cand);
   if (which != NULL && g_str_equal (which, "middle"))
     c = g_array_index (cands, Cand, cands->len / 2);
@@ -175,7 +178,7 @@ main (int argc, char **argv)
     c = g_array_index (cands, Cand, 0);
   printf ("trace: %u ranks, %" G_GUINT64_FORMAT " GPU ops, %u instances; load %.2f s, session %.0f ms\n",
           trace->ranks->len, n_ops, trace->instances->len, t_load / 1e9, t_session / 1e6);
-  printf ("dragging '%.50s' (rank index %d event %u, %s of %u all-gathers) at %.3f ms, %d motions of %.1f us%s\n",
+  printf ("dragging '%.50s' (rank index %d event %u, %s of %u candidates) at %.3f ms, %d motions of %.1f us%s\n",
           weft_rank_string (rank0, weft_rank_event (rank0, c.op.event)->name), rank_opt, c.op.event,
           which != NULL ? which : "first", cands->len, c.start / 1e6, motions, step_us,
           cold_mb > 0 ? ", caches flushed between motions" : "");

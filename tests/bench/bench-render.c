@@ -4,8 +4,9 @@
  *   - df_index_resolver (HTA test data, 216k events, loaded with the real loader)
  *   - a generated 8-rank trace with >= 2M events (built in the model directly)
  *
- * Usage: bench-render [N] (default 30); BENCH_RENDER_ONLY=TEXT runs only the
- * cases whose name contains TEXT. WEFT_TRACES_DIR locates the shared
+ * Usage: bench-render [N [PATH]] (default 30); with PATH, that trace (loaded
+ * with the real loader) instead of df_index_resolver and the generated
+ * one. BENCH_RENDER_ONLY=TEXT runs only the cases whose name contains TEXT. WEFT_TRACES_DIR locates the shared
  * traces (the df_index_resolver part is skipped without them). Prints one
  * line per case; see docs/benchmarks.md (## Rendering). */
 #include "config.h"
@@ -294,6 +295,90 @@ drag_report (DragState *d, const char *name)
   d->n = 0;
 }
 
+static void
+paint_frame (cairo_surface_t *s, WeftTrace *trace, WeftView *view, WeftLayout *layout, const WeftRenderTimes *times)
+{
+  cairo_t *cr = cairo_create (s);
+  cairo_save (cr);
+  cairo_translate (cr, WEFT_RENDER_HEADER_WIDTH, 0);
+  weft_render_paint_ruler (cr, trace, view);
+  cairo_restore (cr);
+  cairo_translate (cr, 0, WEFT_RENDER_RULER_HEIGHT);
+  weft_render_paint_lane_headers (cr, trace, view, layout, WEFT_RENDER_HEADER_WIDTH);
+  cairo_translate (cr, WEFT_RENDER_HEADER_WIDTH, 0);
+  weft_render_paint (cr, trace, view, layout, times, NULL, NULL);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+}
+
+/* Frames after an edit, through the lane arrays: each round moves one op
+ * (its minimum start, +2 us a round; re-solve timed apart), then paints
+ * the frames of the new generation: the 1st (what the drag's frames cost),
+ * the 2nd (the band of solved times and the arrays' refresh are brought up
+ * to date here) and the 3rd (a static schedule). Thread CPU time. */
+static void
+bench_after_edit (WeftTrace *trace, WeftSolver *solver, const char *label, guint32 event, double zoom, guint n)
+{
+  const char *only = g_getenv ("BENCH_RENDER_ONLY");
+  g_autofree char *name = g_strdup_printf ("%s %s, after edit", label, zoom < 1.0 ? "mid" : "full");
+  WeftRenderTimes lt;
+  WeftView view;
+  WeftLayout *layout;
+  cairo_surface_t *s;
+  double *f[3], *solve = g_new (double, n);
+  gint64 s0 = weft_solver_start (solver, 0, event);
+
+  if (only != NULL && strstr (name, only) == NULL)
+    {
+      g_free (solve);
+      return;
+    }
+  s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
+  for (guint k = 0; k < 3; k++)
+    f[k] = g_new (double, n);
+  weft_render_times_init_solver (&lt, trace, solver);
+  weft_view_init (&view, trace);
+  view.width = W - WEFT_RENDER_HEADER_WIDTH;
+  view.height = H - WEFT_RENDER_RULER_HEIGHT;
+  layout = weft_layout_new (trace, &view);
+  if (zoom < 1.0)
+    {
+      gint64 d = view.span.end - view.span.begin, mid = view.span.begin + d / 2, w = (gint64) ((double) d * zoom);
+      view.span.begin = mid - w / 2;
+      view.span.end = mid + w / 2;
+    }
+  for (guint k = 0; k < 3; k++)
+    paint_frame (s, trace, &view, layout, &lt);
+  for (guint i = 0; i < n; i++)
+    {
+      double c = cpu_ms ();
+      weft_solver_set_min_start (solver, 0, event, s0 + (gint64) (i + 1) * 2000, NULL);
+      solve[i] = cpu_ms () - c;
+      weft_render_times_update (&lt);
+      for (guint k = 0; k < 3; k++)
+        {
+          c = cpu_ms ();
+          paint_frame (s, trace, &view, layout, &lt);
+          f[k][i] = cpu_ms () - c;
+        }
+    }
+  weft_solver_set_min_start (solver, 0, event, -1, NULL);
+  for (guint k = 0; k < 3; k++)
+    qsort (f[k], n, sizeof (double), cmp_double);
+  qsort (solve, n, sizeof (double), cmp_double);
+  printf ("%-30s re-solve cpu median %6.2f ms; frames of the new generation, cpu median (p90): 1st %6.2f (%6.2f) "
+          "2nd %6.2f (%6.2f) 3rd %6.2f (%6.2f) ms\n",
+          name, solve[n / 2], f[0][n / 2], f[0][(n * 9) / 10], f[1][n / 2], f[1][(n * 9) / 10], f[2][n / 2],
+          f[2][(n * 9) / 10]);
+  fflush (stdout);
+  for (guint k = 0; k < 3; k++)
+    g_free (f[k]);
+  g_free (solve);
+  weft_layout_free (layout);
+  weft_view_clear (&view);
+  cairo_surface_destroy (s);
+}
+
 /* The window's configuration: solved times through weft_solver_start/end. */
 static void
 bench_solver (WeftTrace *trace, const char *label, guint n)
@@ -363,6 +448,22 @@ bench_solver (WeftTrace *trace, const char *label, guint n)
             }
           pre_frame = NULL;
           weft_solver_set_min_start (solver, 0, d.event, -1, NULL);
+          /* frames after an edit: of the first collective (everything after
+           * it moves) and of an op at 90 % of rank 0's events (little moves) */
+          bench_after_edit (trace, solver, label, d.event, 1.0, n);
+          bench_after_edit (trace, solver, label, d.event, 0.05, n);
+          {
+            guint32 late = WEFT_NONE;
+            for (guint32 e = (guint32) ((guint64) r0->events->len * 9 / 10); e < r0->events->len && late == WEFT_NONE;
+                 e++)
+              if (weft_solver_is_node (solver, 0, e))
+                late = e;
+            if (late != WEFT_NONE)
+              {
+                g_autofree char *ll = g_strdup_printf ("%s late op", label);
+                bench_after_edit (trace, solver, ll, late, 1.0, n);
+              }
+          }
         }
     }
   }
@@ -377,6 +478,26 @@ main (int argc, char **argv)
 
   printf ("bench-render: %dx%d ARGB32 image surface, frame = ruler + lane headers + body + highlights, %u frames\n",
           W, H, n);
+  if (argc > 2)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autofree char *label = g_path_get_basename (argv[2]);
+      WeftTrace *trace = weft_trace_load (argv[2], NULL, NULL, &error);
+      g_autofree char *full = g_strdup_printf ("%s full", label);
+      g_autofree char *mid = g_strdup_printf ("%s mid (1/20)", label);
+      g_autofree char *deep = g_strdup_printf ("%s deep (1/2000)", label);
+      if (trace == NULL)
+        {
+          fprintf (stderr, "bench-render: %s\n", error->message);
+          return 1;
+        }
+      bench_case (full, trace, 1.0, n, NULL);
+      bench_case (mid, trace, 0.05, n, NULL);
+      bench_case (deep, trace, 0.0005, n, NULL);
+      bench_solver (trace, label, n);
+      weft_trace_free (trace);
+      return 0;
+    }
   if (df != NULL)
     {
       g_autoptr (GError) error = NULL;
