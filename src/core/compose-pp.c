@@ -1,8 +1,8 @@
 /* compose-pp.c: pipeline parallelism in the composer.
  *
- * Not a translation unit of its own: compose.c includes it at its end (it
- * builds each stage's program from the step emitters there: scopes,
- * kernels, collectives, the FSDP units). Registered in CMake as a header.
+ * Builds each stage's program from the step emitters (compose-emit.c:
+ * scopes, kernels, collectives; compose-step.c: the blocks, the FSDP
+ * units).
  *
  * The ranks of one pipeline stage are [s x inner, (s + 1) x inner) (mesh
  * order pp, dp, cp, tp: pp outermost). The step runs every rank in
@@ -26,6 +26,14 @@
  * batch (one NCCL group in PyTorch, one kernel there) run concurrently as
  * they do inside the group. Each pair is one rendezvous node; the first
  * member emitted creates it, the second completes it. */
+
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "weft/weft-compose.h"
+#include "compose-emit-private.h"
 
 #define PP_MAX_RANKS 64
 
@@ -1004,7 +1012,7 @@ pp_optimizer (Ctx *c, PpState *P)
   pp_all_ranks (c);
 }
 
-static gboolean
+gboolean
 pp_emit_step (Ctx *c, int step_no, GError **error)
 {
   PpState P;
