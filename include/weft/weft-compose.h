@@ -44,6 +44,8 @@ typedef enum
   WEFT_PP_INTERLEAVED_1F1B,
   WEFT_PP_LOOPED_BFS,
   WEFT_PP_ZB,
+  WEFT_PP_ZBV,          /* ScheduleZBVZeroBubble: V placement, 2 stages per rank */
+  WEFT_PP_DUALPIPEV,    /* ScheduleDualPipeV: V placement, overlapped F+B */
 } WeftPpSchedule;
 
 typedef enum

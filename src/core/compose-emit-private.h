@@ -24,8 +24,10 @@ enum
   ST_CP,
   ST_HSDP,      /* FSDP's all-reduce across replicas (HSDP) */
   ST_AGIN,      /* FSDP's all-gather copy-in (the current stream of the all-gather) */
-  ST_PP_SEND,   /* pipeline P2P: sends (compose-pp.c) */
-  ST_PP_RECV,   /* pipeline P2P: receives */
+  ST_PP_SEND,   /* pipeline P2P (compose-pp.c): sends to the next pp rank */
+  ST_PP_RECV,   /* receives from the previous pp rank */
+  ST_PP_SEND_PREV, /* sends to the previous pp rank */
+  ST_PP_RECV_NEXT, /* receives from the next pp rank */
   N_STREAMS
 };
 

@@ -25,7 +25,7 @@
 #include "compose-emit-private.h"
 
 /* the Kineto tid of each stream */
-static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25, 27, 13, 29, 31 };
+static const int stream_ids[N_STREAMS] = { 7, 15, 17, 19, 21, 23, 25, 27, 13, 29, 31, 33, 35 };
 
 /* ---- solving ------------------------------------------------------------------------ */
 
