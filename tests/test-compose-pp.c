@@ -284,6 +284,65 @@ test_v_memory (void)
   g_assert_cmpfloat (extra, <, 0.75);
 }
 
+/* The memory model per stage rank: each stage rank's units only (their
+ * parameters add up to the whole model's), and the microbatches in flight
+ * as each schedule keeps them (counted in (stage, microbatch) pairs, from
+ * the trace): GPipe m, 1F1B p - s (Narayanan et al. 2021), ZBV 2p chunks
+ * on every rank (p of a 1F1B stage: the ZB paper), DualPipeV 2p + 1
+ * (DeepSeek-V3's PP + 1). */
+static void
+test_memory_stages (void)
+{
+  static const WeftPpSchedule scheds[] = { WEFT_PP_GPIPE, WEFT_PP_1F1B, WEFT_PP_ZBV, WEFT_PP_DUALPIPEV };
+  const int pp = 4, m = 8;
+
+  for (guint i = 0; i < G_N_ELEMENTS (scheds); i++)
+    {
+      WeftComposeParams p;
+      WeftMemoryFigures whole;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftTrace) trace = NULL;
+      double params = 0;
+      int blocks = 0;
+
+      weft_compose_params_init (&p);
+      p.strategies = WEFT_STRATEGY_PP;
+      p.dp = 1;
+      p.pp = pp;
+      p.model.layers = 8;
+      p.model.mbs = m;
+      p.model.vocab = 32;
+      p.pp_schedule = scheds[i];
+      trace = weft_compose_trace (&p, &error);
+      g_assert_no_error (error);
+      weft_compose_memory_figures (&p, p.ac, &whole);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftMemoryStageFigures sf;
+          int s = weft_trace_rank (trace, r)->rank, want;
+          g_assert_true (weft_compose_memory_stage_figures (&p, p.ac, weft_trace_rank (trace, r), &sf));
+          g_assert_cmpint (sf.stage_rank, ==, s);
+          g_assert_cmpint (sf.n_stages, ==, weft_compose_pp_stages_per_rank (&p));
+          for (int k = 0; k < sf.n_stages; k++)
+            g_assert_cmpint (weft_compose_pp_stage_rank (&p, sf.stages[k]), ==, s);
+          want = scheds[i] == WEFT_PP_GPIPE ? m
+                 : scheds[i] == WEFT_PP_1F1B ? MIN (m, pp - s)
+                 : scheds[i] == WEFT_PP_ZBV  ? 2 * pp
+                                             : 2 * pp + 1;
+          g_test_message ("%s stage %d: %d in flight, %.2f GiB of activations, params %.2f GiB",
+                          weft_compose_pp_schedule_to_string (scheds[i]), s, sf.in_flight_max,
+                          sf.act_in_flight_max / 1073741824.0, sf.params / 1073741824.0);
+          g_assert_cmpint (sf.in_flight_max, ==, want);
+          g_assert_cmpfloat (sf.act_in_flight_max, >, 0);
+          g_assert_cmpfloat (sf.act_in_flight_max, <=, want * sf.act_microbatch / sf.n_stages * 1.01);
+          params += sf.params;
+          blocks += sf.blocks;
+        }
+      g_assert_cmpint (blocks, ==, p.model.layers);
+      g_assert_cmpfloat (fabs (params / whole.params - 1.0), <, 1e-9);
+    }
+}
+
 /* Every composed PP trace: each send pairs with one receive (a two-member
  * P2P instance of a rank and its neighbour stage's same position), the
  * solver finds no inferred edge contradicted and no unexplained start. */
@@ -611,6 +670,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compose-pp/v-below", test_v_below);
   g_test_add_func ("/compose-pp/v-placement", test_v_placement);
   g_test_add_func ("/compose-pp/v-memory", test_v_memory);
+  g_test_add_func ("/compose-pp/memory-stages", test_memory_stages);
   g_test_add_func ("/compose-pp/textbook", test_textbook);
   return g_test_run ();
 }

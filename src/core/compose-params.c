@@ -354,6 +354,31 @@ weft_compose_pp_stages_per_rank (const WeftComposeParams *p)
   return pp_looped (p->pp_schedule) || pp_vshape (p->pp_schedule) ? 2 : 1;
 }
 
+int
+weft_compose_pp_stage_rank (const WeftComposeParams *p, int stage)
+{
+  int pp;
+
+  g_return_val_if_fail (p != NULL && stage >= 0, 0);
+  pp = MAX (p->pp, 1);
+  if (pp_vshape (p->pp_schedule) && stage >= pp)
+    return MAX (2 * pp - 1 - stage, 0);
+  return stage % pp;
+}
+
+void
+weft_compose_pp_stage_blocks (const WeftComposeParams *p, int stage, int *first, int *end)
+{
+  gint64 n, L;
+
+  g_return_if_fail (p != NULL && first != NULL && end != NULL);
+  n = (gint64) MAX (p->pp, 1) * weft_compose_pp_stages_per_rank (p);
+  L = p->model.layers;
+  stage = CLAMP (stage, 0, (int) n - 1);
+  *first = (int) (stage * L / n);
+  *end = (int) ((stage + 1) * L / n);
+}
+
 /* The pipeline's parameters (after the degrees are checked). */
 static gboolean
 validate_pp (const WeftComposeParams *p, GError **error)
