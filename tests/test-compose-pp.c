@@ -4,6 +4,8 @@
  * p - 1) of the step, interleaved 1F1B (p - 1) / (v m + p - 1)). */
 #include "config.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "testutil.h"
@@ -110,6 +112,83 @@ test_zb_below_1f1b (void)
     }
 }
 
+/* The V schedules (ZBV, DualPipeV): below 1F1B, ZBV below interleaved
+ * 1F1B with the same 2 stages per rank (the ZB paper: ZB-V's bubble is
+ * near zero once m >= 2p; its weight passes fill what interleaved 1F1B
+ * leaves idle), and ZBV's a small fraction of 1F1B's. */
+static void
+test_v_below (void)
+{
+  static const int cfg[][2] = { { 2, 8 }, { 4, 8 }, { 4, 16 }, { 8, 16 } };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cfg); i++)
+    {
+      int p = cfg[i][0], m = cfg[i][1];
+      double f1b = measured_bubble (p, m, WEFT_PP_1F1B, 1);
+      double il = measured_bubble (p, m, WEFT_PP_INTERLEAVED_1F1B, 2);
+      double zbv = measured_bubble (p, m, WEFT_PP_ZBV, 2);
+      double dual = measured_bubble (p, m, WEFT_PP_DUALPIPEV, 2);
+      g_test_message ("p %d m %d: 1F1B %.2f %%, interleaved (v 2) %.2f %%, ZBV %.2f %%, DualPipeV %.2f %%", p, m, f1b,
+                      il, zbv, dual);
+      g_assert_cmpfloat (zbv, <, f1b - 2.0);
+      g_assert_cmpfloat (zbv, <, il);
+      g_assert_cmpfloat (zbv, <, f1b / 2);
+      g_assert_cmpfloat (dual, <, f1b - 2.0);
+    }
+}
+
+/* The V: stage s on pp rank s (s < p) or 2p - 1 - s, so rank r runs the
+ * blocks of stages r and 2p - 1 - r (one block per stage here), and the
+ * turn (stages p - 1 and p, both on the last rank) passes its activations
+ * locally: 2 m transfers (F and B) per stage boundary but that one. */
+static void
+test_v_placement (void)
+{
+  static const WeftPpSchedule scheds[] = { WEFT_PP_ZBV, WEFT_PP_DUALPIPEV };
+
+  for (guint i = 0; i < G_N_ELEMENTS (scheds); i++)
+    {
+      WeftComposeParams p;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftTrace) trace = NULL;
+      const int pp = 4, m = 8;
+      guint n_p2p = 0;
+
+      textbook_params (&p, pp, m, scheds[i], 2);
+      trace = weft_compose_trace (&p, &error);
+      g_assert_no_error (error);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftRank *rank = weft_trace_rank (trace, r);
+          guint seen = 0;
+          for (guint32 e = 0; e < rank->events->len; e++)
+            {
+              const char *name = weft_rank_string (rank, weft_rank_event (rank, e)->name);
+              int l;
+              if (sscanf (name, "nn.Module: TransformerBlock_%d", &l) == 1 && strstr (name, "backward") == NULL)
+                {
+                  g_assert_true (l == (int) r || l == 2 * pp - 1 - (int) r);
+                  seen |= 1u << l;
+                }
+            }
+          g_assert_cmpuint (seen, ==, (1u << r) | (1u << (2 * pp - 1 - r)));
+        }
+      for (guint k = 0; k < trace->instances->len; k++)
+        {
+          const WeftCollInstance *inst = &g_array_index (trace->instances, WeftCollInstance, k);
+          int a, b;
+          if (inst->type != WEFT_COLL_SEND && inst->type != WEFT_COLL_RECV)
+            continue;
+          a = weft_trace_rank (trace, g_array_index (inst->members, WeftInstanceMember, 0).rank_index)->rank;
+          b = weft_trace_rank (trace, g_array_index (inst->members, WeftInstanceMember, 1).rank_index)->rank;
+          g_assert_cmpint (ABS (a - b), ==, 1);   /* neighbours in the V only */
+          n_p2p++;
+        }
+      g_test_message ("%s: %u P2P pairs", weft_compose_pp_schedule_to_string (scheds[i]), n_p2p);
+      g_assert_cmpuint (n_p2p, ==, 2 * m * (2 * pp - 2));
+    }
+}
+
 static gint64
 rank_peak (WeftTrace *trace, guint r)
 {
@@ -154,6 +233,114 @@ test_memory (void)
   /* GPipe's stages all hold m microbatches: within 5 % of each other */
   g_assert_cmpfloat ((double) rank_peak (g, 1) / (double) rank_peak (g, 2), >, 0.95);
   g_assert_cmpfloat ((double) rank_peak (g, 1) / (double) rank_peak (g, 2), <, 1.05);
+}
+
+/* Memory of the V schedules against their papers, in the units they use
+ * (one microbatch's activations of one 1F1B stage, M_B: here 2 blocks;
+ * a V chunk holds half of them). ZB paper (Qi et al. 2023), section 6:
+ * ZB-V keeps 1F1B's peak, p M_B, on every worker (1F1B: p - s on stage s),
+ * so each rank's peak is within 5 % of 1F1B's first stage's, and balanced.
+ * DeepSeek-V3 (Table 2; DualPipe's README for DualPipeV): PP + 1 chunk
+ * microbatches in flight against 1F1B's PP = 2p chunks, half an M_B more
+ * than 1F1B's first stage: M_B measured as 1F1B's stage 0 - stage 1. */
+static void
+test_v_memory (void)
+{
+  WeftComposeParams p;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) f = NULL;
+  g_autoptr (WeftTrace) zbv = NULL;
+  g_autoptr (WeftTrace) dual = NULL;
+  double mb, f0, extra;
+
+  weft_compose_params_init (&p);
+  p.strategies = WEFT_STRATEGY_PP;
+  p.dp = 1;
+  p.pp = 4;
+  p.model.layers = 8;
+  p.model.mbs = 8;
+  p.model.vocab = 32;
+  f = weft_compose_trace (&p, &error);
+  g_assert_no_error (error);
+  p.pp_schedule = WEFT_PP_ZBV;
+  zbv = weft_compose_trace (&p, &error);
+  g_assert_no_error (error);
+  p.pp_schedule = WEFT_PP_DUALPIPEV;
+  dual = weft_compose_trace (&p, &error);
+  g_assert_no_error (error);
+  f0 = (double) rank_peak (f, 0);
+  mb = f0 - (double) rank_peak (f, 1);
+  g_assert_cmpfloat (mb, >, 0);
+  for (guint r = 0; r < 4; r++)
+    {
+      g_test_message ("rank %u: 1F1B %.2f GiB, ZBV %.2f GiB, DualPipeV %.2f GiB", r, rank_peak (f, r) / 1073741824.0,
+                      rank_peak (zbv, r) / 1073741824.0, rank_peak (dual, r) / 1073741824.0);
+      g_assert_cmpfloat (fabs ((double) rank_peak (zbv, r) / f0 - 1.0), <, 0.05);
+      g_assert_cmpint (rank_peak (dual, r), >, rank_peak (zbv, r));
+    }
+  extra = ((double) rank_peak (dual, 0) - f0) / mb;
+  g_test_message ("DualPipeV's first rank: 1F1B's first stage + %.2f M_B (M_B %.2f GiB)", extra, mb / 1073741824.0);
+  g_assert_cmpfloat (extra, >, 0.25);
+  g_assert_cmpfloat (extra, <, 0.75);
+}
+
+/* The memory model per stage rank: each stage rank's units only (their
+ * parameters add up to the whole model's), and the microbatches in flight
+ * as each schedule keeps them (counted in (stage, microbatch) pairs, from
+ * the trace): GPipe m, 1F1B p - s (Narayanan et al. 2021), ZBV 2p chunks
+ * on every rank (p of a 1F1B stage: the ZB paper), DualPipeV 2p + 1
+ * (DeepSeek-V3's PP + 1). */
+static void
+test_memory_stages (void)
+{
+  static const WeftPpSchedule scheds[] = { WEFT_PP_GPIPE, WEFT_PP_1F1B, WEFT_PP_ZBV, WEFT_PP_DUALPIPEV };
+  const int pp = 4, m = 8;
+
+  for (guint i = 0; i < G_N_ELEMENTS (scheds); i++)
+    {
+      WeftComposeParams p;
+      WeftMemoryFigures whole;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftTrace) trace = NULL;
+      double params = 0;
+      int blocks = 0;
+
+      weft_compose_params_init (&p);
+      p.strategies = WEFT_STRATEGY_PP;
+      p.dp = 1;
+      p.pp = pp;
+      p.model.layers = 8;
+      p.model.mbs = m;
+      p.model.vocab = 32;
+      p.pp_schedule = scheds[i];
+      trace = weft_compose_trace (&p, &error);
+      g_assert_no_error (error);
+      weft_compose_memory_figures (&p, p.ac, &whole);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftMemoryStageFigures sf;
+          int s = weft_trace_rank (trace, r)->rank, want;
+          g_assert_true (weft_compose_memory_stage_figures (&p, p.ac, weft_trace_rank (trace, r), &sf));
+          g_assert_cmpint (sf.stage_rank, ==, s);
+          g_assert_cmpint (sf.n_stages, ==, weft_compose_pp_stages_per_rank (&p));
+          for (int k = 0; k < sf.n_stages; k++)
+            g_assert_cmpint (weft_compose_pp_stage_rank (&p, sf.stages[k]), ==, s);
+          want = scheds[i] == WEFT_PP_GPIPE ? m
+                 : scheds[i] == WEFT_PP_1F1B ? MIN (m, pp - s)
+                 : scheds[i] == WEFT_PP_ZBV  ? 2 * pp
+                                             : 2 * pp + 1;
+          g_test_message ("%s stage %d: %d in flight, %.2f GiB of activations, params %.2f GiB",
+                          weft_compose_pp_schedule_to_string (scheds[i]), s, sf.in_flight_max,
+                          sf.act_in_flight_max / 1073741824.0, sf.params / 1073741824.0);
+          g_assert_cmpint (sf.in_flight_max, ==, want);
+          g_assert_cmpfloat (sf.act_in_flight_max, >, 0);
+          g_assert_cmpfloat (sf.act_in_flight_max, <=, want * sf.act_microbatch / sf.n_stages * 1.01);
+          params += sf.params;
+          blocks += sf.blocks;
+        }
+      g_assert_cmpint (blocks, ==, p.model.layers);
+      g_assert_cmpfloat (fabs (params / whole.params - 1.0), <, 1e-9);
+    }
 }
 
 /* Every composed PP trace: each send pairs with one receive (a two-member
@@ -209,7 +396,7 @@ static void
 test_consistent (void)
 {
   static const WeftPpSchedule scheds[] = { WEFT_PP_GPIPE, WEFT_PP_1F1B, WEFT_PP_INTERLEAVED_1F1B, WEFT_PP_LOOPED_BFS,
-                                           WEFT_PP_ZB };
+                                           WEFT_PP_ZB,    WEFT_PP_ZBV,  WEFT_PP_DUALPIPEV };
   WeftComposeParams p;
 
   for (guint i = 0; i < G_N_ELEMENTS (scheds); i++)
@@ -236,6 +423,10 @@ test_consistent (void)
   assert_consistent (&p, "fsdp 2 + tp-sp 2 + pp 2 (1f1b)");
   p.pp_schedule = WEFT_PP_INTERLEAVED_1F1B;
   assert_consistent (&p, "fsdp 2 + tp-sp 2 + pp 2 (interleaved)");
+  p.pp_schedule = WEFT_PP_ZBV;
+  assert_consistent (&p, "fsdp 2 + tp-sp 2 + pp 2 (zbv)");
+  p.pp_schedule = WEFT_PP_DUALPIPEV;
+  assert_consistent (&p, "fsdp 2 + tp-sp 2 + pp 2 (dualpipev)");
   weft_compose_params_init (&p);
   p.strategies = WEFT_STRATEGY_FSDP | WEFT_STRATEGY_CP | WEFT_STRATEGY_PP;
   p.dp = 2;
@@ -431,6 +622,29 @@ test_params (void)
   g_clear_error (&error);
   p.pp_schedule = WEFT_PP_INTERLEAVED_1F1B;
   g_assert_true (weft_compose_params_validate (&p, &error));
+  /* the V schedules: exactly 2 stages per rank; DualPipeV m >= 2p */
+  g_assert_true (weft_compose_parse_pp_schedule ("zbv", &s, &error));
+  g_assert_cmpint (s, ==, WEFT_PP_ZBV);
+  g_assert_true (weft_compose_parse_pp_schedule ("ZBVZeroBubble", &s, &error));   /* torchtitan's name */
+  g_assert_cmpint (s, ==, WEFT_PP_ZBV);
+  g_assert_true (weft_compose_parse_pp_schedule ("DualPipeV", &s, &error));
+  g_assert_cmpint (s, ==, WEFT_PP_DUALPIPEV);
+  p.pp_schedule = WEFT_PP_ZBV;
+  p.pp_stages_per_rank = 0;
+  g_assert_cmpint (weft_compose_pp_stages_per_rank (&p), ==, 2);
+  g_assert_true (weft_compose_params_validate (&p, &error));
+  p.pp_stages_per_rank = 3;
+  g_assert_false (weft_compose_params_validate (&p, &error));
+  g_clear_error (&error);
+  p.pp_stages_per_rank = 2;
+  p.pp_schedule = WEFT_PP_DUALPIPEV;
+  g_assert_true (weft_compose_params_validate (&p, &error));   /* m 4 = 2p */
+  p.microbatches = 2;
+  g_assert_false (weft_compose_params_validate (&p, &error));
+  g_assert_nonnull (strstr (error->message, "dualpipev"));
+  g_clear_error (&error);
+  p.microbatches = 4;
+  p.pp_schedule = WEFT_PP_INTERLEAVED_1F1B;
 
   /* the parameters round-trip through the files' weft key */
   j = weft_compose_params_to_json (&p);
@@ -453,6 +667,10 @@ main (int argc, char **argv)
   g_test_add_func ("/compose-pp/drag-stage0", test_drag_stage0);
   g_test_add_func ("/compose-pp/memory", test_memory);
   g_test_add_func ("/compose-pp/zb-below-1f1b", test_zb_below_1f1b);
+  g_test_add_func ("/compose-pp/v-below", test_v_below);
+  g_test_add_func ("/compose-pp/v-placement", test_v_placement);
+  g_test_add_func ("/compose-pp/v-memory", test_v_memory);
+  g_test_add_func ("/compose-pp/memory-stages", test_memory_stages);
   g_test_add_func ("/compose-pp/textbook", test_textbook);
   return g_test_run ();
 }

@@ -90,6 +90,7 @@ echo '[{"op": "scale", "class": "gemm", "factor": 0.5}]' >"$T/half.json"
 "$W" apply "$F1" --blocks --json >"$T/j-blocks.json"
 "$W" apply "$F1" --strategy fsdp --degree 2 --out "$T/a" --json >"$T/j-apply.json"
 "$W" compose --strategy fsdp --dp 2 --layers 1 --json >"$T/j-compose.json" 2>/dev/null
+"$W" compose --strategy pp --pp 2 --layers 4 --mbs 4 --pp-schedule zbv --json >"$T/j-compose-pp.json" 2>/dev/null
 python3 - "$DOC" "$T" <<'EOF' || fail "JSON vocabulary"
 import json, re, sys
 doc, T = sys.argv[1], sys.argv[2]
@@ -126,7 +127,7 @@ def walk(o, path, cmd):
         for x in o:
             walk(x, path + "[]", cmd)
 docs = {}
-for cmd in ("info", "analyze", "diff", "edit-noop", "edit", "analyze-half", "blocks", "apply", "compose"):
+for cmd in ("info", "analyze", "diff", "edit-noop", "edit", "analyze-half", "blocks", "apply", "compose", "compose-pp"):
     d = json.load(open("%s/j-%s.json" % (T, cmd)))
     docs[cmd] = d
     if d.get("schema_version") != 2:
@@ -134,6 +135,9 @@ for cmd in ("info", "analyze", "diff", "edit-noop", "edit", "analyze-half", "blo
     if not d.get("weft_version"):
         bad.append("%s: no weft_version" % cmd)
     walk(d, "", cmd)
+# PP: the memory model per stage rank (one entry per pp rank)
+if len(docs["compose-pp"].get("memory_model", {}).get("stages", [])) != 2:
+    bad.append("compose --pp 2: memory_model.stages is not one entry per stage rank")
 # edit's and apply's metrics are analyze's object, with the same numbers
 a, e = docs["analyze"]["whole"], docs["edit-noop"]["before"]
 if set(e) - {"step_time_delta_us", "gpu_span_delta_us", "overlap_pct_delta", "exposed_communication_delta_us"} != \

@@ -44,6 +44,8 @@ typedef enum
   WEFT_PP_INTERLEAVED_1F1B,
   WEFT_PP_LOOPED_BFS,
   WEFT_PP_ZB,
+  WEFT_PP_ZBV,          /* ScheduleZBVZeroBubble: V placement, 2 stages per rank */
+  WEFT_PP_DUALPIPEV,    /* ScheduleDualPipeV: V placement, overlapped F+B */
 } WeftPpSchedule;
 
 typedef enum
@@ -187,6 +189,17 @@ const char *weft_compose_pp_schedule_to_string (WeftPpSchedule schedule);
  * virtual stages per rank (params->pp_stages_per_rank, or 1 / 2 looped). */
 int       weft_compose_pp_microbatches (const WeftComposeParams *params);
 int       weft_compose_pp_stages_per_rank (const WeftComposeParams *params);
+/* The pp rank that runs (virtual) stage `stage` (0 .. pp x V - 1):
+ * stage mod pp (PyTorch's "loop" style), or for ZBV and DualPipeV the
+ * "v" style (stage, or 2 pp - 1 - stage past the V's turn). */
+int       weft_compose_pp_stage_rank (const WeftComposeParams *params,
+                                      int                      stage);
+/* The transformer blocks of stage `stage`: [*first, *end) (an even split
+ * of the layers over pp x V stages). */
+void      weft_compose_pp_stage_blocks (const WeftComposeParams *params,
+                                        int                      stage,
+                                        int                     *first,
+                                        int                     *end);
 
 /* "fsdp+tp" style name of the flags; the caller frees it. */
 char     *weft_compose_strategies_to_string (guint strategies); /* (transfer full) */
@@ -277,6 +290,33 @@ typedef struct
 void weft_compose_memory_figures (const WeftComposeParams *params,
                                   WeftAcMode               ac,
                                   WeftMemoryFigures       *out);
+
+/* Pipeline parallel: the figures of one stage rank (bytes), the units of
+ * its own stages only (WeftMemoryFigures counts the whole model), and the
+ * activations its schedule keeps in flight. */
+#define WEFT_MEMORY_MAX_STAGES 16
+typedef struct
+{
+  int    stage_rank;             /* the pp rank */
+  int    n_stages;               /* its (virtual) stages */
+  int    stages[WEFT_MEMORY_MAX_STAGES];   /* their indices, ascending */
+  int    blocks;                 /* transformer blocks over them */
+  double params;                 /* fp32 parameters of its units, this rank's shards */
+  double grads;                  /* fp32 gradients, the same */
+  double optimizer;              /* AdamW exp_avg + exp_avg_sq, fp32 */
+  double act_microbatch;         /* activations one microbatch saves over all its stages (AC mode; the last
+                                  * stage's fp32 log-softmax) */
+  int    in_flight_max;          /* most (stage, microbatch) forwards run whose backward (B or I) has not */
+  double act_in_flight_max;      /* most activations those hold at once */
+} WeftMemoryStageFigures;
+
+/* The figures of a composed PP trace's rank (its stage rank: rank / (dp x
+ * cp x tp)); the microbatches in flight counted from its "PP:" annotations
+ * in program order. FALSE without pipeline parallelism. */
+gboolean weft_compose_memory_stage_figures (const WeftComposeParams *params,
+                                            WeftAcMode               ac,
+                                            const WeftRank          *rank,
+                                            WeftMemoryStageFigures  *out);
 
 /* One CPU span of the composed step (a REC scope: "nn.Module: ...",
  * "FSDP::...", ...), times in ns on any clock. */

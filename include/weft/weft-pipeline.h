@@ -23,4 +23,9 @@ typedef struct
  * (out untouched) when there is none or the event is out of range. */
 gboolean weft_rank_pp_action (const WeftRank *rank, guint32 event, WeftPpAction *out);
 
+/* Parses one annotation name "PP:<stage><F|B|I|W><microbatch>"; FALSE (out
+ * untouched) for anything else (DualPipeV's "PP:(0F3;7B2)OVERLAP_F_B"
+ * container included). */
+gboolean weft_pp_action_parse (const char *name, WeftPpAction *out);
+
 G_END_DECLS

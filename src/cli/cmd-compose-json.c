@@ -41,6 +41,43 @@ figures_json (const WeftMemoryFigures *f)
   return o;
 }
 
+/* pipeline parallel: one entry per stage rank (its first rank's figures;
+ * the others of the stage hold the same shards) */
+static json_object *
+stages_json (const WeftComposeParams *p, WeftAcMode ac, WeftTrace *trace)
+{
+  json_object *arr = json_object_new_array ();
+  int inner = MAX (weft_compose_world_size (p) / MAX (p->pp, 1), 1);
+
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      WeftMemoryStageFigures sf;
+      WeftMemoryPeak mp;
+      json_object *o, *st;
+      if (rank->rank % inner != 0 || !weft_compose_memory_stage_figures (p, ac, rank, &sf))
+        continue;
+      o = json_object_new_object ();
+      st = json_object_new_array ();
+      for (int k = 0; k < sf.n_stages; k++)
+        json_object_array_add (st, json_object_new_int (sf.stages[k]));
+      json_object_object_add (o, "stage_rank", json_object_new_int (sf.stage_rank));
+      json_object_object_add (o, "rank", json_object_new_int (rank->rank));
+      json_object_object_add (o, "stages", st);
+      json_object_object_add (o, "blocks", json_object_new_int (sf.blocks));
+      json_object_object_add (o, "params_gib", json_object_new_double (GIB (sf.params)));
+      json_object_object_add (o, "grads_gib", json_object_new_double (GIB (sf.grads)));
+      json_object_object_add (o, "optimizer_gib", json_object_new_double (GIB (sf.optimizer)));
+      json_object_object_add (o, "activations_per_microbatch_gib", json_object_new_double (GIB (sf.act_microbatch)));
+      json_object_object_add (o, "microbatches_in_flight_max", json_object_new_int (sf.in_flight_max));
+      json_object_object_add (o, "activations_in_flight_max_gib", json_object_new_double (GIB (sf.act_in_flight_max)));
+      if (weft_rank_memory_peak (rank, G_MININT64, G_MAXINT64, &mp))
+        json_object_object_add (o, "peak_memory_gib", json_object_new_double (GIB (mp.peak_reserved)));
+      json_object_array_add (arr, o);
+    }
+  return arr;
+}
+
 int
 weft_cli_compose_print_json (const WeftComposeParams *p, WeftAcMode ac)
 {
@@ -103,7 +140,12 @@ weft_cli_compose_print_json (const WeftComposeParams *p, WeftAcMode ac)
   json_object_object_add (doc, "peak_allocated_gib", json_object_new_double (GIB (peak_alloc)));
   json_object_object_add (doc, "nccl_buffers_gib", json_object_new_double (GIB (fig.nccl)));
   json_object_object_add (doc, "device_memory_gib", json_object_new_double (GIB (p->hw.hbm_total_bytes)));
-  json_object_object_add (doc, "memory_model", figures_json (&fig));
+  {
+    json_object *mm = figures_json (&fig);
+    if (p->pp > 1)
+      json_object_object_add (mm, "stages", stages_json (p, ac, trace));
+    json_object_object_add (doc, "memory_model", mm);
+  }
   json_object_object_add (doc, "ranks", ranks);
   return weft_cli_json_print (doc) ? WEFT_EXIT_OK : WEFT_EXIT_FAILURE;
 }

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "weft/weft-pipeline.h"
 #include "compose-allocator-private.h"
 #include "compose-memory-private.h"
 
@@ -219,6 +220,111 @@ weft_compose_memory_figures (const WeftComposeParams *params, WeftAcMode ac, Wef
   out->act_loss = 4 * s.T * s.V / s.tp;
   out->communicators = communicators (params, &s, &out->nccl);
   shape_clear (&s);
+}
+
+/* ---- pipeline stages ---------------------------------------------------------------- */
+
+/* stage j's units (embedding on the first, output on the last): their
+ * local elements, and the activations a microbatch leaves saved there */
+static void
+stage_units (const Shape *s, const WeftComposeParams *p, int j, int n_stages, double *local, double *act, int *blocks)
+{
+  int lo, hi;
+
+  weft_compose_pp_stage_blocks (p, j, &lo, &hi);
+  if (j == 0)
+    *local += unit_local (s, 0);
+  for (int l = lo; l < hi; l++)
+    {
+      *local += unit_local (s, 1 + l);
+      *act += act_block (s, l, s->ac);
+    }
+  *blocks += hi - lo;
+  if (j == n_stages - 1)
+    {
+      *local += unit_local (s, s->L + 1);
+      *act += 4 * s->T * s->V / s->tp;   /* the fp32 log-softmax kept for the loss backward */
+    }
+}
+
+typedef struct
+{
+  gint64  ts;
+  guint32 event;
+  int     stage;
+  int     delta;   /* +1: a forward; -1: a backward (B or I) */
+} StageMark;
+
+static int
+mark_cmp (gconstpointer a, gconstpointer b)
+{
+  const StageMark *x = a, *y = b;
+
+  if (x->ts != y->ts)
+    return x->ts < y->ts ? -1 : 1;
+  return x->event < y->event ? -1 : x->event > y->event;
+}
+
+gboolean
+weft_compose_memory_stage_figures (const WeftComposeParams *params, WeftAcMode ac, const WeftRank *rank,
+                                   WeftMemoryStageFigures *out)
+{
+  Shape s;
+  int n_stages, inner;
+  double local = 0, act_stage[256] = { 0 }, live = 0;
+  int live_n = 0;
+  g_autoptr (GArray) marks = NULL;
+
+  g_return_val_if_fail (params != NULL && rank != NULL && out != NULL, FALSE);
+  memset (out, 0, sizeof *out);
+  if (params->pp < 2 || !(params->strategies & WEFT_STRATEGY_PP))
+    return FALSE;
+  n_stages = params->pp * weft_compose_pp_stages_per_rank (params);
+  if (n_stages > (int) G_N_ELEMENTS (act_stage))
+    return FALSE;
+  inner = MAX (weft_compose_world_size (params) / params->pp, 1);
+  shape_init (&s, params, ac);
+  out->stage_rank = CLAMP (rank->rank / inner, 0, params->pp - 1);
+  for (int j = 0; j < n_stages; j++)
+    {
+      double a = 0;
+      if (weft_compose_pp_stage_rank (params, j) != out->stage_rank || out->n_stages >= WEFT_MEMORY_MAX_STAGES)
+        continue;
+      out->stages[out->n_stages++] = j;
+      stage_units (&s, params, j, n_stages, &local, &a, &out->blocks);
+      act_stage[j] = a;
+      out->act_microbatch += a;
+    }
+  out->params = 4 * local;
+  out->grads = 4 * local;
+  out->optimizer = 8 * local;
+  /* the schedule as the rank ran it: its PP actions in program order */
+  marks = g_array_new (FALSE, FALSE, sizeof (StageMark));
+  for (guint32 i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *e = &g_array_index (rank->events, WeftEvent, i);
+      WeftPpAction a;
+      StageMark mk;
+      if (e->ph != WEFT_PH_X || e->category != WEFT_CAT_USER_ANNOTATION || (e->flags & WEFT_EVENT_DELETED)
+          || !weft_pp_action_parse (weft_rank_string (rank, e->name), &a) || a.kind == 'W' || a.stage >= n_stages)
+        continue;
+      mk.ts = e->ts;
+      mk.event = i;
+      mk.stage = a.stage;
+      mk.delta = a.kind == 'F' ? 1 : -1;
+      g_array_append_val (marks, mk);
+    }
+  g_array_sort (marks, mark_cmp);
+  for (guint k = 0; k < marks->len; k++)
+    {
+      const StageMark *mk = &g_array_index (marks, StageMark, k);
+      live_n += mk->delta;
+      live += mk->delta * act_stage[mk->stage];
+      out->in_flight_max = MAX (out->in_flight_max, live_n);
+      out->act_in_flight_max = MAX (out->act_in_flight_max, live);
+    }
+  shape_clear (&s);
+  return TRUE;
 }
 
 /* ---- the timeline: tensors ------------------------------------------------------- */

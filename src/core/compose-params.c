@@ -298,6 +298,7 @@ static const struct
   { "1f1b", WEFT_PP_1F1B },       { "gpipe", WEFT_PP_GPIPE },           { "interleaved-1f1b", WEFT_PP_INTERLEAVED_1F1B },
   { "looped-bfs", WEFT_PP_LOOPED_BFS }, { "zb", WEFT_PP_ZB },         { "interleaved", WEFT_PP_INTERLEAVED_1F1B },
   { "zero-bubble", WEFT_PP_ZB },  { "interleaved1f1b", WEFT_PP_INTERLEAVED_1F1B }, { "loopedbfs", WEFT_PP_LOOPED_BFS },
+  { "zbv", WEFT_PP_ZBV },         { "dualpipev", WEFT_PP_DUALPIPEV },   { "zbvzerobubble", WEFT_PP_ZBV },
 };
 
 gboolean
@@ -311,7 +312,7 @@ weft_compose_parse_pp_schedule (const char *text, WeftPpSchedule *schedule, GErr
         return TRUE;
       }
   g_set_error (error, WEFT_ERROR, WEFT_ERROR_INVALID,
-               "unknown pipeline schedule '%s' (gpipe, 1f1b, interleaved-1f1b, looped-bfs, zb)", text ? text : "");
+               "unknown pipeline schedule '%s' (gpipe, 1f1b, interleaved-1f1b, looped-bfs, zb, zbv, dualpipev)", text ? text : "");
   return FALSE;
 }
 
@@ -337,13 +338,45 @@ pp_looped (WeftPpSchedule s)
   return s == WEFT_PP_INTERLEAVED_1F1B || s == WEFT_PP_LOOPED_BFS;
 }
 
+/* ZBV, DualPipeV: two stages per rank in a V (PyTorch's style="v") */
+static gboolean
+pp_vshape (WeftPpSchedule s)
+{
+  return s == WEFT_PP_ZBV || s == WEFT_PP_DUALPIPEV;
+}
+
 int
 weft_compose_pp_stages_per_rank (const WeftComposeParams *p)
 {
   g_return_val_if_fail (p != NULL, 1);
   if (p->pp_stages_per_rank > 0)
     return p->pp_stages_per_rank;
-  return pp_looped (p->pp_schedule) ? 2 : 1;
+  return pp_looped (p->pp_schedule) || pp_vshape (p->pp_schedule) ? 2 : 1;
+}
+
+int
+weft_compose_pp_stage_rank (const WeftComposeParams *p, int stage)
+{
+  int pp;
+
+  g_return_val_if_fail (p != NULL && stage >= 0, 0);
+  pp = MAX (p->pp, 1);
+  if (pp_vshape (p->pp_schedule) && stage >= pp)
+    return MAX (2 * pp - 1 - stage, 0);
+  return stage % pp;
+}
+
+void
+weft_compose_pp_stage_blocks (const WeftComposeParams *p, int stage, int *first, int *end)
+{
+  gint64 n, L;
+
+  g_return_if_fail (p != NULL && first != NULL && end != NULL);
+  n = (gint64) MAX (p->pp, 1) * weft_compose_pp_stages_per_rank (p);
+  L = p->model.layers;
+  stage = CLAMP (stage, 0, (int) n - 1);
+  *first = (int) (stage * L / n);
+  *end = (int) ((stage + 1) * L / n);
 }
 
 /* The pipeline's parameters (after the degrees are checked). */
@@ -363,7 +396,7 @@ validate_pp (const WeftComposeParams *p, GError **error)
     return TRUE;
   if (p->strategies & WEFT_STRATEGY_DDP)
     INVALID ("pp with ddp is not modelled (torchtitan combines pp with fsdp, tp, cp, ep)");
-  if ((int) p->pp_schedule < WEFT_PP_1F1B || (int) p->pp_schedule > WEFT_PP_ZB)
+  if ((int) p->pp_schedule < WEFT_PP_1F1B || (int) p->pp_schedule > WEFT_PP_DUALPIPEV)
     INVALID ("pipeline schedule %d out of range", (int) p->pp_schedule);
   mb = weft_compose_pp_microbatches (p);
   v = weft_compose_pp_stages_per_rank (p);
@@ -373,7 +406,12 @@ validate_pp (const WeftComposeParams *p, GError **error)
     INVALID ("the local batch (mbs %d) must split into %d microbatches", m->mbs, mb);
   if (p->pp_stages_per_rank < 0 || v > 16)
     INVALID ("stages per rank %d out of range 1..16", p->pp_stages_per_rank);
-  if (v > 1 && !pp_looped (p->pp_schedule) && p->pp_schedule != WEFT_PP_ZB)
+  if (pp_vshape (p->pp_schedule) && v != 2)
+    INVALID ("%s runs exactly 2 stages per rank (a V), as PyTorch requires",
+             weft_compose_pp_schedule_to_string (p->pp_schedule));
+  if (p->pp_schedule == WEFT_PP_DUALPIPEV && mb < 2 * p->pp)
+    INVALID ("dualpipev: microbatches %d must be >= the %d stages (as ScheduleDualPipeV requires)", mb, 2 * p->pp);
+  if (v > 1 && !pp_looped (p->pp_schedule) && !pp_vshape (p->pp_schedule) && p->pp_schedule != WEFT_PP_ZB)
     INVALID ("%s runs one stage per rank (--pp-stages-per-rank 1)", weft_compose_pp_schedule_to_string (p->pp_schedule));
   if (pp_looped (p->pp_schedule) && v < 2)
     INVALID ("%s needs --pp-stages-per-rank >= 2", weft_compose_pp_schedule_to_string (p->pp_schedule));

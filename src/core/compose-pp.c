@@ -1,8 +1,8 @@
 /* compose-pp.c: pipeline parallelism in the composer.
  *
- * Not a translation unit of its own: compose.c includes it at its end (it
- * builds each stage's program from the step emitters there: scopes,
- * kernels, collectives, the FSDP units). Registered in CMake as a header.
+ * Builds each stage's program from the step emitters (compose-emit.c:
+ * scopes, kernels, collectives; compose-step.c: the blocks, the FSDP
+ * units).
  *
  * The ranks of one pipeline stage are [s x inner, (s + 1) x inner) (mesh
  * order pp, dp, cp, tp: pp outermost). The step runs every rank in
@@ -27,6 +27,14 @@
  * they do inside the group. Each pair is one rendezvous node; the first
  * member emitted creates it, the second completes it. */
 
+#include "config.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "weft/weft-compose.h"
+#include "compose-emit-private.h"
+
 #define PP_MAX_RANKS 64
 
 typedef enum
@@ -48,6 +56,7 @@ typedef struct
   gint16 stage;   /* global (virtual) stage */
   guint8 kind;
   gint16 mb;
+  guint8 overlap; /* DualPipeV's OVERLAP_F_B: 1 its forward, 2 its backward (next) */
 } PpAct;
 
 /* a launched P2P op: per rank, its end handle for a later wait */
@@ -67,6 +76,7 @@ typedef struct
 typedef struct
 {
   int        pp, v, S, m, L;
+  gboolean   vshape;         /* ZBV, DualPipeV: stages r and 2p - 1 - r on rank r */
   int        stage_rank;     /* pp rank being emitted */
   Dims       D;              /* per microbatch */
   Unit      *units;          /* n_units = L + 2 */
@@ -78,10 +88,24 @@ typedef struct
   GArray    *works;          /* PpWork */
 } PpState;
 
+/* PyTorch's generate_stage_to_rank_mapping: "loop" (stage j on rank j mod
+ * p) or "v" (0 .. p - 1 down the ranks, p .. 2p - 1 back up: the V's turn,
+ * stages p - 1 and p, on the last rank) */
 static int
 pp_rank_of (const PpState *P, int stage)
 {
+  if (P->vshape)
+    return stage < P->pp ? stage : 2 * P->pp - 1 - stage;
   return stage % P->pp;
+}
+
+/* the k-th of the v stages of pp rank s, ascending */
+static int
+pp_rank_stage (const PpState *P, int s, int k)
+{
+  if (P->vshape)
+    return k == 0 ? s : 2 * P->pp - 1 - s;
+  return k * P->pp + s;
 }
 
 static int
@@ -95,7 +119,7 @@ pp_stage_lo (const PpState *P, int stage)
 static void
 pp_push (GArray *a, int stage, int kind, int mb)
 {
-  PpAct x = { (gint16) stage, (guint8) kind, (gint16) mb };
+  PpAct x = { (gint16) stage, (guint8) kind, (gint16) mb, 0 };
   g_array_append_val (a, x);
 }
 
@@ -169,13 +193,198 @@ pp_1f1b_rank_ops (GArray *ops, const PpStageIndex *x, int m, int fwd_bwd, int co
   g_free (bwd_ids);
 }
 
-/* The compute order of pp rank `rank` for the looped schedules. */
+/* ScheduleZBVZeroBubble._calculate_single_rank_operations (the ZB paper's
+ * ZB-V, section 6): rank r holds chunk 0 = stage r and chunk 1 = stage
+ * 2p - 1 - r; warm-up forwards, then F I W per chunk, the cool-down of
+ * inputs-only backwards with the deferred weight passes. Computed for
+ * max(2p - 1, m) microbatches, the ones past m left out (None). */
+static void
+pp_zbv_rank_ops (GArray *ops, const PpState *P, int rank)
+{
+  int pp = P->pp, n_micro = MAX (2 * pp - 1, P->m);
+  int c0 = rank, c1 = 2 * pp - 1 - rank;
+  int f0 = 0, f1 = 0, b0 = 0, b1 = 0, w0, w1;
+  guint first = ops->len;
+
+  for (int i = 0; i < rank; i++)
+    pp_push (ops, 0, PA_NONE, 0);
+  for (int i = 0; i < 2 * (pp - rank) - 1; i++)
+    pp_push (ops, c0, PA_F, f0++);
+  for (int i = 0; i < rank; i++)
+    {
+      pp_push (ops, c1, PA_F, f1++);
+      pp_push (ops, c0, PA_F, f0++);
+    }
+  for (int i = 0; i < pp - rank; i++)
+    {
+      pp_push (ops, c1, PA_F, f1++);
+      pp_push (ops, c1, PA_I, b1);
+      pp_push (ops, c1, PA_W, b1++);
+    }
+  while (f1 < f0 || f0 < n_micro)
+    {
+      if (f0 < n_micro)
+        pp_push (ops, c0, PA_F, f0++);
+      pp_push (ops, c0, PA_I, b0);
+      pp_push (ops, c0, PA_W, b0++);
+      pp_push (ops, c1, PA_F, f1++);
+      pp_push (ops, c1, PA_I, b1);
+      pp_push (ops, c1, PA_W, b1++);
+    }
+  w0 = b0;
+  w1 = b1;
+  for (int i = 0; i < rank; i++)
+    {
+      pp_push (ops, c0, PA_I, b0++);
+      pp_push (ops, c1, PA_I, b1++);
+    }
+  for (int i = 0; i < pp - rank; i++)
+    {
+      pp_push (ops, c0, PA_I, b0++);
+      pp_push (ops, c0, PA_W, w0++);
+    }
+  while (w1 < b1)
+    pp_push (ops, c1, PA_W, w1++);
+  while (w0 < b0)
+    pp_push (ops, c0, PA_W, w0++);
+  for (guint k = first; k < ops->len; k++)
+    {
+      PpAct *a = &g_array_index (ops, PpAct, k);
+      if (a->kind != PA_NONE && a->mb >= P->m)
+        a->kind = PA_NONE;
+    }
+}
+
+/* DualPipeV's counters: the next microbatch per (stage, kind), and the
+ * queue of weight passes an I left (add_weight_action_if_pending). */
+typedef struct
+{
+  int   *next;      /* [stage * 3 + (F, I, W)] */
+  GQueue wq;        /* (stage << 16 | mb) + 1 */
+} PpDual;
+
+static void
+pp_dual_add (GArray *ops, PpDual *d, int stage, int kind)
+{
+  int *f = &d->next[stage * 3], *i = &d->next[stage * 3 + 1], *w = &d->next[stage * 3 + 2];
+
+  if (kind == PA_F)
+    pp_push (ops, stage, PA_F, (*f)++);
+  else if (kind == PA_B)
+    {
+      /* FULL_BACKWARD takes the I counter's microbatch and counts as I and W */
+      pp_push (ops, stage, PA_B, (*i)++);
+      (*w)++;
+    }
+  else
+    {
+      g_queue_push_tail (&d->wq, GINT_TO_POINTER (((stage << 16) | *i) + 1));
+      pp_push (ops, stage, PA_I, (*i)++);
+    }
+}
+
+static void
+pp_dual_weight (GArray *ops, PpDual *d)
+{
+  int x;
+
+  if (g_queue_is_empty (&d->wq))
+    return;
+  x = GPOINTER_TO_INT (g_queue_pop_head (&d->wq)) - 1;
+  pp_push (ops, x >> 16, PA_W, x & 0xffff);
+  d->next[(x >> 16) * 3 + 2]++;
+}
+
+/* add_overlap_f_b: one OVERLAP_F_B action, a forward and a full backward
+ * of other microbatches (two PpActs, marked) */
+static void
+pp_dual_overlap (GArray *ops, PpDual *d, int fstage, int bstage)
+{
+  pp_dual_add (ops, d, fstage, PA_F);
+  g_array_index (ops, PpAct, ops->len - 1).overlap = 1;
+  pp_dual_add (ops, d, bstage, PA_B);
+  g_array_index (ops, PpAct, ops->len - 1).overlap = 2;
+}
+
+/* ScheduleDualPipeV._calculate_single_rank_operations (DeepSeek-V3's
+ * DualPipe folded into a V, after deepseek-ai/DualPipe's dualpipev.py):
+ * its eight steps, the main one pairing chunk 0's forward with chunk 1's
+ * backward and back. */
+static void
+pp_dualpipev_rank_ops (GArray *ops, const PpState *P, int rank)
+{
+  int n = P->pp, c0 = rank, c1 = 2 * n - 1 - rank;
+  gboolean zb = FALSE;
+  PpDual d;
+
+  d.next = g_new0 (int, 3 * P->S);
+  g_queue_init (&d.wq);
+  for (int i = 0; i < (n - rank - 1) * 2; i++)   /* 1: F0 */
+    pp_dual_add (ops, &d, c0, PA_F);
+  for (int i = 0; i < rank + 1; i++)             /* 2: F0 F1 */
+    {
+      pp_dual_add (ops, &d, c0, PA_F);
+      pp_dual_add (ops, &d, c1, PA_F);
+    }
+  for (int i = 0; i < n - rank - 1; i++)         /* 3: I1 W1 F1 */
+    {
+      pp_dual_add (ops, &d, c1, PA_I);
+      pp_dual_weight (ops, &d);
+      pp_dual_add (ops, &d, c1, PA_F);
+    }
+  for (int i = 0; i < P->m - n * 2 + rank + 1; i++)   /* 4: F0B1 - F1B0 */
+    {
+      if (i == 0 && rank == n - 1)
+        {
+          pp_dual_add (ops, &d, c0, PA_F);
+          pp_dual_add (ops, &d, c1, PA_B);
+        }
+      else
+        pp_dual_overlap (ops, &d, c0, c1);
+      pp_dual_overlap (ops, &d, c1, c0);
+    }
+  for (int i = 0; i < n - rank - 1; i++)         /* 5: B1 - F1B0 */
+    {
+      pp_dual_add (ops, &d, c1, PA_B);
+      pp_dual_overlap (ops, &d, c1, c0);
+    }
+  for (int i = 0, n6 = rank + 1; i < n6; i++)    /* 6: B1 B0, the second half zero-bubble */
+    {
+      if (i == n6 / 2 && rank % 2 == 1)
+        zb = TRUE;
+      pp_dual_add (ops, &d, c1, zb ? PA_I : PA_B);
+      if (i == n6 / 2 && rank % 2 == 0)
+        zb = TRUE;
+      pp_dual_add (ops, &d, c0, zb ? PA_I : PA_B);
+    }
+  for (int i = 0; i < n - rank - 1; i++)         /* 7: W0 B0 */
+    {
+      pp_dual_weight (ops, &d);
+      pp_dual_add (ops, &d, c0, zb ? PA_I : PA_B);
+    }
+  for (int i = 0; i < rank + 1; i++)             /* 8: W0 */
+    pp_dual_weight (ops, &d);
+  g_free (d.next);
+  g_queue_clear (&d.wq);
+}
+
+/* The compute order of pp rank `rank` for the looped and V schedules. */
 static GArray *
 pp_compute_ops (const PpState *P, WeftPpSchedule sched, int rank)
 {
   GArray *ops = g_array_new (FALSE, FALSE, sizeof (PpAct));
   int m = P->m, v = P->v, pp = P->pp;
 
+  if (sched == WEFT_PP_ZBV)
+    {
+      pp_zbv_rank_ops (ops, P, rank);
+      return ops;
+    }
+  if (sched == WEFT_PP_DUALPIPEV)
+    {
+      pp_dualpipev_rank_ops (ops, P, rank);
+      return ops;
+    }
   if (sched == WEFT_PP_LOOPED_BFS)
     {
       for (int i = 0; i < rank; i++)
@@ -244,6 +453,35 @@ pp_see (const PpState *P, guint8 *seen, const PpAct *a)
   seen[pp_seen_index (P, a->stage, a->kind, a->mb)] = 1;
 }
 
+/* A rank's compute order runs its own stages' actions on microbatches 0
+ * .. m - 1, each stage's m forwards and m backwards (B, or I and W), as
+ * PyTorch's _validate_schedule checks. */
+static gboolean
+pp_order_valid (const PpState *P, const GArray *ops, int rank)
+{
+  int *n = g_new0 (int, (gsize) P->S * PA_N_KINDS);
+  gboolean ok = TRUE;
+
+  for (guint k = 0; k < ops->len && ok; k++)
+    {
+      const PpAct *a = &g_array_index (ops, PpAct, k);
+      if (a->kind == PA_NONE)
+        continue;
+      ok = a->stage >= 0 && a->stage < P->S && pp_rank_of (P, a->stage) == rank && a->mb >= 0 && a->mb < P->m
+           && a->kind <= PA_W;
+      if (ok)
+        n[a->stage * PA_N_KINDS + a->kind]++;
+    }
+  for (int k = 0; k < P->v && ok; k++)
+    {
+      int j = pp_rank_stage (P, rank, k);
+      const int *x = &n[j * PA_N_KINDS];
+      ok = x[PA_F] == P->m && x[PA_I] == x[PA_W] && x[PA_B] + x[PA_I] == P->m;
+    }
+  g_free (n);
+  return ok;
+}
+
 /* Each rank's actions with its sends and receives; NULL when the order
  * cannot be lowered (a malformed schedule: not expected). */
 static GArray **
@@ -261,36 +499,45 @@ pp_lower (const PpState *P, WeftPpSchedule sched)
       compute[r] = pp_compute_ops (P, sched, r);
       out[r] = g_array_new (FALSE, FALSE, sizeof (PpAct));
       seen[r] = g_new0 (guint8, n_seen);
+      ok = ok && pp_order_valid (P, compute[r], r);
     }
-  for (;;)
+  for (; ok;)
     {
       gboolean left = FALSE, progress = FALSE;
       for (int r = 0; r < P->pp; r++)
         {
           const PpAct *a;
+          guint n_sub;
           if (next[r] >= compute[r]->len)
             continue;
           left = TRUE;
           a = &g_array_index (compute[r], PpAct, next[r]);
-          if (!pp_ready (P, a, seen[r]))
+          /* an OVERLAP_F_B: both sub-actions ready, both computed, then
+           * their sends */
+          n_sub = a->overlap == 1 ? 2 : 1;
+          if (!pp_ready (P, a, seen[r]) || (n_sub == 2 && !pp_ready (P, a + 1, seen[r])))
             continue;
-          if (a->kind != PA_NONE)
-            {
-              g_array_append_val (out[r], *a);
-              pp_see (P, seen[r], a);
-              if (pp_has_comms (P, a))
-                {
-                  gboolean fwd = a->kind == PA_F;
-                  PpAct send = { a->stage, (guint8) (fwd ? PA_SEND_F : PA_SEND_B), a->mb };
-                  PpAct recv = { (gint16) (fwd ? a->stage + 1 : a->stage - 1), (guint8) (fwd ? PA_RECV_F : PA_RECV_B), a->mb };
-                  int rr = pp_rank_of (P, recv.stage);
-                  g_array_append_val (out[r], send);
-                  pp_see (P, seen[r], &send);
-                  g_array_append_val (out[rr], recv);
-                  pp_see (P, seen[rr], &recv);
-                }
-            }
-          next[r]++;
+          for (guint i = 0; i < n_sub; i++)
+            if (a[i].kind != PA_NONE)
+              g_array_append_val (out[r], a[i]);
+          for (guint i = 0; i < n_sub; i++)
+            if (a[i].kind != PA_NONE)
+              {
+                pp_see (P, seen[r], &a[i]);
+                if (pp_has_comms (P, &a[i]))
+                  {
+                    gboolean fwd = a[i].kind == PA_F;
+                    PpAct send = { a[i].stage, (guint8) (fwd ? PA_SEND_F : PA_SEND_B), a[i].mb, 0 };
+                    PpAct recv = { (gint16) (fwd ? a[i].stage + 1 : a[i].stage - 1), (guint8) (fwd ? PA_RECV_F : PA_RECV_B),
+                                   a[i].mb, 0 };
+                    int rr = pp_rank_of (P, recv.stage);
+                    g_array_append_val (out[r], send);
+                    pp_see (P, seen[r], &send);
+                    g_array_append_val (out[rr], recv);
+                    pp_see (P, seen[rr], &recv);
+                  }
+              }
+          next[r] += n_sub;
           progress = TRUE;
         }
       if (!left)
@@ -326,7 +573,10 @@ pp_lower (const PpState *P, WeftPpSchedule sched)
 static guint
 pp_p2p (Ctx *c, PpState *P, gboolean send, int peer)
 {
-  int stream = send ? ST_PP_SEND : ST_PP_RECV;
+  /* ProcessGroupNCCL keys a P2P communicator (and its stream) by the
+   * pair of ranks: one stream per neighbour and direction */
+  int stream = send ? (peer > P->stage_rank ? ST_PP_SEND : ST_PP_SEND_PREV)
+                    : (peer < P->stage_rank ? ST_PP_RECV : ST_PP_RECV_NEXT);
   gint64 nelems = (gint64) llround (P->D.Tn * P->D.h);
   gint64 bytes = nelems * 2;
   guint32 kernels[PP_MAX_RANKS];
@@ -811,6 +1061,17 @@ pp_run_lowered (Ctx *c, PpState *P, const GArray *acts)
           pp_reduce_grads (c, P, reduce_stage);
           reduce_stage = -1;
         }
+      if (a->overlap == 1 && k + 1 < acts->len)
+        {
+          /* the runtime's OVERLAP_F_B: one record_function around its
+           * sub-actions, run one after the other ("PP:(0F3;7B2)OVERLAP_F_B");
+           * each sub-action keeps its own PP:<stage><F|B><mb> inside, so
+           * that every op knows its microbatch */
+          const PpAct *b = a + 1;
+          char name[64];
+          g_snprintf (name, sizeof name, "PP:(%dF%d;%dB%d)OVERLAP_F_B", a->stage, a->mb, b->stage, b->mb);
+          scope_begin (c, "user_annotation", g_string_chunk_insert_const (c->strs, name), NULL);
+        }
       switch (a->kind)
         {
         case PA_RECV_F:
@@ -847,6 +1108,8 @@ pp_run_lowered (Ctx *c, PpState *P, const GArray *acts)
         default:
           break;
         }
+      if (a->overlap == 2)
+        scope_end (c);
     }
   if (reduce_stage >= 0)
     pp_reduce_grads (c, P, reduce_stage);
@@ -864,8 +1127,9 @@ pp_rank_params (const PpState *P, int s)
 {
   double total = 0;
 
-  for (int j = s; j < P->S; j += P->pp)
+  for (int k = 0; k < P->v; k++)
     {
+      int j = pp_rank_stage (P, s, k);
       if (j == 0)
         total += P->units[0].dense;
       for (int l = pp_stage_lo (P, j); l < pp_stage_lo (P, j + 1); l++)
@@ -883,6 +1147,7 @@ pp_state_init (Ctx *c, PpState *P)
   P->pp = c->p.pp;
   P->v = weft_compose_pp_stages_per_rank (&c->p);
   P->S = P->pp * P->v;
+  P->vshape = c->p.pp_schedule == WEFT_PP_ZBV || c->p.pp_schedule == WEFT_PP_DUALPIPEV;
   P->m = weft_compose_pp_microbatches (&c->p);
   P->L = c->p.model.layers;
   P->fsdp = has (c, WEFT_STRATEGY_FSDP) && c->dim_on[DIM_DP];
@@ -934,9 +1199,9 @@ pp_unshard (Ctx *c, PpState *P, int s)
   if (!P->fsdp)
     return;
   scope_begin (c, "user_annotation", "FSDP::pre_forward", NULL);
-  for (int j = s; j < P->S; j += P->pp)
+  for (int k = 0; k < P->v; k++)
     {
-      int lo = pp_stage_lo (P, j), hi = pp_stage_lo (P, j + 1);
+      int j = pp_rank_stage (P, s, k), lo = pp_stage_lo (P, j), hi = pp_stage_lo (P, j + 1);
       for (int u = j == 0 ? 0 : 1 + lo; u <= (j == P->S - 1 ? P->L + 1 : hi); u++)
         {
           fsdp_all_gather (c, &P->units[u], -1);
@@ -1004,7 +1269,7 @@ pp_optimizer (Ctx *c, PpState *P)
   pp_all_ranks (c);
 }
 
-static gboolean
+gboolean
 pp_emit_step (Ctx *c, int step_no, GError **error)
 {
   PpState P;

@@ -22,6 +22,13 @@ parse_action (const char *name, WeftPpAction *out)
 }
 
 gboolean
+weft_pp_action_parse (const char *name, WeftPpAction *out)
+{
+  g_return_val_if_fail (name != NULL && out != NULL, FALSE);
+  return parse_action (name, out);
+}
+
+gboolean
 weft_rank_pp_action (const WeftRank *rank, guint32 event, WeftPpAction *out)
 {
   const WeftEvent *ev;
