@@ -2,21 +2,23 @@
 # Microbatches and schedules of a composed pipeline in the real `weft`
 # under X (Xvfb), driven with xdotool (issue 17, item 3):
 #
-#  1. a composed PP step (pp 4, 8 microbatches, 1F1B) opens with the
-#     Schedule menu shown (its parameters read from the files' "weft" key)
-#     and its GEMMs labelled; P (real key) turns on the colour by
+#  1. a composed PP step (pp 4, 8 layers, 8 microbatches, 1F1B) opens with the
+#     Schedule menu shown (its parameters read from the files' "weft" key);
+#     P (real key) turns on the colour by
 #     microbatch: in screenshots, the forward GEMMs of microbatches 0..3 of
 #     rank 0 have one colour before and four different colours after, each
 #     the painter's hue of its microbatch; the legend lists the
 #     microbatches instead of the compute classes;
 #  2. the Schedule menu (a real click, then the keyboard) composes the same
 #     step under another schedule and opens the compare page, A the trace,
-#     B the new schedule: its summary and step chip are `weft-cli diff
-#     --json`'s for the same two steps composed by the CLI; keys on the
+#     B the new schedule: what it shows is `weft-cli diff --json`'s (summary, matched and one-side counts, the four chips' A and
+#     B values) for the same two steps composed by the CLI; keys on the
 #     compare page move A's view and never the hidden main view;
-#  3. New from Template with PP (degree 2, GPipe, 4 microbatches): the
-#     created trace's bubble chip equals `weft-cli analyze --json`'s
-#     bubble_pct of the same step composed by the CLI.
+#  3. New from Template with PP (real keys: FSDP off, PP on, 2 stages,
+#     micro-batch 4 = 4 microbatches, 1F1B): the preview has a bubble chip;
+#     the created trace's bubble chip equals `weft-cli analyze --json`'s
+#     bubble_pct of the same step composed by the CLI (the same composer
+#     parameters: the dialog's against the files' "weft" key).
 #
 # Skips (77) without a display, xdotool, python3 or the binaries.
 set -euo pipefail

@@ -288,7 +288,7 @@ _weft_window_pipeline_free (WeftWindow *self)
 /* Where a test can look at the colour of ops of different microbatches:
  * per microbatch (the first four), the widest forward GEMM of the first
  * rank that is at least 10 px wide on screen, its box in X window
- * coordinates. O(events of that rank): only written in the colour mode. */
+ * coordinates. O(events of that rank), in the test state only. */
 static json_object *
 probes_json (WeftWindow *self)
 {
