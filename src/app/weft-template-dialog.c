@@ -193,8 +193,7 @@ static const char *const strategy_tips[N_STRATEGIES] = {
   "Sequence parallel (with TP): all-gather + reduce-scatter instead of the all-reduces",
   "Expert parallel (MoE): count, dispatch and combine all-to-alls and a device-to-host sync per MoE layer",
   "Context parallel: the sequence split over cp ranks, K/V all-gathered or passed around a ring",
-  "Pipeline parallel: the layers split over pp stages (ranks, outermost), microbatches sent stage to stage "
-  "(batched isend/irecv) under a schedule",
+  "Pipeline parallel: the layers split over pp stages (ranks, outermost), microbatches sent on (isend/irecv)",
 };
 static const char *const cp_modes[] = { "all-gather", "ring", NULL };
 
