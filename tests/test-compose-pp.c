@@ -571,6 +571,65 @@ test_microbatch_labels (void)
     }
 }
 
+/* The per-event table answers what weft_rank_pp_action answers, for every
+ * event of every rank, under the schedules with I/W actions (zb) and with
+ * several stages per rank (interleaved); every schedule the composer lists
+ * is a name it parses back to itself. */
+static void
+test_action_table (void)
+{
+  static const WeftPpSchedule scheds[] = { WEFT_PP_ZB, WEFT_PP_INTERLEAVED_1F1B };
+  guint n_names = 0;
+
+  for (guint k = 0; k < G_N_ELEMENTS (scheds); k++)
+    {
+      WeftComposeParams p;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftTrace) trace = NULL;
+      guint actions = 0;
+
+      weft_compose_params_init (&p);
+      p.strategies = WEFT_STRATEGY_PP;
+      p.dp = 1;
+      p.pp = 2;
+      p.pp_schedule = scheds[k];
+      p.model.layers = 4;
+      p.model.mbs = 4;
+      trace = weft_compose_trace (&p, &error);
+      g_assert_no_error (error);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        {
+          WeftRank *rank = weft_trace_rank (trace, r);
+          g_autofree guint32 *table = weft_rank_pp_action_table (rank);
+          g_assert_nonnull (table);
+          for (guint32 e = 0; e < rank->events->len; e++)
+            {
+              WeftPpAction a, b;
+              gboolean has = weft_rank_pp_action (rank, e, &a);
+              g_assert_cmpint (has, ==, weft_pp_action_unpack (table[e], &b));
+              if (!has)
+                continue;
+              g_assert_cmpint (a.kind, ==, b.kind);
+              g_assert_cmpint (a.stage, ==, b.stage);
+              g_assert_cmpint (a.microbatch, ==, b.microbatch);
+              actions++;
+            }
+        }
+      g_assert_cmpuint (actions, >, 0);
+    }
+  for (guint i = 0; weft_compose_pp_schedule_name (i) != NULL; i++)
+    {
+      WeftPpSchedule s;
+      const char *name = weft_compose_pp_schedule_name (i);
+      g_assert_true (weft_compose_parse_pp_schedule (name, &s, NULL));
+      g_assert_cmpstr (weft_compose_pp_schedule_to_string (s), ==, name);
+      for (guint j = 0; j < i; j++)
+        g_assert_cmpstr (weft_compose_pp_schedule_name (j), !=, name);
+      n_names++;
+    }
+  g_assert_cmpuint (n_names, >=, 5);
+}
+
 static void
 test_params (void)
 {
@@ -664,6 +723,7 @@ main (int argc, char **argv)
   g_test_add_func ("/compose-pp/params", test_params);
   g_test_add_func ("/compose-pp/consistent", test_consistent);
   g_test_add_func ("/compose-pp/microbatch-labels", test_microbatch_labels);
+  g_test_add_func ("/compose-pp/action-table", test_action_table);
   g_test_add_func ("/compose-pp/drag-stage0", test_drag_stage0);
   g_test_add_func ("/compose-pp/memory", test_memory);
   g_test_add_func ("/compose-pp/zb-below-1f1b", test_zb_below_1f1b);

@@ -309,6 +309,110 @@ test_layout_generated (void)
   weft_view_clear (&view);
 }
 
+/* Colour by microbatch on a composed pipeline (2 stages, 4 microbatches):
+ * every wide forward/backward GEMM of rank 0 is painted in its
+ * microbatch's hue (weft_rank_pp_action), without the mode in its class
+ * colour; the whole step's paint keeps its level of detail (boxes and
+ * events visited within a factor of the plain paint's), and a trace
+ * without actions has none. */
+static void
+test_paint_microbatch (void)
+{
+  Painted p = { 0 };
+  WeftComposeParams cp;
+  g_autoptr (GError) error = NULL;
+  g_autofree gboolean *seen = g_new0 (gboolean, 2 * 4);
+  WeftRank *rank;
+  guint checked = 0;
+  WeftRenderStats off;
+
+  weft_compose_params_init (&cp);
+  cp.strategies = WEFT_STRATEGY_PP;
+  cp.dp = 1;
+  cp.pp = 2;
+  cp.model.layers = 2;
+  cp.model.mbs = 4;
+  p.trace = weft_compose_trace (&cp, &error);
+  g_assert_no_error (error);
+  weft_view_init (&p.view, p.trace);
+  p.view.width = 1200;
+  p.layout = weft_layout_new (p.trace, &p.view);
+  g_assert_true (weft_layout_has_pp_actions (p.layout));
+  p.view.height = ceil (weft_layout_get_height (p.layout));
+  rank = weft_trace_rank (p.trace, 0);
+  /* the first GEMM of each (kind, microbatch), zoomed to a third of the view */
+  for (guint32 e = 0; e < rank->events->len; e++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, e);
+      WeftPpAction a;
+      double x0, x1, y0, y1;
+      WeftTimeSpan sp;
+      guint slot;
+      cairo_surface_t *plain;
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->kclass != WEFT_KCLASS_GEMM || ev->coll != WEFT_NONE ||
+          !weft_rank_pp_action (rank, e, &a) || a.microbatch >= 4 || (a.kind != 'F' && a.kind != 'B'))
+        continue;
+      slot = (a.kind == 'F' ? 0 : 4) + (guint) a.microbatch;
+      if (seen[slot])
+        continue;
+      sp = weft_render_event_span (p.trace, NULL, 0, e);
+      p.view.span.begin = sp.begin - (sp.end - sp.begin);
+      p.view.span.end = sp.end + (sp.end - sp.begin);
+      p.view.color_by_microbatch = FALSE;
+      paint_view (&p, NULL, NULL);
+      plain = cairo_surface_reference (p.surface);
+      p.view.color_by_microbatch = TRUE;
+      paint_view (&p, NULL, NULL);
+      event_box (&p, 0, e, NULL, &x0, &x1, &y0, &y1);
+      g_assert_cmpfloat (x1 - x0, >, 300);
+      /* the label sits on the top half: the bottom rows carry the fill */
+      g_assert_cmpfloat (box_fraction (p.surface, x0, x1, y1 - 5, y1,
+                                       rgb_of (weft_render_microbatch_color (a.microbatch, a.kind, FALSE))), >, 0.8);
+      g_assert_cmpfloat (box_fraction (plain, x0, x1, y1 - 5, y1, rgb_of (weft_render_event_color (rank, ev, FALSE))),
+                         >, 0.8);
+      cairo_surface_destroy (plain);
+      seen[slot] = TRUE;
+      checked++;
+    }
+  /* the whole step, plain then coloured */
+  weft_view_fit_all (&p.view, p.trace);
+  p.view.color_by_microbatch = FALSE;
+  paint_view (&p, NULL, NULL);
+  off = p.stats;
+  p.view.color_by_microbatch = TRUE;
+  paint_view (&p, NULL, NULL);
+  /* every microbatch, forward and backward, was seen */
+  for (guint k = 0; k < 8; k++)
+    if (!seen[k])
+      g_test_message ("not seen: %c%u", k < 4 ? 'F' : 'B', k % 4);
+  for (guint k = 0; k < 8; k++)
+    g_assert_true (seen[k]);
+  g_assert_cmpuint (checked, ==, 8);
+  /* the hues differ between microbatches and between forward and backward */
+  for (int m = 0; m < 4; m++)
+    {
+      g_assert_false (same_color (rgb_of (weft_render_microbatch_color (m, 'F', FALSE)),
+                                  rgb_of (weft_render_microbatch_color (m, 'B', FALSE))));
+      for (int n = m + 1; n < 4; n++)
+        g_assert_false (same_color (rgb_of (weft_render_microbatch_color (m, 'B', FALSE)),
+                                    rgb_of (weft_render_microbatch_color (n, 'B', FALSE))));
+    }
+  /* the level of detail holds: runs fold by microbatch instead of by class
+   * (fewer or more boxes, within a factor), the same labels */
+  g_assert_cmpuint (p.stats.labels, ==, off.labels);
+  g_assert_cmpuint (p.stats.boxes, <=, 2 * off.boxes);
+  g_assert_cmpuint (2 * p.stats.boxes, >=, off.boxes);
+  g_assert_cmpuint (p.stats.events_visited, <=, 2 * off.events_visited);
+  painted_clear (&p);
+
+  /* no actions: nothing */
+  p.trace = gen_trace (2, 0);
+  weft_view_init (&p.view, p.trace);
+  p.layout = weft_layout_new (p.trace, &p.view);
+  g_assert_false (weft_layout_has_pp_actions (p.layout));
+  painted_clear (&p);
+}
+
 static void
 test_paint_generated (void)
 {
@@ -1366,6 +1470,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/render/layout/generated", test_layout_generated);
   g_test_add_func ("/render/paint/generated", test_paint_generated);
+  g_test_add_func ("/render/paint/microbatch", test_paint_microbatch);
   g_test_add_func ("/render/paint/solved-times", test_solved_times);
   g_test_add_func ("/render/paint/overlays", test_overlays);
   g_test_add_func ("/render/paint/solved-times-cached", test_solved_times_cached);

@@ -185,6 +185,9 @@ gboolean  weft_compose_parse_pp_schedule (const char     *text,
                                           WeftPpSchedule *schedule,
                                           GError        **error);
 const char *weft_compose_pp_schedule_to_string (WeftPpSchedule schedule);
+/* The name of the i-th schedule the composer knows (0, 1, ... in a fixed
+ * order), NULL past the last: what a chooser lists. */
+const char *weft_compose_pp_schedule_name (guint i);
 /* The microbatches per step (params->microbatches, or mbs when 0) and the
  * virtual stages per rank (params->pp_stages_per_rank, or 1 / 2 looped). */
 int       weft_compose_pp_microbatches (const WeftComposeParams *params);

@@ -74,6 +74,8 @@ typedef struct
   gboolean     show_instance_links;   /* the hovered / selected collective on every rank (default TRUE) */
   gboolean     show_memory;           /* a memory counter row per rank with [memory] events (default TRUE;
                                          rebuild the layout after changing it) */
+  gboolean     color_by_microbatch;   /* GPU compute ops of a pipeline action ("PP:<stage><F|B|I|W><mb>",
+                                         weft-pipeline.h) coloured by microbatch (default FALSE) */
 
   /* Selection and hover (WEFT_NONE = none). Indices into trace->ranks and
    * that rank's events. */
@@ -291,6 +293,9 @@ void                 weft_layout_set_refresh_budget (WeftLayout *layout, guint64
  * weft_render_overlap_band. (transfer full) (nullable): NULL for a rank
  * the layout does not hold. */
 GArray              *weft_layout_overlap_band (WeftLayout *layout, const WeftRenderTimes *times, guint rank_index);
+/* Whether some op of the layout's ranks belongs to a pipeline action
+ * (weft_rank_pp_action_table, made per rank when the layout is built). */
+gboolean             weft_layout_has_pp_actions (const WeftLayout *layout);
 /* Depth sub-row (0-based) of an event on its lane's row. */
 guint                weft_layout_event_depth (const WeftLayout *layout, guint rank_index, guint32 event);
 
@@ -324,6 +329,11 @@ WeftRgba weft_render_overlap_color (WeftOverlapState state, gboolean dark);
  * category (cpu_op, python_function, cuda_runtime, annotations...). */
 WeftRgba weft_render_event_color (const WeftRank *rank, const WeftEvent *ev, gboolean dark);
 WeftRgba weft_render_background_color (gboolean dark);
+/* The colour of a pipeline action's ops under view->color_by_microbatch:
+ * one of WEFT_RENDER_MICROBATCH_HUES hues by microbatch (modulo), forward
+ * ('F') a lighter tint of it than the backward kinds ('B', 'I', 'W'). */
+#define WEFT_RENDER_MICROBATCH_HUES 10
+WeftRgba weft_render_microbatch_color (int microbatch, char kind, gboolean dark);
 WeftRgba weft_render_text_color (gboolean dark);
 
 /* ---- painting ------------------------------------------------------------------------- */

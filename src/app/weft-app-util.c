@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <glib/gstdio.h>
+#include <json-c/json.h>
 
 #include "weft/weft-types.h"
 #include "weft-app-util.h"
@@ -109,4 +110,27 @@ weft_scrolled_column_new (GtkWidget *parent, GtkWidget **box)
   gtk_widget_set_margin_bottom (*box, 12);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), *box);
   return scrolled;
+}
+
+gboolean
+weft_trace_get_compose_params (WeftTrace *trace, WeftComposeParams *p)
+{
+  WeftRank *rank = trace->ranks->len > 0 ? weft_trace_rank (trace, 0) : NULL;
+
+  if (rank == NULL || rank->top_keys == NULL)
+    return FALSE;
+  for (guint i = 0; i < rank->top_keys->len; i++)
+    {
+      WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
+      if (g_strcmp0 (weft_rank_string (rank, k->key), "weft") == 0 && k->raw != NULL)
+        {
+          json_object *json = json_tokener_parse (k->raw);
+          gboolean ok;
+          weft_compose_params_init (p);
+          ok = weft_compose_params_from_json (p, json, NULL);
+          json_object_put (json);
+          return ok;
+        }
+    }
+  return FALSE;
 }

@@ -4,6 +4,8 @@
 #include <glib.h>
 #include <gtk/gtk.h>
 
+#include "weft/weft-compose.h"
+
 G_BEGIN_DECLS
 
 /* "812 ns", "12.345 µs", "3.200 ms", "1.250 s" (signed). */
@@ -26,4 +28,9 @@ gboolean weft_native_save_png (GtkNative  *native,
 GtkWidget *weft_scrolled_column_new (GtkWidget  *parent,
                                      GtkWidget **box);
 
+/* When TRACE was composed by Weft: its parameters, from the "weft"
+ * top-level key the composer writes (also in a saved and reopened
+ * composed file). FALSE otherwise. */
+gboolean weft_trace_get_compose_params (WeftTrace         *trace,
+                                        WeftComposeParams *params);
 G_END_DECLS

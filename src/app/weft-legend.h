@@ -14,6 +14,10 @@ GtkWidget *weft_legend_new      (void);
 /* Redraws the chips in the dark or the light palette. */
 void       weft_legend_set_dark (WeftLegend *self,
                                  gboolean    dark);
+/* Colour by microbatch: > 0 shows that many microbatch hues (at most
+ * WEFT_RENDER_MICROBATCH_HUES) instead of the compute classes; 0: off. */
+void       weft_legend_set_microbatches (WeftLegend *self,
+                                         int         microbatches);
 /* The entries shown (their labels), for tests. */
 guint      weft_legend_get_n_entries (WeftLegend *self);
 const char *weft_legend_get_entry    (WeftLegend *self,

@@ -1,7 +1,9 @@
 /* weft-template-dialog.c: New from Template.
  *
  * Left: the composer's parameters (weft-compose.h): strategies (DDP, FSDP,
- * TP, SP, EP, CP), degrees (dp, tp, ep, cp, HSDP replicas), model preset,
+ * TP, SP, EP, CP, PP), degrees (dp, tp, ep, cp, HSDP replicas, pp stages),
+ * the pipeline schedule (the composer's list, weft_compose_pp_schedule_name),
+ * its microbatches and stages per rank, model preset,
  * layers, sequence, micro-batch, hardware, options (FSDP prefetch and
  * reshard-after-forward, DDP bucket size, EP two-chunk overlap, CP mode).
  * A degree is used only when its strategy is ticked (else 1).
@@ -15,7 +17,8 @@
  * changes made meanwhile are composed when it ends (only the latest).
  *
  * Right: the preview: metric chips (step time, overlap %, exposed
- * communication, communication, ranks) and a small timeline painted with
+ * communication, communication, ranks, peak memory, and with PP the mean
+ * pipeline bubble, as the window's chip computes it) and a small timeline painted with
  * weft-render into a GtkDrawingArea (rank 0 with its lanes, the other ranks
  * collapsed to their overlap band).
  *
@@ -38,6 +41,7 @@
 #include "weft/weft-solver.h"
 #include "weft-app-util.h"
 #include "weft-application.h"
+#include "weft-bubble-chip.h"
 #include "weft-template-dialog.h"
 #include "weft-window.h"
 
@@ -52,6 +56,7 @@ enum
   S_SP,
   S_EP,
   S_CP,
+  S_PP,
   N_STRATEGIES
 };
 
@@ -82,6 +87,7 @@ typedef struct
   char             *name;
   gint64            peak_memory;    /* bytes, largest over ranks ("Total Reserved"); 0: none */
   int               peak_rank;
+  int               step;           /* the step the figures are of */
 } Preview;
 
 /* Kernel durations measured in the open trace, shared with compose threads
@@ -125,7 +131,8 @@ struct _WeftTemplateDialog
   GtkWindow parent_instance;
 
   GtkWidget *strategy[N_STRATEGIES];
-  GtkWidget *dp, *tp, *ep, *cp, *hsdp;
+  GtkWidget *dp, *tp, *ep, *cp, *hsdp, *pp;
+  GtkWidget *pp_schedule, *microbatches, *pp_stages;
   GtkWidget *preset, *hw, *layers, *seq, *mbs;
   GtkWidget *prefetch, *reshard, *bucket, *ep_overlap, *cp_mode;
   GtkWidget *calibrate, *calibrate_info;
@@ -137,6 +144,8 @@ struct _WeftTemplateDialog
   WeftComputeEfficiency eff[2];
   GtkWidget *error_label;
   GtkWidget *chips[N_CHIPS];
+  GtkWidget *bubble;        /* weft-bubble-chip.c: with PP */
+  double     bubble_pct;    /* shown, -1: none */
   GtkWidget *timing;
   GtkWidget *area;
   GtkWidget *create;
@@ -176,7 +185,7 @@ enum
 
 static guint signals[N_SIGNALS];
 
-static const char *const strategy_labels[N_STRATEGIES] = { "_DDP", "_FSDP", "_TP", "_SP", "_EP", "C_P" };
+static const char *const strategy_labels[N_STRATEGIES] = { "_DDP", "_FSDP", "_TP", "_SP", "_EP", "C_P", "Pipeli_ne (PP)" };
 static const char *const strategy_tips[N_STRATEGIES] = {
   "DDP: bucketed all-reduce of the gradients, overlapping backward",
   "FSDP2: per-block all-gather of the parameters (own stream, prefetched), reduce-scatter of the gradients",
@@ -184,6 +193,7 @@ static const char *const strategy_tips[N_STRATEGIES] = {
   "Sequence parallel (with TP): all-gather + reduce-scatter instead of the all-reduces",
   "Expert parallel (MoE): count, dispatch and combine all-to-alls and a device-to-host sync per MoE layer",
   "Context parallel: the sequence split over cp ranks, K/V all-gathered or passed around a ring",
+  "Pipeline parallel: the layers split over pp stages (ranks, outermost), microbatches sent on (isend/irecv)",
 };
 static const char *const cp_modes[] = { "all-gather", "ring", NULL };
 
@@ -247,6 +257,17 @@ collect_params (WeftTemplateDialog *self, WeftComposeParams *p, GError **error)
     p->strategies |= WEFT_STRATEGY_EP;
   if (active (self->strategy[S_CP]))
     p->strategies |= WEFT_STRATEGY_CP;
+  if (active (self->strategy[S_PP]))
+    {
+      guint sched = gtk_drop_down_get_selected (GTK_DROP_DOWN (self->pp_schedule));
+      const char *name = sched != GTK_INVALID_LIST_POSITION ? weft_compose_pp_schedule_name (sched) : NULL;
+      p->strategies |= WEFT_STRATEGY_PP;
+      p->pp = spin_value (self->pp);
+      if (name != NULL && !weft_compose_parse_pp_schedule (name, &p->pp_schedule, error))
+        return FALSE;
+      p->microbatches = spin_value (self->microbatches);
+      p->pp_stages_per_rank = spin_value (self->pp_stages);
+    }
   p->dp = dp_used ? spin_value (self->dp) : 1;
   p->tp = active (self->strategy[S_TP]) ? spin_value (self->tp) : 1;
   p->ep = active (self->strategy[S_EP]) ? spin_value (self->ep) : 1;
@@ -287,6 +308,7 @@ update_sensitivity (WeftTemplateDialog *self)
   gboolean tp = active (self->strategy[S_TP]);
   gboolean ep = active (self->strategy[S_EP]);
   gboolean cp = active (self->strategy[S_CP]);
+  gboolean pp = active (self->strategy[S_PP]);
 
   gtk_widget_set_sensitive (self->dp, ddp || fsdp);
   gtk_widget_set_sensitive (self->tp, tp);
@@ -299,6 +321,10 @@ update_sensitivity (WeftTemplateDialog *self)
   gtk_widget_set_sensitive (self->bucket, ddp);
   gtk_widget_set_sensitive (self->ep_overlap, ep);
   gtk_widget_set_sensitive (self->cp_mode, cp);
+  gtk_widget_set_sensitive (self->pp, pp);
+  gtk_widget_set_sensitive (self->pp_schedule, pp);
+  gtk_widget_set_sensitive (self->microbatches, pp);
+  gtk_widget_set_sensitive (self->pp_stages, pp);
 }
 
 static void
@@ -402,6 +428,11 @@ write_state (WeftTemplateDialog *self, gboolean open)
       json_object_object_add (o, "memory_over", json_object_new_boolean (p->params.hw.hbm_total_bytes > 0 &&
                                                                          p->peak_memory > p->params.hw.hbm_total_bytes));
       json_object_object_add (o, "memory_chip", json_object_new_string (gtk_label_get_label (GTK_LABEL (self->chips[CHIP_MEMORY]))));
+      json_object_object_add (o, "bubble_pct", json_object_new_double (self->bubble_pct));
+      json_object_object_add (o, "params", weft_compose_params_to_json (&p->params));
+      json_object_object_add (o, "pp_schedule", p->params.pp > 1 ? json_object_new_string (
+                                                    weft_compose_pp_schedule_to_string (p->params.pp_schedule)) : NULL);
+      add_int64 (o, "microbatches", p->params.pp > 1 ? weft_compose_pp_microbatches (&p->params) : 0);
       json_object_object_add (root, "preview", o);
     }
   if (!g_file_set_contents (self->state_path, json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY), -1,
@@ -482,6 +513,7 @@ show_metrics (WeftTemplateDialog *self)
     {
       for (int i = 0; i < N_CHIPS; i++)
         gtk_label_set_text (GTK_LABEL (self->chips[i]), "");
+      self->bubble_pct = weft_bubble_chip_update (self->bubble, NULL, 0);
       gtk_label_set_text (GTK_LABEL (self->timing), p == NULL ? "Composing…" : "The composed step has no GPU work");
       return;
     }
@@ -501,6 +533,8 @@ show_metrics (WeftTemplateDialog *self)
     set_chip (self, CHIP_COMM, "Comm", comm);
     set_chip (self, CHIP_RANKS, "Ranks", ranks);
     show_memory (self, p);
+    /* the window's bubble chip over the same step */
+    self->bubble_pct = weft_bubble_chip_update (self->bubble, weft_edit_session_get_solver (p->session), p->step);
     gtk_label_set_text (GTK_LABEL (self->timing), timing);
   }
 }
@@ -520,6 +554,10 @@ window_wording (const char *message)
     { "--dp-replicate", "the HSDP replicas" },
     { "--dp", "the DP degree" },
     { "--tp", "the TP degree" },
+    { "--pp-stages-per-rank", "the stages per rank" },
+    { "--pp-schedule", "the schedule" },
+    { "--microbatches", "the microbatches" },
+    { "--pp", "the PP degree" },
     { "--cp", "the CP degree" },
     { "--ep", "the EP degree" },
     { "--layers", "the layers" },
@@ -530,6 +568,7 @@ window_wording (const char *message)
     { "strategy tp", "TP" },
     { "strategy cp", "CP" },
     { "strategy ep", "EP" },
+    { "strategy pp", "PP" },
   };
   GString *s = g_string_new (message);
 
@@ -652,6 +691,7 @@ compose_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *
     WeftSolver *solver = weft_edit_session_get_solver (p->session);
     g_autoptr (GArray) steps = weft_solver_steps (solver);
     int step = steps->len > 0 ? g_array_index (steps, int, 0) : WEFT_SOLVER_ALL_STEPS;
+    p->step = step;
     p->have_metrics = weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, step, &p->m);
   }
   {
@@ -1066,6 +1106,17 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   self->ep = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 4);
   self->cp = new_spin (self, 1, WEFT_COMPOSE_MAX_RANKS, 1, 2);
   self->hsdp = new_spin (self, 1, 64, 1, 1);
+  self->pp = new_spin (self, 1, 64, 1, 2);
+  {
+    /* the composer's schedules, whatever it knows */
+    GtkStringList *names = gtk_string_list_new (NULL);
+    for (guint i = 0; weft_compose_pp_schedule_name (i) != NULL; i++)
+      gtk_string_list_append (names, weft_compose_pp_schedule_name (i));
+    self->pp_schedule = gtk_drop_down_new (G_LIST_MODEL (names), NULL);
+    g_signal_connect_swapped (self->pp_schedule, "notify::selected", G_CALLBACK (changed_cb), self);
+  }
+  self->microbatches = new_spin (self, 0, 1024, 1, 0);
+  self->pp_stages = new_spin (self, 0, 16, 1, 0);
   self->preset = gtk_drop_down_new_from_strings (weft_compose_preset_names ());
   g_signal_connect_swapped (self->preset, "notify::selected", G_CALLBACK (preset_changed_cb), self);
   self->hw = gtk_drop_down_new_from_strings (weft_hardware_preset_names ());
@@ -1103,6 +1154,14 @@ weft_template_dialog_init (WeftTemplateDialog *self)
   attach_row (grid, &row, "Expert parallel (ep)", self->ep, "Ranks the experts are spread over (divides dp x cp)");
   attach_row (grid, &row, "Context parallel (cp)", self->cp, "Ranks the sequence is split over");
   attach_row (grid, &row, "HSDP replicas", self->hsdp, "FSDP shards inside a replica, all-reduce across replicas");
+  attach_row (grid, &row, "Pipeline sta_ges (pp)", self->pp, "Pipeline stages: ranks along pp, outermost");
+  attach_heading (grid, &row, "Pipeline");
+  attach_row (grid, &row, "Schedule", self->pp_schedule,
+              "The pipeline schedule (torch.distributed.pipelining's, as torchtitan names them; docs/composer.md)");
+  attach_row (grid, &row, "Microbatches", self->microbatches,
+              "Microbatches per step (0: the micro-batch split into microbatches of 1, as torchtitan)");
+  attach_row (grid, &row, "Stages per rank", self->pp_stages,
+              "Virtual stages per rank for the looped schedules (0: the composer's default, 2 looped, else 1)");
   attach_heading (grid, &row, "Model and hardware");
   attach_row (grid, &row, "_Model preset", self->preset, "Model shape (docs/composer.md)");
   attach_row (grid, &row, "_Layers", self->layers, "Transformer blocks composed (the structure repeats)");
@@ -1137,6 +1196,9 @@ weft_template_dialog_init (WeftTemplateDialog *self)
       gtk_widget_add_css_class (self->chips[i], "weft-chip");
       gtk_box_append (GTK_BOX (chips), self->chips[i]);
     }
+  self->bubble = weft_bubble_chip_new ();
+  self->bubble_pct = -1;
+  gtk_box_append (GTK_BOX (chips), self->bubble);
   gtk_widget_set_tooltip_text (self->chips[CHIP_OVERLAP],
                                "Overlap %: communication time with compute beside it / all communication time "
                                "(HTA's definition), mean over ranks");
@@ -1229,6 +1291,16 @@ set_form (WeftTemplateDialog *self, const WeftComposeParams *p)
   gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_SP]), p->sequence_parallel);
   gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_EP]), (p->strategies & WEFT_STRATEGY_EP) != 0);
   gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_CP]), (p->strategies & WEFT_STRATEGY_CP) != 0);
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (self->strategy[S_PP]), (p->strategies & WEFT_STRATEGY_PP) != 0);
+  if (p->pp > 1)
+    {
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->pp), p->pp);
+      for (guint i = 0; weft_compose_pp_schedule_name (i) != NULL; i++)
+        if (g_strcmp0 (weft_compose_pp_schedule_name (i), weft_compose_pp_schedule_to_string (p->pp_schedule)) == 0)
+          gtk_drop_down_set_selected (GTK_DROP_DOWN (self->pp_schedule), i);
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->microbatches), p->microbatches);
+      gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->pp_stages), p->pp_stages_per_rank);
+    }
   if (p->dp > 1)
     gtk_spin_button_set_value (GTK_SPIN_BUTTON (self->dp), p->dp);
   if (p->tp > 1)
@@ -1259,30 +1331,6 @@ set_form (WeftTemplateDialog *self, const WeftComposeParams *p)
   changed_cb (self);
 }
 
-/* When the open trace was composed by Weft: its parameters. */
-static gboolean
-params_of_trace (WeftTrace *trace, WeftComposeParams *p)
-{
-  WeftRank *rank = trace->ranks->len > 0 ? weft_trace_rank (trace, 0) : NULL;
-
-  if (rank == NULL || rank->top_keys == NULL)
-    return FALSE;
-  for (guint i = 0; i < rank->top_keys->len; i++)
-    {
-      WeftTopKey *k = &g_array_index (rank->top_keys, WeftTopKey, i);
-      if (g_strcmp0 (weft_rank_string (rank, k->key), "weft") == 0 && k->raw != NULL)
-        {
-          json_object *json = json_tokener_parse (k->raw);
-          gboolean ok;
-          weft_compose_params_init (p);
-          ok = weft_compose_params_from_json (p, json, NULL);
-          json_object_put (json);
-          return ok;
-        }
-    }
-  return FALSE;
-}
-
 GtkWidget *
 weft_template_dialog_new (GtkWindow *parent)
 {
@@ -1295,7 +1343,7 @@ weft_template_dialog_new (GtkWindow *parent)
       WeftComposeParams p;
 
       measure_profile (dialog, open);
-      if (params_of_trace (open, &p))
+      if (weft_trace_get_compose_params (open, &p))
         {
           dialog->prefilled = TRUE;
           set_form (dialog, &p); /* re-compose with changes */

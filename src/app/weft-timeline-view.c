@@ -583,11 +583,12 @@ weft_timeline_view_new (void)
 void
 weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
 {
-  gboolean dark;
+  gboolean dark, color_mb;
 
   g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
 
   dark = self->view.dark;
+  color_mb = self->view.color_by_microbatch;
   _weft_timeline_view_clear_search (self);
   g_clear_pointer (&self->layout, weft_layout_free);
   _weft_timeline_view_memory_clear (self);
@@ -599,6 +600,7 @@ weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
     {
       weft_view_init (&self->view, trace);
       self->view.dark = dark;
+      self->view.color_by_microbatch = color_mb;
       _weft_timeline_view_sync_view_size (self);
       weft_view_fit_all (&self->view, trace);
       self->trace_span = weft_trace_time_span (trace);
@@ -611,6 +613,7 @@ weft_timeline_view_set_trace (WeftTimelineView *self, WeftTrace *trace)
     {
       memset (&self->view, 0, sizeof self->view);
       self->view.dark = dark;
+      self->view.color_by_microbatch = color_mb;
       self->view.sel_rank = self->view.hover_rank = WEFT_NONE;
       self->view.sel_event = self->view.hover_event = WEFT_NONE;
       self->trace_span.begin = self->trace_span.end = 0;
@@ -704,6 +707,23 @@ weft_timeline_view_set_dark (WeftTimelineView *self, gboolean dark)
     return;
   self->view.dark = dark;
   _weft_timeline_view_invalidate_body (self);
+}
+
+void
+weft_timeline_view_set_color_by_microbatch (WeftTimelineView *self, gboolean on)
+{
+  g_return_if_fail (WEFT_IS_TIMELINE_VIEW (self));
+  if (self->view.color_by_microbatch == on)
+    return;
+  self->view.color_by_microbatch = on;
+  _weft_timeline_view_invalidate_body (self);
+}
+
+gboolean
+weft_timeline_view_has_pp_actions (WeftTimelineView *self)
+{
+  g_return_val_if_fail (WEFT_IS_TIMELINE_VIEW (self), FALSE);
+  return self->layout != NULL && weft_layout_has_pp_actions (self->layout);
 }
 
 void

@@ -41,6 +41,12 @@ void          weft_timeline_view_trace_changed     (WeftTimelineView *self);
 void          weft_timeline_view_set_dark          (WeftTimelineView *self,
                                                     gboolean          dark);
 
+/* GPU compute ops of pipeline actions coloured by microbatch
+ * (WeftView.color_by_microbatch; kept across set_trace). */
+void          weft_timeline_view_set_color_by_microbatch (WeftTimelineView *self,
+                                                          gboolean          on);
+/* Whether the trace has ops of pipeline actions ("PP:..." annotations). */
+gboolean      weft_timeline_view_has_pp_actions    (WeftTimelineView *self);
 /* The time the ruler labels count from (set_trace: the trace's start). */
 void          weft_timeline_view_set_origin        (WeftTimelineView *self,
                                                     gint64            origin);

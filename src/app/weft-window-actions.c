@@ -440,6 +440,7 @@ _weft_window_update_actions (WeftWindow *self)
   ENABLE ("test-screenshot", self->screenshot_path != NULL);
 #undef ENABLE
   _weft_window_compare_update_actions (self);
+  _weft_window_pipeline_update_actions (self);
 }
 
 /* Installs the actions (after the template: palette_drop_cb is one of its

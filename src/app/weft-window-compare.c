@@ -9,6 +9,8 @@
  *     window's document, then B as above;
  *   - New from Template's Keep as A, then Create Compared: the kept
  *     configuration as the document (A), the form's as B;
+ *   - the header's Schedule menu (weft-window-pipeline.c): the document (A)
+ *     above the same composed step under another pipeline schedule (B);
  *   - win.compare-close goes back to the trace page.
  *
  * The compare page ("compare" in the stack) is added on first use. The
@@ -69,6 +71,8 @@ close_page (WeftWindow *self)
       c->shown = FALSE;
       gtk_widget_set_visible (self->metrics, TRUE);
       gtk_stack_set_visible_child_name (GTK_STACK (self->stack), self->trace != NULL ? "trace" : "empty");
+      if (self->trace != NULL)
+        gtk_widget_grab_focus (self->view);
     }
 }
 
@@ -120,6 +124,7 @@ show_page (WeftWindow *self)
   mine_label = c->other_is_a ? g_strdup_printf ("%s (edited)", self->display_name ? self->display_name : "")
                              : g_strdup (self->display_name ? self->display_name : "");
   weft_compare_view_set_dark (WEFT_COMPARE_VIEW (c->view), _weft_window_is_dark (self));
+  _weft_window_compare_set_color (self, self->color_microbatch);
   if (c->other_is_a)
     weft_compare_view_set (WEFT_COMPARE_VIEW (c->view), other, c->other_label, mine, mine_label);
   else
@@ -127,6 +132,9 @@ show_page (WeftWindow *self)
   c->shown = TRUE;
   gtk_widget_set_visible (self->metrics, FALSE);
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "compare");
+  /* the keys go to A's timeline, not to the hidden main one (which kept
+   * the focus across the page switch) */
+  gtk_widget_grab_focus (GTK_WIDGET (weft_compare_view_get_timeline (WEFT_COMPARE_VIEW (c->view), WEFT_DIFF_A)));
   _weft_window_update_title (self);
   _weft_window_update_actions (self);
   _weft_window_schedule_state (self);
@@ -365,6 +373,28 @@ _weft_window_compare_template_cb (GtkWidget *dialog, gpointer session_a, const c
   c->other_is_a = FALSE;
   c->other_label = g_strdup (name_b);
   show_page (target);
+}
+
+void
+_weft_window_compare_set_color (WeftWindow *self, gboolean on)
+{
+  if (self->compare == NULL || self->compare->view == NULL)
+    return;
+  for (int side = 0; side < 2; side++)
+    weft_timeline_view_set_color_by_microbatch (
+      weft_compare_view_get_timeline (WEFT_COMPARE_VIEW (self->compare->view), side), on);
+}
+
+void
+_weft_window_compare_show_session (WeftWindow *self, WeftEditSession *session_b, const char *label_b)
+{
+  WeftWindowCompare *c = compare_get (self);
+
+  close_page (self);
+  c->other = session_b;
+  c->other_is_a = FALSE;
+  c->other_label = g_strdup (label_b);
+  show_page (self);
 }
 
 /* ---- test state ---------------------------------------------------------------------------- */

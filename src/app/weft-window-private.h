@@ -22,6 +22,7 @@
 G_BEGIN_DECLS
 
 typedef struct _WeftWindowCompare WeftWindowCompare; /* weft-window-compare.c */
+typedef struct _WeftWindowPipeline WeftWindowPipeline; /* weft-window-pipeline.c */
 
 struct _WeftWindow
 {
@@ -110,6 +111,9 @@ struct _WeftWindow
 
   /* comparing with another trace (weft-window-compare.c), NULL until used */
   WeftWindowCompare *compare;
+  /* the pipeline controls (weft-window-pipeline.c) */
+  WeftWindowPipeline *pipeline;
+  gboolean   color_microbatch; /* View > Colour by Microbatch */
 };
 
 /* The formats Save As offers for a folder of rank files (json.gz first:
@@ -172,6 +176,24 @@ void     _weft_window_compare_changed         (WeftWindow      *self);
 gboolean _weft_window_compare_is_shown        (WeftWindow      *self);
 void     _weft_window_compare_free            (WeftWindow      *self);
 void     _weft_window_compare_test_state      (WeftWindow      *self,
+                                               json_object     *root);
+/* the colour-by-microbatch mode of both compare timelines */
+void     _weft_window_compare_set_color       (WeftWindow      *self,
+                                               gboolean         on);
+/* the document (A) compared with SESSION_B (taken), labelled LABEL_B */
+void     _weft_window_compare_show_session    (WeftWindow      *self,
+                                               WeftEditSession *session_b,
+                                               const char      *label_b);
+/* weft-window-pipeline.c */
+void     _weft_window_class_pipeline_init     (WeftWindowClass *klass);
+void     _weft_window_pipeline_init           (WeftWindow      *self);
+void     _weft_window_pipeline_document_set   (WeftWindow      *self);
+void     _weft_window_pipeline_clear          (WeftWindow      *self);
+void     _weft_window_pipeline_update_actions (WeftWindow      *self);
+void     _weft_window_pipeline_free           (WeftWindow      *self);
+void     _weft_window_pipeline_set_color      (WeftWindow      *self,
+                                               gboolean         on);
+void     _weft_window_pipeline_test_state     (WeftWindow      *self,
                                                json_object     *root);
 /* the template dialog's "created-compared": takes both sessions */
 void     _weft_window_compare_template_cb     (GtkWidget       *dialog,

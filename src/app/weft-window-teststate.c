@@ -618,6 +618,7 @@ write_state (WeftWindow *self)
   if (self->save_dialog != NULL)
     json_object_object_add (root, "save_dialog", save_dialog_state (self->save_dialog));
   _weft_window_compare_test_state (self, root);
+  _weft_window_pipeline_test_state (self, root);
 
   text = json_object_to_json_string_ext (root, JSON_C_TO_STRING_PRETTY);
   if (!g_file_set_contents (self->state_path, text, -1, &error))

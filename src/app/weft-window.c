@@ -39,6 +39,7 @@ enum
   PROP_SHOW_INSPECTOR,
   PROP_ALIGN_CLOCKS,
   PROP_SHOW_TABLES,
+  PROP_COLOR_MICROBATCH,
   N_PROPS
 };
 
@@ -238,6 +239,7 @@ static void
 clear_document (WeftWindow *self)
 {
   _weft_window_compare_clear (self); /* it borrows the session */
+  _weft_window_pipeline_clear (self);
   g_clear_handle_id (&self->refresh_idle, g_source_remove);
   g_clear_handle_id (&self->autosave_timer, g_source_remove);
   g_clear_pointer (&self->save_file, g_free);
@@ -313,6 +315,7 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
   _weft_window_update_title (self);
   set_page (self, "trace");
   _weft_window_update_actions (self);
+  _weft_window_pipeline_document_set (self);
   _weft_window_schedule_state (self);
   _weft_window_compare_document_set (self);
 }
@@ -736,6 +739,7 @@ weft_window_dispose (GObject *object)
   end_loading (self);
   g_clear_handle_id (&self->state_idle, g_source_remove);
   _weft_window_compare_free (self);
+  _weft_window_pipeline_free (self);
   if (self->view != NULL)
     clear_document (self);
   g_signal_handlers_disconnect_by_data (gtk_recent_manager_get_default (), self);
@@ -776,6 +780,9 @@ weft_window_get_property (GObject *object, guint prop_id, GValue *value, GParamS
     case PROP_SHOW_TABLES:
       g_value_set_boolean (value, self->show_tables);
       break;
+    case PROP_COLOR_MICROBATCH:
+      g_value_set_boolean (value, self->color_microbatch);
+      break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
     }
@@ -796,6 +803,13 @@ weft_window_set_property (GObject *object, guint prop_id, const GValue *value, G
       break;
     case PROP_SHOW_TABLES:
       set_show_tables (self, g_value_get_boolean (value));
+      break;
+    case PROP_COLOR_MICROBATCH:
+      if (self->color_microbatch != g_value_get_boolean (value))
+        {
+          _weft_window_pipeline_set_color (self, g_value_get_boolean (value));
+          g_object_notify_by_pspec (object, pspec);
+        }
       break;
     default:
       G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
@@ -821,6 +835,10 @@ weft_window_class_init (WeftWindowClass *klass)
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_SHOW_TABLES] =
     g_param_spec_boolean ("show-tables", NULL, NULL, FALSE,
+                          G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  /* View > Colour by Microbatch (weft-window-pipeline.c) */
+  properties[PROP_COLOR_MICROBATCH] =
+    g_param_spec_boolean ("color-microbatch", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   g_object_class_install_properties (object_class, N_PROPS, properties);
 
@@ -870,6 +888,7 @@ weft_window_class_init (WeftWindowClass *klass)
   _weft_window_class_actions_init (klass);
   _weft_window_class_search_init (klass);
   _weft_window_class_compare_init (klass);
+  _weft_window_class_pipeline_init (klass);
 }
 
 static void
@@ -883,6 +902,7 @@ weft_window_init (WeftWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
   _weft_window_teststate_watch (self);
   _weft_window_search_init (self);
+  _weft_window_pipeline_init (self);
 
   drop = gtk_drop_target_new (GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
   g_signal_connect (drop, "drop", G_CALLBACK (drop_cb), self);

@@ -317,6 +317,22 @@ weft_compose_parse_pp_schedule (const char *text, WeftPpSchedule *schedule, GErr
 }
 
 const char *
+weft_compose_pp_schedule_name (guint i)
+{
+  /* each schedule's first entry is its name, the aliases follow */
+  guint seen = 0;
+  for (guint k = 0; k < G_N_ELEMENTS (pp_schedule_names); k++)
+    {
+      gboolean first = TRUE;
+      for (guint j = 0; j < k && first; j++)
+        first = pp_schedule_names[j].schedule != pp_schedule_names[k].schedule;
+      if (first && seen++ == i)
+        return pp_schedule_names[k].name;
+    }
+  return NULL;
+}
+
+const char *
 weft_compose_pp_schedule_to_string (WeftPpSchedule schedule)
 {
   for (guint i = 0; i < G_N_ELEMENTS (pp_schedule_names); i++)

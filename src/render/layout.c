@@ -715,6 +715,7 @@ prepare_rank (WeftLayout *self, guint r)
   for (guint l = 0; l < rl->n_lanes; l++)
     compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
   rl->band = weft_render_overlap_band (self->trace, NULL, r);
+  rl->pp = weft_rank_pp_action_table (rank); /* NULL without pipeline actions */
 }
 
 static void
@@ -876,6 +877,7 @@ weft_layout_free (WeftLayout *self)
           }
       g_free (rl->lanes);
       g_free (rl->event_depth);
+      g_free (rl->pp);
       g_free (rl->lane_row);
       g_array_free (rl->summary_lanes, TRUE);
       if (rl->band != NULL)
@@ -1047,10 +1049,40 @@ label_text (const char *name)
   return text;
 }
 
+/* The label cache's key: (rank_index << 32 | name), and with a pipeline
+ * action bit 62 set and its kind and microbatch in bits 43-61 (ranks
+ * below 2048; others get no prefix). */
+static gint64
+label_key (guint rank_index, guint32 name, guint32 pp)
+{
+  if (pp != 0 && rank_index < 2048)
+    {
+      guint32 km = ((pp >> 29) & 3) << 17 | (pp & 0x1ffff);
+      return ((gint64) 1 << 62) | ((gint64) km << 43) | ((gint64) rank_index << 32) | name;
+    }
+  return ((gint64) rank_index << 32) | name;
+}
+
+gboolean
+weft_layout_has_pp_actions (const WeftLayout *layout)
+{
+  g_return_val_if_fail (layout != NULL, FALSE);
+  for (guint r = 0; r < layout->n_ranks; r++)
+    if (layout->ranks[r].pp != NULL)
+      return TRUE;
+  return FALSE;
+}
+
 PangoLayout *
 weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width)
 {
-  gint64 key = ((gint64) rank_index << 32) | name;
+  return weft_layout_label_pp (layout, rank_index, name, 0, width);
+}
+
+PangoLayout *
+weft_layout_label_pp (const WeftLayout *layout, guint rank_index, guint32 name, guint32 pp, int *width)
+{
+  gint64 key = label_key (rank_index, name, pp);
   PangoLayout *pl = g_hash_table_lookup (layout->labels, &key);
 
   if (pl == NULL)
@@ -1064,7 +1096,14 @@ weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int
       pango_font_description_free (fd);
       {
         g_autofree char *text = label_text (weft_rank_string (rank, name));
-        pango_layout_set_text (pl, text, -1);
+        WeftPpAction a;
+        if ((key >> 62) & 1 && weft_pp_action_unpack (pp, &a))
+          {
+            g_autofree char *prefixed = g_strdup_printf ("%c%d %s", a.kind, a.microbatch, text);
+            pango_layout_set_text (pl, prefixed, -1);
+          }
+        else
+          pango_layout_set_text (pl, text, -1);
       }
       pango_layout_set_single_paragraph_mode (pl, TRUE);
       g_hash_table_insert (layout->labels, k, pl);
@@ -1133,9 +1172,9 @@ weft_layout_label_width (const WeftLayout *layout)
 }
 
 const WeftLabelGlyphs *
-weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name)
+weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name, guint32 pp)
 {
-  gint64 key = ((gint64) rank_index << 32) | name;
+  gint64 key = label_key (rank_index, name, pp);
   WeftLabelGlyphs *g = g_hash_table_lookup (layout->glyphs, &key);
   PangoLayout *pl;
   PangoLayoutLine *line;
@@ -1148,7 +1187,7 @@ weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 na
   if (g != NULL)
     return g;
   g = g_new0 (WeftLabelGlyphs, 1);
-  pl = weft_layout_label (layout, rank_index, name, NULL);
+  pl = weft_layout_label_pp (layout, rank_index, name, pp, NULL);
   baseline = pango_layout_get_baseline (pl) / (double) PANGO_SCALE;
   line = pango_layout_get_line_readonly (pl, 0);
   glyphs = g_array_new (FALSE, FALSE, sizeof (cairo_glyph_t));

@@ -18,6 +18,7 @@ typedef struct
   double  x, y, w;
   guint   rank_index;
   guint32 name;
+  guint32 pp;         /* its pipeline action (packed), 0: none */
   gboolean light_text;
 } Label;
 
@@ -249,6 +250,19 @@ row_key (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i)
   return (ev->flags & WEFT_EVENT_DELETED) ? WEFT_KEY_DELETED : weft_render_event_key (rt->rank, ev);
 }
 
+/* The key a GPU compute op is drawn with under view->color_by_microbatch:
+ * its pipeline action's microbatch hue (mb NULL: the mode is off or the
+ * rank has no actions); one table read per op looked at. */
+static inline guint
+mb_key (const guint32 *mb, const WeftDepthRow *dr, guint i, guint key)
+{
+  guint32 a;
+  if (mb == NULL || key >= WEFT_KEY_COLL_BASE || (a = mb[dr->idx[i]]) == 0)
+    return key;
+  return WEFT_KEY_MB_BASE + ((a >> 29) & 3 ? WEFT_RENDER_MICROBATCH_HUES : 0) +
+         (a & 0x1ffff) % WEFT_RENDER_MICROBATCH_HUES;
+}
+
 static inline double
 clamp_x (const Paint *p, double x)
 {
@@ -260,6 +274,8 @@ static void
 paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double y, double h, gboolean labels)
 {
   const double min_box = WEFT_RENDER_MIN_BOX_PX;
+  const guint32 *pp = rt->rank_index < p->layout->n_ranks ? p->layout->ranks[rt->rank_index].pp : NULL;
+  const guint32 *mb = p->view->color_by_microbatch ? pp : NULL;
   guint n = dr->n;
   guint i;
 
@@ -282,6 +298,7 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
           i++;
           continue;
         }
+      key = mb_key (mb, dr, i, key);
       xb = (double) (b - p->t0) * p->scale;
       xe = (double) (en - p->t0) * p->scale;
 
@@ -295,7 +312,10 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
             {
               WeftRgba c = weft_render_key_color (key, p->view->dark);
               Label l = { MAX (cx0, 0.0), y, MIN (cx1, p->view->width) - MAX (cx0, 0.0) - 1.0, rt->rank_index,
-                          rt->events[dr->idx[i]].name, luminance (c) < 0.5 };
+                          rt->events[dr->idx[i]].name,
+                          pp != NULL && key != WEFT_KEY_DELETED && (key < WEFT_KEY_COLL_BASE || key >= WEFT_KEY_MB_BASE)
+                            ? pp[dr->idx[i]] : 0,
+                          luminance (c) < 0.5 };
               if (l.w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
                 g_array_append_val (p->labels, l);
             }
@@ -333,7 +353,7 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
               /* a new colour starts a new box: a run keeps one colour, so
                * a dense stretch reads as a texture of what it holds (each
                * box still covers >= min_box px, so the cost stays bounded) */
-              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0 || row_key (rt, dr, k) != key)
+              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0 || mb_key (mb, dr, k, row_key (rt, dr, k)) != key)
                 break;
               cur = nb;
               run_e = MAX (run_e, ne);
@@ -522,7 +542,7 @@ paint_labels (Paint *p)
           const WeftLabelGlyphs *g;
           if (l->light_text != light)
             continue;
-          g = weft_layout_label_glyphs (p->layout, l->rank_index, l->name);
+          g = weft_layout_label_glyphs (p->layout, l->rank_index, l->name, l->pp);
           if (g->font != NULL)
             {
               /* the glyphs that fit, shifted to the box */
@@ -545,7 +565,7 @@ paint_labels (Paint *p)
           else
             {
               int tw;
-              PangoLayout *pl = weft_layout_label (p->layout, l->rank_index, l->name, &tw);
+              PangoLayout *pl = weft_layout_label_pp (p->layout, l->rank_index, l->name, l->pp, &tw);
               if (tw <= 0)
                 continue;
               cairo_save (cr);

@@ -129,8 +129,34 @@ weft_render_text_color (gboolean dark)
 }
 
 WeftRgba
+weft_render_microbatch_color (int microbatch, char kind, gboolean dark)
+{
+  /* Tableau 10 (distinguishable hues, also for most colour-blind readers
+   * in pairs of neighbours), grey swapped for a dark cyan */
+  static const guint32 hues[WEFT_RENDER_MICROBATCH_HUES] = { 0x4e79a7, 0xf28e2b, 0xe15759, 0x76b7b2, 0x59a14f,
+                                                             0xedc948, 0xb07aa1, 0xff9da7, 0x9c755f, 0x1f7f8f };
+  WeftRgba c = hex (hues[(guint) MAX (microbatch, 0) % WEFT_RENDER_MICROBATCH_HUES]);
+  if (kind == 'F')
+    {
+      /* forward: towards the background */
+      WeftRgba bg = weft_render_background_color (dark);
+      double t = 0.45;
+      c.r += (bg.r - c.r) * t;
+      c.g += (bg.g - c.g) * t;
+      c.b += (bg.b - c.b) * t;
+    }
+  return c;
+}
+
+WeftRgba
 weft_render_key_color (guint key, gboolean dark)
 {
+  if (key >= WEFT_KEY_MB_BASE && key < WEFT_KEY_N)
+    {
+      guint k = key - WEFT_KEY_MB_BASE;
+      return weft_render_microbatch_color ((int) (k % WEFT_RENDER_MICROBATCH_HUES),
+                                           k < WEFT_RENDER_MICROBATCH_HUES ? 'F' : 'B', dark);
+    }
   if (key < WEFT_KEY_COLL_BASE)
     return weft_render_class_color ((WeftKernelClass) key, dark);
   if (key < WEFT_KEY_CPU_BASE)

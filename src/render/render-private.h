@@ -3,6 +3,7 @@
 
 #include <pango/pangocairo.h>
 
+#include "weft/weft-pipeline.h"
 #include "weft/weft-render.h"
 
 G_BEGIN_DECLS
@@ -10,7 +11,10 @@ G_BEGIN_DECLS
 /* Colour keys: kernel classes 0..9, collective types from 16, CPU from 32. */
 #define WEFT_KEY_COLL_BASE 16
 #define WEFT_KEY_CPU_BASE  32
-#define WEFT_KEY_N         48
+/* pipeline microbatches (view->color_by_microbatch): forward hues, then
+ * the backward ones */
+#define WEFT_KEY_MB_BASE   48
+#define WEFT_KEY_N         (WEFT_KEY_MB_BASE + 2 * WEFT_RENDER_MICROBATCH_HUES)
 
 /* Fills are batched by colour, so the key order is the z-order where boxes
  * overlap (the CPU summary row): outer kinds first, inner kinds on top. */
@@ -133,6 +137,7 @@ typedef struct
   WeftLaneDepths *lanes;       /* one per rank lane */
   guint           n_lanes;
   guint8         *event_depth; /* per event */
+  guint32        *pp;          /* per event: its pipeline action (weft_rank_pp_action_table), NULL: none */
   guint           n_events;
   int            *lane_row;    /* lane -> layout row, -1 */
   int             header_row;
@@ -203,6 +208,10 @@ WeftDepthRow weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane
                                           const WeftRankTimes *rt);
 /* Cached label layout of a string of a rank (font: small sans). */
 PangoLayout *weft_layout_label (const WeftLayout *layout, guint rank_index, guint32 name, int *width);
+/* The same prefixed with a pipeline action's kind and microbatch ("F3 mm"),
+ * pp a packed action (0: the plain label). */
+PangoLayout *weft_layout_label_pp (const WeftLayout *layout, guint rank_index, guint32 name, guint32 pp,
+                                   int *width);
 
 /* The same label as positioned glyphs in one cairo font (shaped once), so
  * a frame draws each label with one cairo_show_glyphs and truncates it at
@@ -216,7 +225,8 @@ typedef struct
   int                  n;
 } WeftLabelGlyphs;
 
-const WeftLabelGlyphs *weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name);
+const WeftLabelGlyphs *weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name,
+                                                 guint32 pp);
 
 /* y (screen) of the depth sub-row of a row. */
 static inline double
