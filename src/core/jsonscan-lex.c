@@ -9,6 +9,8 @@
 
 #include "core/jsonscan-private.h"
 
+gboolean weft_json_lex_reference = FALSE;
+
 /* ---- character classes ------------------------------------------------------ */
 
 /* C_STR | C_WS | C_DIGIT | C_HEX of each byte (generated; a constant, so
@@ -187,6 +189,18 @@ scan_string_body (Scan *S, const guchar **ps, gboolean *escaped)
     {
       guchar c;
 
+#ifdef WEFT_JSON_SSE2
+      if (!weft_json_lex_reference)
+        {
+          while (s + 16 <= end)
+            {
+              guint n = plain_run16 (s);
+              s += n;
+              if (n < 16)
+                goto special;
+            }
+        }
+#endif
       while (s + 8 <= end)
         {
           guint64 x;
@@ -197,6 +211,9 @@ scan_string_body (Scan *S, const guchar **ps, gboolean *escaped)
         }
       while (IS_STR (*s))
         s++;
+#ifdef WEFT_JSON_SSE2
+    special:
+#endif
       c = *s;
       if (c == '"')
         break;
@@ -272,23 +289,6 @@ stop:
   if (st == SCAN_MORE)
     *ps = s;
   return st;
-}
-
-/* String at *pp (which points at the opening quote). */
-ScanStatus
-scan_string (Scan *S, const char **pp, StrSpan *out)
-{
-  const guchar *s = (const guchar *) *pp + 1;
-  gboolean escaped = FALSE;
-  ScanStatus st;
-
-  if ((st = scan_string_body (S, &s, &escaped)) != SCAN_OK)
-    return st;
-  out->start = *pp + 1;
-  out->len = (gsize) ((const char *) s - out->start);
-  out->escaped = escaped;
-  *pp = (const char *) s + 1;
-  return SCAN_OK;
 }
 
 /* Number at *pp; *is_int is TRUE when it has no fraction or exponent. */
@@ -464,6 +464,94 @@ scan_skip_value (Scan *S, const char **pp, guint depth)
 
 /* ---- exact decimal conversion ------------------------------------------------ */
 
+/* Eight ASCII digits in x (little-endian load)? And their value. From
+ * simdjson's parse_eight_digits_unrolled: three multiplies, no branch per
+ * digit. */
+static inline gboolean
+digits8 (guint64 x)
+{
+  return ((x & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) |
+          (((x + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) >> 4)) ==
+         G_GUINT64_CONSTANT (0x3333333333333333);
+}
+
+static inline guint64
+value8 (guint64 x)
+{
+  x = ((x & G_GUINT64_CONSTANT (0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
+  x = ((x & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff)) * 6553601) >> 16;
+  return ((x & G_GUINT64_CONSTANT (0x0000ffff0000ffff)) * G_GUINT64_CONSTANT (42949672960001)) >> 32;
+}
+
+/* The forms Kineto writes ([-]digits[.digits], at most 19 digits before
+ * the scaled point, scale 0..3) in one pass, eight digits at a time;
+ * FALSE for anything else (exponents, errors, overflow), which the
+ * general path below then handles, so the results are the same. */
+static inline gboolean
+decimal_fast (const char *text, gsize len, int scale, gint64 *out)
+{
+  const char *p = text, *e = text + len, *int_start, *frac_start;
+  gboolean neg = FALSE;
+  guint64 v = 0, limit;
+  int used = 0;
+  guint round_up = 0;
+
+  if (len > 32 || scale < 0 || scale > 3)
+    return FALSE;
+  if (p < e && *p == '-')
+    {
+      neg = TRUE;
+      p++;
+    }
+  int_start = p;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  while (e - p >= 8)
+    {
+      guint64 x;
+      memcpy (&x, p, 8);
+      if (!digits8 (x))
+        break;
+      v = v * 100000000 + value8 (x); /* wraps only past 19 digits: refused below */
+      p += 8;
+    }
+#endif
+  while (p < e && (guint) (*p - '0') < 10)
+    v = v * 10 + (guint) (*p++ - '0');
+  if (p == int_start || (p - int_start) + scale > 19)
+    return FALSE;
+  if (p < e && *p == '.')
+    {
+      frac_start = ++p;
+      while (p < e && (guint) (*p - '0') < 10)
+        {
+          guint d = (guint) (*p - '0');
+          if (used < scale)
+            {
+              v = v * 10 + d;
+              used++;
+            }
+          else if (p == frac_start + scale)
+            round_up = d >= 5;
+          p++;
+        }
+      if (p == frac_start)
+        return FALSE;
+    }
+  if (p != e)
+    return FALSE;
+  for (; used < scale; used++)
+    v *= 10;
+  v += round_up; /* < 10^19 + 1: no wrap */
+  limit = neg ? (G_GUINT64_CONSTANT (1) << 63) : (guint64) G_MAXINT64;
+  if (v > limit)
+    return FALSE;
+  if (neg)
+    *out = v == (G_GUINT64_CONSTANT (1) << 63) ? G_MININT64 : -(gint64) v;
+  else
+    *out = (gint64) v;
+  return TRUE;
+}
+
 gboolean
 weft_json_decimal_to_int (const char *text, gsize len, int scale, gint64 *out, const char **why)
 {
@@ -475,6 +563,8 @@ weft_json_decimal_to_int (const char *text, gsize len, int scale, gint64 *out, c
   guint64 v = 0, limit;
   const char *dummy;
 
+  if (!weft_json_lex_reference && decimal_fast (text, len, scale, out))
+    return TRUE;
   if (why == NULL)
     why = &dummy;
   if (p < e && *p == '-')

@@ -4,7 +4,15 @@
  * a whole value, unescaping). */
 #pragma once
 
+#include <string.h>
 #include <zstd.h>
+
+/* SSE2 is the x86-64 baseline: used without runtime dispatch; nothing
+ * beyond it is. Elsewhere the portable word-at-a-time path runs. */
+#if defined(__SSE2__) && !defined(WEFT_JSON_NO_SIMD)
+#include <emmintrin.h>
+#define WEFT_JSON_SSE2 1
+#endif
 
 #include "core/jsonscan.h"
 
@@ -141,10 +149,61 @@ G_GNUC_INTERNAL ScanStatus scan_unexpected (Scan *S, const char *p, const char *
 G_GNUC_INTERNAL void       scan_describe_byte (char out[32], guchar c);
 
 G_GNUC_INTERNAL ScanStatus scan_string_body (Scan *S, const guchar **ps, gboolean *escaped);
-G_GNUC_INTERNAL ScanStatus scan_string (Scan *S, const char **pp, StrSpan *out);
 G_GNUC_INTERNAL ScanStatus scan_number (Scan *S, const char **pp, gboolean *is_int);
 G_GNUC_INTERNAL ScanStatus scan_scalar (Scan *S, const char **pp);
 G_GNUC_INTERNAL ScanStatus scan_skip_value (Scan *S, const char **pp, guint depth);
 G_GNUC_INTERNAL const char *scan_unescape (Scan *S, const StrSpan *span, gsize *len);
+
+/* Testing aid: TRUE makes the primitives take only their reference paths
+ * (the portable word-at-a-time string scan, the digit-by-digit checked
+ * decimal conversion); tests/test-jsonlex.c compares both. Process-wide,
+ * not for use while loads run. */
+G_GNUC_INTERNAL extern gboolean weft_json_lex_reference;
+
+#ifdef WEFT_JSON_SSE2
+/* Index of the first byte of s[0..15] that ends a plain run of a string
+ * ('"', '\\', a control byte or a byte >= 0x80: as signed bytes, the
+ * last two are exactly those < 0x20), or 16 when all are plain. */
+static inline guint
+plain_run16 (const guchar *s)
+{
+  __m128i x = _mm_loadu_si128 ((const __m128i *) (const void *) s);
+  __m128i m = _mm_or_si128 (_mm_or_si128 (_mm_cmpeq_epi8 (x, _mm_set1_epi8 ('"')), _mm_cmpeq_epi8 (x, _mm_set1_epi8 ('\\'))),
+                            _mm_cmplt_epi8 (x, _mm_set1_epi8 (0x20)));
+  guint bits = (guint) _mm_movemask_epi8 (m);
+  return bits ? (guint) __builtin_ctz (bits) : 16;
+}
+#endif
+
+/* String at *pp (which points at the opening quote). Inline: most keys
+ * and values are short plain strings that one 16-byte test finishes; the
+ * rest goes through scan_string_body (). */
+static inline ScanStatus
+scan_string (Scan *S, const char **pp, StrSpan *out)
+{
+  const guchar *s = (const guchar *) *pp + 1;
+  gboolean escaped = FALSE;
+  gboolean done = FALSE;
+  ScanStatus st;
+
+#ifdef WEFT_JSON_SSE2
+  if (s + 16 <= (const guchar *) S->end && !weft_json_lex_reference)
+    {
+      guint n = plain_run16 (s);
+      if (n < 16 && s[n] == '"')
+        {
+          s += n;
+          done = TRUE;
+        }
+    }
+#endif
+  if (!done && (st = scan_string_body (S, &s, &escaped)) != SCAN_OK)
+    return st;
+  out->start = *pp + 1;
+  out->len = (gsize) ((const char *) s - out->start);
+  out->escaped = escaped;
+  *pp = (const char *) s + 1;
+  return SCAN_OK;
+}
 
 G_END_DECLS
