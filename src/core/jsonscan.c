@@ -8,14 +8,16 @@
  * whose units (a key, a top-level value, one traceEvents element, a comma)
  * are scanned whole or not at all; on SCAN_MORE the buffer is refilled
  * (grown geometrically when a single unit is larger than it) and the unit is
- * scanned again from its start, so the cost stays linear. */
+ * scanned again from its start, so the cost stays linear.
+ *
+ * This file holds the trace-level scanner (events, the root object, the
+ * top-level values, the refills); the lexical primitives are in
+ * jsonscan-lex.c, the state they share in jsonscan-private.h. */
 #include "config.h"
 
-#include <stdarg.h>
 #include <string.h>
-#include <zstd.h>
 
-#include "core/jsonscan.h"
+#include "core/jsonscan-private.h"
 
 #define SCAN_CHUNK (256u << 10)
 #define DEFAULT_MAX_DEPTH 256
@@ -28,688 +30,6 @@ void
 weft_json_scan_set_chunk_size (gsize bytes)
 {
   scan_chunk = bytes ? bytes : SCAN_CHUNK;
-}
-
-typedef enum
-{
-  SCAN_OK = 0,
-  SCAN_MORE,
-  SCAN_ERROR,
-} ScanStatus;
-
-typedef struct
-{
-  const char *start;   /* first byte after the opening quote */
-  gsize       len;     /* raw (escaped) length */
-  gboolean    escaped;
-} StrSpan;
-
-/* Where walk_top () stands inside a top-level value. */
-typedef enum
-{
-  W_VALUE,      /* a value next */
-  W_OBJ_FIRST,  /* after '{': '}' or a key */
-  W_ARR_FIRST,  /* after '[': ']' or a value */
-  W_KEY,        /* an object key next */
-  W_STRING,     /* inside a string (a key when str_is_key) */
-  W_COLON,      /* after a key */
-  W_AFTER,      /* after a value: ',', the closing bracket, or the end */
-} WalkMode;
-
-/* A top-level value, scanned in pieces as the buffer refills (so that a
- * value larger than the buffer never has to fit in it), and its text kept
- * as it goes: plain up to WEFT_TOP_KEY_PACK_BYTES, then compressed with
- * streaming zstd (never held whole). */
-typedef struct
-{
-  gboolean    active;
-  WalkMode    mode;
-  gboolean    str_is_key;
-  guint       sp;
-  guint8     *stack;          /* open containers ('{' / '['), max_depth bytes */
-  gboolean    plain_only;     /* a value Weft parses: never packed */
-  char       *plain;
-  gsize       plain_len;
-  gsize       plain_cap;
-  ZSTD_CCtx  *zc;
-  guint8     *packed;
-  gsize       packed_len;
-  gsize       packed_cap;
-  guint64     total;          /* bytes of text so far */
-  guint64     start;          /* decompressed offset of the value */
-} TopValue;
-
-typedef struct
-{
-  WeftRank     *rank;
-  WeftReader   *reader;
-  const char   *name;
-  char         *buf;
-  gsize         cap;      /* allocated bytes (data + sentinel) */
-  gsize         len;      /* bytes of data in buf */
-  gsize         pos;      /* start of the next unit */
-  guint64       base;     /* decompressed file offset of buf[0] */
-  gboolean      eof;
-  const char   *end;      /* buf + len: the sentinel */
-  guint         max_depth;
-  guint8       *stack;    /* container stack for skip_value */
-  GError       *error;
-  const WeftScanOptions *options;
-
-  /* caches */
-  char         *lane_key;       /* pid text, tid text of the last lane */
-  gsize         lane_pid_len;
-  gsize         lane_tid_len;
-  gsize         lane_key_cap;
-  guint32       lane_last;
-  GByteArray   *cat_of_id;      /* WeftCategory + 1 by interned cat id (0 = unknown yet) */
-  GString      *scratch;        /* unescaped strings */
-  struct NameSlot
-  {
-    const char *str;            /* the interned copy (stable) */
-    guint32     len;
-    guint32     id;
-  }            *names;          /* direct-mapped cache in front of the pool */
-  gboolean      ts_has_fraction;
-  guint64       n_negative_dur; /* clamped to 0 */
-  guint64       budget;         /* bytes the buffer and the model may take */
-  guint64       model_bytes;    /* event records + their texts so far */
-  TopValue      top;            /* the top-level value being scanned */
-} Scan;
-
-/* |ts| and |ts + dur| in ns must stay within this (about 146 years from
- * the epoch), so that sums of a few times never leave int64. */
-#define TIME_LIMIT_NS ((G_GINT64_CONSTANT (1) << 62) - 1)
-
-/* ---- character classes ------------------------------------------------------ */
-
-enum
-{
-  C_STR = 1,     /* plain string byte: >= 0x20, < 0x80, not '"' or '\\' */
-  C_WS = 2,
-  C_DIGIT = 4,
-  C_HEX = 8,
-};
-
-/* C_STR | C_WS | C_DIGIT | C_HEX of each byte (generated; a constant, so
- * worker threads share it without initialisation). */
-static const guint8 cclass[256] = {
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  2,  2,  0,  0,  2,  0,  0,  /* 0x00 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0x10 */
-   3,  1,  0,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x20 */
-  13, 13, 13, 13, 13, 13, 13, 13, 13, 13,  1,  1,  1,  1,  1,  1,  /* 0x30 */
-   1,  9,  9,  9,  9,  9,  9,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x40 */
-   1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  0,  1,  1,  1,  /* 0x50 */
-   1,  9,  9,  9,  9,  9,  9,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x60 */
-   1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  1,  /* 0x70 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0x80 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0x90 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xa0 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xb0 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xc0 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xd0 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xe0 */
-   0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  /* 0xf0 */
-};
-
-#define IS_STR(c) (cclass[(guchar) (c)] & C_STR)
-#define IS_WS(c) (cclass[(guchar) (c)] & C_WS)
-#define IS_DIGIT(c) (cclass[(guchar) (c)] & C_DIGIT)
-#define IS_HEX(c) (cclass[(guchar) (c)] & C_HEX)
-
-/* ---- errors ----------------------------------------------------------------- */
-
-static guint64
-offset_of (Scan *S, const char *at)
-{
-  return S->base + (guint64) (at - S->buf);
-}
-
-static ScanStatus G_GNUC_PRINTF (3, 4)
-fail (Scan *S, const char *at, const char *format, ...)
-{
-  if (S->error == NULL)
-    {
-      va_list args;
-      char *what;
-      va_start (args, format);
-      what = g_strdup_vprintf (format, args);
-      va_end (args);
-      g_set_error (&S->error, WEFT_ERROR, WEFT_ERROR_FORMAT, "%s: byte %" G_GUINT64_FORMAT ": %s", S->name,
-                   offset_of (S, at), what);
-      g_free (what);
-    }
-  return SCAN_ERROR;
-}
-
-static void
-describe_byte (char out[32], guchar c)
-{
-  if (c >= 0x21 && c < 0x7f)
-    g_snprintf (out, 32, "'%c'", c);
-  else
-    g_snprintf (out, 32, "byte 0x%02x", c);
-}
-
-/* At p there is something other than what the grammar wants. */
-static ScanStatus
-unexpected (Scan *S, const char *p, const char *expected)
-{
-  char what[32];
-
-  if (p >= S->end)
-    return SCAN_MORE;
-  if (strncmp (p, "NaN", MIN (3, (gsize) (S->end - p))) == 0 ||
-      strncmp (p, "Infinity", MIN (8, (gsize) (S->end - p))) == 0 ||
-      strncmp (p, "-Infinity", MIN (9, (gsize) (S->end - p))) == 0)
-    {
-      gsize avail = (gsize) (S->end - p);
-      if ((*p == 'N' && avail < 3) || (*p == 'I' && avail < 8) || (*p == '-' && avail < 9))
-        return SCAN_MORE;
-      return fail (S, p, "NaN and Infinity are not valid JSON numbers");
-    }
-  describe_byte (what, (guchar) *p);
-  return fail (S, p, "unexpected %s, expected %s", what, expected);
-}
-
-/* ---- scalars ---------------------------------------------------------------- */
-
-static inline gboolean
-plain8 (guint64 x)
-{
-  const guint64 ones = G_GUINT64_CONSTANT (0x0101010101010101);
-  const guint64 high = G_GUINT64_CONSTANT (0x8080808080808080);
-  guint64 q = x ^ (ones * 0x22);
-  guint64 b = x ^ (ones * 0x5c);
-  guint64 bad = ((x - ones * 0x20) & ~x) | ((q - ones) & ~q) | ((b - ones) & ~b) | x;
-  return (bad & high) == 0;
-}
-
-static int
-hex_value (guchar c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-/* \uXXXX at s (s[0] == '\\', s[1] == 'u'). */
-static ScanStatus
-scan_u4 (Scan *S, const guchar *s, guint *cp)
-{
-  guint v = 0;
-  for (int i = 2; i < 6; i++)
-    {
-      if (!IS_HEX (s[i]))
-        {
-          if ((const char *) s + i >= S->end)
-            return SCAN_MORE;
-          return fail (S, (const char *) s, "invalid \\u escape in a string");
-        }
-      v = v * 16 + (guint) hex_value (s[i]);
-    }
-  *cp = v;
-  return SCAN_OK;
-}
-
-/* Validates one UTF-8 sequence at s (s[0] >= 0x80); *n = its length. */
-static ScanStatus
-scan_utf8 (Scan *S, const guchar *s, int *n)
-{
-  guchar c = s[0];
-  guchar lo = 0x80, hi = 0xbf;
-  int len;
-
-  if (c >= 0xc2 && c <= 0xdf)
-    len = 2;
-  else if (c >= 0xe0 && c <= 0xef)
-    {
-      len = 3;
-      if (c == 0xe0)
-        lo = 0xa0;
-      else if (c == 0xed)
-        hi = 0x9f;
-    }
-  else if (c >= 0xf0 && c <= 0xf4)
-    {
-      len = 4;
-      if (c == 0xf0)
-        lo = 0x90;
-      else if (c == 0xf4)
-        hi = 0x8f;
-    }
-  else
-    return fail (S, (const char *) s, "invalid UTF-8 byte 0x%02x in a string", c);
-
-  for (int i = 1; i < len; i++)
-    {
-      guchar b = s[i];
-      guchar l = i == 1 ? lo : 0x80, h = i == 1 ? hi : 0xbf;
-      if (b < l || b > h)
-        {
-          if ((const char *) s + i >= S->end)
-            return SCAN_MORE;
-          return fail (S, (const char *) s, "invalid UTF-8 sequence in a string");
-        }
-    }
-  *n = len;
-  return SCAN_OK;
-}
-
-/* The body of a string from *ps (just after its opening quote, or where
- * an earlier call stopped) to its closing quote, where *ps is left. On
- * SCAN_MORE *ps is where to resume: the start of the escape or UTF-8
- * sequence the end of the buffer cut (everything before it is valid), so a
- * string longer than the buffer can be scanned in pieces. *escaped is set
- * when the string has a backslash. */
-static inline ScanStatus
-scan_string_body (Scan *S, const guchar **ps, gboolean *escaped)
-{
-  const guchar *s = *ps;
-  const guchar *end = (const guchar *) S->end;
-  ScanStatus st;
-
-  for (;;)
-    {
-      guchar c;
-
-      while (s + 8 <= end)
-        {
-          guint64 x;
-          memcpy (&x, s, 8);
-          if (!plain8 (x))
-            break;
-          s += 8;
-        }
-      while (IS_STR (*s))
-        s++;
-      c = *s;
-      if (c == '"')
-        break;
-      if (c == '\\')
-        {
-          *escaped = TRUE;
-          switch (s[1])
-            {
-            case '"':
-            case '\\':
-            case '/':
-            case 'b':
-            case 'f':
-            case 'n':
-            case 'r':
-            case 't':
-              s += 2;
-              continue;
-            case 'u':
-              {
-                /* read only after scan_u4 returned SCAN_OK and set them,
-                 * which gcc 12 at -O3 does not see (-Wmaybe-uninitialized) */
-                guint cp = 0, lo = 0;
-                if ((st = scan_u4 (S, s, &cp)) != SCAN_OK)
-                  goto stop;
-                if (cp >= 0xd800 && cp <= 0xdbff)
-                  {
-                    if (s[6] != '\\' || s[7] != 'u')
-                      {
-                        if ((const char *) s + 6 >= S->end || ((const char *) s + 7 >= S->end && s[6] == '\\'))
-                          goto more;
-                        return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
-                      }
-                    if ((st = scan_u4 (S, s + 6, &lo)) != SCAN_OK)
-                      goto stop;
-                    if (lo < 0xdc00 || lo > 0xdfff)
-                      return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
-                    s += 12;
-                  }
-                else if (cp >= 0xdc00 && cp <= 0xdfff)
-                  return fail (S, (const char *) s, "lone UTF-16 surrogate in a \\u escape");
-                else
-                  s += 6;
-                continue;
-              }
-            default:
-              if ((const char *) s + 1 >= S->end)
-                goto more;
-              return fail (S, (const char *) s, "invalid escape in a string");
-            }
-        }
-      if ((const char *) s >= S->end)
-        goto more;
-      if (c < 0x20)
-        {
-          if (c == 0)
-            return fail (S, (const char *) s, "NUL byte in a string");
-          return fail (S, (const char *) s, "control character 0x%02x in a string (must be escaped)", c);
-        }
-      {
-        int n = 0;
-        if ((st = scan_utf8 (S, s, &n)) != SCAN_OK)
-          goto stop;
-        s += n;
-      }
-    }
-  *ps = s;
-  return SCAN_OK;
-
-more:
-  st = SCAN_MORE;
-stop:
-  if (st == SCAN_MORE)
-    *ps = s;
-  return st;
-}
-
-/* String at *pp (which points at the opening quote). */
-static ScanStatus
-scan_string (Scan *S, const char **pp, StrSpan *out)
-{
-  const guchar *s = (const guchar *) *pp + 1;
-  gboolean escaped = FALSE;
-  ScanStatus st;
-
-  if ((st = scan_string_body (S, &s, &escaped)) != SCAN_OK)
-    return st;
-  out->start = *pp + 1;
-  out->len = (gsize) ((const char *) s - out->start);
-  out->escaped = escaped;
-  *pp = (const char *) s + 1;
-  return SCAN_OK;
-}
-
-/* Number at *pp; *is_int is TRUE when it has no fraction or exponent. */
-static ScanStatus
-scan_number (Scan *S, const char **pp, gboolean *is_int)
-{
-  const char *q = *pp;
-  gboolean integer = TRUE;
-
-  if (*q == '-')
-    q++;
-  if (*q == '0')
-    q++;
-  else if (IS_DIGIT (*q))
-    while (IS_DIGIT (*q))
-      q++;
-  else if (*q == 'I' && q > *pp)
-    return unexpected (S, *pp, "a number"); /* -Infinity */
-  else
-    return unexpected (S, q, "a digit");
-  if (*q == '.')
-    {
-      q++;
-      integer = FALSE;
-      if (!IS_DIGIT (*q))
-        return unexpected (S, q, "a digit after the decimal point");
-      while (IS_DIGIT (*q))
-        q++;
-    }
-  if (*q == 'e' || *q == 'E')
-    {
-      q++;
-      integer = FALSE;
-      if (*q == '+' || *q == '-')
-        q++;
-      if (!IS_DIGIT (*q))
-        return unexpected (S, q, "a digit in the exponent");
-      while (IS_DIGIT (*q))
-        q++;
-    }
-  if (q >= S->end)
-    return SCAN_MORE; /* the number may go on in the next chunk */
-  if (is_int)
-    *is_int = integer;
-  *pp = q;
-  return SCAN_OK;
-}
-
-static ScanStatus
-scan_literal (Scan *S, const char **pp, const char *lit)
-{
-  const char *p = *pp;
-
-  for (gsize i = 0; lit[i] != '\0'; i++)
-    if (p[i] != lit[i])
-      {
-        if (p + i >= S->end)
-          return SCAN_MORE;
-        return fail (S, p, "invalid literal (expected %s)", lit);
-      }
-  *pp = p + strlen (lit);
-  return SCAN_OK;
-}
-
-static inline const char *
-skip_ws (const char *p)
-{
-  while (IS_WS (*p))
-    p++;
-  return p;
-}
-
-static ScanStatus
-scan_scalar (Scan *S, const char **pp)
-{
-  StrSpan span;
-
-  switch (**pp)
-    {
-    case '"':
-      return scan_string (S, pp, &span);
-    case 't':
-      return scan_literal (S, pp, "true");
-    case 'f':
-      return scan_literal (S, pp, "false");
-    case 'n':
-      return scan_literal (S, pp, "null");
-    case '-':
-    case '0':
-    case '1':
-    case '2':
-    case '3':
-    case '4':
-    case '5':
-    case '6':
-    case '7':
-    case '8':
-    case '9':
-      return scan_number (S, pp, NULL);
-    default:
-      return unexpected (S, *pp, "a JSON value");
-    }
-}
-
-/* Any value at *pp, validated and skipped. depth: nesting depth of the
- * container holding it. Iterative (explicit stack), so deep input cannot
- * overflow the C stack. */
-static ScanStatus
-skip_value (Scan *S, const char **pp, guint depth)
-{
-  const char *p = *pp;
-  guint sp = 0;
-  ScanStatus st;
-  StrSpan span;
-
-  if (*p != '{' && *p != '[')
-    return scan_scalar (S, pp);
-
-  for (;;)
-    {
-      /* p is at a value */
-      if (*p == '{' || *p == '[')
-        {
-          if (depth + sp + 1 > S->max_depth)
-            return fail (S, p, "nesting deeper than %u levels", S->max_depth);
-          S->stack[sp++] = (guint8) *p;
-          p = skip_ws (p + 1);
-          if (S->stack[sp - 1] == '{')
-            {
-              if (*p == '}')
-                {
-                  p++;
-                  sp--;
-                  goto after_value;
-                }
-              goto key;
-            }
-          if (*p == ']')
-            {
-              p++;
-              sp--;
-              goto after_value;
-            }
-          continue;
-        }
-      if ((st = scan_scalar (S, &p)) != SCAN_OK)
-        return st;
-
-    after_value:
-      if (sp == 0)
-        break;
-      p = skip_ws (p);
-      if (*p == ',')
-        {
-          p = skip_ws (p + 1);
-          if (S->stack[sp - 1] == '{')
-            goto key;
-          continue;
-        }
-      if ((S->stack[sp - 1] == '{' && *p == '}') || (S->stack[sp - 1] == '[' && *p == ']'))
-        {
-          p++;
-          sp--;
-          goto after_value;
-        }
-      return unexpected (S, p, S->stack[sp - 1] == '{' ? "',' or '}'" : "',' or ']'");
-
-    key:
-      if (*p != '"')
-        return unexpected (S, p, "a string (object key)");
-      if ((st = scan_string (S, &p, &span)) != SCAN_OK)
-        return st;
-      p = skip_ws (p);
-      if (*p != ':')
-        return unexpected (S, p, "':'");
-      p = skip_ws (p + 1);
-    }
-  *pp = p;
-  return SCAN_OK;
-}
-
-/* ---- exact decimal conversion ------------------------------------------------ */
-
-gboolean
-weft_json_decimal_to_int (const char *text, gsize len, int scale, gint64 *out, const char **why)
-{
-  const char *p = text, *e = text + len;
-  const char *int_start, *frac_start = NULL;
-  gsize n_int, n_frac = 0, total;
-  gboolean neg = FALSE, round_up = FALSE;
-  gint64 exp = 0, point;
-  guint64 v = 0, limit;
-  const char *dummy;
-
-  if (why == NULL)
-    why = &dummy;
-  if (p < e && *p == '-')
-    {
-      neg = TRUE;
-      p++;
-    }
-  int_start = p;
-  while (p < e && *p >= '0' && *p <= '9')
-    p++;
-  n_int = (gsize) (p - int_start);
-  if (n_int == 0)
-    {
-      *why = "not a number";
-      return FALSE;
-    }
-  if (p < e && *p == '.')
-    {
-      p++;
-      frac_start = p;
-      while (p < e && *p >= '0' && *p <= '9')
-        p++;
-      n_frac = (gsize) (p - frac_start);
-      if (n_frac == 0)
-        {
-          *why = "not a number";
-          return FALSE;
-        }
-    }
-  if (p < e && (*p == 'e' || *p == 'E'))
-    {
-      gboolean eneg = FALSE;
-      const char *estart;
-      p++;
-      if (p < e && (*p == '+' || *p == '-'))
-        eneg = *p++ == '-';
-      estart = p;
-      while (p < e && *p >= '0' && *p <= '9')
-        {
-          if (exp < 1000000000)
-            exp = exp * 10 + (*p - '0');
-          p++;
-        }
-      if (p == estart)
-        {
-          *why = "not a number";
-          return FALSE;
-        }
-      if (eneg)
-        exp = -exp;
-    }
-  if (p != e)
-    {
-      *why = "not a number";
-      return FALSE;
-    }
-
-  limit = neg ? (G_GUINT64_CONSTANT (1) << 63) : (guint64) G_MAXINT64;
-  total = n_int + n_frac;
-  point = (gint64) n_int + exp + scale; /* digits before the (scaled) decimal point */
-  for (gsize k = 0; k < total; k++)
-    {
-      int d = k < n_int ? int_start[k] - '0' : frac_start[k - n_int] - '0';
-      if ((gint64) k < point)
-        {
-          if (v > (limit - (guint64) d) / 10)
-            goto overflow;
-          v = v * 10 + (guint64) d;
-        }
-      else
-        {
-          if ((gint64) k == point)
-            round_up = d >= 5;
-          break;
-        }
-    }
-  for (gint64 k = (gint64) total; k < point && v != 0; k++)
-    {
-      if (v > limit / 10)
-        goto overflow;
-      v *= 10;
-    }
-  if (round_up)
-    {
-      if (v >= limit)
-        goto overflow;
-      v++;
-    }
-  if (neg)
-    *out = v == (G_GUINT64_CONSTANT (1) << 63) ? G_MININT64 : -(gint64) v;
-  else
-    *out = (gint64) v;
-  return TRUE;
-
-overflow:
-  *why = "number out of range (does not fit in 64-bit nanoseconds)";
-  return FALSE;
 }
 
 /* ---- events ------------------------------------------------------------------ */
@@ -741,7 +61,7 @@ scan_args (Scan *S, const char **pp, EvFields *f)
   StrSpan key;
 
   if (4 > S->max_depth)
-    return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+    return scan_fail (S, p, "nesting deeper than %u levels", S->max_depth);
   p = skip_ws (p + 1);
   if (*p == '}')
     {
@@ -751,12 +71,12 @@ scan_args (Scan *S, const char **pp, EvFields *f)
   for (;;)
     {
       if (*p != '"')
-        return unexpected (S, p, "a string (object key)");
+        return scan_unexpected (S, p, "a string (object key)");
       if ((st = scan_string (S, &p, &key)) != SCAN_OK)
         return st;
       p = skip_ws (p);
       if (*p != ':')
-        return unexpected (S, p, "':'");
+        return scan_unexpected (S, p, "':'");
       p = skip_ws (p + 1);
       if (key.len == 11 && (memcmp (key.start, "correlation", 11) == 0 || memcmp (key.start, "External id", 11) == 0) &&
           (*p == '-' || IS_DIGIT (*p)))
@@ -774,7 +94,7 @@ scan_args (Scan *S, const char **pp, EvFields *f)
                 f->external_id = n;
             }
         }
-      else if ((st = skip_value (S, &p, 4)) != SCAN_OK)
+      else if ((st = scan_skip_value (S, &p, 4)) != SCAN_OK)
         return st;
       p = skip_ws (p);
       if (*p == ',')
@@ -784,7 +104,7 @@ scan_args (Scan *S, const char **pp, EvFields *f)
         }
       if (*p == '}')
         break;
-      return unexpected (S, p, "',' or '}' in args");
+      return scan_unexpected (S, p, "',' or '}' in args");
     }
   *pp = p + 1;
   return SCAN_OK;
@@ -797,7 +117,7 @@ scan_string_field (Scan *S, const char **pp, StrSpan *span, const char *field)
     {
       if (**pp == '\0' && *pp >= S->end)
         return SCAN_MORE;
-      return fail (S, *pp, "\"%s\" is not a string", field);
+      return scan_fail (S, *pp, "\"%s\" is not a string", field);
     }
   return scan_string (S, pp, span);
 }
@@ -813,10 +133,10 @@ scan_number_field (Scan *S, const char **pp, const char **text, gsize *len, cons
       if (*v == '\0' && v >= S->end)
         return SCAN_MORE;
       if (*v == 'N' || *v == 'I')
-        return unexpected (S, v, "a number");
+        return scan_unexpected (S, v, "a number");
       if (*v == '"')
-        return fail (S, v, "\"%s\" is a string, expected a number", field);
-      return fail (S, v, "\"%s\" is not a number", field);
+        return scan_fail (S, v, "\"%s\" is a string, expected a number", field);
+      return scan_fail (S, v, "\"%s\" is not a number", field);
     }
   if ((st = scan_number (S, pp, NULL)) != SCAN_OK)
     return st;
@@ -842,73 +162,14 @@ scan_id_field (Scan *S, const char **pp, const char **text, gsize *len, const ch
       if (*v == '\0' && v >= S->end)
         return SCAN_MORE;
       if (*v == 'N' || *v == 'I')
-        return unexpected (S, v, "a number");
-      return fail (S, v, "\"%s\" is neither a number nor a string", field);
+        return scan_unexpected (S, v, "a number");
+      return scan_fail (S, v, "\"%s\" is neither a number nor a string", field);
     }
   if (st != SCAN_OK)
     return st;
   *text = v;
   *len = (gsize) (*pp - v);
   return SCAN_OK;
-}
-
-static void
-append_utf8 (GString *s, guint cp)
-{
-  char tmp[8];
-  int n = g_unichar_to_utf8 (cp, tmp);
-  g_string_append_len (s, tmp, n);
-}
-
-/* Unescapes a validated string span into S->scratch. */
-static const char *
-unescape (Scan *S, const StrSpan *span, gsize *len)
-{
-  const char *s = span->start, *e = span->start + span->len;
-  GString *out = S->scratch;
-
-  g_string_truncate (out, 0);
-  while (s < e)
-    {
-      const char *bs = memchr (s, '\\', (gsize) (e - s));
-      if (bs == NULL)
-        {
-          g_string_append_len (out, s, e - s);
-          break;
-        }
-      g_string_append_len (out, s, bs - s);
-      switch (bs[1])
-        {
-        case 'b': g_string_append_c (out, '\b'); s = bs + 2; break;
-        case 'f': g_string_append_c (out, '\f'); s = bs + 2; break;
-        case 'n': g_string_append_c (out, '\n'); s = bs + 2; break;
-        case 'r': g_string_append_c (out, '\r'); s = bs + 2; break;
-        case 't': g_string_append_c (out, '\t'); s = bs + 2; break;
-        case 'u':
-          {
-            guint cp = 0;
-            for (int i = 2; i < 6; i++)
-              cp = cp * 16 + (guint) hex_value ((guchar) bs[i]);
-            s = bs + 6;
-            if (cp >= 0xd800 && cp <= 0xdbff)
-              {
-                guint lo = 0;
-                for (int i = 2; i < 6; i++)
-                  lo = lo * 16 + (guint) hex_value ((guchar) s[i]);
-                cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                s += 6;
-              }
-            append_utf8 (out, cp);
-            break;
-          }
-        default: /* '"', '\\', '/' */
-          g_string_append_c (out, bs[1]);
-          s = bs + 2;
-          break;
-        }
-    }
-  *len = out->len;
-  return out->str;
 }
 
 #define NAME_CACHE_SIZE 4096
@@ -961,7 +222,7 @@ span_has_nul (Scan *S, const StrSpan *span)
 
   if (!span->escaped)
     return FALSE;
-  text = unescape (S, span, &len);
+  text = scan_unescape (S, span, &len);
   return memchr (text, '\0', len) != NULL;
 }
 
@@ -969,7 +230,7 @@ static guint32
 intern_span (Scan *S, const StrSpan *span)
 {
   gsize len = span->len;
-  const char *text = span->escaped ? unescape (S, span, &len) : span->start;
+  const char *text = span->escaped ? scan_unescape (S, span, &len) : span->start;
   return intern_cached (S, text, len);
 }
 
@@ -1040,7 +301,7 @@ convert_time (Scan *S, const char *text, gsize len, const char *field, gint64 *o
   const char *why = NULL;
 
   if (!weft_json_decimal_to_int (text, len, 3, out, &why))
-    return fail (S, text, "\"%s\" %.*s: %s", field, (int) MIN (len, 40), text, why);
+    return scan_fail (S, text, "\"%s\" %.*s: %s", field, (int) MIN (len, 40), text, why);
   return SCAN_OK;
 }
 
@@ -1054,7 +315,7 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   gsize len = (gsize) (end - start);
 
   if (len > G_MAXUINT32)
-    return fail (S, start, "event larger than 4 GiB");
+    return scan_fail (S, start, "event larger than 4 GiB");
   S->model_bytes += len + 1 + sizeof (WeftEvent);
   if (S->model_bytes > S->budget)
     {
@@ -1065,12 +326,12 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
       return SCAN_ERROR;
     }
   if (rank->events->len >= G_MAXUINT32 - 1)
-    return fail (S, start, "too many events (more than 4 billion)");
+    return scan_fail (S, start, "too many events (more than 4 billion)");
 
   if (f->has_name && span_has_nul (S, &f->name))
-    return fail (S, f->name.start - 1, "\"name\" contains \\u0000 (a NUL character): not supported");
+    return scan_fail (S, f->name.start - 1, "\"name\" contains \\u0000 (a NUL character): not supported");
   if (f->has_cat && span_has_nul (S, &f->cat))
-    return fail (S, f->cat.start - 1, "\"cat\" contains \\u0000 (a NUL character): not supported");
+    return scan_fail (S, f->cat.start - 1, "\"cat\" contains \\u0000 (a NUL character): not supported");
 
   memset (&ev, 0, sizeof ev);
   ev.ph = (guint8) (f->has_ph ? phase_of (&f->ph) : WEFT_PH_OTHER);
@@ -1105,10 +366,10 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
         }
     }
   if (ev.ts > TIME_LIMIT_NS || ev.ts < -TIME_LIMIT_NS)
-    return fail (S, f->ts, "\"ts\" %.*s: out of range (more than 2^62 ns, about 146 years, from 0)",
+    return scan_fail (S, f->ts, "\"ts\" %.*s: out of range (more than 2^62 ns, about 146 years, from 0)",
                  (int) MIN (f->ts_len, 40), f->ts);
   if (ev.dur > TIME_LIMIT_NS || ev.ts + ev.dur > TIME_LIMIT_NS)
-    return fail (S, f->dur, "\"dur\" %.*s: out of range (ts + dur more than 2^62 ns, about 146 years, from 0)",
+    return scan_fail (S, f->dur, "\"dur\" %.*s: out of range (ts + dur more than 2^62 ns, about 146 years, from 0)",
                  (int) MIN (f->dur_len, 40), f->dur);
   ev.correlation = f->correlation;
   ev.external_id = f->external_id;
@@ -1165,19 +426,19 @@ scan_event (Scan *S, const char **pp)
   f.correlation = -1;
   f.external_id = -1;
   if (3 > S->max_depth)
-    return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+    return scan_fail (S, p, "nesting deeper than %u levels", S->max_depth);
 
   p = skip_ws (p + 1);
   if (*p != '}')
     for (;;)
       {
         if (*p != '"')
-          return unexpected (S, p, "a string (object key)");
+          return scan_unexpected (S, p, "a string (object key)");
         if ((st = scan_string (S, &p, &key)) != SCAN_OK)
           return st;
         p = skip_ws (p);
         if (*p != ':')
-          return unexpected (S, p, "':'");
+          return scan_unexpected (S, p, "':'");
         p = skip_ws (p + 1);
 
         gboolean handled = TRUE;
@@ -1236,7 +497,7 @@ scan_event (Scan *S, const char **pp)
               break;
             }
         if (!handled)
-          st = skip_value (S, &p, 3);
+          st = scan_skip_value (S, &p, 3);
         if (st != SCAN_OK)
           return st;
 
@@ -1248,7 +509,7 @@ scan_event (Scan *S, const char **pp)
           }
         if (*p == '}')
           break;
-        return unexpected (S, p, "',' or '}' in an event");
+        return scan_unexpected (S, p, "',' or '}' in an event");
       }
   p++;
   if ((st = commit_event (S, start, p, &f)) != SCAN_OK)
@@ -1429,7 +690,7 @@ top_finish (Scan *S, WeftTopKey *tk)
 }
 
 /* The top-level value at *pp (its first byte on the first call), validated
- * exactly as skip_value (S, pp, 1) does, with the same errors, but
+ * exactly as scan_skip_value (S, pp, 1) does, with the same errors, but
  * resumable: on SCAN_MORE the text up to the last complete token (or the
  * last complete character of a string) is handed to top_add () and S->pos
  * moved past it, so the buffer holds at most one token of the value, and
@@ -1464,7 +725,7 @@ walk_top (Scan *S, const char **pp)
         if (*p == '{' || *p == '[')
           {
             if (1 + T->sp + 1 > S->max_depth)
-              return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+              return scan_fail (S, p, "nesting deeper than %u levels", S->max_depth);
             T->stack[T->sp++] = (guint8) *p;
             T->mode = *p == '{' ? W_OBJ_FIRST : W_ARR_FIRST;
             p++;
@@ -1505,7 +766,7 @@ walk_top (Scan *S, const char **pp)
         p = skip_ws (p);
         if (*p != '"')
           {
-            st = unexpected (S, p, "a string (object key)");
+            st = scan_unexpected (S, p, "a string (object key)");
             goto stop;
           }
         T->mode = W_STRING;
@@ -1517,7 +778,7 @@ walk_top (Scan *S, const char **pp)
         p = skip_ws (p);
         if (*p != ':')
           {
-            st = unexpected (S, p, "':'");
+            st = scan_unexpected (S, p, "':'");
             goto stop;
           }
         p++;
@@ -1545,7 +806,7 @@ walk_top (Scan *S, const char **pp)
           }
         else
           {
-            st = unexpected (S, p, T->stack[T->sp - 1] == '{' ? "',' or '}'" : "',' or ']'");
+            st = scan_unexpected (S, p, T->stack[T->sp - 1] == '{' ? "',' or '}'" : "',' or ']'");
             goto stop;
           }
         break;
@@ -1637,8 +898,8 @@ root_start (Scan *S, const char **pp, RootState *state)
   if (*p != '{')
     {
       char what[32];
-      describe_byte (what, (guchar) *p);
-      return fail (S, p, "the root is not a JSON object (starts with %s)", what);
+      scan_describe_byte (what, (guchar) *p);
+      return scan_fail (S, p, "the root is not a JSON object (starts with %s)", what);
     }
   *pp = p + 1;
   *state = ROOT_FIRST_KEY;
@@ -1656,23 +917,23 @@ root_key (Scan *S, const char **pp, RootState *state, guint32 *cur_key, gboolean
   StrSpan key;
 
   if (*p != '"')
-    return unexpected (S, p, "a string (object key)");
+    return scan_unexpected (S, p, "a string (object key)");
   if ((st = scan_string (S, &p, &key)) != SCAN_OK)
     return st;
   p = skip_ws (p);
   if (*p != ':')
-    return unexpected (S, p, "':'");
+    return scan_unexpected (S, p, "':'");
   p = skip_ws (p + 1);
   if (p >= S->end)
     return SCAN_MORE;
   if (key.len == 11 && memcmp (key.start, "traceEvents", 11) == 0)
     {
       if (*seen_events)
-        return fail (S, key.start - 1, "\"traceEvents\" appears twice");
+        return scan_fail (S, key.start - 1, "\"traceEvents\" appears twice");
       if (*p != '[')
-        return fail (S, p, "\"traceEvents\" is not an array");
+        return scan_fail (S, p, "\"traceEvents\" is not an array");
       if (2 > S->max_depth)
-        return fail (S, p, "nesting deeper than %u levels", S->max_depth);
+        return scan_fail (S, p, "nesting deeper than %u levels", S->max_depth);
       *seen_events = TRUE;
       rank->trace_events_pos = rank->top_keys->len;
       p++;
@@ -1773,7 +1034,7 @@ scan_root (Scan *S)
               state = ROOT_DONE;
             }
           else
-            st = unexpected (S, p, "',' or '}' after a top-level value");
+            st = scan_unexpected (S, p, "',' or '}' after a top-level value");
           break;
 
         case EV_FIRST:
@@ -1796,8 +1057,8 @@ scan_root (Scan *S)
               else
                 {
                   char what[32];
-                  describe_byte (what, (guchar) *p);
-                  st = fail (S, p, "a traceEvents element is not an object (starts with %s)", what);
+                  scan_describe_byte (what, (guchar) *p);
+                  st = scan_fail (S, p, "a traceEvents element is not an object (starts with %s)", what);
                 }
               break;
             }
@@ -1818,15 +1079,15 @@ scan_root (Scan *S)
               state = ROOT_AFTER;
             }
           else
-            st = unexpected (S, p, "',' or ']' in traceEvents");
+            st = scan_unexpected (S, p, "',' or ']' in traceEvents");
           break;
 
         case ROOT_DONE:
           if (p < S->end)
             {
               char what[32];
-              describe_byte (what, (guchar) *p);
-              st = fail (S, p, "%s after the end of the root object", what);
+              scan_describe_byte (what, (guchar) *p);
+              st = scan_fail (S, p, "%s after the end of the root object", what);
               break;
             }
           if (!S->eof)
