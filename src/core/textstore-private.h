@@ -20,6 +20,9 @@ guint32        _weft_text_store_add (WeftTextStore *self, const char *data, gsiz
  * afterwards starts a new block. */
 void           _weft_text_store_finish (WeftTextStore *self);
 
+/* Frees the shared cache's decoded blocks (NULL: nothing). */
+void           _weft_text_store_drop_cache (WeftTextStore *self);
+
 /* The event's text in the rank's shared cache, NULL when it has none; the
  * store's lock is held until _weft_rank_text_unlock (call it in every case):
  * for short readers (parsing, a search) that need no copy. */

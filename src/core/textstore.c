@@ -198,6 +198,17 @@ _weft_text_store_finish (WeftTextStore *self)
   self->scratch_cap = 0;
 }
 
+void
+_weft_text_store_drop_cache (WeftTextStore *self)
+{
+  if (self == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < SHARED_BLOCKS; i++)
+    decoded_clear (&self->shared[i]);
+  g_mutex_unlock (&self->lock);
+}
+
 /* Walks the lengths of n texts from base: their offsets and lengths. */
 static gboolean
 index_texts (Decoded *d, const guint8 *base, gsize size, guint32 n)
