@@ -326,10 +326,15 @@ test_parallel_same_as_serial (void)
       for (guint j = 0; j < ra->events->len; j++)
         {
           const WeftEvent *ea = weft_rank_event (ra, j), *eb = weft_rank_event (rb, j);
+          gsize la = 0, lb = 0;
+          g_autofree char *ta = weft_rank_event_text_dup (ra, ea, &la);
+          g_autofree char *tb = weft_rank_event_text_dup (rb, eb, &lb);
           g_assert_cmpint (ea->ts, ==, eb->ts);
           g_assert_cmpint (ea->dur, ==, eb->dur);
-          g_assert_cmpuint (ea->text_len, ==, eb->text_len);
-          g_assert_cmpint (memcmp (ea->text, eb->text, ea->text_len), ==, 0);
+          g_assert_nonnull (ta);
+          g_assert_nonnull (tb);
+          g_assert_cmpuint (la, ==, lb);
+          g_assert_cmpint (memcmp (ta, tb, la), ==, 0);
         }
     }
 }
@@ -540,9 +545,14 @@ test_event_fields (void)
   g_assert_false (weft_rank_event (rank, 5)->flags & WEFT_EVENT_HAS_DUR);
   g_assert_cmpint (weft_rank_event (rank, 5)->dur, ==, 0);
   /* exact bytes kept */
-  g_assert_true (g_str_has_prefix (weft_rank_event (rank, 1)->text, "{\"ph\":\"s\""));
-  g_assert_cmpuint (weft_rank_event (rank, 1)->text_len, ==, strlen (weft_rank_event (rank, 1)->text));
-  g_assert_true (g_str_has_suffix (weft_rank_event (rank, 1)->text, "\"ts\":0.5}"));
+  {
+    gsize len = 0;
+    g_autofree char *text = weft_rank_event_text_dup (rank, weft_rank_event (rank, 1), &len);
+    g_assert_nonnull (text);
+    g_assert_true (g_str_has_prefix (text, "{\"ph\":\"s\""));
+    g_assert_cmpuint (len, ==, strlen (text));
+    g_assert_true (g_str_has_suffix (text, "\"ts\":0.5}"));
+  }
 }
 
 static void
@@ -738,9 +748,12 @@ test_real_recompressed (void)
       for (guint i = 0; i < rank->events->len; i++)
         {
           const WeftEvent *a = weft_rank_event (rank, i), *b = weft_rank_event (plain, i);
+          g_autofree char *ta = weft_rank_event_text_dup (rank, a, NULL);
+          g_autofree char *tb = weft_rank_event_text_dup (plain, b, NULL);
           g_assert_cmpint (a->ts, ==, b->ts);
           g_assert_cmpint (a->dur, ==, b->dur);
-          g_assert_cmpstr (a->text, ==, b->text);
+          g_assert_nonnull (ta);
+          g_assert_cmpstr (ta, ==, tb);
         }
     }
 }
@@ -796,7 +809,11 @@ test_large_event (void)
     {
       g_assert_cmpint (weft_rank_event (rank, i)->ts, ==, (gint64) i * 1000 + 250);
       g_assert_cmpint (weft_rank_event (rank, i)->correlation, ==, 7);
-      g_assert_cmpuint (weft_rank_event (rank, i)->text_len, >, 3 * 1024 * 1024);
+      gsize len = 0;
+      g_autofree char *text = weft_rank_event_text_dup (rank, weft_rank_event (rank, i), &len);
+      g_assert_nonnull (text);
+      g_assert_cmpuint (len, >, 3 * 1024 * 1024);
+      g_assert_cmpuint (strlen (text), ==, len);
     }
   g_string_free (s, TRUE);
 }
@@ -843,7 +860,12 @@ test_chunking (void)
               g_assert_cmpint (a->external_id, ==, b->external_id);
               g_assert_cmpint (a->flow_id, ==, b->flow_id);
               g_assert_cmpstr (weft_rank_string (rank, a->name), ==, weft_rank_string (ref, b->name));
-              g_assert_cmpstr (a->text, ==, b->text);
+              {
+                g_autofree char *ta = weft_rank_event_text_dup (rank, a, NULL);
+                g_autofree char *tb = weft_rank_event_text_dup (ref, b, NULL);
+                g_assert_nonnull (ta);
+                g_assert_cmpstr (ta, ==, tb);
+              }
             }
         }
     }
@@ -975,11 +997,130 @@ test_async_errors (void)
   g_assert_nonnull (strstr (error->message, "async_bad.json"));
 }
 
+/* The event texts of a rank kept in zstd blocks give back, from any
+ * reader and in any order, exactly the bytes of the file: many blocks
+ * (small events), a text larger than a block, texts of random and of
+ * incompressible content; a cursor, the shared copies, and both from two
+ * threads at once. */
+typedef struct
+{
+  WeftRank   *rank;
+  GPtrArray  *want;
+  guint       seed;
+  gint        bad;
+} TextReadJob;
+
+static gpointer
+text_read_worker (gpointer data)
+{
+  TextReadJob *job = data;
+  GRand *rnd = g_rand_new_with_seed (job->seed);
+  g_autoptr (WeftTextCursor) cur = weft_text_cursor_new (job->rank);
+
+  for (guint k = 0; k < job->want->len; k++)
+    {
+      guint i = (guint) g_rand_int_range (rnd, 0, (gint32) job->want->len);
+      const char *w = g_ptr_array_index (job->want, i);
+      const WeftEvent *ev = weft_rank_event (job->rank, i);
+      gsize len = 0;
+      if (k % 2 == 0)
+        {
+          g_autofree char *t = weft_rank_event_text_dup (job->rank, ev, &len);
+          if (t == NULL || len != strlen (w) || memcmp (t, w, len) != 0)
+            g_atomic_int_inc (&job->bad);
+        }
+      else
+        {
+          const char *t = weft_text_cursor_get (cur, ev, &len);
+          if (t == NULL || len != strlen (w) || memcmp (t, w, len) != 0 || t[len] != '\0')
+            g_atomic_int_inc (&job->bad);
+        }
+    }
+  g_rand_free (rnd);
+  return NULL;
+}
+
+static void
+test_text_blocks (void)
+{
+  GString *s = g_string_new ("{\"traceEvents\":[");
+  g_autoptr (GPtrArray) want = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftRank) rank = NULL;
+  g_autoptr (WeftTextCursor) cur = NULL;
+  GRand *rnd = g_rand_new_with_seed (18);
+  TextReadJob jobs[2];
+  GThread *threads[2];
+  WeftTextStats st;
+  const guint n = 6000;
+
+  for (guint i = 0; i < n; i++)
+    {
+      GString *e = g_string_new (NULL);
+      guint pad = i == 2500 ? 400 * 1024 : (guint) g_rand_int_range (rnd, 0, 400);
+      g_string_append_printf (e, "{\"ph\":\"X\",\"name\":\"k%u\",\"pid\":0,\"tid\":%u,\"ts\":%u,\"dur\":1,"
+                              "\"args\":{\"p\":\"", i % 97, i % 3, i);
+      for (guint k = 0; k < pad; k++)
+        /* random letters: little for zstd to find */
+        g_string_append_c (e, (char) ('a' + g_rand_int_range (rnd, 0, 26)));
+      g_string_append (e, "\"}}");
+      g_string_append (s, i ? "," : "");
+      g_string_append_len (s, e->str, (gssize) e->len);
+      g_ptr_array_add (want, g_string_free (e, FALSE));
+    }
+  g_string_append (s, "]}");
+  g_rand_free (rnd);
+  rank = weft_rank_load_buffer ("blocks.json", s->str, s->len, NULL, &error);
+  g_string_free (s, TRUE);
+  g_assert_no_error (error);
+  g_assert_cmpuint (rank->events->len, ==, n);
+  weft_rank_text_stats (rank, &st);
+  g_assert_cmpuint (st.n_texts, ==, n);
+  g_assert_cmpuint (st.n_blocks, >, 8);
+
+  /* in order through one cursor, then backwards through the shared copies */
+  cur = weft_text_cursor_new (rank);
+  for (guint i = 0; i < n; i++)
+    {
+      gsize len = 0;
+      const char *t = weft_text_cursor_get (cur, weft_rank_event (rank, i), &len);
+      g_assert_nonnull (t);
+      g_assert_cmpuint (len, ==, strlen (g_ptr_array_index (want, i)));
+      g_assert_cmpstr (t, ==, g_ptr_array_index (want, i));
+    }
+  for (guint i = n; i-- > 0;)
+    {
+      g_autofree char *t = weft_rank_event_text_dup (rank, weft_rank_event (rank, i), NULL);
+      g_assert_cmpstr (t, ==, g_ptr_array_index (want, i));
+    }
+  /* a created event has none */
+  {
+    WeftEvent created = { 0 };
+    gsize len = 7;
+    g_assert_false (weft_event_has_text (&created));
+    g_assert_null (weft_rank_event_text_dup (rank, &created, &len));
+    g_assert_cmpuint (len, ==, 0);
+    g_assert_null (weft_text_cursor_get (cur, &created, NULL));
+  }
+  /* two threads at once, random order */
+  for (guint t = 0; t < 2; t++)
+    {
+      jobs[t] = (TextReadJob) { rank, want, 100 + t, 0 };
+      threads[t] = g_thread_new ("text-read", text_read_worker, &jobs[t]);
+    }
+  for (guint t = 0; t < 2; t++)
+    {
+      g_thread_join (threads[t]);
+      g_assert_cmpint (jobs[t].bad, ==, 0);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/load/time-text", test_time_text);
+  g_test_add_func ("/load/text-blocks", test_text_blocks);
   g_test_add_func ("/load/base-after-events", test_base_after_events);
   g_test_add_func ("/load/event-fields", test_event_fields);
   g_test_add_func ("/load/rank-from-file-name", test_rank_from_file_name);

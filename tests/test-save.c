@@ -113,6 +113,26 @@ ref_time_text (gint64 ns, gboolean integer_when_exact)
   return g_strdup_printf ("%s%" G_GUINT64_FORMAT ".%03u", ns < 0 ? "-" : "", mag / 1000, (guint) (mag % 1000));
 }
 
+/* The original text of event i (g_free'd by the caller). */
+static char *
+text_of (const WeftRank *rank, guint32 i)
+{
+  return weft_rank_event_text_dup (rank, &g_array_index (rank->events, WeftEvent, i), NULL);
+}
+
+/* Both events keep an original text, the same bytes. */
+static void
+assert_same_text (const WeftRank *a, const WeftEvent *ea, const WeftRank *b, const WeftEvent *eb)
+{
+  gsize la = 0, lb = 0;
+  g_autofree char *ta = weft_rank_event_text_dup (a, ea, &la);
+  g_autofree char *tb = weft_rank_event_text_dup (b, eb, &lb);
+  g_assert_nonnull (ta);
+  g_assert_nonnull (tb);
+  g_assert_cmpuint (la, ==, lb);
+  g_assert_true (memcmp (ta, tb, la) == 0);
+}
+
 static const char *
 lane_pid (WeftRank *rank, guint32 lane)
 {
@@ -164,8 +184,7 @@ assert_same_rank (WeftRank *a, WeftRank *b, gboolean texts)
       g_assert_cmpint (ea->external_id, ==, eb->external_id);
       if (texts)
         {
-          g_assert_cmpuint (ea->text_len, ==, eb->text_len);
-          g_assert_true (memcmp (ea->text, eb->text, ea->text_len) == 0);
+          assert_same_text (a, ea, b, eb);
         }
     }
 }
@@ -542,7 +561,7 @@ test_edited_event (void)
   g_autoptr (WeftRank) a = load_rank (sample_rank_path (0));
   g_autoptr (WeftRank) b = NULL;
   g_autofree char *out = NULL;
-  g_autofree char *ts_text = NULL, *dur_text = NULL, *needle_ts = NULL, *needle_dur = NULL;
+  g_autofree char *ts_text = NULL, *dur_text = NULL, *needle_ts = NULL, *needle_dur = NULL, *got_text = NULL;
   g_autofree char *pid = NULL;
   guint32 k = find_kernel (a, "7", 5);
   WeftEvent *ev = weft_rank_event (a, k);
@@ -574,8 +593,10 @@ test_edited_event (void)
   dur_text = ref_time_text (new_dur, FALSE);
   needle_ts = g_strdup_printf ("\"ts\": %s", ts_text);
   needle_dur = g_strdup_printf ("\"dur\": %s", dur_text);
-  g_assert_nonnull (strstr (got->text, needle_ts));
-  g_assert_nonnull (strstr (got->text, needle_dur));
+  got_text = weft_rank_event_text_dup (b, got, NULL);
+  g_assert_nonnull (got_text);
+  g_assert_nonnull (strstr (got_text, needle_ts));
+  g_assert_nonnull (strstr (got_text, needle_dur));
 
   /* Every other event is written as read, except the flow arrow's end
    * point, which follows the kernel's new start. */
@@ -590,8 +611,7 @@ test_edited_event (void)
           g_assert_cmpint (eb->ts, ==, new_ts);
           continue;
         }
-      g_assert_cmpuint (ea->text_len, ==, eb->text_len);
-      g_assert_true (memcmp (ea->text, eb->text, ea->text_len) == 0);
+      assert_same_text (a, ea, b, eb);
     }
 }
 
@@ -679,8 +699,7 @@ test_created_and_deleted (void)
   gint64 span_end = weft_rank_time_span (a).end;
 
   /* A new collective kernel after everything else, with no text. */
-  created.text = NULL;
-  created.text_len = 0;
+  created.text_slot = WEFT_TEXT_NONE;
   created.ts = span_end + 10001;
   created.dur = 123456;
   created.flags = WEFT_EVENT_CREATED | WEFT_EVENT_HAS_DUR | WEFT_EVENT_GPU_OP;
@@ -892,8 +911,7 @@ test_random_edits (gconstpointer data)
       g_assert_cmpstr (lane_pid (a, ea->lane), ==, lane_pid (b, eb->lane));
       if (!edited[i])
         {
-          g_assert_cmpuint (ea->text_len, ==, eb->text_len);
-          g_assert_true (memcmp (ea->text, eb->text, ea->text_len) == 0);
+          assert_same_text (a, ea, b, eb);
           g_assert_cmpstr (lane_tid (a, ea->lane), ==, lane_tid (b, eb->lane));
         }
       else if (strcmp (lane_tid (a, ea->lane), lane_tid (b, eb->lane)) != 0)
@@ -966,7 +984,11 @@ test_overlap_untouched (void)
   out = save_and_read (a, "overlap-untouched.json", NULL);
   b = load_rank (out);
   for (guint i = 0; i < 3; i++)
-    g_assert_cmpstr (weft_rank_event (b, i)->text, ==, weft_rank_event (a, i)->text);
+    {
+      g_autofree char *tb = text_of (b, i), *ta = text_of (a, i);
+      g_assert_nonnull (ta);
+      g_assert_cmpstr (tb, ==, ta);
+    }
   g_assert_cmpstr (lane_tid (b, weft_rank_event (b, 3)->lane), ==, "100001");
   g_assert_cmpint (weft_rank_event (b, 3)->ts, ==, 8000);
   g_assert_cmpstr (lane_tid (b, weft_rank_event (b, 4)->lane), ==, "1");
@@ -987,7 +1009,7 @@ test_splice_compact (void)
   g_autoptr (GError) error = NULL;
   g_autoptr (WeftRank) a = weft_rank_load_buffer ("compact.json", buf, sizeof buf - 1, NULL, &error);
   g_autoptr (WeftRank) b = NULL;
-  g_autofree char *out = NULL;
+  g_autofree char *out = NULL, *t0 = NULL, *t1 = NULL, *t2 = NULL;
   WeftEvent *e0, *e2;
 
   g_assert_no_error (error);
@@ -1007,11 +1029,14 @@ test_splice_compact (void)
   out = save_and_read (a, "compact-out.json", NULL);
   b = load_rank (out);
   g_assert_cmpuint (b->events->len, ==, 3);
-  g_assert_cmpstr (weft_rank_event (b, 0)->text, ==,
+  t0 = text_of (b, 0);
+  t1 = text_of (b, 1);
+  t2 = text_of (b, 2);
+  g_assert_cmpstr (t0, ==,
                    "{\"ph\":\"X\",\"name\":\"a\",\"pid\":1,\"tid\":7,\"ts\":26.500,\"dur\":4,\"args\":{\"ts\":99,\"s\":\"}\\\"ts\\\":\"}}");
-  g_assert_cmpstr (weft_rank_event (b, 1)->text, ==,
+  g_assert_cmpstr (t1, ==,
                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":7,\"ts\":20,\"dur\":4}");
-  g_assert_cmpstr (weft_rank_event (b, 2)->text, ==, "{\"ph\":\"i\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":31,\"s\":\"t\"}");
+  g_assert_cmpstr (t2, ==, "{\"ph\":\"i\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":31,\"s\":\"t\"}");
   g_assert_cmpint (weft_rank_event (b, 0)->ts, ==, e0->ts);
   g_assert_cmpint (weft_rank_event (b, 0)->dur, ==, e0->dur);
   g_assert_cmpint (weft_rank_event (b, 2)->ts, ==, e2->ts);
@@ -1063,7 +1088,7 @@ test_weft_key (void)
   /* The events are untouched by it. */
   g_assert_cmpuint (c->events->len, ==, a->events->len);
   for (guint i = 0; i < a->events->len; i++)
-    g_assert_true (memcmp (weft_rank_event (a, i)->text, weft_rank_event (c, i)->text, weft_rank_event (a, i)->text_len) == 0);
+    assert_same_text (a, weft_rank_event (a, i), c, weft_rank_event (c, i));
   json_object_put (meta);
   json_object_put (meta2);
 }

@@ -5,9 +5,10 @@
  * list of event indices sorted by start), its flows, collectives and the
  * verbatim text of its other top-level keys. Strings are interned per rank.
  *
- * Every event keeps a pointer to its original JSON object text, so saving
- * writes untouched events byte-for-byte. Args are parsed lazily with json-c
- * (weft_event_parse_args()).
+ * Every loaded event keeps its original JSON object text (zstd-compressed in
+ * blocks, read back with weft_rank_event_text_dup() or a WeftTextCursor), so
+ * saving writes untouched events byte-for-byte. Args are parsed lazily with
+ * json-c (weft_event_parse_args()).
  *
  * Structs are public for speed (the solver and the painter walk the arrays
  * directly); mutate them only through the functions here and in
@@ -45,6 +46,16 @@ void       weft_arena_free (WeftArena *self);
 /* (transfer none): owned by the arena, which never moves it */
 char      *weft_arena_dup (WeftArena *self, const char *data, gsize len);
 gsize      weft_arena_bytes (const WeftArena *self);
+
+/* ---- event texts ----------------------------------------------------------- */
+
+/* A rank's original event texts (WeftRank.texts): consecutive texts packed
+ * in zstd blocks of ~128 KiB, decoded on demand. */
+typedef struct _WeftTextStore WeftTextStore;
+
+/* WeftEvent.text_slot of an event without a text: 0, so that a record
+ * made with { 0 } or memset has none. */
+#define WEFT_TEXT_NONE ((guint32) 0)
 
 /* ---- enums ----------------------------------------------------------------- */
 
@@ -169,8 +180,8 @@ typedef struct
 {
   gint64      ts;          /* absolute ns: baseTimeNanoseconds + ts (file clock) */
   gint64      dur;         /* ns; 0 when absent (see WEFT_EVENT_HAS_DUR) */
-  const char *text;        /* original JSON object text (NUL-terminated copy) */
-  guint32     text_len;
+  guint32     text_slot;   /* its original JSON text in rank->texts, WEFT_TEXT_NONE (0) if
+                            * none (created events); read it with weft_rank_event_text_dup() */
   guint32     name;        /* interned in the rank's pool */
   guint32     cat;         /* interned category text */
   guint32     lane;        /* index into rank->lanes, WEFT_NONE if none */
@@ -309,7 +320,7 @@ typedef struct
   gsize           json_bytes;     /* uncompressed size of the file */
 
   WeftStrings    *strings;
-  WeftArena      *arena;
+  WeftTextStore  *texts;          /* the events' original JSON texts (see below) */
   GArray         *events;         /* WeftEvent, in traceEvents order */
   GPtrArray      *lanes;          /* WeftLane* */
   GArray         *flows;          /* WeftFlow */
@@ -393,6 +404,48 @@ weft_rank_string (const WeftRank *rank, guint32 id)
 {
   return weft_strings_get (rank->strings, id);
 }
+
+/* ---- event texts ------------------------------------------------------------ */
+
+/* Whether the event has an original text (loaded events do; created ones
+ * and the copies of created ones do not; a created copy of a loaded event
+ * shares its model's text, which save parses for its args). */
+static inline gboolean
+weft_event_has_text (const WeftEvent *ev)
+{
+  return ev->text_slot != WEFT_TEXT_NONE;
+}
+
+/* The event's original JSON object text, byte for byte as in the file
+ * (NUL-terminated; *len, when given, its length without the NUL). NULL
+ * (and *len 0) when it has none. Decodes its block through the rank's
+ * one-block cache under the store's lock: safe from any thread (the window's
+ * inspector while a save runs on a worker thread). (transfer full): g_free. */
+char       *weft_rank_event_text_dup (const WeftRank *rank, const WeftEvent *ev, gsize *len);
+
+/* A reader of many texts in a row (save, tests): its own decoded block, no
+ * lock. One cursor per thread; any number of cursors may read one rank at
+ * once. The rank must outlive it. */
+typedef struct _WeftTextCursor WeftTextCursor;
+
+WeftTextCursor *weft_text_cursor_new (const WeftRank *rank); /* (transfer full) */
+/* As weft_rank_event_text_dup, without the copy: (transfer none), valid until
+ * the next call on this cursor or its free. */
+const char     *weft_text_cursor_get (WeftTextCursor *self, const WeftEvent *ev, gsize *len);
+void            weft_text_cursor_free (WeftTextCursor *self);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (WeftTextCursor, weft_text_cursor_free)
+
+/* What a rank's texts occupy (bench-resident). */
+typedef struct
+{
+  guint64 n_texts;
+  guint64 n_blocks;
+  guint64 text_bytes;    /* the texts themselves */
+  guint64 block_bytes;   /* the blocks decoded: texts + lengths + NULs */
+  guint64 stored_bytes;  /* what is held: the packed blocks and their table */
+} WeftTextStats;
+
+void        weft_rank_text_stats (const WeftRank *rank, WeftTextStats *out);
 
 /* The text of a top-level value, in pieces (a packed one is decompressed
  * piece by piece, at most 128 KiB at a time, never whole): func is called

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "core/jsonscan-private.h"
+#include "core/textstore-private.h"
 
 #define SCAN_CHUNK (256u << 10)
 #define DEFAULT_MAX_DEPTH 256
@@ -406,8 +407,7 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   ev.link = WEFT_NONE;
   ev.coll = WEFT_NONE;
   ev.kclass = WEFT_KCLASS_NONE;
-  ev.text = weft_arena_dup (rank->arena, start, len);
-  ev.text_len = (guint32) len;
+  ev.text_slot = _weft_text_store_add (rank->texts, start, len);
   g_array_append_val (rank->events, ev);
   return SCAN_OK;
 }
@@ -1167,6 +1167,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
     }
 
   ok = scan_root (&S);
+  _weft_text_store_finish (rank->texts);
 
   if (result != NULL)
     {

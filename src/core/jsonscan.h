@@ -4,7 +4,7 @@
  * chunks and walks the root object with a resumable, string-aware splitter:
  * every root key other than "traceEvents" is kept as raw text
  * (rank->top_keys), every element of traceEvents is validated and scanned
- * by a hand-written JSON scanner, copied byte-for-byte into rank->arena and
+ * by a hand-written JSON scanner, copied byte-for-byte into rank->texts (zstd blocks) and
  * turned into a WeftEvent. No JSON tree is built. */
 #pragma once
 

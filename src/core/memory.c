@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "memory-private.h"
+#include "textstore-private.h"
 #include "util-private.h"
 
 /* The integer value of "key" in text (flat args: the key appears once), FALSE
@@ -46,16 +47,20 @@ clamp_args (WeftMemoryArgs *a)
 gboolean
 _weft_memory_read_args (const WeftRank *rank, const WeftEvent *ev, WeftMemoryArgs *out)
 {
-  const char *args = ev->text != NULL ? strstr (ev->text, "\"args\"") : NULL;
+  gsize len = 0;
+  const char *text = _weft_rank_text_lock (rank, ev, &len);
+  const char *args = text != NULL ? strstr (text, "\"args\"") : NULL;
   json_object *obj;
-  gboolean ok;
+  gboolean ok, fast;
 
   out->type = 1;
   out->device = -1;
   out->allocated = out->reserved = out->bytes = 0;
   /* the fast path: the integers as written (Kineto's and the composer's form) */
-  if (args != NULL && strchr (args + 6, '{') != NULL && strchr (strchr (args + 6, '{') + 1, '{') == NULL &&
-      scan_int (args, "\"Total Allocated\"", &out->allocated) && scan_int (args, "\"Total Reserved\"", &out->reserved))
+  fast = args != NULL && strchr (args + 6, '{') != NULL && strchr (strchr (args + 6, '{') + 1, '{') == NULL &&
+         scan_int (args, "\"Total Allocated\"", &out->allocated) &&
+         scan_int (args, "\"Total Reserved\"", &out->reserved);
+  if (fast)
     {
       if (!scan_int (args, "\"Device Type\"", &out->type))
         out->type = 1;
@@ -63,6 +68,10 @@ _weft_memory_read_args (const WeftRank *rank, const WeftEvent *ev, WeftMemoryArg
         out->device = -1;
       if (!scan_int (args, "\"Bytes\"", &out->bytes))
         out->bytes = 0;
+    }
+  _weft_rank_text_unlock (rank);
+  if (fast)
+    {
       clamp_args (out);
       return TRUE;
     }

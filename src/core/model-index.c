@@ -8,6 +8,7 @@
 
 #include "weft/weft-classify.h"
 #include "weft/weft-model.h"
+#include "textstore-private.h"
 
 /* ---- index ------------------------------------------------------------------ */
 
@@ -405,6 +406,9 @@ weft_rank_index (WeftRank *rank)
   find_steps (rank);
   weft_rank_classify (rank);
   assign_lane_roles (rank);
+  /* the classification's reads are done: give back the decoded blocks
+   * (~0.6 MiB a rank), refilled on demand by later readers */
+  _weft_text_store_drop_cache (rank->texts);
 }
 
 void

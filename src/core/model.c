@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "weft/weft-model.h"
+#include "textstore-private.h"
 
 G_DEFINE_QUARK (weft-error-quark, weft_error)
 
@@ -136,7 +137,7 @@ weft_rank_new (const char *path)
   self->world_size = -1;
   self->path = g_strdup (path ? path : "");
   self->strings = weft_strings_new ();
-  self->arena = weft_arena_new (4u << 20);
+  self->texts = _weft_text_store_new ();
   self->events = g_array_new (FALSE, FALSE, sizeof (WeftEvent));
   self->lanes = g_ptr_array_new_with_free_func (lane_free);
   self->flows = g_array_new (FALSE, FALSE, sizeof (WeftFlow));
@@ -158,7 +159,7 @@ weft_rank_free (WeftRank *self)
     return;
   g_free (self->path);
   weft_strings_free (self->strings);
-  weft_arena_free (self->arena);
+  _weft_text_store_free (self->texts);
   g_array_free (self->events, TRUE);
   g_ptr_array_free (self->lanes, TRUE);
   g_array_free (self->flows, TRUE);
@@ -254,9 +255,10 @@ weft_event_parse (const WeftRank *rank, const WeftEvent *ev)
 {
   json_tokener *tok;
   json_object *obj;
+  const char *text;
+  gsize len;
 
-  (void) rank;
-  if (ev->text == NULL || ev->text_len == 0)
+  if (!weft_event_has_text (ev))
     return NULL;
   /* The loader already validated the text under its own nesting limit
    * (default 256, settable): json-c's tokener keeps an explicit stack, so a
@@ -272,7 +274,9 @@ weft_event_parse (const WeftRank *rank, const WeftEvent *ev)
     }
   else
     json_tokener_reset (tok);
-  obj = json_tokener_parse_ex (tok, ev->text, (int) ev->text_len);
+  text = _weft_rank_text_lock (rank, ev, &len);
+  obj = text != NULL && len > 0 && len <= G_MAXINT ? json_tokener_parse_ex (tok, text, (int) len) : NULL;
+  _weft_rank_text_unlock (rank);
   json_tokener_reset (tok);
   return obj;
 }

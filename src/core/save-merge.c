@@ -215,6 +215,7 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
   g_autofree char *pid_text = g_strdup_printf ("%d", pid);
   g_autofree char *label = g_strdup_printf ("rank %d", pid);
   gint64 fresh = 1 << 30;
+  g_autoptr (WeftTextCursor) texts = weft_text_cursor_new (rank);
 
   if (!write_meta (s, first, "process_name", pid, 0, "name", json_object_new_string (label)) ||
       !write_meta (s, first, "process_sort_index", pid, 0, "sort_index", json_object_new_int (pid)))
@@ -251,8 +252,12 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
       const WeftEvent *ev = weft_rank_event (rank, i);
       const char *value[N_KEYS] = { NULL };
       char ts[40], tid[24], id[24];
+      const char *text;
+      gsize text_len = 0;
 
-      if ((ev->flags & WEFT_EVENT_DELETED) || ev->text == NULL || is_replaced_metadata (rank, ev))
+      if ((ev->flags & WEFT_EVENT_DELETED) || !weft_event_has_text (ev) || is_replaced_metadata (rank, ev))
+        continue;
+      if ((text = weft_text_cursor_get (texts, ev, &text_len)) == NULL)
         continue;
       value[K_PID] = pid_text;
       if (ev->lane != WEFT_NONE)
@@ -270,7 +275,7 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
           g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, ev->flow_id + (gint64) pid * m->id_stride);
           value[K_ID] = id;
         }
-      if (!weft_sink_puts (s, *first ? "\n    " : ",\n    ") || !write_spliced (s, ev->text, ev->text_len, value))
+      if (!weft_sink_puts (s, *first ? "\n    " : ",\n    ") || !write_spliced (s, text, text_len, value))
         return FALSE;
       *first = FALSE;
     }

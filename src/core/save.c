@@ -1072,6 +1072,8 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
   guint32 lane_idx = ev->lane, level = 0;
   json_object *obj = NULL;
   gboolean fresh = FALSE, stream_args = FALSE;
+  gsize orig_len = 0;
+  g_autofree char *orig = weft_rank_event_text_dup (rank, ev, &orig_len);
   char *text;
 
   if (plan->bind != NULL && plan->bind[idx] != WEFT_NONE)
@@ -1103,11 +1105,11 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
 
   /* Edited (not created) events: splice the new ts/dur/pid/tid values into
    * the original text; every other byte stays as read. */
-  if ((ev->flags & WEFT_EVENT_GPU_OP) && !(ev->flags & WEFT_EVENT_HELD) && ev->text != NULL &&
-      g_strstr_len (ev->text, (gssize) ev->text_len, "\"weft held\"") != NULL)
+  if ((ev->flags & WEFT_EVENT_GPU_OP) && !(ev->flags & WEFT_EVENT_HELD) && orig != NULL &&
+      g_strstr_len (orig, (gssize) orig_len, "\"weft held\"") != NULL)
     stream_args = TRUE; /* no longer held: the mark goes (through json-c) */
 
-  if (!(ev->flags & (WEFT_EVENT_CREATED | WEFT_EVENT_HELD)) && !stream_args && ev->text != NULL && ev->text_len > 0 &&
+  if (!(ev->flags & (WEFT_EVENT_CREATED | WEFT_EVENT_HELD)) && !stream_args && orig != NULL && orig_len > 0 &&
       ev->ph != WEFT_PH_M)
     {
       char ts_buf[32], dur_buf[32];
@@ -1130,12 +1132,12 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
           sp[n++] = (Splice) { "pid", weft_rank_string (rank, lane->pid_text), 0, 0 };
           sp[n++] = (Splice) { "tid", tid, 0, 0 };
         }
-      text = splice_event (ev->text, ev->text_len, sp, n);
+      text = splice_event (orig, orig_len, sp, n);
       if (text != NULL)
         return text;
     }
 
-  if (ev->text != NULL && ev->text_len > 0)
+  if (orig != NULL && orig_len > 0)
     {
       obj = weft_event_parse (rank, ev);
       if (obj != NULL && !json_object_is_type (obj, json_type_object))
@@ -1300,6 +1302,7 @@ static gboolean
 write_events (Sink *s, WeftRank *rank, const SavePlan *plan, gboolean *first_key)
 {
   gboolean first = TRUE;
+  g_autoptr (WeftTextCursor) texts = weft_text_cursor_new (rank);
 
   if (!sink_puts (s, *first_key ? "\n  \"traceEvents\": [" : ",\n  \"traceEvents\": ["))
     return FALSE;
@@ -1308,21 +1311,25 @@ write_events (Sink *s, WeftRank *rank, const SavePlan *plan, gboolean *first_key
     {
       const WeftEvent *ev = weft_rank_event (rank, i);
       gboolean reser;
+      const char *text = NULL;
+      gsize text_len = 0;
 
       if ((ev->flags & WEFT_EVENT_DELETED) || (plan->drop != NULL && plan->drop[i]))
         continue;
-      reser = event_is_edited (ev) || ev->text == NULL ||
+      if (!event_is_edited (ev))
+        text = weft_text_cursor_get (texts, ev, &text_len);
+      reser = event_is_edited (ev) || text == NULL ||
               (plan->any && (plan->level[i] > 0 || plan->bind[i] != WEFT_NONE));
       if (!sink_puts (s, first ? "\n  " : ",\n  "))
         return FALSE;
       first = FALSE;
       if (reser)
         {
-          g_autofree char *text = serialise_event (rank, plan, i);
-          if (!sink_puts (s, text))
+          g_autofree char *fresh = serialise_event (rank, plan, i);
+          if (!sink_puts (s, fresh))
             return FALSE;
         }
-      else if (!sink_write (s, ev->text, ev->text_len))
+      else if (!sink_write (s, text, text_len))
         return FALSE;
     }
   if (!first && !write_lane_names (s, rank, plan))

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "solver-private.h"
+#include "textstore-private.h"
 #include "util-private.h"
 
 #define TOL_NS 1000 /* 1 us: slack for inferred edges against observed times */
@@ -480,6 +481,17 @@ build_end (Scratch *sc)
   g_hash_table_destroy (sc->records);
 }
 
+/* Whether the event's original text holds needle. */
+static gboolean
+event_text_has (const WeftRank *rank, const WeftEvent *ev, const char *needle)
+{
+  gsize len = 0;
+  const char *text = _weft_rank_text_lock (rank, ev, &len);
+  gboolean found = text != NULL && len > 0 && g_strstr_len (text, (gssize) len, needle) != NULL;
+  _weft_rank_text_unlock (rank);
+  return found;
+}
+
 /* The OP node of GPU op ei of lane li, appended to the lane's order. */
 static void
 build_op (WeftSolver *self, Scratch *sc, guint32 li, guint32 ei, GArray *order)
@@ -513,8 +525,7 @@ build_op (WeftSolver *self, Scratch *sc, guint32 li, guint32 ei, GArray *order)
         }
     }
   /* saved by Weft as held by a user minimum start: so it is */
-  if (sc->weft_saved && ev->text != NULL && ev->text_len > 0 &&
-      g_strstr_len (ev->text, (gssize) ev->text_len, "\"weft held\"") != NULL)
+  if (sc->weft_saved && weft_event_has_text (ev) && event_text_has (rank, ev, "\"weft held\""))
     {
       ev->flags |= WEFT_EVENT_HELD;
       n->min_start = n->obs_start;

@@ -476,8 +476,7 @@ model_new_event (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_tim
       ev.category = (guint8) category;
       ev.kclass = (guint8) spec->kclass;
       ev.dur = MAX (0, spec->dur);
-      ev.text = NULL;
-      ev.text_len = 0;
+      ev.text_slot = WEFT_TEXT_NONE;
     }
   ev.ts = at_time - self->ranks[rank_index].offset;
   ev.lane = lane;

@@ -9,8 +9,10 @@
  * malloc heap in use (mallinfo2), and for the loaded model the bytes each
  * structure holds (malloc_usable_size of its blocks: what it really
  * occupies, growth slack included): event records, the original event
- * text (the arena), interned strings, lane index arrays, flows,
+ * text (the zstd blocks of the text store), interned strings, lane index arrays, flows,
  * collectives, top-level keys. Shares are of the uncompressed JSON size.
+ * Then it reads every event's text back through one WeftTextCursor (what a
+ * save does) and prints how fast the blocks decode.
  * Figures go into docs/benchmarks.md ("Memory: what a loaded trace holds"). */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "weft/weft-load.h"
 #include "weft/weft-render.h"
@@ -71,7 +74,7 @@ main (int argc, char **argv)
   g_autoptr (GPtrArray) paths = g_ptr_array_new ();
   WeftTrace *trace;
   guint64 n_events = 0, json = 0;
-  gsize ev_bytes = 0, arena = 0, lanes = 0, flows = 0, colls = 0, tops = 0, n_strings = 0, str_bytes = 0;
+  gsize ev_bytes = 0, ev_used = 0, text_stored = 0, text_raw = 0, text_blocks = 0, n_blocks = 0, lanes = 0, flows = 0, colls = 0, tops = 0, n_strings = 0, str_bytes = 0;
   double json_mb;
   gint64 t0;
 
@@ -98,7 +101,15 @@ main (int argc, char **argv)
       json += rk->json_bytes;
       n_events += rk->events->len;
       ev_bytes += usable (rk->events->data);
-      arena += weft_arena_bytes (rk->arena);
+      ev_used += rk->events->len * sizeof (WeftEvent);
+      {
+        WeftTextStats ts;
+        weft_rank_text_stats (rk, &ts);
+        text_stored += ts.stored_bytes;
+        text_raw += ts.text_bytes;
+        text_blocks += ts.block_bytes;
+        n_blocks += ts.n_blocks;
+      }
       for (guint l = 0; l < rk->lanes->len; l++)
         lanes += usable (weft_rank_lane (rk, l)->events->data) + sizeof (WeftLane);
       flows += usable (rk->flows->data);
@@ -118,14 +129,45 @@ main (int argc, char **argv)
   printf ("%u ranks, %" G_GUINT64_FORMAT " events, %.1f MB of JSON, loaded in %.2f s\n", trace->ranks->len, n_events,
           json_mb, (double) (g_get_monotonic_time () - t0) / 1e6);
   stage ("loaded", json_mb);
-  row ("event records (WeftEvent)", ev_bytes, n_events, (double) json);
-  row ("original text (arena, used)", arena, n_events, (double) json);
+  row ("event records (WeftEvent, allocated)", ev_bytes, n_events, (double) json);
+  row ("event records (WeftEvent, used)", ev_used, n_events, (double) json);
+  printf ("  (WeftEvent: %" G_GSIZE_FORMAT " bytes)\n", sizeof (WeftEvent));
+  row ("original text (as read)", text_raw, n_events, (double) json);
+  row ("original text (held: zstd blocks)", text_stored, n_events, (double) json);
+  printf ("  (%" G_GSIZE_FORMAT " blocks of %.1f KiB on average, packed %.2fx of the texts)\n", n_blocks,
+          n_blocks ? (double) text_blocks / (double) n_blocks / 1024.0 : 0.0,
+          text_stored ? (double) text_raw / (double) text_stored : 0.0);
   row ("interned strings (text + entry)", str_bytes, n_events, (double) json);
   row ("lane index arrays", lanes, n_events, (double) json);
   row ("flows", flows, n_events, (double) json);
   row ("collectives", colls, n_events, (double) json);
   row ("top-level keys", tops, n_events, (double) json);
   printf ("  (%" G_GSIZE_FORMAT " interned strings)\n", n_strings);
+  {
+    /* every text read back in order, as save does */
+    gint64 t1 = g_get_monotonic_time ();
+    guint64 sum = 0, bytes = 0;
+    double cpu0 = (double) clock () / CLOCKS_PER_SEC, s;
+    for (guint r = 0; r < trace->ranks->len; r++)
+      {
+        WeftRank *rk = weft_trace_rank (trace, r);
+        g_autoptr (WeftTextCursor) cur = weft_text_cursor_new (rk);
+        for (guint i = 0; i < rk->events->len; i++)
+          {
+            gsize len = 0;
+            const char *t = weft_text_cursor_get (cur, weft_rank_event (rk, i), &len);
+            if (t != NULL)
+              {
+                sum += (guchar) t[len / 2];
+                bytes += len;
+              }
+          }
+      }
+    s = (double) clock () / CLOCKS_PER_SEC - cpu0;
+    printf ("  read back every text: %.1f MB in %.3f s wall, %.3f s CPU (%.0f MB/CPU-s; check %" G_GUINT64_FORMAT ")\n",
+            (double) bytes / 1e6, (double) (g_get_monotonic_time () - t1) / 1e6, s,
+            s > 0 ? (double) bytes / 1e6 / s : 0.0, sum);
+  }
   {
     g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
     WeftView view;

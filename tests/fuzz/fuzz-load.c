@@ -43,11 +43,14 @@ LLVMFuzzerInitialize (int *argc, char ***argv)
 static void
 check_rank (WeftRank *rank)
 {
+  g_autoptr (WeftTextCursor) texts = weft_text_cursor_new (rank);
+
   for (guint i = 0; i < rank->events->len; i++)
     {
       const WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->text == NULL || ev->text[0] != '{' || ev->text[ev->text_len - 1] != '}' ||
-          strlen (ev->text) > ev->text_len)
+      gsize len = 0;
+      const char *text = weft_text_cursor_get (texts, ev, &len);
+      if (text == NULL || len == 0 || text[0] != '{' || text[len - 1] != '}' || strlen (text) > len)
         abort ();
       if (ev->lane != WEFT_NONE && ev->lane >= rank->lanes->len)
         abort ();
@@ -141,8 +144,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       for (guint i = 0; i < a->events->len; i++)
         {
           const WeftEvent *x = weft_rank_event (a, i), *y = weft_rank_event (b, i);
-          if (x->ts != y->ts || x->dur != y->dur || x->text_len != y->text_len ||
-              memcmp (x->text, y->text, x->text_len) != 0 || x->flags != y->flags || x->lane != y->lane)
+          gsize nx = 0, ny = 0;
+          g_autofree char *tx = weft_rank_event_text_dup (a, x, &nx);
+          g_autofree char *ty = weft_rank_event_text_dup (b, y, &ny);
+          if (x->ts != y->ts || x->dur != y->dur || tx == NULL || ty == NULL || nx != ny ||
+              memcmp (tx, ty, nx) != 0 || x->flags != y->flags || x->lane != y->lane)
             abort ();
         }
     }

@@ -1,0 +1,32 @@
+/* textstore-private.h: the store of a rank's original event texts.
+ *
+ * Included by model.c (the rank owns one), jsonscan.c (adds the texts as it
+ * scans) and textstore.c. The public side (reading a text back) is in
+ * weft-model.h: weft_rank_event_text_dup(), WeftTextCursor. */
+#pragma once
+
+#include "weft/weft-model.h"
+
+G_BEGIN_DECLS
+
+WeftTextStore *_weft_text_store_new (void);
+void           _weft_text_store_free (WeftTextStore *self);
+/* Appends one text (len bytes; a NUL is added) and returns its slot: 1 + the
+ * number of texts added before it (0 is WEFT_TEXT_NONE). Only the loading
+ * thread adds. */
+guint32        _weft_text_store_add (WeftTextStore *self, const char *data, gsize len);
+/* Packs the block being filled and frees the compressor: call once the
+ * rank's texts are all added (the scanner does at its end). Adding again
+ * afterwards starts a new block. */
+void           _weft_text_store_finish (WeftTextStore *self);
+
+/* Frees the shared cache's decoded blocks (NULL: nothing). */
+void           _weft_text_store_drop_cache (WeftTextStore *self);
+
+/* The event's text in the rank's shared cache, NULL when it has none; the
+ * store's lock is held until _weft_rank_text_unlock (call it in every case):
+ * for short readers (parsing, a search) that need no copy. */
+const char    *_weft_rank_text_lock (const WeftRank *rank, const WeftEvent *ev, gsize *len);
+void           _weft_rank_text_unlock (const WeftRank *rank);
+
+G_END_DECLS

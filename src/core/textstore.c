@@ -1,0 +1,484 @@
+/* textstore.c: a rank's original event texts, kept zstd-compressed in blocks.
+ *
+ * The loader adds each event's JSON object text as it scans (slots 0, 1, ...
+ * in file order). Consecutive texts fill a block of about TEXT_BLOCK_BYTES;
+ * a full block is compressed as one zstd frame (TEXT_ZSTD_LEVEL) and kept
+ * only packed. Inside a block each text is its length (LEB128) then its bytes
+ * then a NUL, so a decoded block gives every text NUL-terminated.
+ *
+ * Reading decodes a whole block into a small cache: the rank's shared one
+ * (the last SHARED_BLOCKS blocks read), under the store's mutex (weft_rank_event_text_dup, weft_event_parse, ...),
+ * or a WeftTextCursor's own (save walks every event through one: no lock).
+ * Once the load has returned the packed blocks never change, so any number
+ * of threads may read at once. */
+#include "config.h"
+
+#include <string.h>
+#include <zstd.h>
+
+#include "textstore-private.h"
+
+/* Block size and level: measured on the scaled df_index_resolver trace
+ * (docs/benchmarks.md, "Memory"). */
+#define TEXT_BLOCK_BYTES ((gsize) 128 * 1024)
+#define TEXT_ZSTD_LEVEL  1
+/* Blocks the rank's shared cache keeps decoded: the loader's classification
+ * reads a collective kernel's args then its CPU op's, far apart in the file
+ * (two streams of reads); with one block each read decoded a block. */
+#define SHARED_BLOCKS    4
+
+typedef struct
+{
+  guint32 first;      /* slot of its first text */
+  guint32 n;          /* texts in it */
+  gsize   raw_len;    /* bytes once decoded */
+  gsize   packed_len; /* 0: data holds the raw bytes (zstd did not shrink them) */
+  guint8 *data;
+} Block;
+
+typedef struct
+{
+  guint          block;    /* index in blocks, G_MAXUINT when empty */
+  const guint8  *base;     /* the decoded bytes: buf, or a raw block's data */
+  guint8        *buf;
+  gsize          cap;
+  guint32       *off;      /* per text of the block: offset of its bytes in base */
+  guint32       *len;
+  guint          cap_n;
+  guint64        used;     /* the shared cache's last use (LRU) */
+  ZSTD_DCtx     *dctx;
+} Decoded;
+
+struct _WeftTextStore
+{
+  GArray     *blocks;      /* Block */
+  GByteArray *fill;        /* the block being filled */
+  guint32     fill_first;
+  guint32     fill_n;
+  guint32     n_texts;
+  ZSTD_CCtx  *cctx;
+  guint8     *scratch;     /* compressor output */
+  gsize       scratch_cap;
+  guint64     raw_bytes;   /* texts as added, without the NULs and lengths */
+  GMutex      lock;        /* guards shared and tick */
+  Decoded     shared[SHARED_BLOCKS];
+  guint64     tick;
+};
+
+struct _WeftTextCursor
+{
+  const WeftRank *rank;
+  Decoded         d;
+};
+
+static void
+decoded_init (Decoded *d)
+{
+  memset (d, 0, sizeof *d);
+  d->block = G_MAXUINT;
+}
+
+static void
+decoded_clear (Decoded *d)
+{
+  g_free (d->buf);
+  g_free (d->off);
+  g_free (d->len);
+  if (d->dctx != NULL)
+    ZSTD_freeDCtx (d->dctx);
+  decoded_init (d);
+}
+
+WeftTextStore *
+_weft_text_store_new (void)
+{
+  WeftTextStore *self = g_new0 (WeftTextStore, 1);
+  self->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
+  g_mutex_init (&self->lock);
+  for (guint i = 0; i < SHARED_BLOCKS; i++)
+    decoded_init (&self->shared[i]);
+  return self;
+}
+
+void
+_weft_text_store_free (WeftTextStore *self)
+{
+  if (self == NULL)
+    return;
+  for (guint i = 0; i < self->blocks->len; i++)
+    g_free (g_array_index (self->blocks, Block, i).data);
+  g_array_free (self->blocks, TRUE);
+  if (self->fill != NULL)
+    g_byte_array_free (self->fill, TRUE);
+  if (self->cctx != NULL)
+    ZSTD_freeCCtx (self->cctx);
+  g_free (self->scratch);
+  for (guint i = 0; i < SHARED_BLOCKS; i++)
+    decoded_clear (&self->shared[i]);
+  g_mutex_clear (&self->lock);
+  g_free (self);
+}
+
+static void
+pack_fill (WeftTextStore *self)
+{
+  Block b = { self->fill_first, self->fill_n, self->fill->len, 0, NULL };
+  gsize bound = ZSTD_compressBound (b.raw_len);
+  size_t rc;
+
+  if (self->cctx == NULL)
+    self->cctx = ZSTD_createCCtx ();
+  if (self->scratch_cap < bound)
+    {
+      g_free (self->scratch);
+      self->scratch = g_malloc (bound);
+      self->scratch_cap = bound;
+    }
+  rc = self->cctx != NULL ? ZSTD_compressCCtx (self->cctx, self->scratch, bound, self->fill->data, b.raw_len,
+                                               TEXT_ZSTD_LEVEL)
+                          : (size_t) -1;
+  if (!ZSTD_isError (rc) && rc < b.raw_len)
+    {
+      b.packed_len = rc;
+      b.data = g_memdup2 (self->scratch, rc);
+    }
+  else
+    b.data = g_memdup2 (self->fill->data, b.raw_len);
+  g_array_append_val (self->blocks, b);
+  g_byte_array_set_size (self->fill, 0);
+  self->fill_first = self->n_texts;
+  self->fill_n = 0;
+}
+
+guint32
+_weft_text_store_add (WeftTextStore *self, const char *data, gsize len)
+{
+  guint8 head[10];
+  guint nh = 0;
+  gsize v = len;
+  guint32 slot;
+
+  g_return_val_if_fail (self != NULL, WEFT_TEXT_NONE);
+  g_return_val_if_fail (self->n_texts < G_MAXUINT32 - 1, WEFT_TEXT_NONE);
+  if (self->fill == NULL)
+    {
+      self->fill = g_byte_array_sized_new (TEXT_BLOCK_BYTES + 4096);
+      self->fill_first = self->n_texts;
+    }
+  do
+    {
+      head[nh++] = (guint8) ((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+      v >>= 7;
+    }
+  while (v != 0);
+  g_byte_array_append (self->fill, head, nh);
+  g_byte_array_append (self->fill, (const guint8 *) data, (guint) len);
+  g_byte_array_append (self->fill, (const guint8 *) "", 1);
+  self->fill_n++;
+  self->raw_bytes += len;
+  slot = ++self->n_texts; /* 1 + its index */
+  if (self->fill->len >= TEXT_BLOCK_BYTES)
+    pack_fill (self);
+  return slot;
+}
+
+void
+_weft_text_store_finish (WeftTextStore *self)
+{
+  g_return_if_fail (self != NULL);
+  if (self->fill != NULL && self->fill_n > 0)
+    pack_fill (self);
+  if (self->fill != NULL)
+    g_byte_array_free (self->fill, TRUE);
+  self->fill = NULL;
+  if (self->cctx != NULL)
+    ZSTD_freeCCtx (self->cctx);
+  self->cctx = NULL;
+  g_clear_pointer (&self->scratch, g_free);
+  self->scratch_cap = 0;
+}
+
+void
+_weft_text_store_drop_cache (WeftTextStore *self)
+{
+  if (self == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  for (guint i = 0; i < SHARED_BLOCKS; i++)
+    decoded_clear (&self->shared[i]);
+  g_mutex_unlock (&self->lock);
+}
+
+/* Walks the lengths of n texts from base: their offsets and lengths. */
+static gboolean
+index_texts (Decoded *d, const guint8 *base, gsize size, guint32 n)
+{
+  gsize p = 0;
+
+  if (d->cap_n < n)
+    {
+      d->off = g_renew (guint32, d->off, n);
+      d->len = g_renew (guint32, d->len, n);
+      d->cap_n = n;
+    }
+  for (guint32 k = 0; k < n; k++)
+    {
+      guint64 v = 0;
+      guint shift = 0;
+      guint8 c;
+      do
+        {
+          if (p >= size || shift > 63)
+            return FALSE;
+          c = base[p++];
+          v |= (guint64) (c & 0x7f) << shift;
+          shift += 7;
+        }
+      while (c & 0x80);
+      if (v > size - p || size - p - v < 1 || v > G_MAXUINT32)
+        return FALSE;
+      d->off[k] = (guint32) p;
+      d->len[k] = (guint32) v;
+      p += v + 1;
+    }
+  return TRUE;
+}
+
+static gboolean
+decode_block (const WeftTextStore *self, Decoded *d, guint bi)
+{
+  const Block *b = &g_array_index (self->blocks, Block, bi);
+
+  if (b->packed_len == 0)
+    d->base = b->data;
+  else
+    {
+      size_t rc;
+      if (d->dctx == NULL && (d->dctx = ZSTD_createDCtx ()) == NULL)
+        return FALSE;
+      if (d->cap < b->raw_len)
+        {
+          g_free (d->buf);
+          d->buf = g_malloc (b->raw_len);
+          d->cap = b->raw_len;
+        }
+      rc = ZSTD_decompressDCtx (d->dctx, d->buf, b->raw_len, b->data, b->packed_len);
+      if (ZSTD_isError (rc) || rc != b->raw_len)
+        {
+          d->block = G_MAXUINT;
+          return FALSE;
+        }
+      d->base = d->buf;
+    }
+  if (!index_texts (d, d->base, b->raw_len, b->n))
+    {
+      d->block = G_MAXUINT;
+      return FALSE;
+    }
+  d->block = bi;
+  return TRUE;
+}
+
+/* The block holding slot, or G_MAXUINT (not packed yet, or out of range). */
+static guint
+find_block (const WeftTextStore *self, guint32 slot, guint hint)
+{
+  guint lo = 0, hi = self->blocks->len;
+
+  if (hint < self->blocks->len)
+    {
+      const Block *b = &g_array_index (self->blocks, Block, hint);
+      if (slot >= b->first && slot - b->first < b->n)
+        return hint;
+      if (hint + 1 < self->blocks->len && slot >= b[1].first && slot - b[1].first < b[1].n)
+        return hint + 1;
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const Block *b = &g_array_index (self->blocks, Block, mid);
+      if (slot < b->first)
+        hi = mid;
+      else if (slot - b->first >= b->n)
+        lo = mid + 1;
+      else
+        return mid;
+    }
+  return G_MAXUINT;
+}
+
+/* The decoded block of the shared cache to read slot from: the one that
+ * holds its block, else the least recently used. */
+static Decoded *
+shared_pick (WeftTextStore *self, guint32 slot)
+{
+  Decoded *lru = &self->shared[0];
+
+  self->tick++;
+  for (guint i = 0; i < SHARED_BLOCKS; i++)
+    {
+      Decoded *d = &self->shared[i];
+      if (d->block != G_MAXUINT)
+        {
+          const Block *b = &g_array_index (self->blocks, Block, d->block);
+          if (slot - 1 >= b->first && slot - 1 - b->first < b->n)
+            {
+              d->used = self->tick;
+              return d;
+            }
+        }
+      if (d->used < lru->used)
+        lru = d;
+    }
+  lru->used = self->tick;
+  return lru;
+}
+
+static const char *
+store_get (const WeftTextStore *self, Decoded *d, guint32 slot, gsize *len)
+{
+  guint bi;
+  const Block *b;
+
+  *len = 0;
+  if (slot == WEFT_TEXT_NONE || slot > self->n_texts)
+    return NULL;
+  slot--; /* the text's index */
+  if (self->fill != NULL && self->fill_n > 0 && slot >= self->fill_first)
+    {
+      /* still being filled (read during the load itself): walk it, no cache */
+      Decoded tmp;
+      const char *s;
+      decoded_init (&tmp);
+      if (!index_texts (&tmp, self->fill->data, self->fill->len, slot - self->fill_first + 1))
+        s = NULL;
+      else
+        {
+          s = (const char *) self->fill->data + tmp.off[slot - self->fill_first];
+          *len = tmp.len[slot - self->fill_first];
+        }
+      decoded_clear (&tmp);
+      return s;
+    }
+  bi = find_block (self, slot, d->block);
+  if (bi == G_MAXUINT)
+    return NULL;
+  if (bi != d->block && !decode_block (self, d, bi))
+    {
+      g_critical ("event text block %u of %u could not be decoded", bi, self->blocks->len);
+      return NULL;
+    }
+  b = &g_array_index (self->blocks, Block, bi);
+  *len = d->len[slot - b->first];
+  return (const char *) d->base + d->off[slot - b->first];
+}
+
+const char *
+_weft_rank_text_lock (const WeftRank *rank, const WeftEvent *ev, gsize *len)
+{
+  WeftTextStore *store = rank->texts;
+
+  *len = 0;
+  if (store == NULL)
+    return NULL;
+  g_mutex_lock (&store->lock);
+  if (ev->text_slot == WEFT_TEXT_NONE)
+    return NULL;
+  return store_get (store, shared_pick (store, ev->text_slot), ev->text_slot, len);
+}
+
+void
+_weft_rank_text_unlock (const WeftRank *rank)
+{
+  if (rank->texts != NULL)
+    g_mutex_unlock (&rank->texts->lock);
+}
+
+char *
+weft_rank_event_text_dup (const WeftRank *rank, const WeftEvent *ev, gsize *len)
+{
+  gsize n = 0;
+  const char *s;
+  char *copy = NULL;
+
+  if (len != NULL)
+    *len = 0;
+  g_return_val_if_fail (rank != NULL, NULL);
+  g_return_val_if_fail (ev != NULL, NULL);
+  if (!weft_event_has_text (ev))
+    return NULL;
+  s = _weft_rank_text_lock (rank, ev, &n);
+  if (s != NULL)
+    copy = g_strndup (s, n);
+  _weft_rank_text_unlock (rank);
+  if (copy != NULL && len != NULL)
+    *len = n;
+  return copy;
+}
+
+WeftTextCursor *
+weft_text_cursor_new (const WeftRank *rank)
+{
+  WeftTextCursor *self;
+
+  g_return_val_if_fail (rank != NULL, NULL);
+  self = g_new0 (WeftTextCursor, 1);
+  self->rank = rank;
+  decoded_init (&self->d);
+  return self;
+}
+
+const char *
+weft_text_cursor_get (WeftTextCursor *self, const WeftEvent *ev, gsize *len)
+{
+  gsize n = 0;
+  const char *s;
+
+  if (len != NULL)
+    *len = 0;
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (ev != NULL, NULL);
+  if (!weft_event_has_text (ev) || self->rank->texts == NULL)
+    return NULL;
+  s = store_get (self->rank->texts, &self->d, ev->text_slot, &n);
+  if (len != NULL)
+    *len = n;
+  return s;
+}
+
+void
+weft_text_cursor_free (WeftTextCursor *self)
+{
+  if (self == NULL)
+    return;
+  decoded_clear (&self->d);
+  g_free (self);
+}
+
+void
+weft_rank_text_stats (const WeftRank *rank, WeftTextStats *out)
+{
+  const WeftTextStore *store;
+
+  g_return_if_fail (rank != NULL);
+  g_return_if_fail (out != NULL);
+  memset (out, 0, sizeof *out);
+  store = rank->texts;
+  if (store == NULL)
+    return;
+  out->n_texts = store->n_texts;
+  out->n_blocks = store->blocks->len;
+  out->text_bytes = store->raw_bytes;
+  for (guint i = 0; i < store->blocks->len; i++)
+    {
+      const Block *b = &g_array_index (store->blocks, Block, i);
+      out->block_bytes += b->raw_len;
+      out->stored_bytes += b->packed_len != 0 ? b->packed_len : b->raw_len;
+    }
+  out->stored_bytes += store->blocks->len * sizeof (Block);
+  if (store->fill != NULL)
+    {
+      out->block_bytes += store->fill->len;
+      out->stored_bytes += store->fill->len;
+    }
+}
