@@ -529,10 +529,10 @@ test_event_fields (void)
   g_assert_cmpint (k->ph, ==, WEFT_PH_X);
   g_assert_cmpint (k->category, ==, WEFT_CAT_KERNEL);
   g_assert_cmpstr (weft_rank_string (rank, k->name), ==, "k\xc3\xa9\n");
-  g_assert_cmpint (k->correlation, ==, 42);
-  g_assert_cmpint (k->external_id, ==, 9);
-  g_assert_cmpint (k->flow_id, ==, -1);
-  g_assert_cmpint (weft_rank_event (rank, 1)->flow_id, ==, 42);
+  g_assert_cmpint (weft_event_correlation (rank, k), ==, 42);
+  g_assert_cmpint (weft_event_external_id (rank, k), ==, 9);
+  g_assert_cmpint (weft_event_flow_id (rank, k), ==, -1);
+  g_assert_cmpint (weft_event_flow_id (rank, weft_rank_event (rank, 1)), ==, 42);
   g_assert_cmpint (weft_rank_event (rank, 1)->ph, ==, WEFT_PH_S);
   g_assert_cmpint (weft_rank_event (rank, 1)->category, ==, WEFT_CAT_AC2G);
   g_assert_cmpuint (weft_rank_event (rank, 1)->lane, !=, WEFT_NONE);
@@ -808,7 +808,7 @@ test_large_event (void)
   for (guint i = 0; i < 3; i++)
     {
       g_assert_cmpint (weft_rank_event (rank, i)->ts, ==, (gint64) i * 1000 + 250);
-      g_assert_cmpint (weft_rank_event (rank, i)->correlation, ==, 7);
+      g_assert_cmpint (weft_event_correlation (rank, weft_rank_event (rank, i)), ==, 7);
       gsize len = 0;
       g_autofree char *text = weft_rank_event_text_dup (rank, weft_rank_event (rank, i), &len);
       g_assert_nonnull (text);
@@ -856,9 +856,9 @@ test_chunking (void)
               g_assert_cmpint (a->dur, ==, b->dur);
               g_assert_cmpint (a->ph, ==, b->ph);
               g_assert_cmpuint (a->lane, ==, b->lane);
-              g_assert_cmpint (a->correlation, ==, b->correlation);
-              g_assert_cmpint (a->external_id, ==, b->external_id);
-              g_assert_cmpint (a->flow_id, ==, b->flow_id);
+              g_assert_cmpint (weft_event_correlation (rank, a), ==, weft_event_correlation (ref, b));
+              g_assert_cmpint (weft_event_external_id (rank, a), ==, weft_event_external_id (ref, b));
+              g_assert_cmpint (weft_event_flow_id (rank, a), ==, weft_event_flow_id (ref, b));
               g_assert_cmpstr (weft_rank_string (rank, a->name), ==, weft_rank_string (ref, b->name));
               {
                 g_autofree char *ta = weft_rank_event_text_dup (rank, a, NULL);

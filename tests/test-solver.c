@@ -32,7 +32,7 @@ find_event (WeftTrace *trace, guint ri, const char *cat, gint64 correlation)
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->correlation == correlation && ev->ph == WEFT_PH_X &&
+      if (weft_event_correlation (rank, ev) == correlation && ev->ph == WEFT_PH_X &&
           strcmp (weft_rank_string (rank, ev->cat), cat) == 0)
         return i;
     }

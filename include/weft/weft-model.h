@@ -185,16 +185,28 @@ typedef struct
   guint32     name;        /* interned in the rank's pool */
   guint32     cat;         /* interned category text */
   guint32     lane;        /* index into rank->lanes, WEFT_NONE if none */
+  guint32     link;        /* launch <-> GPU op partner event, WEFT_NONE */
+  guint32     coll;        /* index into rank->collectives, WEFT_NONE */
+  /* The three ids, encoded (see WEFT_ID_INLINE_MAX): read and write them
+   * only with weft_event_correlation() / weft_event_set_correlation() etc. */
+  gint32      correlation_code; /* args.correlation, -1 if none */
+  gint32      external_id_code; /* args["External id"], -1 if none */
+  gint32      flow_id_code;     /* "id" of s/t/f events, -1 otherwise */
   guint8      ph;          /* WeftPhase */
   guint8      category;    /* WeftCategory */
   guint8      kclass;      /* WeftKernelClass */
   guint8      flags;
-  gint64      correlation; /* args.correlation, -1 if none */
-  gint64      external_id; /* args["External id"], -1 if none */
-  gint64      flow_id;     /* "id" of s/t/f events, -1 otherwise */
-  guint32     link;        /* launch <-> GPU op partner event, WEFT_NONE */
-  guint32     coll;        /* index into rank->collectives, WEFT_NONE */
 } WeftEvent;
+
+G_STATIC_ASSERT (sizeof (WeftEvent) == 56);
+
+/* An id (correlation, External id, flow id) from -1 (none) to this is kept
+ * in the record itself; any other gint64 is appended to the rank's
+ * WeftRank.wide_ids and the record keeps -2 - its index there. The pool is
+ * append-only, so a copy of a record stays valid within its rank. */
+#define WEFT_ID_INLINE_MAX ((gint64) G_MAXINT32)
+/* At most this many wide ids per rank (the loader fails past it). */
+#define WEFT_WIDE_IDS_MAX ((guint) G_MAXINT32 - 1)
 
 static inline gint64
 weft_event_end (const WeftEvent *ev)
@@ -322,6 +334,8 @@ typedef struct
   WeftStrings    *strings;
   WeftTextStore  *texts;          /* the events' original JSON texts (see below) */
   GArray         *events;         /* WeftEvent, in traceEvents order */
+  GArray         *wide_ids;       /* gint64: the event ids that do not fit a record
+                                   * (see WEFT_ID_INLINE_MAX), append-only */
   GPtrArray      *lanes;          /* WeftLane* */
   GArray         *flows;          /* WeftFlow */
   GArray         *collectives;    /* WeftCollective */
@@ -386,6 +400,46 @@ weft_rank_event (WeftRank *rank, guint32 idx)
 {
   return &g_array_index (rank->events, WeftEvent, idx);
 }
+
+/* ---- event ids --------------------------------------------------------------- */
+
+static inline gint64
+_weft_rank_id_decode (const WeftRank *rank, gint32 code)
+{
+  if (G_LIKELY (code >= -1))
+    return code;
+  return g_array_index (rank->wide_ids, gint64, (guint) (-2 - (gint64) code));
+}
+
+/* The event's args.correlation, -1 if none. ev is a record of rank (or a
+ * copy of one, or one being made for it). */
+static inline gint64
+weft_event_correlation (const WeftRank *rank, const WeftEvent *ev)
+{
+  return _weft_rank_id_decode (rank, ev->correlation_code);
+}
+
+/* The event's args["External id"], -1 if none. */
+static inline gint64
+weft_event_external_id (const WeftRank *rank, const WeftEvent *ev)
+{
+  return _weft_rank_id_decode (rank, ev->external_id_code);
+}
+
+/* The "id" of a flow event (s/t/f), -1 otherwise. */
+static inline gint64
+weft_event_flow_id (const WeftRank *rank, const WeftEvent *ev)
+{
+  return _weft_rank_id_decode (rank, ev->flow_id_code);
+}
+
+/* Set an id of ev (a record of rank, or one to be appended to it): any
+ * gint64, -1 for none. Values outside -1 .. WEFT_ID_INLINE_MAX go to
+ * rank->wide_ids; past WEFT_WIDE_IDS_MAX of them this aborts (the loader
+ * refuses such a file first, with an error). */
+void weft_event_set_correlation (WeftRank *rank, WeftEvent *ev, gint64 value);
+void weft_event_set_external_id (WeftRank *rank, WeftEvent *ev, gint64 value);
+void weft_event_set_flow_id (WeftRank *rank, WeftEvent *ev, gint64 value);
 
 static inline WeftLane *
 weft_rank_lane (WeftRank *rank, guint32 idx)

@@ -832,9 +832,9 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
       grid_row (grid, row++, (ev->flags & WEFT_EVENT_GPU_OP) ? "Launched by" : "Launches",
                 weft_rank_string (rank, l->name));
     }
-  if (ev->correlation >= 0)
+  if (weft_event_correlation (rank, ev) >= 0)
     {
-      g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT, ev->correlation);
+      g_autofree char *s = g_strdup_printf ("%" G_GINT64_FORMAT, weft_event_correlation (rank, ev));
       grid_row (grid, row++, "Correlation", s);
     }
   {

@@ -524,9 +524,9 @@ build_collective (WeftRank *rank, guint32 idx, const LaunchContext *ctx, GHashTa
   /* (2) the record_param_comms cpu_op: same External id (checked against the
    * launch when there is one: old Kineto wrote the correlation id into the
    * kernel's External id), else the ops enclosing the launch. */
-  if (ev->external_id >= 0)
+  if (weft_event_external_id (rank, ev) >= 0)
     {
-      gpointer p = g_hash_table_lookup (rpc_by_ext, &ev->external_id);
+      gpointer p = g_hash_table_lookup (rpc_by_ext, &(gint64) { weft_event_external_id (rank, ev) });
       if (p != NULL)
         {
           guint32 cand = GPOINTER_TO_UINT (p) - 1;
@@ -670,15 +670,16 @@ weft_rank_classify (WeftRank *rank)
 
   if (comm->len > 0)
     {
-      rpc_by_ext = g_hash_table_new (g_int64_hash, g_int64_equal);
+      rpc_by_ext = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
       rpc_name = weft_strings_lookup (rank->strings, "record_param_comms", -1);
       if (rpc_name != WEFT_NONE)
         for (guint i = 0; i < rank->events->len; i++)
           {
             WeftEvent *ev = weft_rank_event (rank, i);
-            if (ev->name == rpc_name && ev->ph == WEFT_PH_X && ev->external_id >= 0 &&
-                !(ev->flags & WEFT_EVENT_DELETED) && !g_hash_table_contains (rpc_by_ext, &ev->external_id))
-              g_hash_table_insert (rpc_by_ext, &ev->external_id, GUINT_TO_POINTER (i + 1));
+            gint64 ext = weft_event_external_id (rank, ev);
+            if (ev->name == rpc_name && ev->ph == WEFT_PH_X && ext >= 0 && !(ev->flags & WEFT_EVENT_DELETED) &&
+                !g_hash_table_contains (rpc_by_ext, &ext))
+              g_hash_table_insert (rpc_by_ext, g_memdup2 (&ext, sizeof ext), GUINT_TO_POINTER (i + 1));
           }
 
       /* rank->collectives in kernel start order */

@@ -199,9 +199,9 @@ infer_sizes (WeftRank *rank, const WeftBlocks *bl, guint32 lane, gint64 *params,
       WeftEvent *ev = weft_rank_event (rank, e);
       if (e == b->first)
         in = TRUE;
-      if (in && ev->kclass == WEFT_KCLASS_GEMM && ev->external_id >= 0)
+      if (in && ev->kclass == WEFT_KCLASS_GEMM && weft_event_external_id (rank, ev) >= 0)
         {
-          g_array_index (keys, gint64, k) = ev->external_id;
+          g_array_index (keys, gint64, k) = weft_event_external_id (rank, ev);
           g_hash_table_add (ext, &g_array_index (keys, gint64, k));
           k++;
         }
@@ -217,7 +217,7 @@ infer_sizes (WeftRank *rank, const WeftBlocks *bl, guint32 lane, gint64 *params,
       json_object *args, *dims;
       gint64 m = 0, k = 0, k2 = 0, n = 0;
       gboolean ok = FALSE;
-      if (ev->category != WEFT_CAT_CPU_OP || ev->external_id < 0 || !g_hash_table_contains (ext, &ev->external_id))
+      if (ev->category != WEFT_CAT_CPU_OP || weft_event_external_id (rank, ev) < 0 || !g_hash_table_contains (ext, &(gint64) { weft_event_external_id (rank, ev) }))
         continue;
       name = weft_rank_string (rank, ev->name);
       if (strcmp (name, "aten::mm") != 0 && strcmp (name, "aten::addmm") != 0 && strcmp (name, "aten::linear") != 0)
@@ -237,7 +237,7 @@ infer_sizes (WeftRank *rank, const WeftBlocks *bl, guint32 lane, gint64 *params,
         json_object_put (args);
       if (!ok || k != k2)
         continue;
-      g_hash_table_remove (ext, &ev->external_id);
+      g_hash_table_remove (ext, &(gint64) { weft_event_external_id (rank, ev) });
       if (T == 0)
         {
           T = m;

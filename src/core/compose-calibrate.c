@@ -143,8 +143,8 @@ index_cpu_ops (WeftRank *rank, GHashTable *ops)
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
-      g_array_index (ids, gint64, i) = ev->external_id;
-      if (ev->category == WEFT_CAT_CPU_OP && ev->ph == WEFT_PH_X && ev->external_id >= 0)
+      g_array_index (ids, gint64, i) = weft_event_external_id (rank, ev);
+      if (ev->category == WEFT_CAT_CPU_OP && ev->ph == WEFT_PH_X && g_array_index (ids, gint64, i) >= 0)
         g_hash_table_insert (ops, &g_array_index (ids, gint64, i), GUINT_TO_POINTER (i + 1));
     }
   return ids;
@@ -168,10 +168,10 @@ weft_compose_calibrate (WeftComposeParams *params, WeftTrace *profile, GError **
         {
           WeftEvent *ev = weft_rank_event (rank, i);
           gpointer v;
-          if (ev->category != WEFT_CAT_KERNEL || ev->ph != WEFT_PH_X || ev->external_id < 0
+          if (ev->category != WEFT_CAT_KERNEL || ev->ph != WEFT_PH_X || weft_event_external_id (rank, ev) < 0
               || (ev->flags & WEFT_EVENT_DELETED))
             continue;
-          v = g_hash_table_lookup (ops, &ev->external_id);
+          v = g_hash_table_lookup (ops, &(gint64) { weft_event_external_id (rank, ev) });
           if (v == NULL)
             continue;
           measure_kernel (rank, ev, weft_rank_event (rank, GPOINTER_TO_UINT (v) - 1), &acc);
@@ -264,10 +264,10 @@ weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes)
           WeftEvent *ev = weft_rank_event (rank, i);
           gpointer opi;
           gint64 *sum;
-          if (ev->category != WEFT_CAT_KERNEL || ev->ph != WEFT_PH_X || ev->external_id < 0
+          if (ev->category != WEFT_CAT_KERNEL || ev->ph != WEFT_PH_X || weft_event_external_id (rank, ev) < 0
               || ev->kclass == WEFT_KCLASS_COMM || (ev->flags & WEFT_EVENT_DELETED) || ev->dur <= 0)
             continue;
-          opi = g_hash_table_lookup (ops, &ev->external_id);
+          opi = g_hash_table_lookup (ops, &(gint64) { weft_event_external_id (rank, ev) });
           if (opi == NULL)
             continue;
           sum = g_hash_table_lookup (sums, opi);

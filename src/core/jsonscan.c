@@ -313,6 +313,8 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
 {
   WeftRank *rank = S->rank;
   WeftEvent ev;
+  gint64 flow_id;
+  guint wide_before;
   gsize len = (gsize) (end - start);
 
   if (len > G_MAXUINT32)
@@ -372,9 +374,13 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   if (ev.dur > TIME_LIMIT_NS || ev.ts + ev.dur > TIME_LIMIT_NS)
     return scan_fail (S, f->dur, "\"dur\" %.*s: out of range (ts + dur more than 2^62 ns, about 146 years, from 0)",
                  (int) MIN (f->dur_len, 40), f->dur);
-  ev.correlation = f->correlation;
-  ev.external_id = f->external_id;
-  ev.flow_id = -1;
+  if (G_UNLIKELY (rank->wide_ids->len > WEFT_WIDE_IDS_MAX - 3))
+    return scan_fail (S, start, "more than 2^31 event ids (correlation, External id, flow id) outside -1 .. 2^31-1: "
+                      "not supported");
+  wide_before = rank->wide_ids->len;
+  weft_event_set_correlation (rank, &ev, f->correlation);
+  weft_event_set_external_id (rank, &ev, f->external_id);
+  flow_id = -1;
   if (f->id != NULL && (ev.ph == WEFT_PH_S || ev.ph == WEFT_PH_T || ev.ph == WEFT_PH_F))
     {
       if (f->id[0] == '"')
@@ -393,15 +399,17 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
                   tmp[n - 2] = '\0';
                   u = g_ascii_strtoull (tmp, &endp, 16);
                   if (endp != tmp && *endp == '\0' && u <= G_MAXINT64)
-                    ev.flow_id = (gint64) u;
+                    flow_id = (gint64) u;
                 }
             }
           else
-            ev.flow_id = int_or_none (s, n);
+            flow_id = int_or_none (s, n);
         }
       else
-        ev.flow_id = int_or_none (f->id, f->id_len);
+        flow_id = int_or_none (f->id, f->id_len);
     }
+  weft_event_set_flow_id (rank, &ev, flow_id);
+  S->model_bytes += (rank->wide_ids->len - wide_before) * sizeof (gint64);
   if (f->has_bp && f->bp.len == 1 && f->bp.start[0] == 'e')
     ev.flags |= WEFT_EVENT_BP_E;
   ev.link = WEFT_NONE;

@@ -203,72 +203,100 @@ slice_at (WeftRank *rank, guint32 lane_idx, gint64 ts)
 static void
 pair_flows (WeftRank *rank)
 {
-  GHashTable *starts = g_hash_table_new (g_int64_hash, g_int64_equal);
+  /* one table per category, so ac2g and fwdbwd ids do not collide (any
+   * gint64 is an id: no arithmetic on them) */
+  GHashTable *starts[2] = { g_hash_table_new (g_int64_hash, g_int64_equal),
+                            g_hash_table_new (g_int64_hash, g_int64_equal) };
   GArray *keys = g_array_new (FALSE, FALSE, sizeof (gint64));
 
   g_array_set_size (rank->flows, 0);
-  /* Key: id * 4 + category kind, so ac2g and fwdbwd ids do not collide. */
   g_array_set_size (keys, rank->events->len);
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       gint64 *key = &g_array_index (keys, gint64, i);
+      gint64 id;
       if (ev->ph != WEFT_PH_S && ev->ph != WEFT_PH_F)
         continue;
-      if (ev->flow_id < 0 || (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+      id = weft_event_flow_id (rank, ev);
+      if (id < 0 || (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
         continue;
-      *key = ev->flow_id * 4 + (ev->category == WEFT_CAT_AC2G ? 1 : 2);
+      *key = id;
       if (ev->ph == WEFT_PH_S)
-        g_hash_table_insert (starts, key, GUINT_TO_POINTER (i + 1));
+        g_hash_table_insert (starts[ev->category == WEFT_CAT_AC2G], key, GUINT_TO_POINTER (i + 1));
     }
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
-      gint64 key;
+      gint64 id;
       gpointer s;
       WeftFlow flow;
 
-      if (ev->ph != WEFT_PH_F || ev->flow_id < 0 ||
-          (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+      if (ev->ph != WEFT_PH_F || (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
         continue;
-      key = ev->flow_id * 4 + (ev->category == WEFT_CAT_AC2G ? 1 : 2);
-      s = g_hash_table_lookup (starts, &key);
+      id = weft_event_flow_id (rank, ev);
+      if (id < 0)
+        continue;
+      s = g_hash_table_lookup (starts[ev->category == WEFT_CAT_AC2G], &id);
       if (s == NULL)
         continue; /* orphan: dropped */
       flow.category = (WeftCategory) ev->category;
-      flow.id = ev->flow_id;
+      flow.id = id;
       flow.start = GPOINTER_TO_UINT (s) - 1;
       flow.end = i;
       flow.from = slice_at (rank, weft_rank_event (rank, flow.start)->lane, weft_rank_event (rank, flow.start)->ts);
       flow.to = slice_at (rank, ev->lane, ev->ts);
       g_array_append_val (rank->flows, flow);
     }
-  g_hash_table_destroy (starts);
+  g_hash_table_destroy (starts[0]);
+  g_hash_table_destroy (starts[1]);
   g_array_free (keys, TRUE);
+}
+
+static gboolean
+is_launch_candidate (const WeftRank *rank, const WeftEvent *ev)
+{
+  return ev->ph == WEFT_PH_X && (ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) &&
+         !(ev->flags & WEFT_EVENT_DELETED) && weft_event_correlation (rank, ev) >= 0;
 }
 
 static void
 link_launches (WeftRank *rank)
 {
   GHashTable *by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+  gint64 *keys;
+  guint n_keys = 0;
 
+  /* the keys live in an array of their own: the records hold them encoded */
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       ev->link = WEFT_NONE;
       ev->flags &= ~WEFT_EVENT_LAUNCH;
-      if (ev->ph == WEFT_PH_X && ev->correlation >= 0 &&
-          (ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) &&
-          !(ev->flags & WEFT_EVENT_DELETED))
-        g_hash_table_insert (by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
+      if (is_launch_candidate (rank, ev))
+        n_keys++;
+    }
+  keys = g_new (gint64, MAX (n_keys, 1));
+  n_keys = 0;
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (!is_launch_candidate (rank, ev))
+        continue;
+      keys[n_keys] = weft_event_correlation (rank, ev);
+      g_hash_table_insert (by_corr, &keys[n_keys++], GUINT_TO_POINTER (i + 1));
     }
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       gpointer l;
-      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->correlation < 0 || (ev->flags & WEFT_EVENT_DELETED))
+      gint64 corr;
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
         continue;
-      l = g_hash_table_lookup (by_corr, &ev->correlation);
+      corr = weft_event_correlation (rank, ev);
+      if (corr < 0)
+        continue;
+      l = g_hash_table_lookup (by_corr, &corr);
       if (l != NULL)
         {
           WeftEvent *launch = weft_rank_event (rank, GPOINTER_TO_UINT (l) - 1);
@@ -278,6 +306,7 @@ link_launches (WeftRank *rank)
         }
     }
   g_hash_table_destroy (by_corr);
+  g_free (keys);
 
   /* Without correlation args, fall back to ac2g flows. */
   for (guint i = 0; i < rank->flows->len; i++)

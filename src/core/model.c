@@ -129,6 +129,49 @@ lane_free (gpointer data)
   g_free (lane);
 }
 
+/* ---- event ids --------------------------------------------------------------- */
+
+static void
+id_encode (WeftRank *rank, gint32 *code, gint64 value)
+{
+  guint idx;
+
+  if (value >= -1 && value <= WEFT_ID_INLINE_MAX)
+    {
+      *code = (gint32) value;
+      return;
+    }
+  /* the same value already in the pool for this field: keep it */
+  if (*code < -1 && (guint) (-2 - (gint64) *code) < rank->wide_ids->len && _weft_rank_id_decode (rank, *code) == value)
+    return;
+  if (rank->wide_ids->len >= WEFT_WIDE_IDS_MAX)
+    g_error ("%s: more than %u event ids outside -1 .. 2^31-1", rank->path, WEFT_WIDE_IDS_MAX);
+  idx = rank->wide_ids->len;
+  g_array_append_val (rank->wide_ids, value);
+  *code = (gint32) (-2 - (gint64) idx);
+}
+
+void
+weft_event_set_correlation (WeftRank *rank, WeftEvent *ev, gint64 value)
+{
+  g_return_if_fail (rank != NULL && ev != NULL);
+  id_encode (rank, &ev->correlation_code, value);
+}
+
+void
+weft_event_set_external_id (WeftRank *rank, WeftEvent *ev, gint64 value)
+{
+  g_return_if_fail (rank != NULL && ev != NULL);
+  id_encode (rank, &ev->external_id_code, value);
+}
+
+void
+weft_event_set_flow_id (WeftRank *rank, WeftEvent *ev, gint64 value)
+{
+  g_return_if_fail (rank != NULL && ev != NULL);
+  id_encode (rank, &ev->flow_id_code, value);
+}
+
 WeftRank *
 weft_rank_new (const char *path)
 {
@@ -139,6 +182,7 @@ weft_rank_new (const char *path)
   self->strings = weft_strings_new ();
   self->texts = _weft_text_store_new ();
   self->events = g_array_new (FALSE, FALSE, sizeof (WeftEvent));
+  self->wide_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
   self->lanes = g_ptr_array_new_with_free_func (lane_free);
   self->flows = g_array_new (FALSE, FALSE, sizeof (WeftFlow));
   self->collectives = g_array_new (FALSE, TRUE, sizeof (WeftCollective));
@@ -161,6 +205,7 @@ weft_rank_free (WeftRank *self)
   weft_strings_free (self->strings);
   _weft_text_store_free (self->texts);
   g_array_free (self->events, TRUE);
+  g_array_free (self->wide_ids, TRUE);
   g_ptr_array_free (self->lanes, TRUE);
   g_array_free (self->flows, TRUE);
   g_array_free (self->collectives, TRUE);

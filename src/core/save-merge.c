@@ -270,9 +270,9 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
           weft_format_time (ev->ts + offset - m->base, WEFT_TS_RELATIVE, ts);
           value[K_TS] = ts;
         }
-      if ((ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F) && ev->flow_id >= 0)
+      if ((ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F) && weft_event_flow_id (rank, ev) >= 0)
         {
-          g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, ev->flow_id + (gint64) pid * m->id_stride);
+          g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, weft_event_flow_id (rank, ev) + (gint64) pid * m->id_stride);
           value[K_ID] = id;
         }
       if (!weft_sink_puts (s, *first ? "\n    " : ",\n    ") || !write_spliced (s, text, text_len, value))
@@ -361,7 +361,7 @@ merge_init (Merge *m, WeftTrace *trace)
           if (ev->flags & WEFT_EVENT_DELETED || ev->ph == WEFT_PH_M)
             continue;
           m->base = MIN (m->base, ev->ts + offset);
-          max_id = MAX (max_id, ev->flow_id);
+          max_id = MAX (max_id, weft_event_flow_id (rank, ev));
         }
     }
   if (m->base == G_MAXINT64)

@@ -652,7 +652,7 @@ plan_init (SavePlan *plan, WeftRank *rank)
   /* Orphan flow ends (an 'f' whose 's' is not in the file, common in real
    * traces) carry the correlation of their op as id: they follow it too. */
   {
-    g_autoptr (GHashTable) by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+    g_autoptr (GHashTable) by_corr = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
     g_autofree gboolean *paired = g_new0 (gboolean, MAX (1, n));
     for (guint i = 0; i < rank->flows->len; i++)
       {
@@ -665,17 +665,18 @@ plan_init (SavePlan *plan, WeftRank *rank)
     for (guint i = 0; i < n; i++)
       {
         const WeftEvent *ev = weft_rank_event (rank, i);
-        if ((ev->flags & WEFT_EVENT_GPU_OP) && ev->correlation >= 0 && !(ev->flags & WEFT_EVENT_DELETED) &&
+        gint64 corr = weft_event_correlation (rank, ev);
+        if ((ev->flags & WEFT_EVENT_GPU_OP) && corr >= 0 && !(ev->flags & WEFT_EVENT_DELETED) &&
             (event_is_edited (ev) || plan->level[i] > 0))
-          g_hash_table_insert (by_corr, (gpointer) &ev->correlation, GUINT_TO_POINTER (i + 1));
+          g_hash_table_insert (by_corr, g_memdup2 (&corr, sizeof corr), GUINT_TO_POINTER (i + 1));
       }
     for (guint i = 0; i < n && g_hash_table_size (by_corr) > 0; i++)
       {
         const WeftEvent *ev = weft_rank_event (rank, i);
         gpointer op;
-        if (ev->ph != WEFT_PH_F || paired[i] || ev->flow_id < 0)
+        if (ev->ph != WEFT_PH_F || paired[i] || weft_event_flow_id (rank, ev) < 0)
           continue;
-        op = g_hash_table_lookup (by_corr, &ev->flow_id);
+        op = g_hash_table_lookup (by_corr, &(gint64) { weft_event_flow_id (rank, ev) });
         if (op != NULL && weft_rank_event (rank, GPOINTER_TO_UINT (op) - 1)->lane == ev->lane)
           plan->bind[i] = GPOINTER_TO_UINT (op) - 1;
       }
@@ -766,6 +767,16 @@ set_or_del_int (json_object *obj, const char *key, gint64 value)
     json_object_object_del (obj, key);
 }
 
+/* An id: any gint64 but -1 (none), which the loader reads back the same. */
+static void
+set_or_del_id (json_object *obj, const char *key, gint64 value)
+{
+  if (value != -1)
+    json_object_object_add (obj, key, json_object_new_int64 (value));
+  else
+    json_object_object_del (obj, key);
+}
+
 /* Args of an event created by an edit: its ids are the record's (a copy of
  * another event's text must not claim that event's correlation, External
  * id or Seq), and a created collective writes what the editor set on its
@@ -783,8 +794,8 @@ created_args (WeftRank *rank, guint32 idx, json_object *obj)
       args = json_object_new_object ();
       json_object_object_add (obj, "args", args);
     }
-  set_or_del_int (args, "External id", ev->external_id);
-  set_or_del_int (args, "correlation", ev->correlation);
+  set_or_del_id (args, "External id", weft_event_external_id (rank, ev));
+  set_or_del_id (args, "correlation", weft_event_correlation (rank, ev));
 
   /* the collective's kernel, or the record_param_comms Weft made for it */
   if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
@@ -1174,8 +1185,8 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
 
   if (fresh)
     {
-      if (ev->flow_id >= 0 && (ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F))
-        json_object_object_add (obj, "id", json_object_new_int64 (ev->flow_id));
+      if (weft_event_flow_id (rank, ev) != -1 && (ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F))
+        json_object_object_add (obj, "id", json_object_new_int64 (weft_event_flow_id (rank, ev)));
       if (ev->flags & WEFT_EVENT_BP_E)
         json_object_object_add (obj, "bp", json_object_new_string ("e"));
     }

@@ -42,6 +42,7 @@ typedef struct
   gboolean    has_wait_sync, has_cpu_sync; /* cuda_sync events recorded, of each kind */
   GHashTable *launches;   /* CPU lane + 1 -> GArray of LaunchRec sorted */
   GHashTable *runtime_by_corr; /* correlation -> event + 1 (cuda_runtime/driver) */
+  gint64     *corr_keys;       /* its keys: every event's correlation, by index */
   GHashTable *stream_lane;/* (device << 32 | stream) -> model lane + 1 */
   GArray     *pmax;       /* per node: running max of launch time along its lane */
   GHashTable *records;    /* External id -> GArray of RecordRec (cudaEventRecord calls) */
@@ -228,7 +229,8 @@ wait_producer (WeftSolver *self, Scratch *sc, GHashTable *records, const WeftEve
   gboolean skip_comm = (self->nodes[waiter].flags & NODE_COMM) != 0;
   guint32 lane = self->nodes[waiter].lane;
   guint32 producer = thread_last_launch_before (self, sc, ev->lane, ev->ts + offset, lane, skip_comm);
-  GArray *recs = ev->external_id >= 0 ? g_hash_table_lookup (records, &ev->external_id) : NULL;
+  gint64 ext = weft_event_external_id (sc->rank, ev);
+  GArray *recs = ext >= 0 ? g_hash_table_lookup (records, &ext) : NULL;
   gint64 tried = G_MAXINT64;
   guint32 first = WEFT_NONE;
 
@@ -466,6 +468,7 @@ build_begin (WeftSolver *self, Scratch *sc, guint r)
 
   sc->launches = g_hash_table_new_full (g_direct_hash, g_direct_equal, NULL, (GDestroyNotify) g_array_unref);
   sc->runtime_by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
+  sc->corr_keys = g_new (gint64, MAX (rank->events->len, 1));
   sc->stream_lane = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
 }
 
@@ -477,6 +480,7 @@ build_end (Scratch *sc)
   g_array_free (sc->pmax, TRUE);
   g_hash_table_destroy (sc->launches);
   g_hash_table_destroy (sc->runtime_by_corr);
+  g_free (sc->corr_keys);
   g_hash_table_destroy (sc->stream_lane);
   g_hash_table_destroy (sc->records);
 }
@@ -636,8 +640,9 @@ build_runtime_index (WeftSolver *self, Scratch *sc)
       WeftEvent *ev = weft_rank_event (rank, i);
       if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
         continue;
-      if ((ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) && ev->correlation >= 0)
-        g_hash_table_insert (sc->runtime_by_corr, &ev->correlation, GUINT_TO_POINTER (i + 1));
+      sc->corr_keys[i] = weft_event_correlation (rank, ev);
+      if ((ev->category == WEFT_CAT_CUDA_RUNTIME || ev->category == WEFT_CAT_CUDA_DRIVER) && sc->corr_keys[i] >= 0)
+        g_hash_table_insert (sc->runtime_by_corr, &sc->corr_keys[i], GUINT_TO_POINTER (i + 1));
       else if (ev->category == WEFT_CAT_CUDA_SYNC)
         {
           /* with sync events recorded, they replace the inference of the same kind */
@@ -659,7 +664,7 @@ build_record_index (WeftSolver *self, Scratch *sc)
   guint32 record_names[G_N_ELEMENTS (event_record_names)];
   guint n_record_names = 0;
 
-  sc->records = g_hash_table_new_full (g_int64_hash, g_int64_equal, NULL, (GDestroyNotify) g_array_unref);
+  sc->records = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, (GDestroyNotify) g_array_unref);
   for (guint k = 0; k < G_N_ELEMENTS (event_record_names); k++)
     {
       guint32 id = weft_strings_lookup (rank->strings, event_record_names[k], -1);
@@ -671,17 +676,18 @@ build_record_index (WeftSolver *self, Scratch *sc)
       WeftEvent *ev = weft_rank_event (rank, i);
       GArray *recs;
       RecordRec rr;
+      gint64 ext;
       gboolean is_record = FALSE;
       for (guint k = 0; k < n_record_names && !is_record; k++)
         is_record = ev->name == record_names[k];
       if (!is_record || (ev->category != WEFT_CAT_CUDA_RUNTIME && ev->category != WEFT_CAT_CUDA_DRIVER) ||
-          ev->external_id < 0 || ev->lane == WEFT_NONE || ev->ph != WEFT_PH_X)
+          ev->lane == WEFT_NONE || ev->ph != WEFT_PH_X || (ext = weft_event_external_id (rank, ev)) < 0)
         continue;
-      recs = g_hash_table_lookup (sc->records, &ev->external_id);
+      recs = g_hash_table_lookup (sc->records, &ext);
       if (recs == NULL)
         {
           recs = g_array_new (FALSE, FALSE, sizeof (RecordRec));
-          g_hash_table_insert (sc->records, &ev->external_id, recs); /* key lives in the event */
+          g_hash_table_insert (sc->records, g_memdup2 (&ext, sizeof ext), recs);
         }
       rr.ts = ev->ts;
       rr.lane = ev->lane;
@@ -701,7 +707,8 @@ infer_from_sync_event (WeftSolver *self, Scratch *sc, WeftEvent *ev)
   gint64 rec_corr = json_get_int (args, "wait_on_cuda_event_record_corr_id", -1);
   gint64 stream = json_get_int (args, "stream", -1);
   gint64 device = ev->lane != WEFT_NONE ? weft_rank_lane (rank, ev->lane)->pid : 0;
-  gpointer rt = ev->correlation >= 0 ? g_hash_table_lookup (sc->runtime_by_corr, &ev->correlation) : NULL;
+  gint64 corr = weft_event_correlation (sc->rank, ev);
+  gpointer rt = corr >= 0 ? g_hash_table_lookup (sc->runtime_by_corr, &corr) : NULL;
   WeftEvent *call = rt ? weft_rank_event (rank, GPOINTER_TO_UINT (rt) - 1) : NULL;
   guint32 call_idx = rt ? GPOINTER_TO_UINT (rt) - 1 : WEFT_NONE;
   gint64 call_t = (call ? call->ts : ev->ts) + rs->offset;

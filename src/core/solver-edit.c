@@ -482,9 +482,9 @@ model_new_event (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_tim
   ev.lane = lane;
   ev.ph = WEFT_PH_X;
   ev.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_GPU_OP | WEFT_EVENT_HAS_DUR;
-  ev.correlation = -1;
-  ev.external_id = -1;
-  ev.flow_id = -1;
+  ev.correlation_code = -1;
+  ev.external_id_code = -1;
+  ev.flow_id_code = -1;
   ev.link = WEFT_NONE;
   ev.coll = WEFT_NONE;
   g_array_append_val (rank->events, ev);
@@ -1113,7 +1113,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                   const WeftEvent *e = weft_rank_event (rank, i);
                   if ((e->flags & WEFT_EVENT_LAUNCH) && e->lane < rank->lanes->len && ++count[e->lane] > best)
                     best = count[e->lane], cpu = e->lane;
-                  next_id = MAX (next_id, MAX (e->correlation, e->external_id));
+                  next_id = MAX (next_id, MAX (weft_event_correlation (rank, e), weft_event_external_id (rank, e)));
                 }
               if (cpu == WEFT_NONE)
                 {
@@ -1162,9 +1162,9 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
             c.ph = WEFT_PH_X;
             c.lane = cpu;
             c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_LAUNCH | WEFT_EVENT_HAS_DUR;
-            c.correlation = next_id;
-            c.external_id = next_id;
-            c.flow_id = -1;
+            weft_event_set_correlation (rank, &c, next_id);
+            weft_event_set_external_id (rank, &c, next_id);
+            weft_event_set_flow_id (rank, &c, -1);
             c.link = n->event;
             c.coll = WEFT_NONE;
             g_array_append_val (rank->events, c);
@@ -1173,8 +1173,9 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
             c.name = c.cat = weft_strings_intern (rank->strings, "ac2g", -1);
             c.category = WEFT_CAT_AC2G;
             c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED;
-            c.correlation = c.external_id = -1;
-            c.flow_id = next_id;
+            weft_event_set_correlation (rank, &c, -1);
+            weft_event_set_external_id (rank, &c, -1);
+            weft_event_set_flow_id (rank, &c, next_id);
             c.link = WEFT_NONE;
             g_array_append_val (rank->events, c);
             c.ts = op_ts;
@@ -1197,8 +1198,8 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                 c.cat = weft_strings_intern (rank->strings, "cpu_op", -1);
                 c.category = WEFT_CAT_CPU_OP;
                 c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
-                c.flow_id = -1;
-                c.external_id = next_id;
+                weft_event_set_flow_id (rank, &c, -1);
+                weft_event_set_external_id (rank, &c, next_id);
                 c.link = n->event;
                 c.coll = op_coll;
                 g_array_append_val (rank->events, c);
@@ -1214,8 +1215,8 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           si = ci + 1;
           fi = ci + 2;
           ev = weft_rank_event (rank, n->event); /* the array may have moved */
-          ev->correlation = next_id;
-          ev->external_id = next_id;
+          weft_event_set_correlation (rank, ev, next_id);
+          weft_event_set_external_id (rank, ev, next_id);
           ev->link = ci;
           next_id++;
           model_lane_insert (rank, cpu, ci);
@@ -1224,7 +1225,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           for (guint32 k = fi + 1; k < rank->events->len; k++)
             model_lane_insert (rank, cpu, k); /* record_param_comms, nccl:* */
           flow.category = WEFT_CAT_AC2G;
-          flow.id = ev->correlation;
+          flow.id = weft_event_correlation (rank, ev);
           flow.start = si;
           flow.end = fi;
           flow.from = ci;

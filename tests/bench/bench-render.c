@@ -184,9 +184,9 @@ add_ev (WeftRank *rank, guint32 lane, guint32 name, guint32 cat, WeftCategory ca
   ev.ph = WEFT_PH_X;
   ev.category = (guint8) category;
   ev.flags = WEFT_EVENT_HAS_DUR;
-  ev.correlation = -1;
-  ev.external_id = -1;
-  ev.flow_id = -1;
+  ev.correlation_code = -1;
+  ev.external_id_code = -1;
+  ev.flow_id_code = -1;
   ev.link = WEFT_NONE;
   ev.coll = WEFT_NONE;
   g_array_append_val (rank->events, ev);

@@ -73,7 +73,8 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) paths = g_ptr_array_new ();
   WeftTrace *trace;
-  guint64 n_events = 0, json = 0;
+  guint64 n_events = 0, json = 0, n_wide = 0;
+  gsize wide = 0;
   gsize ev_bytes = 0, ev_used = 0, text_stored = 0, text_raw = 0, text_blocks = 0, n_blocks = 0, lanes = 0, flows = 0, colls = 0, tops = 0, n_strings = 0, str_bytes = 0;
   double json_mb;
   gint64 t0;
@@ -102,6 +103,8 @@ main (int argc, char **argv)
       n_events += rk->events->len;
       ev_bytes += usable (rk->events->data);
       ev_used += rk->events->len * sizeof (WeftEvent);
+      wide += usable (rk->wide_ids->data);
+      n_wide += rk->wide_ids->len;
       {
         WeftTextStats ts;
         weft_rank_text_stats (rk, &ts);
@@ -132,6 +135,8 @@ main (int argc, char **argv)
   row ("event records (WeftEvent, allocated)", ev_bytes, n_events, (double) json);
   row ("event records (WeftEvent, used)", ev_used, n_events, (double) json);
   printf ("  (WeftEvent: %" G_GSIZE_FORMAT " bytes)\n", sizeof (WeftEvent));
+  row ("ids past 32 bits (wide_ids pool)", wide, n_events, (double) json);
+  printf ("  (%" G_GUINT64_FORMAT " wide ids)\n", n_wide);
   row ("original text (as read)", text_raw, n_events, (double) json);
   row ("original text (held: zstd blocks)", text_stored, n_events, (double) json);
   printf ("  (%" G_GSIZE_FORMAT " blocks of %.1f KiB on average, packed %.2fx of the texts)\n", n_blocks,

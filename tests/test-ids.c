@@ -1,0 +1,236 @@
+/* test-ids.c: event ids (correlation, External id, flow id) kept exactly.
+ *
+ * The records hold the ids in 32 bits and the rest in the rank's pool of
+ * wide ids (weft-model.h, WEFT_ID_INLINE_MAX). Property: whatever gint64
+ * a file carries, the accessors give what its text says, through load,
+ * edits (re-serialised records, created copies, new values set), save and
+ * reopening. */
+#include "config.h"
+
+#include <string.h>
+
+#include "testutil.h"
+#include "weft/weft.h"
+
+/* every kind of value: inline, the boundaries, wide, negative, extremes */
+static const gint64 values[] = {
+  0, 1, 7, G_MAXINT32 - 1, G_MAXINT32, (gint64) G_MAXINT32 + 1, 3000000000, ((gint64) 1 << 40) + 7,
+  G_MAXINT64, G_MAXINT64 - 1, G_MININT64, G_MININT64 + 1, -2, -3, G_MININT32, (gint64) G_MININT32 - 1,
+};
+
+static WeftRank *
+load (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  WeftRank *rank = weft_rank_load_file (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (rank);
+  return rank;
+}
+
+/* A launch, its kernel and their ac2g flow per value (the External id is
+ * the value of the next slot, so that the two differ), one kernel without
+ * ids, one flow with a string id. */
+static char *
+write_trace (void)
+{
+  GString *s = g_string_new ("{\"schemaVersion\": 1, \"baseTimeNanoseconds\": 1700000000000000000,\n\"traceEvents\": [\n");
+  const guint n = G_N_ELEMENTS (values);
+
+  for (guint k = 0; k < n; k++)
+    {
+      gint64 corr = values[k], ext = values[(k + 1) % n];
+      double ts = 10.0 + 20.0 * k;
+      g_string_append_printf (s,
+                              "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, "
+                              "\"tid\": 100, \"ts\": %.3f, \"dur\": 2.000, \"args\": {\"cbid\": 211, \"correlation\": %"
+                              G_GINT64_FORMAT ", \"External id\": %" G_GINT64_FORMAT "}},\n",
+                              ts, corr, ext);
+      g_string_append_printf (s,
+                              "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k%u\", \"pid\": 0, \"tid\": 7, "
+                              "\"ts\": %.3f, \"dur\": 5.000, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %"
+                              G_GINT64_FORMAT ", \"External id\": %" G_GINT64_FORMAT "}},\n",
+                              k, ts + 4, corr, ext);
+      g_string_append_printf (s,
+                              "{\"ph\": \"s\", \"id\": %" G_GINT64_FORMAT ", \"pid\": 100, \"tid\": 100, \"ts\": %.3f, "
+                              "\"cat\": \"ac2g\", \"name\": \"ac2g\"},\n"
+                              "{\"ph\": \"f\", \"id\": %" G_GINT64_FORMAT ", \"pid\": 0, \"tid\": 7, \"ts\": %.3f, "
+                              "\"cat\": \"ac2g\", \"name\": \"ac2g\", \"bp\": \"e\"},\n",
+                              corr, ts, corr, ts + 4);
+    }
+  g_string_append (s, "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"bare\", \"pid\": 0, \"tid\": 7, \"ts\": 900.000, "
+                      "\"dur\": 1.000, \"args\": {\"device\": 0, \"stream\": 7}},\n"
+                      "{\"ph\": \"s\", \"id\": \"0x7fffffffffffffff\", \"pid\": 100, \"tid\": 100, \"ts\": 901.000, "
+                      "\"cat\": \"ac2g\", \"name\": \"ac2g\"}\n]}\n");
+  return weft_test_write_file ("ids.json", s->str, (gssize) s->len);
+}
+
+static gint64
+arg_or_none (json_object *obj, const char *key)
+{
+  json_object *v;
+  if (obj == NULL || !json_object_object_get_ex (obj, key, &v) || !json_object_is_type (v, json_type_int))
+    return -1;
+  return json_object_get_int64 (v);
+}
+
+/* The records' ids are what each event's own text says. */
+static void
+assert_ids_match_texts (WeftRank *rank)
+{
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      json_object *obj = weft_event_parse (rank, ev), *args = NULL, *id;
+      gint64 flow = -1;
+      g_assert_nonnull (obj);
+      json_object_object_get_ex (obj, "args", &args);
+      g_assert_cmpint (weft_event_correlation (rank, ev), ==, arg_or_none (args, "correlation"));
+      g_assert_cmpint (weft_event_external_id (rank, ev), ==, arg_or_none (args, "External id"));
+      if (json_object_object_get_ex (obj, "id", &id))
+        flow = json_object_is_type (id, json_type_int) ? json_object_get_int64 (id)
+                                                       : (gint64) g_ascii_strtoull (json_object_get_string (id) + 2, NULL, 16);
+      g_assert_cmpint (weft_event_flow_id (rank, ev), ==, flow);
+      json_object_put (obj);
+    }
+}
+
+static void
+assert_same_ids (WeftRank *a, WeftRank *b)
+{
+  g_assert_cmpuint (a->events->len, ==, b->events->len);
+  for (guint i = 0; i < a->events->len; i++)
+    {
+      const WeftEvent *ea = weft_rank_event (a, i), *eb = weft_rank_event (b, i);
+      g_assert_cmpstr (weft_rank_string (a, ea->name), ==, weft_rank_string (b, eb->name));
+      g_assert_cmpint (ea->ph, ==, eb->ph); /* ts: flow ends follow moved kernels */
+      g_assert_cmpint (weft_event_correlation (a, ea), ==, weft_event_correlation (b, eb));
+      g_assert_cmpint (weft_event_external_id (a, ea), ==, weft_event_external_id (b, eb));
+      g_assert_cmpint (weft_event_flow_id (a, ea), ==, weft_event_flow_id (b, eb));
+    }
+}
+
+static void
+test_accessors (void)
+{
+  g_autoptr (WeftRank) rank = weft_rank_new ("accessors");
+  WeftEvent ev = { 0 };
+  const WeftEvent *copy;
+
+  g_assert_cmpuint (sizeof (WeftEvent), ==, 56);
+  for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+    {
+      weft_event_set_correlation (rank, &ev, values[k]);
+      weft_event_set_external_id (rank, &ev, -1);
+      weft_event_set_flow_id (rank, &ev, values[G_N_ELEMENTS (values) - 1 - k]);
+      g_assert_cmpint (weft_event_correlation (rank, &ev), ==, values[k]);
+      g_assert_cmpint (weft_event_external_id (rank, &ev), ==, -1);
+      g_assert_cmpint (weft_event_flow_id (rank, &ev), ==, values[G_N_ELEMENTS (values) - 1 - k]);
+      g_array_append_val (rank->events, ev);
+    }
+  /* setting a field again keeps the others; copies read the same */
+  for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+    {
+      copy = weft_rank_event (rank, k);
+      g_assert_cmpint (weft_event_correlation (rank, copy), ==, values[k]);
+      g_assert_cmpint (weft_event_flow_id (rank, copy), ==, values[G_N_ELEMENTS (values) - 1 - k]);
+    }
+  /* the same wide value set twice on a record is not added twice */
+  {
+    guint before;
+    weft_event_set_correlation (rank, &ev, G_MAXINT64);
+    before = rank->wide_ids->len;
+    weft_event_set_correlation (rank, &ev, G_MAXINT64);
+    g_assert_cmpuint (rank->wide_ids->len, ==, before);
+    weft_event_set_correlation (rank, &ev, 5);
+    g_assert_cmpint (weft_event_correlation (rank, &ev), ==, 5);
+  }
+}
+
+static void
+test_round_trip (void)
+{
+  g_autofree char *path = write_trace ();
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), "ids-saved.json", NULL);
+  g_autofree char *out2 = g_build_filename (weft_test_tmpdir (), "ids-saved2.json", NULL);
+  g_autoptr (WeftRank) a = load (path);
+  g_autoptr (WeftRank) b = NULL;
+  g_autoptr (WeftRank) c = NULL;
+
+  g_autoptr (GError) error = NULL;
+  guint n = a->events->len;
+
+  g_assert_cmpuint (n, ==, 4 * G_N_ELEMENTS (values) + 2);
+  g_assert_cmpuint (a->wide_ids->len, >, 0);
+  assert_ids_match_texts (a);
+  /* the launches pair with their kernels by correlation, wide ones too */
+  for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+    if (values[k] >= 0)
+      g_assert_cmpuint (weft_rank_event (a, 4 * k)->link, ==, 4 * k + 1);
+
+  /* unedited: written as read */
+  g_assert_true (weft_rank_save (a, out, NULL, &error));
+  g_assert_no_error (error);
+  b = load (out);
+  assert_same_ids (a, b);
+  assert_ids_match_texts (b);
+  g_clear_pointer (&b, weft_rank_free);
+
+  /* edited: every kernel moved, a copy of each kernel created after the
+   * trace (no text: its args are written from the record), and new values
+   * set on half of the copies */
+  for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+    {
+      WeftEvent *kernel = weft_rank_event (a, 4 * k + 1);
+      WeftEvent created = *kernel;
+      kernel->ts += 1000;
+      kernel->flags |= WEFT_EVENT_EDITED;
+      created.text_slot = WEFT_TEXT_NONE;
+      created.ts = weft_rank_event (a, n - 2)->ts + 100000 * (k + 1);
+      created.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR | WEFT_EVENT_GPU_OP;
+      created.link = WEFT_NONE;
+      g_array_append_val (a->events, created);
+      g_array_append_val (weft_rank_lane (a, created.lane)->events, (guint32) { a->events->len - 1 });
+    }
+  for (guint k = 0; k < G_N_ELEMENTS (values); k++)
+    {
+      const WeftEvent *kernel = weft_rank_event (a, 4 * k + 1);
+      WeftEvent *created = weft_rank_event (a, n + k);
+      g_assert_cmpint (weft_event_correlation (a, created), ==, weft_event_correlation (a, kernel));
+      g_assert_cmpint (weft_event_external_id (a, created), ==, weft_event_external_id (a, kernel));
+      if (k % 2 == 1)
+        {
+          weft_event_set_external_id (a, created, values[(k + 5) % G_N_ELEMENTS (values)]);
+          weft_event_set_correlation (a, created, k == 1 ? -1 : values[(k + 8) % G_N_ELEMENTS (values)]);
+          g_assert_cmpint (weft_event_external_id (a, created), ==, values[(k + 5) % G_N_ELEMENTS (values)]);
+          g_assert_cmpint (weft_event_correlation (a, created), ==, k == 1 ? -1 : values[(k + 8) % G_N_ELEMENTS (values)]);
+        }
+    }
+  g_assert_true (weft_rank_save (a, out2, NULL, &error));
+  g_assert_no_error (error);
+  c = load (out2);
+  assert_same_ids (a, c);
+  assert_ids_match_texts (c);
+}
+
+/* A real trace: every id is what its text says. */
+static void
+test_real (void)
+{
+  g_autofree char *path = weft_test_require_trace ("HolisticTraceAnalysis/trace_diff/control/control.json.gz");
+  g_autoptr (WeftRank) rank = NULL;
+  if (path == NULL)
+    return;
+  rank = load (path);
+  assert_ids_match_texts (rank);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ids/accessors", test_accessors);
+  g_test_add_func ("/ids/round-trip", test_round_trip);
+  g_test_add_func ("/ids/real", test_real);
+  return g_test_run ();
+}
