@@ -188,6 +188,55 @@ if not lanes <= named:
 print("merged:", len(ranks), "ranks,", len(m["traceEvents"]), "events,", len(named), "named threads")
 sys.exit(0 if ok else 1)
 EOF
+# flow ids that an offset of R * stride cannot keep apart (near G_MAXINT64, negative):
+# renumbered per rank; each arrow still joins the same two events, and no two ranks share an id
+mkdir -p wide-ids
+python3 - wide-ids <<'EOF'
+import json, os, sys
+for r in (0, 1):
+    ev = [{"ph": "M", "name": "process_name", "pid": 0, "tid": 0, "args": {"name": "GPU 0"}}]
+    for k, fid in enumerate((9223372036854775807, -5, 7, 9223372036854775806 - r)):
+        ev.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100, "tid": 100,
+                   "ts": 10.0 + 20 * k, "dur": 2.0, "args": {"correlation": fid}})
+        ev.append({"ph": "X", "cat": "kernel", "name": "k%d" % k, "pid": 0, "tid": 7, "ts": 14.0 + 20 * k,
+                   "dur": 5.0, "args": {"device": 0, "stream": 7, "correlation": fid}})
+        ev.append({"ph": "s", "id": fid, "pid": 100, "tid": 100, "ts": 10.0 + 20 * k, "cat": "ac2g", "name": "ac2g"})
+        ev.append({"ph": "f", "id": fid, "pid": 0, "tid": 7, "ts": 14.0 + 20 * k, "cat": "ac2g", "name": "ac2g", "bp": "e"})
+    d = {"schemaVersion": 1, "distributedInfo": {"rank": r, "world_size": 2}, "baseTimeNanoseconds": 1700000000000000000,
+         "traceEvents": ev}
+    json.dump(d, open(os.path.join(sys.argv[1], "rank%d_trace.json" % r), "w"))
+EOF
+expect_rc 0 "$W" convert wide-ids wide-merged.json --merge || true
+python3 - wide-ids wide-merged.json <<'EOF' || fail "convert --merge of ids near G_MAXINT64 and negative"
+import json, sys
+src, merged = sys.argv[1:]
+m = json.load(open(merged))
+ok = True
+if m["weft"].get("flow_ids") != "renumbered per rank":
+    ok = False; print("the weft key does not say the flow ids were renumbered:", m["weft"])
+per_rank = {}
+for r in (0, 1):
+    d = json.load(open("%s/rank%d_trace.json" % (src, r)))
+    orig = [e for e in d["traceEvents"] if e["ph"] in ("s", "f")]
+    got = [e for e in m["traceEvents"] if e["ph"] in ("s", "f") and e["pid"] == r]
+    if len(orig) != len(got):
+        ok = False; print("rank", r, "flows", len(got), "!=", len(orig)); continue
+    pairs = {}
+    for a, b in zip(orig, got):
+        if not (-2**63 <= b["id"] < 2**63):
+            ok = False; print("rank", r, "id out of int64:", b["id"])
+        pairs.setdefault(a["id"], set()).add(b["id"])
+    if any(len(v) != 1 for v in pairs.values()):
+        ok = False; print("rank", r, "an arrow's two ends got different ids:", pairs)
+    new = [next(iter(v)) for v in pairs.values()]
+    if len(set(new)) != len(new):
+        ok = False; print("rank", r, "two arrows got the same id:", pairs)
+    per_rank[r] = set(new)
+if per_rank.get(0, set()) & per_rank.get(1, set()):
+    ok = False; print("flow ids of the two ranks collide:", per_rank)
+print("wide ids merged:", per_rank)
+sys.exit(0 if ok else 1)
+EOF
 expect_rc 2 "$W" convert "$S" merged-dir --merge || true
 
 # ---- 5. - is standard output ---------------------------------------------------------------

@@ -13,7 +13,10 @@
  *   thread_name metadata ("GPU 0 / stream 7"), CPU threads sorted first;
  *   the rank's own process/thread name and sort M events are replaced;
  * - flow ids ("s"/"t"/"f") + R * stride, stride a power of ten above every
- *   rank's largest id, so that an arrow never joins two ranks;
+ *   rank's largest id, so that an arrow never joins two ranks; where that
+ *   would pass G_MAXINT64, or a rank has negative ids (which an offset
+ *   cannot keep apart), each rank's ids are renumbered 0, 1, ... in the
+ *   order they first appear, + R * stride (the "weft" key says which);
  * - times on the common timeline: ts = event + the rank's clock offset
  *   (when the trace applies offsets) - one baseTimeNanoseconds (the
  *   earliest aligned event), written as Kineto's "<us>.<3 digits>".
@@ -132,6 +135,7 @@ typedef struct
   WeftTrace *trace;
   gint64     base;
   gint64     id_stride;
+  gboolean   renumber;   /* flow ids renumbered per rank (see the top) */
 } Merge;
 
 static int
@@ -204,6 +208,31 @@ write_meta (WeftSink *s, gboolean *first, const char *name, int pid, gint64 tid,
 }
 
 static gboolean
+is_flow (const WeftEvent *ev)
+{
+  return ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F;
+}
+
+/* A flow event's id before the rank's offset: its own, or, when the ids
+ * are renumbered, the order in which the rank's ids first appear (the
+ * same walk of the events in merge_init and here). -1: none. */
+static gint64
+flow_id_of (const Merge *m, WeftRank *rank, const WeftEvent *ev, GHashTable *renumbered)
+{
+  gint64 id = weft_event_flow_id (rank, ev);
+  gpointer found;
+
+  if (!m->renumber || id == -1)
+    return id;
+  if (!g_hash_table_lookup_extended (renumbered, &id, NULL, &found))
+    {
+      found = GSIZE_TO_POINTER ((gsize) g_hash_table_size (renumbered));
+      g_hash_table_insert (renumbered, g_memdup2 (&id, sizeof id), found);
+    }
+  return (gint64) GPOINTER_TO_SIZE (found);
+}
+
+static gboolean
 write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
 {
   WeftTrace *trace = m->trace;
@@ -211,6 +240,7 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
   int pid = rank_number (trace, ri);
   gint64 offset = weft_trace_rank_offset (trace, rank);
   g_autoptr (GHashTable) used = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autoptr (GHashTable) renumbered = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   g_autofree gint64 *tids = g_new0 (gint64, rank->lanes->len + 1);
   g_autofree char *pid_text = g_strdup_printf ("%d", pid);
   g_autofree char *label = g_strdup_printf ("rank %d", pid);
@@ -270,9 +300,9 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
           weft_format_time (ev->ts + offset - m->base, WEFT_TS_RELATIVE, ts);
           value[K_TS] = ts;
         }
-      if ((ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F) && weft_event_flow_id (rank, ev) >= 0)
+      if (is_flow (ev) && flow_id_of (m, rank, ev, renumbered) != -1)
         {
-          g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, weft_event_flow_id (rank, ev) + (gint64) pid * m->id_stride);
+          g_snprintf (id, sizeof id, "%" G_GINT64_FORMAT, flow_id_of (m, rank, ev, renumbered) + (gint64) pid * m->id_stride);
           value[K_ID] = id;
         }
       if (!weft_sink_puts (s, *first ? "\n    " : ",\n    ") || !write_spliced (s, text, text_len, value))
@@ -323,6 +353,8 @@ write_merged_func (WeftSink *s, gpointer data)
 
   json_object_object_add (weft, "tool", json_object_new_string ("weft " WEFT_VERSION_STRING));
   json_object_object_add (weft, "flow_id_stride", json_object_new_int64 (m->id_stride));
+  if (m->renumber)
+    json_object_object_add (weft, "flow_ids", json_object_new_string ("renumbered per rank"));
   for (guint i = 0; i < trace->ranks->len; i++)
     {
       WeftRank *rank = weft_trace_rank (trace, i);
@@ -344,31 +376,75 @@ write_merged_func (WeftSink *s, gpointer data)
   return ok && weft_sink_puts (s, "\n  ]\n}\n");
 }
 
+/* The power of ten above max (>= 1). */
+static gint64
+stride_above (gint64 max)
+{
+  gint64 stride = 1;
+  while (stride <= max && stride < G_MAXINT64 / 10)
+    stride *= 10;
+  return stride;
+}
+
+/* Whether ids up to max_id, offset by pid * stride for every pid up to
+ * max_pid, stay within gint64 and apart. */
+static gboolean
+ids_fit (gint64 max_id, gint64 stride, int max_pid)
+{
+  gint64 top;
+  return stride > max_id && !__builtin_mul_overflow ((gint64) max_pid, stride, &top) &&
+         !__builtin_add_overflow (top, max_id, &top);
+}
+
 static void
 merge_init (Merge *m, WeftTrace *trace)
 {
   gint64 max_id = 0;
+  gboolean negative = FALSE;
+  int max_pid = 0;
 
   m->trace = trace;
   m->base = G_MAXINT64;
+  m->renumber = FALSE;
   for (guint i = 0; i < trace->ranks->len; i++)
     {
       WeftRank *rank = weft_trace_rank (trace, i);
       gint64 offset = weft_trace_rank_offset (trace, rank);
+      max_pid = MAX (max_pid, rank_number (trace, i));
       for (guint e = 0; e < rank->events->len; e++)
         {
           const WeftEvent *ev = weft_rank_event (rank, e);
+          gint64 id;
           if (ev->flags & WEFT_EVENT_DELETED || ev->ph == WEFT_PH_M)
             continue;
           m->base = MIN (m->base, ev->ts + offset);
-          max_id = MAX (max_id, weft_event_flow_id (rank, ev));
+          id = is_flow (ev) ? weft_event_flow_id (rank, ev) : -1;
+          max_id = MAX (max_id, id);
+          negative |= id < -1;
         }
     }
   if (m->base == G_MAXINT64)
     m->base = 0;
-  m->id_stride = 1;
-  while (m->id_stride <= max_id && m->id_stride < G_MAXINT64 / 10)
-    m->id_stride *= 10;
+  m->id_stride = stride_above (max_id);
+  if (!negative && ids_fit (max_id, m->id_stride, max_pid))
+    return;
+  /* renumbered: the stride above the most ids a rank has */
+  m->renumber = TRUE;
+  max_id = 0;
+  for (guint i = 0; i < trace->ranks->len; i++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, i);
+      g_autoptr (GHashTable) ids = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+      for (guint e = 0; e < rank->events->len; e++)
+        {
+          const WeftEvent *ev = weft_rank_event (rank, e);
+          gint64 id = is_flow (ev) ? weft_event_flow_id (rank, ev) : -1;
+          if (id != -1 && !(ev->flags & WEFT_EVENT_DELETED) && !g_hash_table_contains (ids, &id))
+            g_hash_table_add (ids, g_memdup2 (&id, sizeof id));
+        }
+      max_id = MAX (max_id, (gint64) g_hash_table_size (ids) - 1);
+    }
+  m->id_stride = stride_above (max_id);
 }
 
 gboolean
