@@ -225,6 +225,78 @@ test_real (void)
   assert_ids_match_texts (rank);
 }
 
+/* Kernels inserted by an edit get a created launch whose correlation and
+ * External id are fresh: one past the largest, or, when that is
+ * G_MAXINT64, the smallest ids that no event uses. Saved and reopened,
+ * each created launch pairs with its own kernel and no other. */
+static void
+test_fresh_launch_ids (void)
+{
+  static const gint64 taken[] = { G_MAXINT64, 0, 1, 5 };
+  GString *s = g_string_new ("{\"schemaVersion\": 1, \"baseTimeNanoseconds\": 1700000000000000000,\n\"traceEvents\": [\n");
+  g_autofree char *path = NULL;
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), "ids-fresh-saved.json", NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftEditSession) session = NULL;
+  g_autoptr (WeftRank) saved = NULL;
+  g_autoptr (GHashTable) seen = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  WeftTrace *trace;
+  guint created = 0;
+
+  for (guint k = 0; k < G_N_ELEMENTS (taken); k++)
+    g_string_append_printf (s,
+                            "{\"ph\": \"X\", \"cat\": \"cuda_runtime\", \"name\": \"cudaLaunchKernel\", \"pid\": 100, "
+                            "\"tid\": 100, \"ts\": %u.000, \"dur\": 2.000, \"args\": {\"correlation\": %" G_GINT64_FORMAT
+                            ", \"External id\": %" G_GINT64_FORMAT "}},\n"
+                            "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm%u\", \"pid\": 0, \"tid\": 7, "
+                            "\"ts\": %u.000, \"dur\": 5.000, \"args\": {\"device\": 0, \"stream\": 7, \"correlation\": %"
+                            G_GINT64_FORMAT ", \"External id\": %" G_GINT64_FORMAT "}}%s\n",
+                            10 + 20 * k, taken[k], taken[k], k, 14 + 20 * k, taken[k], taken[k],
+                            k + 1 < G_N_ELEMENTS (taken) ? "," : "");
+  g_string_append (s, "]}\n");
+  path = weft_test_write_file ("ids-fresh.json", s->str, (gssize) s->len);
+  g_string_free (s, TRUE);
+
+  trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  session = weft_edit_session_new (trace, path, &error);
+  g_assert_no_error (error);
+  for (guint k = 0; k < 2; k++)
+    {
+      json_object *op = json_tokener_parse ("{\"op\": \"insert_kernel\", \"rank\": 0, \"stream\": 7, "
+                                            "\"after\": {\"name\": \"gemm3\"}, \"like\": {\"name\": \"gemm0\"}}");
+      g_assert_true (weft_edit_session_apply_json (session, op, &error));
+      g_assert_no_error (error);
+      json_object_put (op);
+    }
+  g_assert_true (weft_edit_session_save (session, out, NULL, &error));
+  g_assert_no_error (error);
+
+  saved = load (out);
+  assert_ids_match_texts (saved);
+  for (guint i = 0; i < saved->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (saved, i);
+      gint64 corr = weft_event_correlation (saved, ev);
+      if (!(ev->flags & WEFT_EVENT_LAUNCH))
+        continue;
+      /* every launch has its own id, and it is its kernel's */
+      g_assert_cmpint (corr, >=, 0);
+      g_assert_false (g_hash_table_contains (seen, &corr));
+      g_hash_table_add (seen, g_memdup2 (&corr, sizeof corr));
+      g_assert_cmpuint (ev->link, !=, WEFT_NONE);
+      g_assert_cmpint (weft_event_correlation (saved, weft_rank_event (saved, ev->link)), ==, corr);
+      g_assert_cmpint (weft_event_external_id (saved, ev), ==, corr);
+      if (corr != taken[0] && corr != taken[1] && corr != taken[2] && corr != taken[3])
+        {
+          /* the gaps below the top, in order: 2, then 3 */
+          g_assert_cmpint (corr, ==, 2 + (gint64) created);
+          created++;
+        }
+    }
+  g_assert_cmpuint (created, ==, 2);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -232,5 +304,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ids/accessors", test_accessors);
   g_test_add_func ("/ids/round-trip", test_round_trip);
   g_test_add_func ("/ids/real", test_real);
+  g_test_add_func ("/ids/fresh-launch-ids", test_fresh_launch_ids);
   return g_test_run ();
 }

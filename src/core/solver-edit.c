@@ -1060,6 +1060,65 @@ _weft_solver_created_launch_time (WeftSolver *self, guint32 v)
   return created_launch_lookup (times, v);
 }
 
+/* Ids for created launches: one past the rank's largest correlation or
+ * External id, so that a reopened trace pairs each created launch with its
+ * op and no other. When that would pass G_MAXINT64 (a file may carry any
+ * gint64), the smallest non-negative ids that no event of the rank uses. */
+typedef struct
+{
+  WeftRank   *rank;
+  gint64      next;
+  GHashTable *used; /* gint64 ids, only once the top is reached */
+} FreshIds;
+
+static void
+fresh_ids_fill_used (FreshIds *f)
+{
+  f->used = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  for (guint i = 0; i < f->rank->events->len; i++)
+    {
+      const WeftEvent *e = weft_rank_event (f->rank, i);
+      gint64 ids[3] = { weft_event_correlation (f->rank, e), weft_event_external_id (f->rank, e),
+                        weft_event_flow_id (f->rank, e) };
+      for (guint k = 0; k < 3; k++)
+        if (ids[k] >= 0 && !g_hash_table_contains (f->used, &ids[k]))
+          g_hash_table_add (f->used, g_memdup2 (&ids[k], sizeof ids[k]));
+    }
+  f->next = 0;
+  while (g_hash_table_contains (f->used, &f->next))
+    f->next++;
+}
+
+/* max: the largest id seen (G_MININT64 if none) */
+static void
+fresh_ids_init (FreshIds *f, WeftRank *rank, gint64 max)
+{
+  f->rank = rank;
+  f->used = NULL;
+  if (max < G_MAXINT64)
+    f->next = MAX (max, 0) + 1;
+  else
+    fresh_ids_fill_used (f);
+}
+
+static void
+fresh_ids_advance (FreshIds *f)
+{
+  if (f->used == NULL && f->next < G_MAXINT64)
+    {
+      f->next++;
+      return;
+    }
+  if (f->used == NULL)
+    {
+      fresh_ids_fill_used (f); /* the top reached: the gaps below */
+      return;
+    }
+  g_hash_table_add (f->used, g_memdup2 (&f->next, sizeof f->next));
+  while (g_hash_table_contains (f->used, &f->next))
+    f->next++;
+}
+
 static void
 apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
 {
@@ -1067,6 +1126,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
   WeftRank *rank = weft_trace_rank (self->trace, r);
   RankState *rs = &self->ranks[r];
   gint64 next_id = G_MININT64;
+  FreshIds fresh = { 0 };
   guint32 cpu = WEFT_NONE;
 
   for (guint li = 0; li < rs->lanes->len; li++)
@@ -1120,7 +1180,8 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                   g_array_free (times, TRUE);
                   return; /* no CPU thread launches anything: a GPU-only trace */
                 }
-              next_id = MAX (next_id, 0) + 1;
+              fresh_ids_init (&fresh, rank, next_id);
+              next_id = fresh.next;
               /* a thread of its own, next to that one: launches on the
                * launching thread itself would change which stream its
                * syncs are inferred to wait for when the trace is reopened */
@@ -1218,7 +1279,8 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           weft_event_set_correlation (rank, ev, next_id);
           weft_event_set_external_id (rank, ev, next_id);
           ev->link = ci;
-          next_id++;
+          fresh_ids_advance (&fresh);
+          next_id = fresh.next;
           model_lane_insert (rank, cpu, ci);
           model_lane_insert (rank, cpu, si);
           model_lane_insert (rank, op_lane, fi);
@@ -1237,6 +1299,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           dirty[ev->lane] = TRUE;
         }
     }
+  g_clear_pointer (&fresh.used, g_hash_table_unref);
   g_array_free (times, TRUE);
 }
 
