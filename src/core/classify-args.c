@@ -20,20 +20,33 @@
 /* Nesting the direct pass follows (json-c's limit, model.c, is far deeper). */
 #define FAST_MAX_DEPTH 64
 
-static const char *const int_keys[WEFT_CA_N_INTS] = {
-  [WEFT_CA_IN_NELEMS] = "In msg nelems",       [WEFT_CA_OUT_NELEMS] = "Out msg nelems",
-  [WEFT_CA_GROUP_SIZE] = "Group size",         [WEFT_CA_SEQ] = "Seq",
-  [WEFT_CA_SRC_RANK] = "Src Rank",             [WEFT_CA_DST_RANK] = "Dst Rank",
-  [WEFT_CA_RANK_START] = "Global rank start",  [WEFT_CA_RANK_STRIDE] = "Global rank stride",
+typedef struct
+{
+  const char *s;
+  gsize       len;
+} Key;
+
+#define K(lit) { lit, sizeof (lit) - 1 }
+
+static const Key int_keys[WEFT_CA_N_INTS] = {
+  [WEFT_CA_IN_NELEMS] = K ("In msg nelems"),       [WEFT_CA_OUT_NELEMS] = K ("Out msg nelems"),
+  [WEFT_CA_GROUP_SIZE] = K ("Group size"),         [WEFT_CA_SEQ] = K ("Seq"),
+  [WEFT_CA_SRC_RANK] = K ("Src Rank"),             [WEFT_CA_DST_RANK] = K ("Dst Rank"),
+  [WEFT_CA_RANK_START] = K ("Global rank start"),  [WEFT_CA_RANK_STRIDE] = K ("Global rank stride"),
 };
 
 /* WEFT_CA_INPUT_TYPE is read from an array: not in this table. */
-static const char *const str_keys[WEFT_CA_INPUT_TYPE] = {
-  [WEFT_CA_COLL_NAME] = "Collective name",
-  [WEFT_CA_DTYPE] = "dtype",
-  [WEFT_CA_PG_NAME] = "Process Group Name",
-  [WEFT_CA_PG_DESC] = "Process Group Description",
+static const Key str_keys[WEFT_CA_INPUT_TYPE] = {
+  [WEFT_CA_COLL_NAME] = K ("Collective name"),
+  [WEFT_CA_DTYPE] = K ("dtype"),
+  [WEFT_CA_PG_NAME] = K ("Process Group Name"),
+  [WEFT_CA_PG_DESC] = K ("Process Group Description"),
 };
+
+static const Key key_ranks = K ("Process Group Ranks");
+static const Key key_dims = K ("Input Dims");
+static const Key key_types = K ("Input type");
+static const Key key_args = K ("args");
 
 void
 _weft_comm_args_clear (WeftCommArgs *a)
@@ -206,9 +219,9 @@ _weft_comm_args_from_json (json_object *args, WeftCommArgs *out)
   if (args == NULL || json_object_get_type (args) != json_type_object)
     return;
   for (guint i = 0; i < WEFT_CA_N_INTS; i++)
-    out->has_int[i] = json_int (args, int_keys[i], &out->ints[i]);
+    out->has_int[i] = json_int (args, int_keys[i].s, &out->ints[i]);
   for (guint i = 0; i < WEFT_CA_INPUT_TYPE; i++)
-    out->strs[i] = json_str (args, str_keys[i]);
+    out->strs[i] = json_str (args, str_keys[i].s);
   if (json_object_object_get_ex (args, "Process Group Ranks", &v) && v != NULL)
     out->pg_ranks = json_ranks (v, &out->pg_ranks_truncated);
   json_input_dims (args, out);
@@ -444,11 +457,10 @@ skip_value (Lex *L, guint depth)
   return V_OTHER;
 }
 
-static gboolean
-key_is (const Lex *L, const char *key)
+static inline gboolean
+key_is (const Lex *L, const Key *key)
 {
-  gsize n = strlen (key);
-  return L->slen == n && memcmp (L->s, key, n) == 0;
+  return L->slen == key->len && memcmp (L->s, key->s, key->len) == 0;
 }
 
 /* The last string lexed, NUL-terminated (in tmp). */
@@ -612,7 +624,7 @@ fast_args (Lex *L, WeftCommArgs *out)
       if (lex_key (L) == V_BAIL)
         return FALSE;
       for (i = 0; i < WEFT_CA_N_INTS && !done; i++)
-        if (key_is (L, int_keys[i]))
+        if (key_is (L, &int_keys[i]))
           {
             VKind k = lex_value (L, TRUE, 2);
             gint64 x;
@@ -632,7 +644,7 @@ fast_args (Lex *L, WeftCommArgs *out)
               }
           }
       for (i = 0; i < WEFT_CA_INPUT_TYPE && !done; i++)
-        if (key_is (L, str_keys[i]))
+        if (key_is (L, &str_keys[i]))
           {
             VKind k = lex_value (L, TRUE, 2);
             done = TRUE;
@@ -644,19 +656,19 @@ fast_args (Lex *L, WeftCommArgs *out)
             else if (k == V_INT)
               out->strs[i] = g_strdup_printf ("%" G_GINT64_FORMAT, L->i);
           }
-      if (!done && key_is (L, "Process Group Ranks"))
+      if (!done && key_is (L, &key_ranks))
         {
           done = TRUE;
           if (!fast_ranks (L, out, 2))
             return FALSE;
         }
-      if (!done && key_is (L, "Input Dims"))
+      if (!done && key_is (L, &key_dims))
         {
           done = TRUE;
           if (!fast_input_dims (L, out, 2))
             return FALSE;
         }
-      if (!done && key_is (L, "Input type"))
+      if (!done && key_is (L, &key_types))
         {
           done = TRUE;
           if (!fast_input_type (L, out, 2))
@@ -687,7 +699,7 @@ _weft_comm_args_from_text (const char *text, gsize len, WeftCommArgs *out)
     {
       if (lex_key (&L) == V_BAIL)
         goto done;
-      if (key_is (&L, "args"))
+      if (key_is (&L, &key_args))
         {
           if (!fast_args (&L, out))
             goto done;
