@@ -10,6 +10,7 @@
 
 #include "weft/weft-classify.h"
 
+#include "classify-args-private.h"
 #include "util-private.h"
 
 /* Saturating arithmetic: absurd timestamps in bad files must not overflow. */
@@ -36,107 +37,6 @@ static gint64
 safe_end (const WeftEvent *ev)
 {
   return sat_add (ev->ts, ev->dur);
-}
-
-/* ---- JSON helpers ------------------------------------------------------------ */
-
-static gboolean
-json_int (json_object *obj, const char *key, gint64 *out)
-{
-  json_object *v = NULL;
-
-  if (obj == NULL || !json_object_object_get_ex (obj, key, &v) || v == NULL)
-    return FALSE;
-  switch (json_object_get_type (v))
-    {
-    case json_type_int:
-      *out = json_object_get_int64 (v);
-      return TRUE;
-    case json_type_double:
-      {
-        double d = json_object_get_double (v);
-        if (!isfinite (d) || d > 9.0e18 || d < -9.0e18)
-          return FALSE;
-        *out = (gint64) d;
-        return TRUE;
-      }
-    case json_type_string:
-      {
-        const char *s = json_object_get_string (v);
-        char *end = NULL;
-        gint64 x = g_ascii_strtoll (s, &end, 10);
-        if (end == s || *end != '\0')
-          return FALSE;
-        *out = x;
-        return TRUE;
-      }
-    default:
-      return FALSE;
-    }
-}
-
-static const char *
-json_str (json_object *obj, const char *key)
-{
-  json_object *v = NULL;
-
-  if (obj == NULL || !json_object_object_get_ex (obj, key, &v) || v == NULL)
-    return NULL;
-  if (json_object_get_type (v) == json_type_string)
-    return json_object_get_string (v);
-  if (json_object_get_type (v) == json_type_int)
-    return json_object_get_string (v); /* "Process Group Name": 0 */
-  return NULL;
-}
-
-#define WEFT_MAX_PG_RANKS (1 << 20)
-
-/* "Process Group Ranks": a JSON list, or a quoted "[0, 1, 2]" that Kineto
- * truncates to "[0, 1, ..., 29, ...]" after 30 entries. */
-static GArray *
-parse_ranks (json_object *v, gboolean *truncated)
-{
-  GArray *ranks = g_array_new (FALSE, FALSE, sizeof (int));
-
-  *truncated = FALSE;
-  if (json_object_get_type (v) == json_type_array)
-    {
-      gsize n = json_object_array_length (v);
-      for (gsize i = 0; i < n && i < WEFT_MAX_PG_RANKS; i++)
-        {
-          json_object *e = json_object_array_get_idx (v, i);
-          int r;
-          if (e == NULL || json_object_get_type (e) != json_type_int)
-            continue;
-          r = (int) CLAMP (json_object_get_int64 (e), G_MININT, G_MAXINT);
-          g_array_append_val (ranks, r);
-        }
-    }
-  else if (json_object_get_type (v) == json_type_string)
-    {
-      const char *s = json_object_get_string (v);
-      while (*s != '\0' && ranks->len < WEFT_MAX_PG_RANKS)
-        {
-          if (g_ascii_isdigit (*s) || (*s == '-' && g_ascii_isdigit (s[1])))
-            {
-              char *end = NULL;
-              gint64 x = g_ascii_strtoll (s, &end, 10);
-              int r = (int) CLAMP (x, G_MININT, G_MAXINT);
-              g_array_append_val (ranks, r);
-              s = end;
-              continue;
-            }
-          if (*s == '.')
-            *truncated = TRUE;
-          s++;
-        }
-    }
-  if (ranks->len == 0 && !*truncated)
-    {
-      g_array_free (ranks, TRUE);
-      return NULL;
-    }
-  return ranks;
 }
 
 /* ---- collectives ------------------------------------------------------------- */
@@ -175,98 +75,67 @@ set_ranks (WeftCollective *c, const int *ranks, guint n)
 }
 
 /* Fills the fields still unknown in c from a record_param_comms-style args
- * object (the kernel's own args or the cpu_op's). Returns the type named by
- * "Collective name" (WEFT_COLL_NONE when absent). */
+ * object (the kernel's own args or the cpu_op's; classify-args.c reads
+ * them). Returns the type named by "Collective name" (WEFT_COLL_NONE when
+ * absent). */
 static WeftCollType
-apply_comm_args (WeftRank *rank, WeftCollective *c, CollExtra *extra, json_object *args)
+apply_comm_args (WeftRank *rank, WeftCollective *c, CollExtra *extra, const WeftCommArgs *a)
 {
   const char *s;
-  gint64 x;
-  json_object *v = NULL;
+  const gint64 *x = a->ints;
   WeftCollType type = WEFT_COLL_NONE;
 
-  if (args == NULL || json_object_get_type (args) != json_type_object)
-    return WEFT_COLL_NONE;
-  s = json_str (args, "Collective name");
+  s = a->strs[WEFT_CA_COLL_NAME];
   if (s != NULL && *s != '\0')
     {
       type = weft_coll_type_from_collective_name (s);
       if (c->coll_name == 0)
         c->coll_name = weft_strings_intern (rank->strings, s, -1);
     }
-  if (c->in_nelems < 0 && json_int (args, "In msg nelems", &x) && x >= 0)
-    c->in_nelems = x;
-  if (c->out_nelems < 0 && json_int (args, "Out msg nelems", &x) && x >= 0)
-    c->out_nelems = x;
-  if (c->group_size < 0 && json_int (args, "Group size", &x) && x > 0 && x <= G_MAXINT)
-    c->group_size = (int) x;
-  if (c->dtype == 0 && (s = json_str (args, "dtype")) != NULL && *s != '\0')
+  if (c->in_nelems < 0 && a->has_int[WEFT_CA_IN_NELEMS] && x[WEFT_CA_IN_NELEMS] >= 0)
+    c->in_nelems = x[WEFT_CA_IN_NELEMS];
+  if (c->out_nelems < 0 && a->has_int[WEFT_CA_OUT_NELEMS] && x[WEFT_CA_OUT_NELEMS] >= 0)
+    c->out_nelems = x[WEFT_CA_OUT_NELEMS];
+  if (c->group_size < 0 && a->has_int[WEFT_CA_GROUP_SIZE] && x[WEFT_CA_GROUP_SIZE] > 0 &&
+      x[WEFT_CA_GROUP_SIZE] <= G_MAXINT)
+    c->group_size = (int) x[WEFT_CA_GROUP_SIZE];
+  if (c->dtype == 0 && (s = a->strs[WEFT_CA_DTYPE]) != NULL && *s != '\0')
     c->dtype = weft_strings_intern (rank->strings, s, -1);
-  if (c->pg_name == 0 && (s = json_str (args, "Process Group Name")) != NULL && *s != '\0')
+  if (c->pg_name == 0 && (s = a->strs[WEFT_CA_PG_NAME]) != NULL && *s != '\0')
     c->pg_name = weft_strings_intern (rank->strings, s, -1);
-  if (c->pg_desc == 0 && (s = json_str (args, "Process Group Description")) != NULL && *s != '\0')
+  if (c->pg_desc == 0 && (s = a->strs[WEFT_CA_PG_DESC]) != NULL && *s != '\0')
     c->pg_desc = weft_strings_intern (rank->strings, s, -1);
-  if ((c->pg_ranks == NULL || extra->ranks_truncated) && json_object_object_get_ex (args, "Process Group Ranks", &v) &&
-      v != NULL)
+  if ((c->pg_ranks == NULL || extra->ranks_truncated) && a->pg_ranks != NULL &&
+      (c->pg_ranks == NULL || !a->pg_ranks_truncated))
     {
-      gboolean truncated = FALSE;
-      GArray *ranks = parse_ranks (v, &truncated);
-      if (ranks != NULL && (c->pg_ranks == NULL || !truncated))
-        {
-          set_ranks (c, (const int *) (void *) ranks->data, ranks->len);
-          extra->ranks_truncated = truncated;
-        }
-      if (ranks != NULL)
-        g_array_free (ranks, TRUE);
+      set_ranks (c, (const int *) (void *) a->pg_ranks->data, a->pg_ranks->len);
+      extra->ranks_truncated = a->pg_ranks_truncated;
     }
-  if (c->seq < 0 && json_int (args, "Seq", &x) && x >= 0)
-    c->seq = x;
-  if (c->src_rank < 0 && json_int (args, "Src Rank", &x) && x >= 0 && x <= G_MAXINT)
-    c->src_rank = (int) x;
-  if (c->dst_rank < 0 && json_int (args, "Dst Rank", &x) && x >= 0 && x <= G_MAXINT)
-    c->dst_rank = (int) x;
-  if (extra->rank_start < 0 && json_int (args, "Global rank start", &x) && x >= 0)
-    extra->rank_start = x;
-  if (extra->rank_stride < 0 && json_int (args, "Global rank stride", &x) && x >= 0)
-    extra->rank_stride = x;
+  if (c->seq < 0 && a->has_int[WEFT_CA_SEQ] && x[WEFT_CA_SEQ] >= 0)
+    c->seq = x[WEFT_CA_SEQ];
+  if (c->src_rank < 0 && a->has_int[WEFT_CA_SRC_RANK] && x[WEFT_CA_SRC_RANK] >= 0 && x[WEFT_CA_SRC_RANK] <= G_MAXINT)
+    c->src_rank = (int) x[WEFT_CA_SRC_RANK];
+  if (c->dst_rank < 0 && a->has_int[WEFT_CA_DST_RANK] && x[WEFT_CA_DST_RANK] >= 0 && x[WEFT_CA_DST_RANK] <= G_MAXINT)
+    c->dst_rank = (int) x[WEFT_CA_DST_RANK];
+  if (extra->rank_start < 0 && a->has_int[WEFT_CA_RANK_START] && x[WEFT_CA_RANK_START] >= 0)
+    extra->rank_start = x[WEFT_CA_RANK_START];
+  if (extra->rank_stride < 0 && a->has_int[WEFT_CA_RANK_STRIDE] && x[WEFT_CA_RANK_STRIDE] >= 0)
+    extra->rank_stride = x[WEFT_CA_RANK_STRIDE];
   return type;
 }
 
 /* Old traces: the nccl:* annotation (and sometimes record_param_comms) has
  * only "Input Dims" / "Input type"; the first input is the tensor sent. */
 static void
-apply_input_dims (WeftRank *rank, WeftCollective *c, json_object *args)
+apply_input_dims (WeftRank *rank, WeftCollective *c, const WeftCommArgs *a)
 {
-  json_object *dims = NULL, *types = NULL, *first, *t;
-  gint64 n = 1;
-  gsize len;
+  const char *t = a->strs[WEFT_CA_INPUT_TYPE];
 
-  if (c->in_nelems >= 0 || args == NULL || !json_object_object_get_ex (args, "Input Dims", &dims) ||
-      json_object_get_type (dims) != json_type_array || json_object_array_length (dims) == 0)
+  if (c->in_nelems >= 0 || !a->has_input_dims)
     return;
-  first = json_object_array_get_idx (dims, 0);
-  if (first == NULL || json_object_get_type (first) != json_type_array)
-    return;
-  len = json_object_array_length (first);
-  if (len == 0)
-    return;
-  for (gsize i = 0; i < len; i++)
-    {
-      json_object *d = json_object_array_get_idx (first, i);
-      gint64 k;
-      if (d == NULL || json_object_get_type (d) != json_type_int)
-        return;
-      k = json_object_get_int64 (d);
-      if (k < 0 || (k > 0 && n > G_MAXINT64 / k))
-        return;
-      n *= k;
-    }
-  c->in_nelems = n;
-  if (c->dtype == 0 && json_object_object_get_ex (args, "Input type", &types) &&
-      json_object_get_type (types) == json_type_array && json_object_array_length (types) > 0 &&
-      (t = json_object_array_get_idx (types, 0)) != NULL && json_object_get_type (t) == json_type_string &&
-      weft_dtype_size (json_object_get_string (t)) > 0)
-    c->dtype = weft_strings_intern (rank->strings, json_object_get_string (t), -1);
+  c->in_nelems = a->input_nelems;
+  if (c->dtype == 0 && t != NULL && weft_dtype_size (t) > 0)
+    c->dtype = weft_strings_intern (rank->strings, t, -1);
 }
 
 static const WeftProcessGroup *
@@ -509,17 +378,16 @@ build_collective (WeftRank *rank, guint32 idx, const LaunchContext *ctx, GHashTa
   WeftEvent *ev = weft_rank_event (rank, idx);
   CollExtra extra = { FALSE, -1, -1 };
   WeftCollType t_args, t_cpu = WEFT_COLL_NONE, t_name;
-  json_object *args;
+  WeftCommArgs args;
   const CommContext *cc = g_hash_table_lookup (ctx->comm, GUINT_TO_POINTER (idx));
   guint32 rpc = WEFT_NONE;
 
   coll_init (c, idx);
 
   /* (1) the kernel's own args */
-  args = weft_event_parse_args (rank, ev);
-  t_args = apply_comm_args (rank, c, &extra, args);
-  if (args != NULL)
-    json_object_put (args);
+  _weft_comm_args_read (rank, ev, &args);
+  t_args = apply_comm_args (rank, c, &extra, &args);
+  _weft_comm_args_clear (&args);
 
   /* (2) the record_param_comms cpu_op: same External id (checked against the
    * launch when there is one: old Kineto wrote the correlation id into the
@@ -540,19 +408,19 @@ build_collective (WeftRank *rank, guint32 idx, const LaunchContext *ctx, GHashTa
     rpc = cc->record_param_comms;
   if (rpc != WEFT_NONE)
     {
-      json_object *rargs = weft_event_parse_args (rank, weft_rank_event (rank, rpc));
-      t_cpu = apply_comm_args (rank, c, &extra, rargs);
+      WeftCommArgs rargs;
+      _weft_comm_args_read (rank, weft_rank_event (rank, rpc), &rargs);
+      t_cpu = apply_comm_args (rank, c, &extra, &rargs);
       if (cc != NULL && cc->comm_op != WEFT_NONE)
         {
           /* nccl:all_to_all inside record_param_comms: its own Input Dims first */
-          json_object *oargs = weft_event_parse_args (rank, weft_rank_event (rank, cc->comm_op));
-          apply_input_dims (rank, c, oargs);
-          if (oargs != NULL)
-            json_object_put (oargs);
+          WeftCommArgs oargs;
+          _weft_comm_args_read (rank, weft_rank_event (rank, cc->comm_op), &oargs);
+          apply_input_dims (rank, c, &oargs);
+          _weft_comm_args_clear (&oargs);
         }
-      apply_input_dims (rank, c, rargs);
-      if (rargs != NULL)
-        json_object_put (rargs);
+      apply_input_dims (rank, c, &rargs);
+      _weft_comm_args_clear (&rargs);
       c->cpu_event = rpc;
     }
   if ((t_cpu == WEFT_COLL_NONE || t_cpu == WEFT_COLL_UNKNOWN) && cc != NULL && cc->comm_op != WEFT_NONE)
@@ -561,10 +429,10 @@ build_collective (WeftRank *rank, guint32 idx, const LaunchContext *ctx, GHashTa
       t_cpu = weft_coll_type_from_collective_name (weft_rank_string (rank, op->name));
       if (rpc == WEFT_NONE)
         {
-          json_object *oargs = weft_event_parse_args (rank, op);
-          apply_input_dims (rank, c, oargs);
-          if (oargs != NULL)
-            json_object_put (oargs);
+          WeftCommArgs oargs;
+          _weft_comm_args_read (rank, op, &oargs);
+          apply_input_dims (rank, c, &oargs);
+          _weft_comm_args_clear (&oargs);
           c->cpu_event = cc->comm_op;
         }
       if (c->coll_name == 0)

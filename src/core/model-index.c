@@ -8,6 +8,7 @@
 
 #include "weft/weft-classify.h"
 #include "weft/weft-model.h"
+#include "idmap-private.h"
 #include "textstore-private.h"
 
 /* ---- index ------------------------------------------------------------------ */
@@ -200,57 +201,65 @@ slice_at (WeftRank *rank, guint32 lane_idx, gint64 ts)
   return best;
 }
 
+/* A flow point's table (0: fwdbwd, 1: ac2g) and id; FALSE when it pairs
+ * with nothing. */
+static gboolean
+flow_point (const WeftRank *rank, const WeftEvent *ev, guint *table, gint64 *id)
+{
+  if ((ev->ph != WEFT_PH_S && ev->ph != WEFT_PH_F) ||
+      (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+    return FALSE;
+  *id = weft_event_flow_id (rank, ev);
+  *table = ev->category == WEFT_CAT_AC2G;
+  return *id >= 0;
+}
+
 static void
 pair_flows (WeftRank *rank)
 {
   /* one table per category, so ac2g and fwdbwd ids do not collide (any
    * gint64 is an id: no arithmetic on them) */
-  GHashTable *starts[2] = { g_hash_table_new (g_int64_hash, g_int64_equal),
-                            g_hash_table_new (g_int64_hash, g_int64_equal) };
-  GArray *keys = g_array_new (FALSE, FALSE, sizeof (gint64));
+  WeftIdMap starts[2];
+  gsize n_starts[2] = { 0, 0 };
+  guint table;
+  gint64 id;
 
   g_array_set_size (rank->flows, 0);
-  g_array_set_size (keys, rank->events->len);
   for (guint i = 0; i < rank->events->len; i++)
     {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      gint64 *key = &g_array_index (keys, gint64, i);
-      gint64 id;
-      if (ev->ph != WEFT_PH_S && ev->ph != WEFT_PH_F)
-        continue;
-      id = weft_event_flow_id (rank, ev);
-      if (id < 0 || (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
-        continue;
-      *key = id;
-      if (ev->ph == WEFT_PH_S)
-        g_hash_table_insert (starts[ev->category == WEFT_CAT_AC2G], key, GUINT_TO_POINTER (i + 1));
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
+        n_starts[table]++;
+    }
+  _weft_id_map_init (&starts[0], n_starts[0]);
+  _weft_id_map_init (&starts[1], n_starts[1]);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      const WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
+        _weft_id_map_set (&starts[table], id, i); /* the last start of an id wins */
     }
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
-      gint64 id;
-      gpointer s;
+      guint32 s;
       WeftFlow flow;
 
-      if (ev->ph != WEFT_PH_F || (ev->category != WEFT_CAT_AC2G && ev->category != WEFT_CAT_FWDBWD))
+      if (ev->ph != WEFT_PH_F || !flow_point (rank, ev, &table, &id))
         continue;
-      id = weft_event_flow_id (rank, ev);
-      if (id < 0)
-        continue;
-      s = g_hash_table_lookup (starts[ev->category == WEFT_CAT_AC2G], &id);
-      if (s == NULL)
+      s = _weft_id_map_get (&starts[table], id);
+      if (s == G_MAXUINT32)
         continue; /* orphan: dropped */
       flow.category = (WeftCategory) ev->category;
       flow.id = id;
-      flow.start = GPOINTER_TO_UINT (s) - 1;
+      flow.start = s;
       flow.end = i;
       flow.from = slice_at (rank, weft_rank_event (rank, flow.start)->lane, weft_rank_event (rank, flow.start)->ts);
       flow.to = slice_at (rank, ev->lane, ev->ts);
       g_array_append_val (rank->flows, flow);
     }
-  g_hash_table_destroy (starts[0]);
-  g_hash_table_destroy (starts[1]);
-  g_array_free (keys, TRUE);
+  _weft_id_map_clear (&starts[0]);
+  _weft_id_map_clear (&starts[1]);
 }
 
 static gboolean
@@ -263,11 +272,9 @@ is_launch_candidate (const WeftRank *rank, const WeftEvent *ev)
 static void
 link_launches (WeftRank *rank)
 {
-  GHashTable *by_corr = g_hash_table_new (g_int64_hash, g_int64_equal);
-  gint64 *keys;
-  guint n_keys = 0;
+  WeftIdMap by_corr;
+  gsize n_keys = 0;
 
-  /* the keys live in an array of their own: the records hold them encoded */
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
@@ -276,37 +283,33 @@ link_launches (WeftRank *rank)
       if (is_launch_candidate (rank, ev))
         n_keys++;
     }
-  keys = g_new (gint64, MAX (n_keys, 1));
-  n_keys = 0;
+  _weft_id_map_init (&by_corr, n_keys);
   for (guint i = 0; i < rank->events->len; i++)
     {
       const WeftEvent *ev = weft_rank_event (rank, i);
-      if (!is_launch_candidate (rank, ev))
-        continue;
-      keys[n_keys] = weft_event_correlation (rank, ev);
-      g_hash_table_insert (by_corr, &keys[n_keys++], GUINT_TO_POINTER (i + 1));
+      if (is_launch_candidate (rank, ev))
+        _weft_id_map_set (&by_corr, weft_event_correlation (rank, ev), i); /* the last launch wins */
     }
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
-      gpointer l;
+      guint32 l;
       gint64 corr;
       if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
         continue;
       corr = weft_event_correlation (rank, ev);
       if (corr < 0)
         continue;
-      l = g_hash_table_lookup (by_corr, &corr);
-      if (l != NULL)
+      l = _weft_id_map_get (&by_corr, corr);
+      if (l != G_MAXUINT32)
         {
-          WeftEvent *launch = weft_rank_event (rank, GPOINTER_TO_UINT (l) - 1);
-          ev->link = GPOINTER_TO_UINT (l) - 1;
+          WeftEvent *launch = weft_rank_event (rank, l);
+          ev->link = l;
           launch->link = i;
           launch->flags |= WEFT_EVENT_LAUNCH;
         }
     }
-  g_hash_table_destroy (by_corr);
-  g_free (keys);
+  _weft_id_map_clear (&by_corr);
 
   /* Without correlation args, fall back to ac2g flows. */
   for (guint i = 0; i < rank->flows->len; i++)

@@ -155,11 +155,13 @@ _weft_text_store_add (WeftTextStore *self, const char *data, gsize len)
 {
   guint8 head[10];
   guint nh = 0;
-  gsize v = len;
+  gsize v = len, at;
+  guint8 *dst;
   guint32 slot;
 
   g_return_val_if_fail (self != NULL, WEFT_TEXT_NONE);
   g_return_val_if_fail (self->n_texts < G_MAXUINT32 - 1, WEFT_TEXT_NONE);
+  g_return_val_if_fail (len < G_MAXUINT32 / 2, WEFT_TEXT_NONE);
   if (self->fill == NULL)
     {
       self->fill = g_byte_array_sized_new (TEXT_BLOCK_BYTES + 4096);
@@ -171,9 +173,14 @@ _weft_text_store_add (WeftTextStore *self, const char *data, gsize len)
       v >>= 7;
     }
   while (v != 0);
-  g_byte_array_append (self->fill, head, nh);
-  g_byte_array_append (self->fill, (const guint8 *) data, (guint) len);
-  g_byte_array_append (self->fill, (const guint8 *) "", 1);
+  /* one resize and plain copies: three g_byte_array_append calls per event
+   * were ~2 % of a load's instructions (callgrind, df_index_resolver) */
+  at = self->fill->len;
+  g_byte_array_set_size (self->fill, (guint) (at + nh + len + 1));
+  dst = self->fill->data + at;
+  memcpy (dst, head, nh);
+  memcpy (dst + nh, data, len);
+  dst[nh + len] = '\0';
   self->fill_n++;
   self->raw_bytes += len;
   slot = ++self->n_texts; /* 1 + its index */
