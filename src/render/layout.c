@@ -37,9 +37,9 @@ state_of (gint64 compute, gint64 comm)
 /* The band from the per-lane arrays of solved times (WeftRenderTimes.lane_func),
  * in O(events) with no sort: each GPU lane is sorted by start, so one pass
  * over it gives the union of its compute ops and the union of its comm ops
- * as sorted lists of disjoint spans (touching spans merged); the lanes'
- * lists are merged pairwise (O(events log lanes)) into one union of
- * compute and one of comm; the band is the runs of (in compute, in comm)
+ * as a sorted stream of disjoint spans (touching spans merged); the lanes'
+ * streams merge (the smallest start next, O(events x GPU lanes)) into one
+ * union of compute and one of comm; the band is the runs of (in compute, in comm)
  * over the points where either changes. The state at any time is the same
  * as the edge sort's (an event count > 0 is being in the union), and both
  * keep maximal runs between the first start and the last end, so the
@@ -68,92 +68,6 @@ span_push (Span *out, guint *k, gint64 b, gint64 e)
   out[*k].e = e;
   (*k)++;
   return TRUE;
-}
-
-/* The union of two maximal sorted lists (both freed), maximal and sorted. */
-static GArray *
-span_union (GArray *x, GArray *y)
-{
-  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Span), x->len + y->len + 1);
-  const Span *a = (const Span *) (void *) x->data, *b = (const Span *) (void *) y->data;
-  Span *o = (Span *) (void *) out->data;
-  guint i = 0, j = 0, k = 0, na = x->len, nb = y->len;
-  while (i < na && j < nb)
-    {
-      const Span *sp = a[i].b <= b[j].b ? &a[i++] : &b[j++];
-      span_push (o, &k, sp->b, sp->e); /* never out of order: the smaller start first */
-    }
-  for (; i < na; i++)
-    span_push (o, &k, a[i].b, a[i].e);
-  for (; j < nb; j++)
-    span_push (o, &k, b[j].b, b[j].e);
-  out->len = k;
-  g_array_free (x, TRUE);
-  g_array_free (y, TRUE);
-  return out;
-}
-
-static GArray *
-spans_merge_all (GPtrArray *lists)
-{
-  while (lists->len > 1)
-    {
-      guint k = 0;
-      for (guint i = 0; i + 1 < lists->len; i += 2)
-        lists->pdata[k++] = span_union (lists->pdata[i], lists->pdata[i + 1]);
-      if (lists->len % 2 == 1)
-        lists->pdata[k++] = lists->pdata[lists->len - 1];
-      lists->len = k; /* the rest were merged (and freed) or moved */
-    }
-  return lists->len == 1 ? g_ptr_array_index (lists, 0) : g_array_new (FALSE, FALSE, sizeof (Span));
-}
-
-static void
-spans_free_all (GPtrArray *lists)
-{
-  for (guint i = 0; i < lists->len; i++)
-    g_array_free (g_ptr_array_index (lists, i), TRUE);
-  g_ptr_array_free (lists, TRUE);
-}
-
-/* The band of a compute union and a comm union (maximal sorted lists). */
-static GArray *
-band_of_spans (GArray *cu, GArray *mu)
-{
-  GArray *band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
-  const Span *c = (const Span *) (void *) cu->data, *m = (const Span *) (void *) mu->data;
-  guint nc = cu->len, nm = mu->len, ci = 0, mi = 0;
-  gint64 x;
-
-  if (nc == 0 && nm == 0)
-    return band;
-  x = nc == 0 ? m[0].b : nm == 0 ? c[0].b : MIN (c[0].b, m[0].b);
-  for (;;)
-    {
-      gboolean in_c = ci < nc && c[ci].b <= x, in_m = mi < nm && m[mi].b <= x;
-      gint64 next = G_MAXINT64;
-      WeftOverlapState st;
-      if (ci < nc)
-        next = MIN (next, in_c ? c[ci].e : c[ci].b);
-      if (mi < nm)
-        next = MIN (next, in_m ? m[mi].e : m[mi].b);
-      if (next == G_MAXINT64)
-        break;
-      st = state_of (in_c, in_m);
-      if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
-        g_array_index (band, WeftOverlapSegment, band->len - 1).end = next;
-      else
-        {
-          WeftOverlapSegment seg = { x, next, st };
-          g_array_append_val (band, seg);
-        }
-      x = next;
-      while (ci < nc && c[ci].e <= x)
-        ci++;
-      while (mi < nm && m[mi].e <= x)
-        mi++;
-    }
-  return band;
 }
 
 enum
@@ -201,70 +115,171 @@ band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *ev
   return rl->band_cls[l];
 }
 
+/* The band from the lane arrays, streamed: per GPU lane and class a cursor
+ * that yields the lane's maximal spans of that class in order (span_push
+ * over its ops), per class a union of the lanes' cursors (the smallest
+ * start next, span_push again), and the band made from the two unions as
+ * band_of_spans does. Nothing but the band is written: the per-lane lists
+ * and the pairwise merges of before allocated ~2x the ops' spans per band,
+ * and at tens of millions of events their first touch (page faults) was a
+ * third of the time. The segments are the same (a maximal sorted list of a
+ * union is unique). */
+typedef struct
+{
+  const gint64 *s, *e;
+  const guint8 *cls;      /* NULL: read the records */
+  const guint32 *idx;
+  guint         i, n;
+  Span          head;     /* the next span, valid when have */
+  gboolean      have;
+} LaneCursor;
+
+typedef struct
+{
+  const WeftRank  *rank;
+  const WeftEvent *events;
+  LaneCursor      *lanes;
+  guint            n_lanes;
+  guint8           want;  /* BAND_COMPUTE or BAND_COMM */
+  gboolean         bad;   /* a lane out of order */
+  Span             head;  /* the union's next span, valid when have */
+  gboolean         have;
+} UnionCursor;
+
+/* The next maximal span of lane cursor c's ops of class want. */
+static void
+lane_next (UnionCursor *u, LaneCursor *c)
+{
+  guint k = 0;
+  Span sp;
+  c->have = FALSE;
+  for (; c->i < c->n; c->i++)
+    {
+      guint i = c->i;
+      guint8 cl = c->cls != NULL ? c->cls[i] : band_class (u->rank, &u->events[c->idx[i]]);
+      if (cl != u->want || c->e[i] <= c->s[i])
+        continue;
+      if (k > 0 && c->s[i] > sp.e)
+        break; /* the span is complete */
+      if (!span_push (&sp, &k, c->s[i], c->e[i]))
+        {
+          u->bad = TRUE;
+          return;
+        }
+    }
+  if (k > 0)
+    {
+      c->head = sp;
+      c->have = TRUE;
+    }
+}
+
+/* The next span of the union of the lanes. */
+static void
+union_next (UnionCursor *u)
+{
+  guint k = 0;
+  Span sp;
+  u->have = FALSE;
+  for (;;)
+    {
+      LaneCursor *best = NULL;
+      for (guint l = 0; l < u->n_lanes; l++)
+        if (u->lanes[l].have && (best == NULL || u->lanes[l].head.b < best->head.b))
+          best = &u->lanes[l];
+      if (best == NULL || (k > 0 && best->head.b > sp.e))
+        break;
+      span_push (&sp, &k, best->head.b, best->head.e); /* never out of order: the smallest start first */
+      lane_next (u, best);
+      if (u->bad)
+        return;
+    }
+  if (k > 0)
+    {
+      u->head = sp;
+      u->have = TRUE;
+    }
+}
+
 static GArray *
 band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
 {
   const WeftRenderTimes *times = rt->times;
   WeftRank *rank = rt->rank;
-  GPtrArray *cl = g_ptr_array_new (), *ml = g_ptr_array_new ();
-  GArray *cu, *mu, *band;
+  LaneCursor *lc = g_new0 (LaneCursor, MAX (rank->lanes->len, 1) * 2);
+  UnionCursor cu = { rank, rt->events, lc, 0, BAND_COMPUTE, FALSE, { 0, 0 }, FALSE };
+  UnionCursor mu = { rank, rt->events, lc + rank->lanes->len, 0, BAND_COMM, FALSE, { 0, 0 }, FALSE };
+  GArray *band = NULL;
+  gint64 x;
 
   for (guint l = 0; l < rank->lanes->len; l++)
     {
       WeftLane *lane = weft_rank_lane (rank, l);
-      const guint32 *idx = (const guint32 *) (void *) lane->events->data;
       const gint64 *s = NULL, *e = NULL;
-      const guint8 *cls;
       guint n;
-      GArray *c, *m;
+      LaneCursor c;
       if (lane->kind != WEFT_LANE_GPU || lane->events->len == 0)
         continue;
       n = times->lane_func (times->user_data, rt->rank_index, l, &s, &e);
       if (n != lane->events->len || s == NULL || e == NULL)
-        goto fail;
-      cls = band_lane_classes (rl, rank, rt->events, l, lane);
-      {
-        guint n_c = 0, n_m = 0, kc = 0, km = 0;
-        Span *pc, *pm;
-        for (guint i = 0; i < n; i++)
-          {
-            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
-            n_c += k == BAND_COMPUTE;
-            n_m += k == BAND_COMM;
-          }
-        c = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_c + 1);
-        m = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_m + 1);
-        g_ptr_array_add (cl, c);
-        g_ptr_array_add (ml, m);
-        pc = (Span *) (void *) c->data;
-        pm = (Span *) (void *) m->data;
-        for (guint i = 0; i < n; i++)
-          {
-            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
-            gboolean ok;
-            if (k == BAND_NONE || e[i] <= s[i])
-              continue;
-            ok = k == BAND_COMM ? span_push (pm, &km, s[i], e[i]) : span_push (pc, &kc, s[i], e[i]);
-            if (!ok)
-              goto fail;
-          }
-        c->len = kc;
-        m->len = km;
-      }
+        goto out;
+      memset (&c, 0, sizeof c);
+      c.s = s;
+      c.e = e;
+      c.cls = band_lane_classes (rl, rank, rt->events, l, lane);
+      c.idx = (const guint32 *) (void *) lane->events->data;
+      c.n = n;
+      cu.lanes[cu.n_lanes++] = c;
+      mu.lanes[mu.n_lanes++] = c;
     }
-  cu = spans_merge_all (cl);
-  mu = spans_merge_all (ml);
-  band = band_of_spans (cu, mu);
-  g_array_free (cu, TRUE);
-  g_array_free (mu, TRUE);
-  g_ptr_array_free (cl, TRUE);
-  g_ptr_array_free (ml, TRUE);
+  for (guint l = 0; l < cu.n_lanes; l++)
+    lane_next (&cu, &cu.lanes[l]);
+  for (guint l = 0; l < mu.n_lanes; l++)
+    lane_next (&mu, &mu.lanes[l]);
+  if (cu.bad || mu.bad)
+    goto out;
+  union_next (&cu);
+  union_next (&mu);
+  band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
+  if (!cu.have && !mu.have)
+    goto out;
+  x = !cu.have ? mu.head.b : !mu.have ? cu.head.b : MIN (cu.head.b, mu.head.b);
+  for (;;)
+    {
+      gboolean in_c, in_m;
+      gint64 next = G_MAXINT64;
+      WeftOverlapState st;
+      if (cu.bad || mu.bad)
+        {
+          g_array_free (band, TRUE);
+          band = NULL;
+          goto out;
+        }
+      in_c = cu.have && cu.head.b <= x;
+      in_m = mu.have && mu.head.b <= x;
+      if (cu.have)
+        next = MIN (next, in_c ? cu.head.e : cu.head.b);
+      if (mu.have)
+        next = MIN (next, in_m ? mu.head.e : mu.head.b);
+      if (next == G_MAXINT64)
+        break;
+      st = state_of (in_c, in_m);
+      if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
+        g_array_index (band, WeftOverlapSegment, band->len - 1).end = next;
+      else
+        {
+          WeftOverlapSegment seg = { x, next, st };
+          g_array_append_val (band, seg);
+        }
+      x = next;
+      while (cu.have && cu.head.e <= x)
+        union_next (&cu);
+      while (mu.have && mu.head.e <= x)
+        union_next (&mu);
+    }
+out:
+  g_free (lc);
   return band;
-
-fail:
-  spans_free_all (cl);
-  spans_free_all (ml);
-  return NULL;
 }
 
 GArray *

@@ -102,6 +102,8 @@ main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   guint n = argc > 2 ? (guint) MAX (atoi (argv[2]), 3) : 20;
+  /* BENCH_SCALE_FULL=N: N frames of the full view (default 3; more to profile them) */
+  guint n_full = g_getenv ("BENCH_SCALE_FULL") != NULL ? (guint) CLAMP (atoi (g_getenv ("BENCH_SCALE_FULL")), 1, 1000) : 3;
   double t_start = now_ms (), t;
   WeftTrace *trace;
   WeftEditSession *session;
@@ -110,8 +112,8 @@ main (int argc, char **argv)
   WeftView view;
   WeftLayout *layout;
   cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
-  double *v = g_new (double, n * 2 + 64);
-  double *vc = g_new (double, n * 2 + 64);
+  double *v = g_new (double, n * 2 + 1064);
+  double *vc = g_new (double, n * 2 + 1064);
   double *vm = g_new (double, n * 2 + 64);
   guint64 n_events = 0, json = 0;
   struct rusage ru;
@@ -164,13 +166,13 @@ main (int argc, char **argv)
   printf ("launch_to_first_frame_s %.2f\n", (now_ms () - t_start) / 1000.0);
   fflush (stdout);
   /* the full view again (the window repaints it when the schedule is read) */
-  for (guint i = 0; i < 3; i++)
+  for (guint i = 0; i < n_full; i++)
     {
       v[i] = frame (s, trace, &view, layout, &times);
       vc[i] = last_cpu_ms;
     }
-  report ("full_view", v, 3);
-  report ("full_view_cpu", vc, 3);
+  report ("full_view", v, n_full);
+  report ("full_view_cpu", vc, n_full);
   for (guint i = 0; i < n; i++)
     {
       weft_view_zoom (&view, 0.8, view.width / 2);
