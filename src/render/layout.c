@@ -91,7 +91,8 @@ band_class (const WeftRank *rank, const WeftEvent *ev)
  * in order): a GPU op's class changes only when it is deleted or restored,
  * and both take it out of or put it back into its lane. */
 static const guint8 *
-band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *events, guint l, const WeftLane *lane)
+band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *events, guint l, const WeftLane *lane,
+                   gboolean trust)
 {
   const guint32 *idx = (const guint32 *) (void *) lane->events->data;
   guint n = lane->events->len;
@@ -103,7 +104,11 @@ band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *ev
       rl->band_idx = g_new0 (guint32 *, rl->n_lanes);
       rl->band_cls = g_new0 (guint8 *, rl->n_lanes);
     }
-  if (rl->band_cls[l] != NULL && rl->band_n[l] == n && memcmp (rl->band_idx[l], idx, (gsize) n * sizeof (guint32)) == 0)
+  /* trust: a patch of a band made from this cache, the lane arrays not
+   * rebuilt since (a change of a lane's events is structural for the
+   * solver: it rebuilds them, and the patch is refused) */
+  if (rl->band_cls[l] != NULL && rl->band_n[l] == n &&
+      (trust || memcmp (rl->band_idx[l], idx, (gsize) n * sizeof (guint32)) == 0))
     return rl->band_cls[l];
   g_free (rl->band_idx[l]);
   g_free (rl->band_cls[l]);
@@ -129,7 +134,9 @@ typedef struct
   const gint64 *s, *e;
   const guint8 *cls;      /* NULL: read the records */
   const guint32 *idx;
-  guint         i, n;
+  guint         i, n;     /* the ops left: [i, n) */
+  guint         lane;
+  gint64        maxdur;   /* the longest op seen */
   Span          head;     /* the next span, valid when have */
   gboolean      have;
 } LaneCursor;
@@ -142,6 +149,7 @@ typedef struct
   guint            n_lanes;
   guint8           want;  /* BAND_COMPUTE or BAND_COMM */
   gboolean         bad;   /* a lane out of order */
+  gint64           lo, hi; /* spans clipped to [lo, hi) */
   Span             head;  /* the union's next span, valid when have */
   gboolean         have;
 } UnionCursor;
@@ -157,11 +165,17 @@ lane_next (UnionCursor *u, LaneCursor *c)
     {
       guint i = c->i;
       guint8 cl = c->cls != NULL ? c->cls[i] : band_class (u->rank, &u->events[c->idx[i]]);
+      gint64 b, e;
       if (cl != u->want || c->e[i] <= c->s[i])
         continue;
-      if (k > 0 && c->s[i] > sp.e)
+      c->maxdur = MAX (c->maxdur, c->e[i] - c->s[i]);
+      b = MAX (c->s[i], u->lo);
+      e = MIN (c->e[i], u->hi);
+      if (e <= b)
+        continue;
+      if (k > 0 && b > sp.e)
         break; /* the span is complete */
-      if (!span_push (&sp, &k, c->s[i], c->e[i]))
+      if (!span_push (&sp, &k, b, e))
         {
           u->bad = TRUE;
           return;
@@ -201,17 +215,41 @@ union_next (UnionCursor *u)
     }
 }
 
+/* First i in [0, n) with s[i] >= t (s sorted). */
+static guint
+lower_bound_ts (const gint64 *s, guint n, gint64 t)
+{
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (s[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The band over [lo, hi) (every time: G_MININT64, G_MAXINT64): with rl and
+ * a span, only the ops that may reach into it are read (those starting in
+ * [lo - the lane's longest op, hi)), through the class cache made for rl's
+ * band (trust), and the lanes' longest ops are widened in rl; over
+ * everything they are recorded there. */
 static GArray *
-band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
+band_from_lanes_range (const WeftRankTimes *rt, WeftRankLayout *rl, gint64 lo, gint64 hi)
 {
   const WeftRenderTimes *times = rt->times;
   WeftRank *rank = rt->rank;
+  gboolean whole = lo == G_MININT64 && hi == G_MAXINT64;
   LaneCursor *lc = g_new0 (LaneCursor, MAX (rank->lanes->len, 1) * 2);
-  UnionCursor cu = { rank, rt->events, lc, 0, BAND_COMPUTE, FALSE, { 0, 0 }, FALSE };
-  UnionCursor mu = { rank, rt->events, lc + rank->lanes->len, 0, BAND_COMM, FALSE, { 0, 0 }, FALSE };
+  UnionCursor cu = { rank, rt->events, lc, 0, BAND_COMPUTE, FALSE, lo, hi, { 0, 0 }, FALSE };
+  UnionCursor mu = { rank, rt->events, lc + rank->lanes->len, 0, BAND_COMM, FALSE, lo, hi, { 0, 0 }, FALSE };
   GArray *band = NULL;
   gint64 x;
 
+  if (!whole && (rl == NULL || rl->band_maxdur == NULL || rl->band_n == NULL))
+    goto out;
   for (guint l = 0; l < rank->lanes->len; l++)
     {
       WeftLane *lane = weft_rank_lane (rank, l);
@@ -226,9 +264,19 @@ band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
       memset (&c, 0, sizeof c);
       c.s = s;
       c.e = e;
-      c.cls = band_lane_classes (rl, rank, rt->events, l, lane);
+      c.lane = l;
+      c.cls = band_lane_classes (rl, rank, rt->events, l, lane, !whole);
       c.idx = (const guint32 *) (void *) lane->events->data;
       c.n = n;
+      if (!whole)
+        {
+          gint64 from = lo - MAX (rl->band_maxdur[l], 0);
+          if (c.cls == NULL)
+            goto out;
+          c.i = lower_bound_ts (s, n, from > lo ? G_MININT64 : from);
+          c.n = lower_bound_ts (s, n, hi);
+          c.maxdur = rl->band_maxdur[l];
+        }
       cu.lanes[cu.n_lanes++] = c;
       mu.lanes[mu.n_lanes++] = c;
     }
@@ -278,8 +326,128 @@ band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
         union_next (&mu);
     }
 out:
+  if (band != NULL && rl != NULL)
+    {
+      /* the lanes' longest ops (the two cursors of a lane saw its two classes) */
+      if (rl->band_maxdur == NULL)
+        rl->band_maxdur = g_new0 (gint64, MAX (rl->n_lanes, 1));
+      for (guint k = 0; k < cu.n_lanes; k++)
+        if (cu.lanes[k].lane < rl->n_lanes)
+          {
+            gint64 m = MAX (cu.lanes[k].maxdur, mu.lanes[k].maxdur);
+            rl->band_maxdur[cu.lanes[k].lane] = whole ? m : MAX (rl->band_maxdur[cu.lanes[k].lane], m);
+          }
+    }
   g_free (lc);
   return band;
+}
+
+static GArray *
+band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
+{
+  return band_from_lanes_range (rt, rl, G_MININT64, G_MAXINT64);
+}
+
+/* Appends seg to a band being made: the gap since the last one is idle
+ * (the band is a partition of its span), equal neighbours merge. */
+static void
+band_append (GArray *out, WeftOverlapSegment seg)
+{
+  if (seg.end <= seg.begin)
+    return;
+  if (out->len > 0)
+    {
+      WeftOverlapSegment *last = &g_array_index (out, WeftOverlapSegment, out->len - 1);
+      if (last->end < seg.begin)
+        {
+          if (last->state == WEFT_OVERLAP_IDLE)
+            last->end = seg.begin;
+          else
+            {
+              WeftOverlapSegment idle = { last->end, seg.begin, WEFT_OVERLAP_IDLE };
+              g_array_append_val (out, idle);
+            }
+          last = &g_array_index (out, WeftOverlapSegment, out->len - 1);
+        }
+      if (last->state == seg.state && last->end == seg.begin)
+        {
+          last->end = seg.end;
+          return;
+        }
+    }
+  g_array_append_val (out, seg);
+}
+
+/* First segment with end > t. */
+static guint
+band_seg_end_after (const WeftOverlapSegment *seg, guint n, gint64 t)
+{
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (seg[mid].end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* The band, patched in place where the times changed ([lo, hi): outside
+ * it they did not): the segments before lo and from hi on are kept (the
+ * ones across either end cut there), the span's are made from the ops that
+ * reach into it, and the pieces joined as the whole band would have them
+ * (idle between, equal neighbours merged). The same segments as remaking
+ * it (/lane-times/band-patch). FALSE: not possible (remake it). */
+static gboolean
+band_patch (const WeftRankTimes *rt, WeftRankLayout *rl, GArray *band, gint64 lo, gint64 hi)
+{
+  GArray *w, *rep;
+  WeftOverlapSegment *seg = (WeftOverlapSegment *) (void *) band->data;
+  guint n = band->len, i0, i1, a, b;
+
+  if (lo > hi)
+    return TRUE; /* nothing changed */
+  if (hi == lo)
+    hi = lo + 1;
+  w = band_from_lanes_range (rt, rl, lo, hi);
+  if (w == NULL)
+    return FALSE;
+  i0 = band_seg_end_after (seg, n, lo);  /* the first that reaches past lo */
+  i1 = i0;
+  while (i1 < n && seg[i1].begin < hi)   /* the ones that start before hi */
+    i1++;
+  /* replace [a, b): one neighbour each side, so that the joins merge */
+  a = i0 > 0 ? i0 - 1 : 0;
+  b = MIN (i1 + 1, n);
+  rep = g_array_sized_new (FALSE, FALSE, sizeof (WeftOverlapSegment), w->len + 6);
+  for (guint k = a; k < i0; k++)
+    band_append (rep, seg[k]);
+  if (i0 < n && seg[i0].begin < lo)
+    band_append (rep, (WeftOverlapSegment) { seg[i0].begin, lo, seg[i0].state });
+  for (guint k = 0; k < w->len; k++)
+    band_append (rep, g_array_index (w, WeftOverlapSegment, k));
+  if (i1 > i0 && seg[i1 - 1].end > hi)
+    band_append (rep, (WeftOverlapSegment) { hi, seg[i1 - 1].end, seg[i1 - 1].state });
+  for (guint k = i1; k < b; k++)
+    band_append (rep, seg[k]);
+  g_array_free (w, TRUE);
+  /* splice: one move of the tail */
+  if (rep->len != b - a)
+    {
+      guint tail = n - b, nn = n - (b - a) + rep->len;
+      if (nn > n)
+        g_array_set_size (band, nn);
+      seg = (WeftOverlapSegment *) (void *) band->data;
+      memmove (&seg[a + rep->len], &seg[b], (gsize) tail * sizeof (WeftOverlapSegment));
+      if (nn < n)
+        g_array_set_size (band, nn);
+      seg = (WeftOverlapSegment *) (void *) band->data;
+    }
+  memcpy (&seg[a], rep->data, (gsize) rep->len * sizeof (WeftOverlapSegment));
+  g_array_free (rep, TRUE);
+  return TRUE;
 }
 
 GArray *
@@ -598,6 +766,23 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
   owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
   if (rl->sband != NULL && rl->sband_gen == rt->times->generation && rl->sband_owner == owner)
     return rl->sband;
+  /* patched where the times changed since it was made (cheap: the ops in
+   * that span), on the first paint of a generation, while the lane arrays
+   * are read this frame */
+  if (rl->sband != NULL && rl->sband_owner == owner && rl->sband_epoch != 0 && rt->times->lane_window != NULL &&
+      rt->times->lane_func != NULL && frame_uses_lanes ((WeftLayout *) layout, rt->times))
+    {
+      guint64 epoch;
+      gint64 lo, hi;
+      if (rt->times->lane_window (rt->times->user_data, rt->rank_index, rl->sband_epoch, &epoch, &lo, &hi) &&
+          band_patch (rt, rl, rl->sband, lo, hi))
+        {
+          rl->sband_epoch = epoch;
+          rl->sband_gen = rt->times->generation;
+          return rl->sband;
+        }
+      rl->sband_epoch = 0;
+    }
   /* the second paint of a generation, or the first band of these times
    * (nothing to draw instead: weft-cli render paints once) */
   if ((rl->sband_seen == rt->times->generation || rl->sband == NULL || rl->sband_owner != owner) &&
@@ -608,7 +793,19 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
       self->refreshed = TRUE;
       if (rl->sband != NULL)
         g_array_free (rl->sband, TRUE);
-      rl->sband = layout_solved_band (self, rt);
+      rl->sband_epoch = 0;
+      if (rt->times->func != NULL && rt->times->lane_func != NULL &&
+          (rl->sband = band_from_lanes (rt, rl)) != NULL)
+        {
+          /* the epoch of the arrays it was made from (the call finds them current) */
+          guint64 epoch = 0;
+          gint64 lo, hi;
+          if (rt->times->lane_window != NULL)
+            rt->times->lane_window (rt->times->user_data, rt->rank_index, 0, &epoch, &lo, &hi);
+          rl->sband_epoch = epoch;
+        }
+      else
+        rl->sband = layout_solved_band (self, rt);
       rl->sband_gen = rt->times->generation;
       rl->sband_owner = owner;
       return rl->sband;
@@ -625,6 +822,17 @@ weft_layout_overlap_band (WeftLayout *layout, const WeftRenderTimes *times, guin
                         NULL);
   weft_rank_times_init (&rt, layout->trace, times, rank_index);
   return layout_solved_band (layout, &rt);
+}
+
+const GArray *
+weft_layout_painted_band (WeftLayout *layout, const WeftRenderTimes *times, guint rank_index)
+{
+  WeftRankTimes rt;
+  g_return_val_if_fail (layout != NULL && rank_index < layout->n_ranks && rank_index < layout->trace->ranks->len,
+                        NULL);
+  weft_layout_begin_frame (layout);
+  weft_rank_times_init (&rt, layout->trace, times, rank_index);
+  return weft_layout_band (layout, &rt);
 }
 
 void
@@ -907,6 +1115,7 @@ weft_layout_free (WeftLayout *self)
       g_free (rl->band_idx);
       g_free (rl->band_cls);
       g_free (rl->band_n);
+      g_free (rl->band_maxdur);
     }
   g_free (self->ranks);
   g_array_free (self->rows, TRUE);

@@ -157,6 +157,11 @@ typedef struct
   guint64         sband_gen;
   guint64         sband_seen;
   gconstpointer   sband_owner;
+  /* the lane arrays' epoch sband reflects (WeftRenderTimes.lane_window; 0:
+   * unknown), and per lane an upper bound of its band ops' durations (to
+   * find the ops that reach into a patched span) */
+  guint64         sband_epoch;
+  gint64         *band_maxdur;
 } WeftRankLayout;
 
 struct _WeftLayout
