@@ -70,6 +70,92 @@ span_push (Span *out, guint *k, gint64 b, gint64 e)
   return TRUE;
 }
 
+/* The union of two maximal sorted lists (both freed), maximal and sorted. */
+static GArray *
+span_union (GArray *x, GArray *y)
+{
+  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Span), x->len + y->len + 1);
+  const Span *a = (const Span *) (void *) x->data, *b = (const Span *) (void *) y->data;
+  Span *o = (Span *) (void *) out->data;
+  guint i = 0, j = 0, k = 0, na = x->len, nb = y->len;
+  while (i < na && j < nb)
+    {
+      const Span *sp = a[i].b <= b[j].b ? &a[i++] : &b[j++];
+      span_push (o, &k, sp->b, sp->e); /* never out of order: the smaller start first */
+    }
+  for (; i < na; i++)
+    span_push (o, &k, a[i].b, a[i].e);
+  for (; j < nb; j++)
+    span_push (o, &k, b[j].b, b[j].e);
+  out->len = k;
+  g_array_free (x, TRUE);
+  g_array_free (y, TRUE);
+  return out;
+}
+
+static GArray *
+spans_merge_all (GPtrArray *lists)
+{
+  while (lists->len > 1)
+    {
+      guint k = 0;
+      for (guint i = 0; i + 1 < lists->len; i += 2)
+        lists->pdata[k++] = span_union (lists->pdata[i], lists->pdata[i + 1]);
+      if (lists->len % 2 == 1)
+        lists->pdata[k++] = lists->pdata[lists->len - 1];
+      lists->len = k; /* the rest were merged (and freed) or moved */
+    }
+  return lists->len == 1 ? g_ptr_array_index (lists, 0) : g_array_new (FALSE, FALSE, sizeof (Span));
+}
+
+static void
+spans_free_all (GPtrArray *lists)
+{
+  for (guint i = 0; i < lists->len; i++)
+    g_array_free (g_ptr_array_index (lists, i), TRUE);
+  g_ptr_array_free (lists, TRUE);
+}
+
+/* The band of a compute union and a comm union (maximal sorted lists). */
+static GArray *
+band_of_spans (GArray *cu, GArray *mu)
+{
+  GArray *band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
+  const Span *c = (const Span *) (void *) cu->data, *m = (const Span *) (void *) mu->data;
+  guint nc = cu->len, nm = mu->len, ci = 0, mi = 0;
+  gint64 x;
+
+  if (nc == 0 && nm == 0)
+    return band;
+  x = nc == 0 ? m[0].b : nm == 0 ? c[0].b : MIN (c[0].b, m[0].b);
+  for (;;)
+    {
+      gboolean in_c = ci < nc && c[ci].b <= x, in_m = mi < nm && m[mi].b <= x;
+      gint64 next = G_MAXINT64;
+      WeftOverlapState st;
+      if (ci < nc)
+        next = MIN (next, in_c ? c[ci].e : c[ci].b);
+      if (mi < nm)
+        next = MIN (next, in_m ? m[mi].e : m[mi].b);
+      if (next == G_MAXINT64)
+        break;
+      st = state_of (in_c, in_m);
+      if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
+        g_array_index (band, WeftOverlapSegment, band->len - 1).end = next;
+      else
+        {
+          WeftOverlapSegment seg = { x, next, st };
+          g_array_append_val (band, seg);
+        }
+      x = next;
+      while (ci < nc && c[ci].e <= x)
+        ci++;
+      while (mi < nm && m[mi].e <= x)
+        mi++;
+    }
+  return band;
+}
+
 enum
 {
   BAND_NONE = 0,
@@ -120,15 +206,15 @@ band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *ev
   return rl->band_cls[l];
 }
 
-/* The band from the lane arrays, streamed: per GPU lane and class a cursor
- * that yields the lane's maximal spans of that class in order (span_push
- * over its ops), per class a union of the lanes' cursors (the smallest
- * start next, span_push again), and the band made from the two unions as
- * band_of_spans does. Nothing but the band is written: the per-lane lists
- * and the pairwise merges of before allocated ~2x the ops' spans per band,
- * and at tens of millions of events their first touch (page faults) was a
- * third of the time. The segments are the same (a maximal sorted list of a
- * union is unique). */
+/* The band of a span of time from the lane arrays, streamed (for a patch,
+ * band_patch): per GPU lane and class a cursor that yields the lane's
+ * maximal spans of that class in order (span_push over its ops, clipped to
+ * the span), per class a union of the lanes' cursors (the smallest start
+ * next, span_push again), and the band made from the two unions as
+ * band_of_spans does; nothing but the band is written. The segments are
+ * the ones band_from_lanes gives over the span (a maximal sorted list of a
+ * union is unique). Over a whole band it was ~1.2x slower than the
+ * pairwise merge (the per-span choice among the lanes), so that one stays. */
 typedef struct
 {
   const gint64 *s, *e;
@@ -342,11 +428,82 @@ out:
   return band;
 }
 
+/* The whole band (the lanes' lists merged pairwise: faster than the
+ * streamed merge over every op), the lanes' longest ops recorded in rl. */
 static GArray *
 band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
 {
-  return band_from_lanes_range (rt, rl, G_MININT64, G_MAXINT64);
+  const WeftRenderTimes *times = rt->times;
+  WeftRank *rank = rt->rank;
+  GPtrArray *cl = g_ptr_array_new (), *ml = g_ptr_array_new ();
+  GArray *cu, *mu, *band;
+
+  for (guint l = 0; l < rank->lanes->len; l++)
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      const guint32 *idx = (const guint32 *) (void *) lane->events->data;
+      const gint64 *s = NULL, *e = NULL;
+      const guint8 *cls;
+      guint n;
+      gint64 maxdur = 0;
+      GArray *c, *m;
+      if (lane->kind != WEFT_LANE_GPU || lane->events->len == 0)
+        continue;
+      n = times->lane_func (times->user_data, rt->rank_index, l, &s, &e);
+      if (n != lane->events->len || s == NULL || e == NULL)
+        goto fail;
+      cls = band_lane_classes (rl, rank, rt->events, l, lane, FALSE);
+      {
+        guint n_c = 0, n_m = 0, kc = 0, km = 0;
+        Span *pc, *pm;
+        for (guint i = 0; i < n; i++)
+          {
+            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
+            n_c += k == BAND_COMPUTE;
+            n_m += k == BAND_COMM;
+          }
+        c = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_c + 1);
+        m = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_m + 1);
+        g_ptr_array_add (cl, c);
+        g_ptr_array_add (ml, m);
+        pc = (Span *) (void *) c->data;
+        pm = (Span *) (void *) m->data;
+        for (guint i = 0; i < n; i++)
+          {
+            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
+            gboolean ok;
+            if (k == BAND_NONE || e[i] <= s[i])
+              continue;
+            maxdur = MAX (maxdur, e[i] - s[i]);
+            ok = k == BAND_COMM ? span_push (pm, &km, s[i], e[i]) : span_push (pc, &kc, s[i], e[i]);
+            if (!ok)
+              goto fail;
+          }
+        c->len = kc;
+        m->len = km;
+        if (rl != NULL && l < rl->n_lanes)
+          {
+            if (rl->band_maxdur == NULL)
+              rl->band_maxdur = g_new0 (gint64, MAX (rl->n_lanes, 1));
+            rl->band_maxdur[l] = maxdur;
+          }
+      }
+    }
+  cu = spans_merge_all (cl);
+  mu = spans_merge_all (ml);
+  band = band_of_spans (cu, mu);
+  g_array_free (cu, TRUE);
+  g_array_free (mu, TRUE);
+  g_ptr_array_free (cl, TRUE);
+  g_ptr_array_free (ml, TRUE);
+  return band;
+
+fail:
+  spans_free_all (cl);
+  spans_free_all (ml);
+  return NULL;
 }
+
 
 /* Appends seg to a band being made: the gap since the last one is idle
  * (the band is a partition of its span), equal neighbours merge. */
@@ -936,7 +1093,15 @@ prepare_rank (WeftLayout *self, guint r)
   WeftRankLayout *rl = &self->ranks[r];
 
   for (guint l = 0; l < rl->n_lanes; l++)
-    compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
+      /* the band's class cache now, while this thread reads the lane's
+       * records anyway (at 36M events the first band of solved times
+       * spent most of its time fetching them) */
+      if (lane->kind == WEFT_LANE_GPU && lane->events->len > 0)
+        band_lane_classes (rl, rank, (const WeftEvent *) (void *) rank->events->data, l, lane, FALSE);
+    }
   rl->band = weft_render_overlap_band (self->trace, NULL, r);
   rl->pp = weft_rank_pp_action_table (rank); /* NULL without pipeline actions */
 }

@@ -71,102 +71,77 @@ first_end_after (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t)
   return lo;
 }
 
-/* Guided galloping search: the first i in [lo, n) for which GE (i) holds
- * (GE monotone: false then true), n when none; g (lo <= g <= n) is where the
- * caller expects the answer (the previous step's advance: at a zoom where a
- * pixel holds thousands of events, a search from lo would miss the cache
- * on ~2 log2 (events per step) probes, one near the answer on ~2). The
- * answer does not depend on g: only the probes do. */
-#define GUIDED_SEARCH(GE, lo_, g_, n_, out_)                                                         \
-  do                                                                                               \
-    {                                                                                              \
-      guint gs_lo = (lo_), gs_n = (n_), gs_hi = gs_n, gs_step = 1, gs_g = (g_);                    \
-      gboolean gs_fwd = TRUE;                                                                      \
-      if (gs_g > gs_lo && gs_g < gs_n)                                                             \
-        {                                                                                          \
-          if (GE (gs_g - 1))                                                                       \
-            {                                                                                      \
-              /* at or before g - 1: gallop back towards lo */                                     \
-              gs_hi = gs_g - 1;                                                                    \
-              gs_fwd = FALSE;                                                                      \
-              while (gs_hi > gs_lo)                                                                \
-                {                                                                                  \
-                  guint gs_p = gs_hi - gs_lo > gs_step ? gs_hi - gs_step : gs_lo;                  \
-                  if (!(GE (gs_p)))                                                                \
-                    {                                                                              \
-                      gs_lo = gs_p + 1;                                                            \
-                      break;                                                                       \
-                    }                                                                              \
-                  gs_hi = gs_p;                                                                    \
-                  gs_step *= 2;                                                                    \
-                }                                                                                  \
-            }                                                                                      \
-          else                                                                                     \
-            gs_lo = gs_g;                                                                          \
-        }                                                                                          \
-      if (gs_fwd)                                                                                  \
-        while (gs_lo < gs_n)                                                                       \
-          {                                                                                        \
-            guint gs_p = gs_lo + gs_step - 1;                                                      \
-            if (gs_p >= gs_n)                                                                      \
-              break;                                                                               \
-            if (GE (gs_p))                                                                         \
-              {                                                                                    \
-                gs_hi = gs_p;                                                                      \
-                break;                                                                             \
-              }                                                                                    \
-            gs_lo = gs_p + 1;                                                                      \
-            gs_step *= 2;                                                                          \
-          }                                                                                        \
-      while (gs_lo < gs_hi)                                                                        \
-        {                                                                                          \
-          guint gs_m = gs_lo + (gs_hi - gs_lo) / 2;                                                \
-          if (GE (gs_m))                                                                           \
-            gs_hi = gs_m;                                                                          \
-          else                                                                                     \
-            gs_lo = gs_m + 1;                                                                      \
-        }                                                                                          \
-      (out_) = gs_lo;                                                                              \
-    }                                                                                              \
-  while (0)
-
-/* First i in [lo, n) with ts[i] >= t over a packed sorted array, guided
- * by g (see GUIDED_SEARCH; g = lo: a plain gallop from lo). */
+/* First i in [lo, n) with ts[i] >= t over a packed sorted array:
+ * galloping from lo (the answer is usually near), then binary search. */
 static guint
-gallop_ts (const gint64 *ts, guint lo, guint g, guint n, gint64 t)
+gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
 {
-  guint r;
-#define TS_GE(i) (ts[(i)] >= t)
-  GUIDED_SEARCH (TS_GE, lo, g, n, r);
-#undef TS_GE
-  return r;
+  guint hi = n, step = 1;
+  while (lo < n)
+    {
+      guint probe = lo + step - 1;
+      if (probe >= n)
+        break;
+      if (ts[probe] >= t)
+        {
+          hi = probe;
+          break;
+        }
+      lo = probe + 1;
+      step *= 2;
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (ts[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
 }
 
 /* gallop_ts over a lane's array read through a depth row's positions in it. */
 static guint
-gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint g, guint n, gint64 t)
+gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint n, gint64 t)
 {
-  guint r;
-#define POS_GE(i) (ts[pos[(i)]] >= t)
-  GUIDED_SEARCH (POS_GE, lo, g, n, r);
-#undef POS_GE
-  return r;
+  guint hi = n, step = 1;
+  while (lo < n)
+    {
+      guint probe = lo + step - 1;
+      if (probe >= n)
+        break;
+      if (ts[pos[probe]] >= t)
+        {
+          hi = probe;
+          break;
+        }
+      lo = probe + 1;
+      step *= 2;
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (ts[pos[mid]] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
 }
 
-/* First i in [lo, n) whose start >= t: galloping from the hint g (lo <= g;
- * where the answer is expected), then binary search; over the packed times
- * when there are. */
+/* First i in [lo, n) whose start >= t: galloping from lo (the target is
+ * usually near), then binary search; over the packed times when there are. */
 static guint
-first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, guint g, gint64 t)
+first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t)
 {
   const guint32 *idx = dr->idx;
   guint n = dr->n, hi = dr->n, step = 1;
 
-  g = CLAMP (g, lo, n);
   if (dr->sstart != NULL)
-    return dr->spos != NULL ? gallop_pos (dr->sstart, dr->spos, lo, g, n, t) : gallop_ts (dr->sstart, lo, g, n, t);
+    return dr->spos != NULL ? gallop_pos (dr->sstart, dr->spos, lo, n, t) : gallop_ts (dr->sstart, lo, n, t);
   if (dr->ts != NULL && rt->times == NULL)
-    return gallop_ts (dr->ts, lo, g, n, t - rt->offset);
+    return gallop_ts (dr->ts, lo, n, t - rt->offset);
   /* Solved times asked for directly (a drag): guess the index from the
    * packed observed times under the local shift (edits move runs of ops by
    * the same amount), and check the guess with two lookups; search only
@@ -175,12 +150,12 @@ first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, guint
     {
       gint64 b0, e0, b, e;
       gint64 tf;
-      guint glo = lo, ghi = n;
+      guint g, glo = lo, ghi = n;
       weft_rank_times_get (rt, idx[lo], &b0, &e0);
       if (b0 >= t)
         return lo;
       tf = t - (b0 - dr->ts[lo]);
-      g = gallop_ts (dr->ts, glo, glo, ghi, tf);
+      g = gallop_ts (dr->ts, glo, ghi, tf);
       if (g > lo)
         {
           weft_rank_times_get (rt, idx[g - 1], &b, &e);
@@ -303,7 +278,6 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
   const guint32 *mb = p->view->color_by_microbatch ? pp : NULL;
   guint n = dr->n;
   guint i;
-  guint adv = 0; /* the last fold step's advance in events: the next one's guess */
 
   if (n == 0)
     return;
@@ -359,8 +333,7 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
           {
             gint64 tl = p->t0 + (gint64) ceil ((cur + min_box) / p->scale);
             gint64 lb, le;
-            k = first_start_at (rt, dr, j + 1, j + 1 + adv, tl);
-            adv = k - (j + 1);
+            k = first_start_at (rt, dr, j + 1, tl);
             /* the last one may be a wide event: it gets its own box */
             if (k - 1 > j)
               {
@@ -402,16 +375,33 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
     }
 }
 
-/* First segment in [lo, n) with end > t, guided by g (see GUIDED_SEARCH;
- * g = lo: galloping from lo). */
+/* First segment in [lo, n) with end > t, galloping from lo. */
 static guint
-seg_end_after (const WeftOverlapSegment *seg, guint lo, guint g, guint n, gint64 t)
+seg_end_after (const WeftOverlapSegment *seg, guint lo, guint n, gint64 t)
 {
-  guint r;
-#define SEG_GT(i) (seg[(i)].end > t)
-  GUIDED_SEARCH (SEG_GT, lo, MIN (MAX (g, lo), n), n, r);
-#undef SEG_GT
-  return r;
+  guint hi = n, step = 1;
+  while (lo < n)
+    {
+      guint probe = lo + step - 1;
+      if (probe >= n)
+        break;
+      if (seg[probe].end > t)
+        {
+          hi = probe;
+          break;
+        }
+      lo = probe + 1;
+      step *= 2;
+    }
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (seg[mid].end <= t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
 }
 
 /* Adds a band rectangle, merged with the previous one of that state when adjacent. */
@@ -438,14 +428,13 @@ paint_band (Paint *p, GArray *band, double y, double h)
 {
   const WeftOverlapSegment *seg;
   guint n, i;
-  guint adv = 0; /* segments the last dense column stepped over: the next one's guess */
   double x_min = -2.0;
 
   if (band == NULL || band->len == 0)
     return;
   seg = (const WeftOverlapSegment *) (void *) band->data;
   n = band->len;
-  i = seg_end_after (seg, 0, 0, n, p->t0);
+  i = seg_end_after (seg, 0, n, p->t0);
   while (i < n && seg[i].begin < p->t1)
     {
       double xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
@@ -463,14 +452,11 @@ paint_band (Paint *p, GArray *band, double y, double h)
           double col = floor (xb);
           gint64 tmid = p->t0 + (gint64) ((col + 0.5) / p->scale);
           gint64 tnext = p->t0 + (gint64) ((col + 1.0) / p->scale);
-          guint j = MIN (seg_end_after (seg, i, i + adv / 2, n, tmid), n - 1);
-          guint next;
+          guint j = MIN (seg_end_after (seg, i, n, tmid), n - 1);
           push_band (p, seg[j].state, col, y, 1.0, h);
           x_min = col + 1.0;
           /* next: the first segment still running at the next column */
-          next = MAX (seg_end_after (seg, j, j + adv / 2, n, tnext), i + 1);
-          adv = next - i;
-          i = next;
+          i = MAX (seg_end_after (seg, j, n, tnext), i + 1);
         }
     }
 }
