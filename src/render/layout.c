@@ -116,11 +116,16 @@ spans_free_all (GPtrArray *lists)
   g_ptr_array_free (lists, TRUE);
 }
 
-/* The band of a compute union and a comm union (maximal sorted lists). */
+/* The band of a compute union and a comm union (maximal sorted lists),
+ * into reuse when given (emptied first: its pages are already there; a
+ * band of tens of millions of events grown from nothing spent most of its
+ * time in page faults and reallocation copies), else a new array with room
+ * for size_hint segments. */
 static GArray *
-band_of_spans (GArray *cu, GArray *mu)
+band_of_spans (GArray *cu, GArray *mu, GArray *reuse, guint size_hint)
 {
-  GArray *band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
+  GArray *band = reuse != NULL ? g_array_set_size (reuse, 0)
+                               : g_array_sized_new (FALSE, FALSE, sizeof (WeftOverlapSegment), size_hint);
   const Span *c = (const Span *) (void *) cu->data, *m = (const Span *) (void *) mu->data;
   guint nc = cu->len, nm = mu->len, ci = 0, mi = 0;
   gint64 x;
@@ -429,9 +434,10 @@ out:
 }
 
 /* The whole band (the lanes' lists merged pairwise: faster than the
- * streamed merge over every op), the lanes' longest ops recorded in rl. */
+ * streamed merge over every op), the lanes' longest ops recorded in rl;
+ * made in reuse when given (see band_of_spans; left as it was on failure). */
 static GArray *
-band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
+band_from_lanes_into (const WeftRankTimes *rt, WeftRankLayout *rl, GArray *reuse)
 {
   const WeftRenderTimes *times = rt->times;
   WeftRank *rank = rt->rank;
@@ -491,7 +497,8 @@ band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
     }
   cu = spans_merge_all (cl);
   mu = spans_merge_all (ml);
-  band = band_of_spans (cu, mu);
+  /* as many segments as the observed band, about */
+  band = band_of_spans (cu, mu, reuse, rl != NULL && rl->band != NULL ? rl->band->len + rl->band->len / 8 + 16 : 16);
   g_array_free (cu, TRUE);
   g_array_free (mu, TRUE);
   g_ptr_array_free (cl, TRUE);
@@ -502,6 +509,12 @@ fail:
   spans_free_all (cl);
   spans_free_all (ml);
   return NULL;
+}
+
+static GArray *
+band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
+{
+  return band_from_lanes_into (rt, rl, NULL);
 }
 
 
@@ -948,12 +961,14 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
       WeftLayout *self = (WeftLayout *) layout;
       self->refresh_left -= MIN (rl->n_events, self->refresh_left);
       self->refreshed = TRUE;
-      if (rl->sband != NULL)
-        g_array_free (rl->sband, TRUE);
+      GArray *made = NULL;
       rl->sband_epoch = 0;
       if (rt->times->func != NULL && rt->times->lane_func != NULL &&
-          (rl->sband = band_from_lanes (rt, rl)) != NULL)
+          (made = band_from_lanes_into (rt, rl, rl->sband_owner == owner ? rl->sband : NULL)) != NULL)
         {
+          if (rl->sband != NULL && rl->sband != made)
+            g_array_free (rl->sband, TRUE);
+          rl->sband = made;
           /* the epoch of the arrays it was made from (the call finds them current) */
           guint64 epoch = 0;
           gint64 lo, hi;
@@ -962,7 +977,11 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
           rl->sband_epoch = epoch;
         }
       else
-        rl->sband = layout_solved_band (self, rt);
+        {
+          if (rl->sband != NULL)
+            g_array_free (rl->sband, TRUE);
+          rl->sband = layout_solved_band (self, rt);
+        }
       rl->sband_gen = rt->times->generation;
       rl->sband_owner = owner;
       return rl->sband;
