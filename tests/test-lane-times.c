@@ -83,9 +83,39 @@ same_band (const char *what, guint r, GArray *a, GArray *b)
  * of op classes (kept across the edits: it must notice lanes whose events
  * changed), against the band from the per-event times (the edge sort):
  * the same segments. */
-static void
-check_bands (WeftTrace *trace, WeftSolver *solver, WeftLayout *layout)
+/* The band the painter keeps (weft_layout_painted_band) is patched where
+ * the lane arrays changed: after an edit that is not structural, its
+ * first call for the new generation already gives the sorted band's
+ * segments where it was made from the lane arrays (a band remade only on
+ * the second call would still be the previous one); else, and after a
+ * structural edit, the second call (remade) does. n_band_patched counts
+ * the first calls that gave a band that differs from the previous
+ * generation's (a real patch). */
+static guint n_band_patched;
+
+static gboolean
+band_equal (const GArray *a, const GArray *b)
 {
+  return a != NULL && b != NULL && a->len == b->len &&
+         memcmp (a->data, b->data, (gsize) a->len * sizeof (WeftOverlapSegment)) == 0;
+}
+
+static void
+check_painted_band (WeftLayout *layout, const WeftRenderTimes *lanes, guint r, GArray *sorted, GArray *before,
+                    gboolean structural)
+{
+  const GArray *p = weft_layout_painted_band (layout, lanes, r);
+  if (!structural && band_equal (p, sorted) && before != NULL && !band_equal (before, sorted))
+    n_band_patched++;
+  if (structural || !band_equal (p, sorted))
+    p = weft_layout_painted_band (layout, lanes, r);
+  same_band ("kept by the layout", r, (GArray *) p, sorted);
+}
+
+static void
+check_bands_after (WeftTrace *trace, WeftSolver *solver, WeftLayout *layout, gboolean structural)
+{
+  static GPtrArray *before; /* per rank: the sorted band of the previous check */
   WeftRenderTimes lanes, per_event;
   weft_render_times_init_solver (&lanes, trace, solver);
   per_event = lanes;
@@ -97,7 +127,25 @@ check_bands (WeftTrace *trace, WeftSolver *solver, WeftLayout *layout)
       g_autoptr (GArray) c = weft_layout_overlap_band (layout, &lanes, r);
       same_band ("from the lanes", r, a, b);
       same_band ("from the layout's cache", r, c, b);
+      if (before == NULL)
+        before = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+      if (structural && r == 0) /* a new series (check_bands) */
+        g_ptr_array_set_size (before, 0);
+      check_painted_band (layout, &lanes, r, b, r < before->len ? g_ptr_array_index (before, r) : NULL, structural);
+      if (r < before->len)
+        {
+          g_array_unref (g_ptr_array_index (before, r));
+          g_ptr_array_index (before, r) = g_array_ref (b);
+        }
+      else
+        g_ptr_array_add (before, g_array_ref (b));
     }
+}
+
+static void
+check_bands (WeftTrace *trace, WeftSolver *solver, WeftLayout *layout)
+{
+  check_bands_after (trace, solver, layout, TRUE);
 }
 
 static guint64
@@ -215,7 +263,7 @@ random_edits (WeftTrace *trace, guint n_edits)
             g_assert_true (weft_solver_set_min_start (solver, r, ev, s0 + m * 3000, &error));
         }
       check_lanes (trace, solver);
-      check_bands (trace, solver, layout);
+      check_bands_after (trace, solver, layout, structural);
       weft_solver_stats (solver, &st);
       if (!structural)
         {
@@ -227,8 +275,8 @@ random_edits (WeftTrace *trace, guint n_edits)
         }
     }
   weft_solver_stats (solver, &st);
-  g_test_message ("%u edits, %u rewrote less than the whole trace; %u plan sweeps", n_edits, n_incremental,
-                  st.n_plan_sweeps);
+  g_test_message ("%u edits, %u rewrote less than the whole trace; %u plan sweeps; %u bands patched", n_edits,
+                  n_incremental, st.n_plan_sweeps, n_band_patched);
   g_clear_pointer (&layout, weft_layout_free);
   weft_view_clear (&view);
   g_assert_cmpuint (n_incremental, >, 0);
@@ -341,7 +389,90 @@ test_shared (gconstpointer data)
   if (path == NULL)
     return;
   trace = load (path);
+  n_band_patched = 0;
   random_edits (trace, 40);
+}
+
+/* Drags only (minimum starts of GPU ops, a few motions each: no
+ * structural edit, the lanes keep their order): the band the layout keeps
+ * is patched on the first paint of every generation, so each first call
+ * gives the sorted band's segments, and the edits that changed the band
+ * were patched (not one remade: the arrays are never rebuilt). */
+static void
+band_patch_drags (WeftTrace *trace, guint n_ops)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  g_autoptr (WeftLayout) layout = NULL;
+  g_autoptr (GPtrArray) prev = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  WeftSolverStats st;
+  WeftView view;
+  guint builds, changed = 0, n_changed_bands = 0;
+
+  g_assert_no_error (error);
+  weft_view_init (&view, trace);
+  layout = weft_layout_new (trace, &view);
+  check_bands (trace, solver, layout);
+  for (guint q = 0; q < trace->ranks->len; q++)
+    g_ptr_array_add (prev, weft_render_overlap_band (trace, NULL, q)); /* observed: replaced below */
+  weft_solver_stats (solver, &st);
+  builds = st.n_lane_times_builds;
+  n_band_patched = 0;
+  for (guint k = 0; k < n_ops; k++)
+    {
+      guint r = 0;
+      guint32 ev = random_op (trace, solver, &r);
+      gint64 s0;
+      if (ev == WEFT_NONE)
+        break;
+      s0 = weft_solver_start (solver, r, ev);
+      for (guint m = 1; m <= 3; m++)
+        {
+          WeftRenderTimes lanes, per_event;
+          g_assert_true (weft_solver_set_min_start (solver, r, ev, s0 + (gint64) m * 7000, &error));
+          weft_render_times_init_solver (&lanes, trace, solver);
+          per_event = lanes;
+          per_event.lane_func = NULL;
+          for (guint q = 0; q < trace->ranks->len; q++)
+            {
+              GArray *sorted = weft_render_overlap_band (trace, &per_event, q);
+              const GArray *kept = weft_layout_painted_band (layout, &lanes, q);
+              same_band ("kept by the layout, first paint of a drag's motion", q, (GArray *) kept, sorted);
+              /* a motion that changed the band: the kept one was patched */
+              if (m > 1 && !band_equal (g_ptr_array_index (prev, q), sorted))
+                n_changed_bands++;
+              g_array_unref (g_ptr_array_index (prev, q));
+              g_ptr_array_index (prev, q) = sorted;
+            }
+        }
+      changed++;
+    }
+  weft_solver_stats (solver, &st);
+  g_assert_cmpuint (st.n_lane_times_builds, ==, builds);
+  g_test_message ("%u ops dragged, 3 motions each: every first paint had the current band, %u of them changed",
+                  changed, n_changed_bands);
+  g_assert_cmpuint (n_changed_bands, >, 0);
+  g_clear_pointer (&layout, weft_layout_free);
+  weft_view_clear (&view);
+}
+
+static void
+test_band_patch (void)
+{
+  g_autofree char *path = write_sync_trace (300);
+  g_autoptr (WeftTrace) trace = load (path);
+  band_patch_drags (trace, 24);
+}
+
+static void
+test_band_patch_shared (gconstpointer data)
+{
+  g_autofree char *path = weft_test_require_trace (data);
+  g_autoptr (WeftTrace) trace = NULL;
+  if (path == NULL)
+    return;
+  trace = load (path);
+  band_patch_drags (trace, 16);
 }
 
 /* The layout's cache of op classes for the band after lanes change their
@@ -497,6 +628,9 @@ main (int argc, char **argv)
   g_test_add_data_func ("/lane-times/fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10", test_shared);
   g_test_add_data_func ("/lane-times/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",
                         test_shared);
+  g_test_add_func ("/lane-times/band-patch", test_band_patch);
+  g_test_add_data_func ("/lane-times/band-patch-fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10",
+                        test_band_patch_shared);
   g_test_add_func ("/lane-times/paint-same", test_paint_same);
   g_test_add_func ("/lane-times/band-cache", test_band_cache);
   g_test_add_func ("/lane-times/threaded-build", test_threaded_build);

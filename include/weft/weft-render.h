@@ -171,6 +171,12 @@ typedef struct
    * re-solving much of the trace on every motion pays nothing extra) and a
    * later paint of the same generation refreshes the arrays. */
   guint64             (*lane_pending) (gpointer user_data);
+  /* Optional, with lane_func: where the GPU lanes' times of a rank changed
+   * since an epoch (weft_solver_lane_times_gpu_window), so the layout
+   * patches the band of solved times over that span instead of remaking
+   * it; FALSE: not known (remade). */
+  gboolean            (*lane_window) (gpointer user_data, guint rank_index, guint64 since, guint64 *epoch,
+                                      gint64 *lo, gint64 *hi);
 } WeftRenderTimes;
 
 /* The solver's times, as the window and weft-cli render draw them: func
@@ -293,6 +299,12 @@ void                 weft_layout_set_refresh_budget (WeftLayout *layout, guint64
  * weft_render_overlap_band. (transfer full) (nullable): NULL for a rank
  * the layout does not hold. */
 GArray              *weft_layout_overlap_band (WeftLayout *layout, const WeftRenderTimes *times, guint rank_index);
+/* The band the next paint would draw for a rank under these times, as the
+ * first row of a frame gets it: the kept band of solved times, patched
+ * where the lane arrays changed (WeftRenderTimes.lane_window), made on the
+ * second call for a generation when it cannot be patched, else the last
+ * one. (transfer none) (nullable). */
+const GArray        *weft_layout_painted_band (WeftLayout *layout, const WeftRenderTimes *times, guint rank_index);
 /* Whether some op of the layout's ranks belongs to a pipeline action
  * (weft_rank_pp_action_table, made per rank when the layout is built). */
 gboolean             weft_layout_has_pp_actions (const WeftLayout *layout);

@@ -154,6 +154,17 @@ guint       weft_solver_lane_times (WeftSolver *self, guint rank_index, guint32 
  * event instead while a drag re-solves much of the trace on every motion. */
 guint64     weft_solver_lane_times_pending (WeftSolver *self);
 
+/* Where the solved times of a rank's GPU lanes changed since an earlier
+ * call: brings the lane arrays up to date, sets *epoch to their current
+ * epoch (pass it as since next time) and *lo / *hi to the span of time
+ * (common timeline) that holds every old and new time of a GPU-lane entry
+ * that changed after since (*lo > *hi: none changed); outside it the
+ * entries are as they were at since. FALSE when that is not known (since
+ * 0, the arrays rebuilt since, or more than a ring of refreshes ago): the
+ * caller reads the lanes whole. */
+gboolean    weft_solver_lane_times_gpu_window (WeftSolver *self, guint rank_index, guint64 since,
+                                               guint64 *epoch, gint64 *lo, gint64 *hi);
+
 /* Span of the solved schedule over every node (common timeline). */
 WeftTimeSpan weft_solver_span (WeftSolver *self);
 

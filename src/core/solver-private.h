@@ -223,7 +223,18 @@ typedef struct
   guint     g0;         /* LaneTimes.gstart index of lane 0 */
   gint64   *cpu_from;   /* per lane: earliest moved sync since the last refresh, G_MAXINT64 none */
   gboolean  annots_dirty;
+  /* the times on GPU lanes that changed (old or new value differs), for
+   * weft_solver_lane_times_gpu_window: this refresh's window (lo > hi:
+   * none), and a ring of the last LANE_WIN_RING refreshes' windows with
+   * their epochs; win_lost: the highest epoch whose window fell out */
+  gint64    cur_lo, cur_hi;
+  guint64   win_epoch[16];
+  gint64    win_lo[16], win_hi[16];
+  guint     n_win, win_next;
+  guint64   win_lost;
 } LaneTimesRank;
+
+#define LANE_WIN_RING 16
 
 typedef struct
 {
@@ -248,6 +259,11 @@ typedef struct
   guint          n_slot;
   guint          slot_builds;     /* WeftSolverStats.n_plan_builds the slots were made for */
   guint64        slot_structure;
+  /* per g: its rank, and whether the lane is a GPU lane (the windows) */
+  guint         *g_rank;
+  guint8        *g_gpu;
+  guint64        epoch;           /* refreshes and builds so far (the windows' clock) */
+  guint64        build_epoch;     /* epoch of the last build */
 } LaneTimes;
 
 struct _WeftSolver

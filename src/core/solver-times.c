@@ -47,6 +47,8 @@ void
 _weft_solver_lane_times_free (WeftSolver *self)
 {
   LaneTimes *lt = &self->lt;
+  g_clear_pointer (&lt->g_rank, g_free);
+  g_clear_pointer (&lt->g_gpu, g_free);
   for (guint r = 0; r < lt->n_ranks; r++)
     lane_rank_free (&lt->ranks[r]);
   g_clear_pointer (&lt->ranks, g_free);
@@ -183,6 +185,8 @@ build (WeftSolver *self)
     }
   lt->gstart = g_new0 (gint64 *, MAX (1, lt->n_g));
   lt->gend = g_new0 (gint64 *, MAX (1, lt->n_g));
+  lt->g_rank = g_new0 (guint, MAX (1, lt->n_g));
+  lt->g_gpu = g_new0 (guint8, MAX (1, lt->n_g));
   lt->n_node_slot = self->n_nodes;
   lt->node_slot = g_new (guint64, MAX (1, lt->n_node_slot));
   for (guint32 v = 0; v < lt->n_node_slot; v++)
@@ -195,7 +199,11 @@ build (WeftSolver *self)
         {
           lt->gstart[lr->g0 + l] = lr->start[l];
           lt->gend[lr->g0 + l] = lr->end[l];
+          lt->g_rank[lr->g0 + l] = r;
+          lt->g_gpu[lr->g0 + l] = weft_rank_lane (rk, l)->kind == WEFT_LANE_GPU;
         }
+      lr->cur_lo = G_MAXINT64;
+      lr->cur_hi = G_MININT64;
       for (guint32 e = 0; e < lr->n_events; e++)
         {
           guint32 v = _weft_solver_node (self, r, e), lane;
@@ -213,22 +221,40 @@ build (WeftSolver *self)
   lt->sweep_lo = G_MAXUINT;
   lt->overflow = FALSE;
   lt->built = TRUE;
+  lt->build_epoch = ++lt->epoch;
   self->stats.n_lane_times_builds++;
   self->stats.n_lane_times_written = 0;
   for (guint r = 0; r < lt->n_ranks; r++)
     self->stats.n_lane_times_written += lt->ranks[r].n_events;
 }
 
+/* An entry of lane g rewritten from (os, oe) to (ns, ne): on a GPU lane,
+ * widen its rank's window of this refresh (weft_solver_lane_times_gpu_window). */
+static inline void
+note_change (LaneTimes *lt, guint g, gint64 os, gint64 oe, gint64 ns, gint64 ne)
+{
+  LaneTimesRank *lr;
+  if (G_LIKELY (os == ns && oe == ne) || g >= lt->n_g || !lt->g_gpu[g])
+    return;
+  lr = &lt->ranks[lt->g_rank[g]];
+  lr->cur_lo = MIN (lr->cur_lo, MIN (os, ns));
+  lr->cur_hi = MAX (lr->cur_hi, MAX (MAX (oe, ne), MAX (os, ns)));
+}
+
 static inline void
 rewrite_event (WeftSolver *self, guint r, WeftRank *rk, LaneTimesRank *lr, guint32 e)
 {
   guint32 pos, lane;
+  gint64 os, oe;
   if (e >= lr->n_events || (pos = lr->ev_pos[e]) == WEFT_NONE)
     return;
   lane = weft_rank_event (rk, e)->lane;
   if (lane >= lr->n_lanes || pos >= lr->n[lane])
     return;
+  os = lr->start[lane][pos];
+  oe = lr->end[lane][pos];
   _weft_solver_event_times (self, r, e, &lr->start[lane][pos], &lr->end[lane][pos]);
+  note_change (&self->lt, lr->g0 + lane, os, oe, lr->start[lane][pos], lr->end[lane][pos]);
   self->stats.n_lane_times_written++;
 }
 
@@ -310,6 +336,11 @@ rewrite_thread (WeftSolver *self, guint r, WeftRank *rk, LaneTimesRank *lr, guin
   const gint64 *os = lr->orig_s[l], *oe = lr->orig_e[l];
 
   lr->cpu_from[l] = G_MAXINT64;
+  if (lr->g0 + l < self->lt.n_g && self->lt.g_gpu[lr->g0 + l])
+    {
+      lr->cur_lo = G_MININT64; /* not expected on a GPU lane: all of it may change */
+      lr->cur_hi = G_MAXINT64;
+    }
   if (lr->pmax[l] != NULL)
     while (lo < hi)
       {
@@ -388,6 +419,7 @@ rewrite_sweep (WeftSolver *self, guint q0, guint q1)
         if (G_LIKELY (sl != G_MAXUINT64))
           {
             guint g = (guint) (sl >> 32), pos = (guint) sl;
+            note_change (lt, g, gs[g][pos], ge[g][pos], ps[q], pe[q]);
             gs[g][pos] = ps[q];
             ge[g][pos] = pe[q];
             written++;
@@ -405,6 +437,7 @@ static void
 refresh (WeftSolver *self)
 {
   LaneTimes *lt = &self->lt;
+  guint64 epoch = ++lt->epoch;
 
   if (lt->overflow)
     {
@@ -438,6 +471,23 @@ refresh (WeftSolver *self)
             rewrite_event (self, r, rk, lr, g_array_index (annots, AnnotRec, k).event);
         }
       lr->annots_dirty = FALSE;
+    }
+  /* the windows of this refresh into the rings */
+  for (guint r = 0; r < lt->n_ranks; r++)
+    {
+      LaneTimesRank *lr = &lt->ranks[r];
+      if (lr->cur_lo > lr->cur_hi)
+        continue;
+      if (lr->n_win == LANE_WIN_RING)
+        lr->win_lost = MAX (lr->win_lost, lr->win_epoch[lr->win_next]);
+      else
+        lr->n_win++;
+      lr->win_epoch[lr->win_next] = epoch;
+      lr->win_lo[lr->win_next] = lr->cur_lo;
+      lr->win_hi[lr->win_next] = lr->cur_hi;
+      lr->win_next = (lr->win_next + 1) % LANE_WIN_RING;
+      lr->cur_lo = G_MAXINT64;
+      lr->cur_hi = G_MININT64;
     }
 }
 
@@ -478,6 +528,36 @@ weft_solver_lane_times (WeftSolver *self, guint rank_index, guint32 lane, const 
   if (end != NULL)
     *end = lr->end[lane];
   return lr->n[lane];
+}
+
+gboolean
+weft_solver_lane_times_gpu_window (WeftSolver *self, guint rank_index, guint64 since, guint64 *epoch, gint64 *lo,
+                                   gint64 *hi)
+{
+  LaneTimes *lt;
+  LaneTimesRank *lr;
+
+  g_return_val_if_fail (self != NULL && epoch != NULL && lo != NULL && hi != NULL, FALSE);
+  *lo = G_MAXINT64;
+  *hi = G_MININT64;
+  *epoch = 0;
+  if (rank_index >= self->trace->ranks->len || weft_trace_rank (self->trace, rank_index)->lanes->len == 0)
+    return FALSE;
+  weft_solver_lane_times (self, rank_index, 0, NULL, NULL); /* current */
+  lt = &self->lt;
+  *epoch = lt->epoch;
+  if (!lt->built || rank_index >= lt->n_ranks || since == 0 || since < lt->build_epoch || since > lt->epoch)
+    return FALSE;
+  lr = &lt->ranks[rank_index];
+  if (since < lr->win_lost)
+    return FALSE;
+  for (guint k = 0; k < lr->n_win; k++)
+    if (lr->win_epoch[k] > since)
+      {
+        *lo = MIN (*lo, lr->win_lo[k]);
+        *hi = MAX (*hi, lr->win_hi[k]);
+      }
+  return TRUE;
 }
 
 guint64

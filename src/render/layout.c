@@ -1,352 +1,11 @@
 /* layout.c: rows (rank headers, lanes, CPU summaries), nesting depth rows
- * of each lane, the per-rank overlap band, row labels. */
+ * of each lane, the per-rank overlap band kept for the painter (made in
+ * band.c), row labels. */
 #include "config.h"
 
 #include <string.h>
 
 #include "render-private.h"
-
-/* ---- overlap band -------------------------------------------------------------- */
-
-typedef struct
-{
-  gint64 t;
-  gint8  d_compute;
-  gint8  d_comm;
-} Edge;
-
-static int
-edge_cmp (const void *a, const void *b)
-{
-  const Edge *ea = a, *eb = b;
-  return (ea->t > eb->t) - (ea->t < eb->t);
-}
-
-static WeftOverlapState
-state_of (gint64 compute, gint64 comm)
-{
-  if (compute > 0 && comm > 0)
-    return WEFT_OVERLAP_OVERLAPPED;
-  if (compute > 0)
-    return WEFT_OVERLAP_COMPUTE_ONLY;
-  if (comm > 0)
-    return WEFT_OVERLAP_COMM_ONLY;
-  return WEFT_OVERLAP_IDLE;
-}
-
-/* The band from the per-lane arrays of solved times (WeftRenderTimes.lane_func),
- * in O(events) with no sort: each GPU lane is sorted by start, so one pass
- * over it gives the union of its compute ops and the union of its comm ops
- * as sorted lists of disjoint spans (touching spans merged); the lanes'
- * lists are merged pairwise (O(events log lanes)) into one union of
- * compute and one of comm; the band is the runs of (in compute, in comm)
- * over the points where either changes. The state at any time is the same
- * as the edge sort's (an event count > 0 is being in the union), and both
- * keep maximal runs between the first start and the last end, so the
- * segments are identical (/lane-times/band-same). NULL where a lane has no
- * array or is out of order (the caller sorts). */
-typedef struct
-{
-  gint64 b, e;
-} Span;
-
-/* Adds [b, e) (b >= the last span's start) to the maximal sorted list
- * out[0 .. *k - 1] (room for one more); FALSE when b is before the last
- * span's start (the list is not sorted by start). */
-static inline gboolean
-span_push (Span *out, guint *k, gint64 b, gint64 e)
-{
-  if (*k > 0 && b <= out[*k - 1].e)
-    {
-      if (b < out[*k - 1].b)
-        return FALSE;
-      if (e > out[*k - 1].e)
-        out[*k - 1].e = e;
-      return TRUE;
-    }
-  out[*k].b = b;
-  out[*k].e = e;
-  (*k)++;
-  return TRUE;
-}
-
-/* The union of two maximal sorted lists (both freed), maximal and sorted. */
-static GArray *
-span_union (GArray *x, GArray *y)
-{
-  GArray *out = g_array_sized_new (FALSE, FALSE, sizeof (Span), x->len + y->len + 1);
-  const Span *a = (const Span *) (void *) x->data, *b = (const Span *) (void *) y->data;
-  Span *o = (Span *) (void *) out->data;
-  guint i = 0, j = 0, k = 0, na = x->len, nb = y->len;
-  while (i < na && j < nb)
-    {
-      const Span *sp = a[i].b <= b[j].b ? &a[i++] : &b[j++];
-      span_push (o, &k, sp->b, sp->e); /* never out of order: the smaller start first */
-    }
-  for (; i < na; i++)
-    span_push (o, &k, a[i].b, a[i].e);
-  for (; j < nb; j++)
-    span_push (o, &k, b[j].b, b[j].e);
-  out->len = k;
-  g_array_free (x, TRUE);
-  g_array_free (y, TRUE);
-  return out;
-}
-
-static GArray *
-spans_merge_all (GPtrArray *lists)
-{
-  while (lists->len > 1)
-    {
-      guint k = 0;
-      for (guint i = 0; i + 1 < lists->len; i += 2)
-        lists->pdata[k++] = span_union (lists->pdata[i], lists->pdata[i + 1]);
-      if (lists->len % 2 == 1)
-        lists->pdata[k++] = lists->pdata[lists->len - 1];
-      lists->len = k; /* the rest were merged (and freed) or moved */
-    }
-  return lists->len == 1 ? g_ptr_array_index (lists, 0) : g_array_new (FALSE, FALSE, sizeof (Span));
-}
-
-static void
-spans_free_all (GPtrArray *lists)
-{
-  for (guint i = 0; i < lists->len; i++)
-    g_array_free (g_ptr_array_index (lists, i), TRUE);
-  g_ptr_array_free (lists, TRUE);
-}
-
-/* The band of a compute union and a comm union (maximal sorted lists). */
-static GArray *
-band_of_spans (GArray *cu, GArray *mu)
-{
-  GArray *band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
-  const Span *c = (const Span *) (void *) cu->data, *m = (const Span *) (void *) mu->data;
-  guint nc = cu->len, nm = mu->len, ci = 0, mi = 0;
-  gint64 x;
-
-  if (nc == 0 && nm == 0)
-    return band;
-  x = nc == 0 ? m[0].b : nm == 0 ? c[0].b : MIN (c[0].b, m[0].b);
-  for (;;)
-    {
-      gboolean in_c = ci < nc && c[ci].b <= x, in_m = mi < nm && m[mi].b <= x;
-      gint64 next = G_MAXINT64;
-      WeftOverlapState st;
-      if (ci < nc)
-        next = MIN (next, in_c ? c[ci].e : c[ci].b);
-      if (mi < nm)
-        next = MIN (next, in_m ? m[mi].e : m[mi].b);
-      if (next == G_MAXINT64)
-        break;
-      st = state_of (in_c, in_m);
-      if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
-        g_array_index (band, WeftOverlapSegment, band->len - 1).end = next;
-      else
-        {
-          WeftOverlapSegment seg = { x, next, st };
-          g_array_append_val (band, seg);
-        }
-      x = next;
-      while (ci < nc && c[ci].e <= x)
-        ci++;
-      while (mi < nm && m[mi].e <= x)
-        mi++;
-    }
-  return band;
-}
-
-enum
-{
-  BAND_NONE = 0,
-  BAND_COMPUTE = 1,
-  BAND_COMM = 2
-};
-
-static inline guint8
-band_class (const WeftRank *rank, const WeftEvent *ev)
-{
-  if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
-    return BAND_NONE;
-  return weft_render_event_is_comm (rank, ev) ? BAND_COMM : BAND_COMPUTE;
-}
-
-/* The class of each event of lane l for the band, cached in rl (NULL: no
- * cache, the caller reads the records). The cache holds while the lane
- * holds the same events in the same order (checked: 4 bytes an event read
- * in order): a GPU op's class changes only when it is deleted or restored,
- * and both take it out of or put it back into its lane. */
-static const guint8 *
-band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *events, guint l, const WeftLane *lane)
-{
-  const guint32 *idx = (const guint32 *) (void *) lane->events->data;
-  guint n = lane->events->len;
-  if (rl == NULL || l >= rl->n_lanes)
-    return NULL;
-  if (rl->band_n == NULL)
-    {
-      rl->band_n = g_new0 (guint, rl->n_lanes);
-      rl->band_idx = g_new0 (guint32 *, rl->n_lanes);
-      rl->band_cls = g_new0 (guint8 *, rl->n_lanes);
-    }
-  if (rl->band_cls[l] != NULL && rl->band_n[l] == n && memcmp (rl->band_idx[l], idx, (gsize) n * sizeof (guint32)) == 0)
-    return rl->band_cls[l];
-  g_free (rl->band_idx[l]);
-  g_free (rl->band_cls[l]);
-  rl->band_n[l] = n;
-  rl->band_idx[l] = g_memdup2 (idx, (gsize) n * sizeof (guint32));
-  rl->band_cls[l] = g_new (guint8, MAX (n, 1));
-  for (guint i = 0; i < n; i++)
-    rl->band_cls[l][i] = band_class (rank, &events[idx[i]]);
-  return rl->band_cls[l];
-}
-
-static GArray *
-band_from_lanes (const WeftRankTimes *rt, WeftRankLayout *rl)
-{
-  const WeftRenderTimes *times = rt->times;
-  WeftRank *rank = rt->rank;
-  GPtrArray *cl = g_ptr_array_new (), *ml = g_ptr_array_new ();
-  GArray *cu, *mu, *band;
-
-  for (guint l = 0; l < rank->lanes->len; l++)
-    {
-      WeftLane *lane = weft_rank_lane (rank, l);
-      const guint32 *idx = (const guint32 *) (void *) lane->events->data;
-      const gint64 *s = NULL, *e = NULL;
-      const guint8 *cls;
-      guint n;
-      GArray *c, *m;
-      if (lane->kind != WEFT_LANE_GPU || lane->events->len == 0)
-        continue;
-      n = times->lane_func (times->user_data, rt->rank_index, l, &s, &e);
-      if (n != lane->events->len || s == NULL || e == NULL)
-        goto fail;
-      cls = band_lane_classes (rl, rank, rt->events, l, lane);
-      {
-        guint n_c = 0, n_m = 0, kc = 0, km = 0;
-        Span *pc, *pm;
-        for (guint i = 0; i < n; i++)
-          {
-            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
-            n_c += k == BAND_COMPUTE;
-            n_m += k == BAND_COMM;
-          }
-        c = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_c + 1);
-        m = g_array_sized_new (FALSE, FALSE, sizeof (Span), n_m + 1);
-        g_ptr_array_add (cl, c);
-        g_ptr_array_add (ml, m);
-        pc = (Span *) (void *) c->data;
-        pm = (Span *) (void *) m->data;
-        for (guint i = 0; i < n; i++)
-          {
-            guint8 k = cls != NULL ? cls[i] : band_class (rank, &rt->events[idx[i]]);
-            gboolean ok;
-            if (k == BAND_NONE || e[i] <= s[i])
-              continue;
-            ok = k == BAND_COMM ? span_push (pm, &km, s[i], e[i]) : span_push (pc, &kc, s[i], e[i]);
-            if (!ok)
-              goto fail;
-          }
-        c->len = kc;
-        m->len = km;
-      }
-    }
-  cu = spans_merge_all (cl);
-  mu = spans_merge_all (ml);
-  band = band_of_spans (cu, mu);
-  g_array_free (cu, TRUE);
-  g_array_free (mu, TRUE);
-  g_ptr_array_free (cl, TRUE);
-  g_ptr_array_free (ml, TRUE);
-  return band;
-
-fail:
-  spans_free_all (cl);
-  spans_free_all (ml);
-  return NULL;
-}
-
-GArray *
-weft_render_overlap_band (WeftTrace *trace, const WeftRenderTimes *times, guint rank_index)
-{
-  GArray *band;
-  WeftRankTimes rt;
-  WeftRank *rank;
-  GArray *edges;
-  gint64 compute = 0, comm = 0;
-
-  g_return_val_if_fail (trace != NULL && rank_index < trace->ranks->len,
-                        g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment)));
-  weft_rank_times_init (&rt, trace, times, rank_index);
-  if (rt.times != NULL && rt.times->func != NULL && rt.times->lane_func != NULL &&
-      (band = band_from_lanes (&rt, NULL)) != NULL)
-    return band;
-  band = g_array_new (FALSE, FALSE, sizeof (WeftOverlapSegment));
-  rank = rt.rank;
-  edges = g_array_new (FALSE, FALSE, sizeof (Edge));
-  for (guint l = 0; l < rank->lanes->len; l++)
-    {
-      WeftLane *lane = weft_rank_lane (rank, l);
-      const guint32 *idx = (const guint32 *) (void *) lane->events->data;
-      if (lane->kind != WEFT_LANE_GPU)
-        continue;
-      for (guint i = 0; i < lane->events->len; i++)
-        {
-          const WeftEvent *ev = &rt.events[idx[i]];
-          gint64 b, e;
-          gboolean is_comm;
-          Edge eb, ee;
-          if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
-            continue;
-          weft_rank_times_get (&rt, idx[i], &b, &e);
-          if (e <= b)
-            continue;
-          is_comm = weft_render_event_is_comm (rank, ev);
-          eb.t = b;
-          eb.d_compute = is_comm ? 0 : 1;
-          eb.d_comm = is_comm ? 1 : 0;
-          ee.t = e;
-          ee.d_compute = (gint8) -eb.d_compute;
-          ee.d_comm = (gint8) -eb.d_comm;
-          g_array_append_val (edges, eb);
-          g_array_append_val (edges, ee);
-        }
-    }
-  if (edges->len > 1) /* qsort (NULL, 0) is undefined: a trace without GPU ops */
-    qsort (edges->data, edges->len, sizeof (Edge), edge_cmp);
-  for (guint i = 0; i < edges->len;)
-    {
-      gint64 t = g_array_index (edges, Edge, i).t;
-      WeftOverlapState st;
-      while (i < edges->len && g_array_index (edges, Edge, i).t == t)
-        {
-          compute += g_array_index (edges, Edge, i).d_compute;
-          comm += g_array_index (edges, Edge, i).d_comm;
-          i++;
-        }
-      if (i >= edges->len)
-        {
-          if (band->len > 0)
-            g_array_index (band, WeftOverlapSegment, band->len - 1).end = t;
-          break;
-        }
-      st = state_of (compute, comm);
-      if (band->len > 0)
-        {
-          WeftOverlapSegment *last = &g_array_index (band, WeftOverlapSegment, band->len - 1);
-          last->end = t;
-          if (last->state == st)
-            continue;
-        }
-      {
-        WeftOverlapSegment seg = { t, t, st };
-        g_array_append_val (band, seg);
-      }
-    }
-  g_array_free (edges, TRUE);
-  return band;
-}
 
 /* ---- roles ---------------------------------------------------------------------- */
 
@@ -564,7 +223,7 @@ layout_solved_band (WeftLayout *self, const WeftRankTimes *rt)
 {
   GArray *band;
   if (rt->times != NULL && rt->times->func != NULL && rt->times->lane_func != NULL &&
-      (band = band_from_lanes (rt, &self->ranks[rt->rank_index])) != NULL)
+      (band = _weft_band_from_lanes_into (rt, &self->ranks[rt->rank_index], NULL)) != NULL)
     return band;
   return weft_render_overlap_band (self->trace, rt->times, rt->rank_index);
 }
@@ -583,6 +242,23 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
   owner = rt->times->func != NULL ? rt->times->user_data : (gconstpointer) rt->times->start;
   if (rl->sband != NULL && rl->sband_gen == rt->times->generation && rl->sband_owner == owner)
     return rl->sband;
+  /* patched where the times changed since it was made (cheap: the ops in
+   * that span), on the first paint of a generation, while the lane arrays
+   * are read this frame */
+  if (rl->sband != NULL && rl->sband_owner == owner && rl->sband_epoch != 0 && rt->times->lane_window != NULL &&
+      rt->times->lane_func != NULL && frame_uses_lanes ((WeftLayout *) layout, rt->times))
+    {
+      guint64 epoch;
+      gint64 lo, hi;
+      if (rt->times->lane_window (rt->times->user_data, rt->rank_index, rl->sband_epoch, &epoch, &lo, &hi) &&
+          _weft_band_patch (rt, rl, rl->sband, lo, hi))
+        {
+          rl->sband_epoch = epoch;
+          rl->sband_gen = rt->times->generation;
+          return rl->sband;
+        }
+      rl->sband_epoch = 0;
+    }
   /* the second paint of a generation, or the first band of these times
    * (nothing to draw instead: weft-cli render paints once) */
   if ((rl->sband_seen == rt->times->generation || rl->sband == NULL || rl->sband_owner != owner) &&
@@ -591,9 +267,27 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
       WeftLayout *self = (WeftLayout *) layout;
       self->refresh_left -= MIN (rl->n_events, self->refresh_left);
       self->refreshed = TRUE;
-      if (rl->sband != NULL)
-        g_array_free (rl->sband, TRUE);
-      rl->sband = layout_solved_band (self, rt);
+      GArray *made = NULL;
+      rl->sband_epoch = 0;
+      if (rt->times->func != NULL && rt->times->lane_func != NULL &&
+          (made = _weft_band_from_lanes_into (rt, rl, rl->sband_owner == owner ? rl->sband : NULL)) != NULL)
+        {
+          if (rl->sband != NULL && rl->sband != made)
+            g_array_free (rl->sband, TRUE);
+          rl->sband = made;
+          /* the epoch of the arrays it was made from (the call finds them current) */
+          guint64 epoch = 0;
+          gint64 lo, hi;
+          if (rt->times->lane_window != NULL)
+            rt->times->lane_window (rt->times->user_data, rt->rank_index, 0, &epoch, &lo, &hi);
+          rl->sband_epoch = epoch;
+        }
+      else
+        {
+          if (rl->sband != NULL)
+            g_array_free (rl->sband, TRUE);
+          rl->sband = layout_solved_band (self, rt);
+        }
       rl->sband_gen = rt->times->generation;
       rl->sband_owner = owner;
       return rl->sband;
@@ -610,6 +304,17 @@ weft_layout_overlap_band (WeftLayout *layout, const WeftRenderTimes *times, guin
                         NULL);
   weft_rank_times_init (&rt, layout->trace, times, rank_index);
   return layout_solved_band (layout, &rt);
+}
+
+const GArray *
+weft_layout_painted_band (WeftLayout *layout, const WeftRenderTimes *times, guint rank_index)
+{
+  WeftRankTimes rt;
+  g_return_val_if_fail (layout != NULL && rank_index < layout->n_ranks && rank_index < layout->trace->ranks->len,
+                        NULL);
+  weft_layout_begin_frame (layout);
+  weft_rank_times_init (&rt, layout->trace, times, rank_index);
+  return weft_layout_band (layout, &rt);
 }
 
 void
@@ -713,7 +418,15 @@ prepare_rank (WeftLayout *self, guint r)
   WeftRankLayout *rl = &self->ranks[r];
 
   for (guint l = 0; l < rl->n_lanes; l++)
-    compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
+    {
+      WeftLane *lane = weft_rank_lane (rank, l);
+      compute_depths (rank, l, &rl->lanes[l], rl->event_depth);
+      /* the band's class cache now, while this thread reads the lane's
+       * records anyway (at 36M events the first band of solved times
+       * spent most of its time fetching them) */
+      if (lane->kind == WEFT_LANE_GPU && lane->events->len > 0)
+        _weft_band_lane_classes (rl, rank, (const WeftEvent *) (void *) rank->events->data, l, lane, FALSE);
+    }
   rl->band = weft_render_overlap_band (self->trace, NULL, r);
   rl->pp = weft_rank_pp_action_table (rank); /* NULL without pipeline actions */
 }
@@ -892,6 +605,7 @@ weft_layout_free (WeftLayout *self)
       g_free (rl->band_idx);
       g_free (rl->band_cls);
       g_free (rl->band_n);
+      g_free (rl->band_maxdur);
     }
   g_free (self->ranks);
   g_array_free (self->rows, TRUE);

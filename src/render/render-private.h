@@ -157,6 +157,11 @@ typedef struct
   guint64         sband_gen;
   guint64         sband_seen;
   gconstpointer   sband_owner;
+  /* the lane arrays' epoch sband reflects (WeftRenderTimes.lane_window; 0:
+   * unknown), and per lane an upper bound of its band ops' durations (to
+   * find the ops that reach into a patched span) */
+  guint64         sband_epoch;
+  gint64         *band_maxdur;
 } WeftRankLayout;
 
 struct _WeftLayout
@@ -186,6 +191,17 @@ struct _WeftLayout
 };
 
 #define WEFT_LAYOUT_REFRESH_BUDGET 262144
+
+/* band.c: the band's per-lane class cache in rl (1 byte per event; trust:
+ * skip checking the lane's events against the copy, for a patch of a band
+ * made from it); the band of solved times from the lane arrays, into reuse
+ * when given (NULL: a lane has no array or is out of order); the band
+ * patched in place over [lo, hi) where the times changed (FALSE: remake
+ * it). */
+const guint8 *_weft_band_lane_classes (WeftRankLayout *rl, const WeftRank *rank, const WeftEvent *events, guint l,
+                                       const WeftLane *lane, gboolean trust);
+GArray       *_weft_band_from_lanes_into (const WeftRankTimes *rt, WeftRankLayout *rl, GArray *reuse);
+gboolean      _weft_band_patch (const WeftRankTimes *rt, WeftRankLayout *rl, GArray *band, gint64 lo, gint64 hi);
 
 /* Called at the start of each body paint. */
 void weft_layout_begin_frame (const WeftLayout *layout);

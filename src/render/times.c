@@ -25,6 +25,12 @@ solver_lane_pending (gpointer user_data)
   return weft_solver_lane_times_pending (user_data);
 }
 
+static gboolean
+solver_lane_window (gpointer user_data, guint rank_index, guint64 since, guint64 *epoch, gint64 *lo, gint64 *hi)
+{
+  return weft_solver_lane_times_gpu_window (user_data, rank_index, since, epoch, lo, hi);
+}
+
 void
 weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSolver *solver)
 {
@@ -35,6 +41,7 @@ weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSol
   times->func = solver_time_func;
   times->lane_func = solver_lane_func;
   times->lane_pending = solver_lane_pending;
+  times->lane_window = solver_lane_window;
   times->user_data = solver;
   times->n_ranks = trace != NULL ? trace->ranks->len : 0;
   times->generation = weft_solver_generation (solver) + 1;

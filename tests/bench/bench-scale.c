@@ -87,6 +87,34 @@ frame (cairo_surface_t *s, WeftTrace *trace, WeftView *view, WeftLayout *layout,
   return now_ms () - t0;
 }
 
+/* BENCH_SCALE_PERF_CTL=FIFO: write "enable" / "disable" to perf record's
+ * control fifo (perf record --control=fifo:FIFO -D -1) around the frames,
+ * so that a profile holds the frames only, not the load;
+ * BENCH_SCALE_PERF_PHASE=full|zoom|pan|drag|after: only that phase's frames */
+static void
+perf_ctl (const char *cmd);
+
+/* perf_ctl at the start (begin TRUE) or end of a phase */
+static void
+perf_phase (const char *phase, gboolean begin)
+{
+  const char *only = g_getenv ("BENCH_SCALE_PERF_PHASE");
+  if (only != NULL && *only != '\0' && strcmp (only, phase) == 0)
+    perf_ctl (begin ? "enable" : "disable");
+}
+
+static void
+perf_ctl (const char *cmd)
+{
+  const char *path = g_getenv ("BENCH_SCALE_PERF_CTL");
+  FILE *f;
+  if (path == NULL || (f = fopen (path, "w")) == NULL)
+    return;
+
+  fprintf (f, "%s\n", cmd);
+  fclose (f);
+}
+
 static void
 report (const char *what, double *v, guint n)
 {
@@ -102,6 +130,8 @@ main (int argc, char **argv)
 {
   g_autoptr (GError) error = NULL;
   guint n = argc > 2 ? (guint) MAX (atoi (argv[2]), 3) : 20;
+  /* BENCH_SCALE_FULL=N: N frames of the full view (default 3; more to profile them) */
+  guint n_full = g_getenv ("BENCH_SCALE_FULL") != NULL ? (guint) CLAMP (atoi (g_getenv ("BENCH_SCALE_FULL")), 1, 1000) : 3;
   double t_start = now_ms (), t;
   WeftTrace *trace;
   WeftEditSession *session;
@@ -110,8 +140,8 @@ main (int argc, char **argv)
   WeftView view;
   WeftLayout *layout;
   cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
-  double *v = g_new (double, n * 2 + 64);
-  double *vc = g_new (double, n * 2 + 64);
+  double *v = g_new (double, n * 2 + 1064);
+  double *vc = g_new (double, n * 2 + 1064);
   double *vm = g_new (double, n * 2 + 64);
   guint64 n_events = 0, json = 0;
   struct rusage ru;
@@ -164,27 +194,37 @@ main (int argc, char **argv)
   printf ("launch_to_first_frame_s %.2f\n", (now_ms () - t_start) / 1000.0);
   fflush (stdout);
   /* the full view again (the window repaints it when the schedule is read) */
-  for (guint i = 0; i < 3; i++)
+  if (g_getenv ("BENCH_SCALE_PERF_PHASE") == NULL)
+    perf_ctl ("enable");
+  perf_phase ("full", TRUE);
+  for (guint i = 0; i < n_full; i++)
     {
       v[i] = frame (s, trace, &view, layout, &times);
       vc[i] = last_cpu_ms;
     }
-  report ("full_view", v, 3);
-  report ("full_view_cpu", vc, 3);
+  for (guint i = 0; i < MIN (n_full, 4); i++)
+    printf ("full_view_frame%u_cpu_ms %.2f\n", i + 1, vc[i]);
+  perf_phase ("full", FALSE);
+  report ("full_view", v, n_full);
+  report ("full_view_cpu", vc, n_full);
+  perf_phase ("zoom", TRUE);
   for (guint i = 0; i < n; i++)
     {
       weft_view_zoom (&view, 0.8, view.width / 2);
       v[i] = frame (s, trace, &view, layout, &times);
       vc[i] = last_cpu_ms;
     }
+  perf_phase ("zoom", FALSE);
   report ("zoom", v, n);
   report ("zoom_cpu", vc, n);
+  perf_phase ("pan", TRUE);
   for (guint i = 0; i < n; i++)
     {
       weft_view_pan (&view, view.width / 10);
       v[i] = frame (s, trace, &view, layout, &times);
       vc[i] = last_cpu_ms;
     }
+  perf_phase ("pan", FALSE);
   report ("pan", v, n);
   report ("pan_cpu", vc, n);
   /* the drag, at the full view */
@@ -204,6 +244,7 @@ main (int argc, char **argv)
         printf ("drag_press_ms %.1f\n", now_ms () - t);
         s0 = weft_solver_start (solver, 0, op.event);
         weft_edit_session_begin_gesture (session);
+        perf_phase ("drag", TRUE);
         for (guint i = 0; i < n; i++)
           {
             double c = cpu_ms ();
@@ -219,6 +260,7 @@ main (int argc, char **argv)
             vc[k] = cpu_ms () - c;
             v[k++] = now_ms () - t;
           }
+        perf_phase ("drag", FALSE);
         weft_edit_session_end_gesture (session);
         report ("drag_motion_to_frame", v, k);
         report ("drag_motion_to_frame_cpu", vc, k);
@@ -227,6 +269,7 @@ main (int argc, char **argv)
          * new generation, then the ones that bring the band and caches up
          * to date (each printed: the worst is what the user waits for) */
         times.generation = weft_solver_generation (solver) + 1;
+        perf_phase ("after", TRUE);
         for (guint i = 0; i < 4; i++)
           {
             double w = frame (s, trace, &view, layout, &times);
@@ -234,6 +277,9 @@ main (int argc, char **argv)
           }
       }
   }
+  perf_phase ("after", FALSE);
+  if (g_getenv ("BENCH_SCALE_PERF_PHASE") == NULL)
+    perf_ctl ("disable");
   getrusage (RUSAGE_SELF, &ru);
   printf ("peak_rss_mb %.0f\npeak_rss_x_json %.2f\n", (double) ru.ru_maxrss / 1024.0,
           (double) ru.ru_maxrss * 1024.0 / (double) json);
