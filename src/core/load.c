@@ -291,7 +291,7 @@ finish_rank (WeftRank *rank, const WeftScanResult *res, const WeftLoadOptions *o
           gint64 ts;
           /* the scanner bounds |ts| and |ts + dur| by 2^62; so must the sum */
           if (__builtin_add_overflow (events[i].ts, base, &ts) || ts > TIME_LIMIT_NS || ts < -TIME_LIMIT_NS ||
-              ts + events[i].dur > TIME_LIMIT_NS)
+              ts + weft_event_dur (rank, &events[i]) > TIME_LIMIT_NS)
             {
               g_set_error (error, WEFT_ERROR, WEFT_ERROR_FORMAT,
                            "%s: event %u (traceEvents[%u]): baseTimeNanoseconds + ts (+ dur) is out of range "
