@@ -7,6 +7,9 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include <glib/gstdio.h>
 
@@ -669,6 +672,12 @@ weft_trace_load_files (const char * const *paths, guint n_paths, const WeftLoadO
   g_free (jobs);
   g_object_unref (sh.cancel);
   g_mutex_clear (&progress.lock);
+#ifdef __GLIBC__
+  /* The load freed its buffers (reader, scanner, zstd contexts, the
+   * workers' arenas) in pieces that glibc keeps: hand their pages back
+   * (~6 MiB on a 485 MB file, a few ms; docs/benchmarks.md) */
+  malloc_trim (0);
+#endif
   if (first != NULL)
     g_propagate_error (error, first);
   return trace;
