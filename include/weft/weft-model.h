@@ -345,8 +345,8 @@ typedef struct
   GArray         *events;         /* WeftEvent, in traceEvents order */
   GArray         *wide_ids;       /* gint64: the event ids and durations that do not fit
                                    * a record (see WEFT_ID_INLINE_MAX), append-only */
-  GHashTable     *event_colls;    /* event index -> index into collectives + 1, for the
-                                   * events that have one (weft_rank_event_coll()) */
+  GArray         *event_colls;    /* WeftEventColl sorted by event: the events that have
+                                   * a collective (weft_rank_event_coll()) */
   GArray         *coll_marks;     /* guint64 words: bit i set when event i is in event_colls */
   GHashTable     *created_texts;  /* created event index -> the text slot it shares
                                    * (weft_event_text_slot()) */
@@ -552,6 +552,13 @@ weft_event_has_text (const WeftRank *rank, const WeftEvent *ev)
 }
 
 /* ---- collectives of events -------------------------------------------------- */
+
+/* An entry of rank->event_colls. */
+typedef struct
+{
+  guint32 event;
+  guint32 coll;   /* index into rank->collectives */
+} WeftEventColl;
 
 guint32 _weft_rank_event_coll_lookup (const WeftRank *rank, guint32 idx);
 

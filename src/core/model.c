@@ -235,38 +235,67 @@ weft_rank_set_created_text (WeftRank *rank, guint32 idx, guint32 slot)
     g_hash_table_insert (rank->created_texts, GUINT_TO_POINTER (idx), GUINT_TO_POINTER (slot));
 }
 
+/* The position of idx in rank->event_colls, or where it would go. */
+static guint
+event_coll_pos (const WeftRank *rank, guint32 idx)
+{
+  const WeftEventColl *a = (const WeftEventColl *) (const void *) rank->event_colls->data;
+  guint lo = 0, hi = rank->event_colls->len;
+
+  if (hi > 0 && a[hi - 1].event < idx)
+    return hi; /* appending in order (the classifier) */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (a[mid].event < idx)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 guint32
 _weft_rank_event_coll_lookup (const WeftRank *rank, guint32 idx)
 {
-  gpointer v = g_hash_table_lookup (rank->event_colls, GUINT_TO_POINTER (idx));
-  return v != NULL ? GPOINTER_TO_UINT (v) - 1 : WEFT_NONE;
+  guint pos = event_coll_pos (rank, idx);
+
+  if (pos < rank->event_colls->len && g_array_index (rank->event_colls, WeftEventColl, pos).event == idx)
+    return g_array_index (rank->event_colls, WeftEventColl, pos).coll;
+  return WEFT_NONE;
 }
 
 void
 weft_rank_event_set_coll (WeftRank *rank, guint32 idx, guint32 coll)
 {
-  guint w = idx >> 6;
+  guint w = idx >> 6, pos;
+  gboolean present;
 
   g_return_if_fail (rank != NULL);
+  pos = event_coll_pos (rank, idx);
+  present = pos < rank->event_colls->len && g_array_index (rank->event_colls, WeftEventColl, pos).event == idx;
   if (coll == WEFT_NONE)
     {
       if (w < rank->coll_marks->len)
         g_array_index (rank->coll_marks, guint64, w) &= ~((guint64) 1 << (idx & 63));
-      g_hash_table_remove (rank->event_colls, GUINT_TO_POINTER (idx));
+      if (present)
+        g_array_remove_index (rank->event_colls, pos);
       return;
     }
-  g_return_if_fail (coll < G_MAXUINT32 - 1);
   if (w >= rank->coll_marks->len)
     g_array_set_size (rank->coll_marks, w + 1); /* a cleared array: new words are 0 */
   g_array_index (rank->coll_marks, guint64, w) |= (guint64) 1 << (idx & 63);
-  g_hash_table_insert (rank->event_colls, GUINT_TO_POINTER (idx), GUINT_TO_POINTER (coll + 1));
+  if (present)
+    g_array_index (rank->event_colls, WeftEventColl, pos).coll = coll;
+  else
+    g_array_insert_val (rank->event_colls, pos, ((WeftEventColl) { idx, coll }));
 }
 
 void
 weft_rank_clear_event_colls (WeftRank *rank)
 {
   g_return_if_fail (rank != NULL);
-  g_hash_table_remove_all (rank->event_colls);
+  g_array_set_size (rank->event_colls, 0);
   g_array_set_size (rank->coll_marks, 0);
 }
 
@@ -281,7 +310,7 @@ weft_rank_new (const char *path)
   self->texts = _weft_text_store_new ();
   self->events = g_array_new (FALSE, FALSE, sizeof (WeftEvent));
   self->wide_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
-  self->event_colls = g_hash_table_new (NULL, NULL);
+  self->event_colls = g_array_new (FALSE, FALSE, sizeof (WeftEventColl));
   self->coll_marks = g_array_new (FALSE, TRUE, sizeof (guint64));
   self->created_texts = g_hash_table_new (NULL, NULL);
   self->lanes = g_ptr_array_new_with_free_func (lane_free);
@@ -307,7 +336,7 @@ weft_rank_free (WeftRank *self)
   _weft_text_store_free (self->texts);
   g_array_free (self->events, TRUE);
   g_array_free (self->wide_ids, TRUE);
-  g_hash_table_destroy (self->event_colls);
+  g_array_free (self->event_colls, TRUE);
   g_array_free (self->coll_marks, TRUE);
   g_hash_table_destroy (self->created_texts);
   g_ptr_array_free (self->lanes, TRUE);
