@@ -162,7 +162,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           gsize nx = 0, ny = 0;
           g_autofree char *tx = weft_rank_event_text_dup (a, x, &nx);
           g_autofree char *ty = weft_rank_event_text_dup (b, y, &ny);
-          if (x->ts != y->ts || x->dur != y->dur || tx == NULL || ty == NULL || nx != ny ||
+          if (x->ts != y->ts || weft_event_dur (a, x) != weft_event_dur (b, y) || tx == NULL || ty == NULL || nx != ny ||
               memcmp (tx, ty, nx) != 0 || x->flags != y->flags || x->lane != y->lane)
             abort ();
         }
