@@ -509,7 +509,7 @@ member_end (WeftTrace *trace, const WeftInstanceMember *m, gboolean offsets)
 {
   WeftRank *rank = weft_trace_rank (trace, m->rank_index);
   const WeftEvent *ev = weft_rank_event (rank, rank_coll (rank, m->coll)->event);
-  return weft_event_end (ev) + (offsets ? weft_trace_rank_offset (trace, rank) : 0);
+  return weft_event_end (rank, ev) + (offsets ? weft_trace_rank_offset (trace, rank) : 0);
 }
 
 /* Largest difference of member end times (ns) in the instance. */
@@ -657,7 +657,7 @@ check_collectives_against_json (WeftRank *rank, json_object *root)
       g_assert_nonnull (e);
       args = obj_get (e, "args");
       g_assert_cmpstr (weft_rank_string (rank, ev->name), ==, json_object_get_string (obj_get (e, "name")));
-      g_assert_cmpint (ev->coll, ==, i);
+      g_assert_cmpint (weft_event_coll (rank, ev), ==, i);
       g_assert_cmpint (ev->kclass, ==, WEFT_KCLASS_COMM);
       g_assert_cmpint (c->source, ==, WEFT_COLL_SOURCE_KERNEL_ARGS);
       g_assert_cmpint (c->type, ==, expected_type (json_object_get_string (obj_get (args, "Collective name"))));
@@ -1504,7 +1504,7 @@ test_odd_args_and_created (void)
   g_assert_cmpint (c->bytes, ==, 123456);
   g_assert_cmpint (c->type, ==, WEFT_COLL_BROADCAST);
   g_assert_cmpuint (c->n_pg_ranks, ==, 2);
-  g_assert_cmpuint (weft_rank_event (rank, c->event)->coll, ==, (guint32) (c - rank_coll (rank, 0)));
+  g_assert_cmpuint (weft_rank_event_coll (rank, c->event), ==, (guint32) (c - rank_coll (rank, 0)));
   g_assert_cmpint (coll_of_kernel (rank, 2)->bytes, ==, -1);
   weft_rank_free (rank);
 }
@@ -1584,8 +1584,8 @@ check_ep_stack (const EpStack *st)
           if (i == 3 && !st->allreduce_args)
             want = WEFT_COLL_UNKNOWN; /* RCCL Generic without args: the name does not say */
           g_assert_cmpint (ev->kclass, ==, WEFT_KCLASS_COMM);
-          g_assert_cmpint (ev->link, !=, WEFT_NONE); /* launched by the runtime call */
-          g_assert_cmpstr (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name), ==, st->launch);
+          g_assert_cmpint (weft_event_link (ev), !=, WEFT_NONE); /* launched by the runtime call */
+          g_assert_cmpstr (weft_rank_string (rank, weft_rank_event (rank, weft_event_link (ev))->name), ==, st->launch);
           g_assert_cmpint (c->type, ==, want);
           g_assert_cmpint (c->source, ==, i == 3 && st->allreduce_args ? WEFT_COLL_SOURCE_KERNEL_ARGS
                                                                         : WEFT_COLL_SOURCE_KERNEL_NAME);
@@ -1733,12 +1733,12 @@ test_rocm_mi300_style (void)
           g_assert_cmpint (weft_event_correlation (rank, ev), >=, 1);
           g_assert_cmpint (weft_event_correlation (rank, ev), <=, (gint64) G_N_ELEMENTS (ops));
           g_assert_cmpint (ev->kclass, ==, ops[weft_event_correlation (rank, ev) - 1].expected);
-          g_assert_cmpint (ev->link, !=, WEFT_NONE);
-          g_assert_cmpstr (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name), ==,
+          g_assert_cmpint (weft_event_link (ev), !=, WEFT_NONE);
+          g_assert_cmpstr (weft_rank_string (rank, weft_rank_event (rank, weft_event_link (ev))->name), ==,
                            ops[weft_event_correlation (rank, ev) - 1].launch);
           if (ev->kclass == WEFT_KCLASS_GEMM)
-            gemm_ns += ev->dur;
-          total_ns += ev->dur;
+            gemm_ns += weft_event_dur (rank, ev);
+          total_ns += weft_event_dur (rank, ev);
         }
       n_checked++;
     }
@@ -1782,7 +1782,7 @@ class_times (const char *relative, gint64 *per_class, guint *n_cijk)
           const char *name = weft_rank_string (rank, ev->name);
           if (!(ev->flags & WEFT_EVENT_GPU_OP))
             continue;
-          per_class[ev->kclass] += ev->dur;
+          per_class[ev->kclass] += weft_event_dur (rank, ev);
           if (strstr (name, "Cijk_") != NULL)
             {
               if (ev->kclass != WEFT_KCLASS_GEMM)

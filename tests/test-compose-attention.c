@@ -65,9 +65,9 @@ attention_of_rank0 (const WeftComposeParams *p)
       else if (strstr (name, "flash_fwd_kernel") != NULL)
         {
           if (a.n_fwd == 0)
-            a.first_fwd = ev->dur;
+            a.first_fwd = weft_event_dur (r, ev);
           else if (a.n_fwd == 1)
-            a.later_fwd = ev->dur;
+            a.later_fwd = weft_event_dur (r, ev);
           a.n_fwd++;
           in_block = TRUE;
         }
@@ -157,7 +157,7 @@ test_causal_scaling (void)
           const WeftEvent *ev = &g_array_index (r->events, WeftEvent, i);
           if (ev->ph == WEFT_PH_X && ev->category == WEFT_CAT_KERNEL
               && strstr (weft_rank_string (r, ev->name), "flash_fwd_kernel") != NULL)
-            sum[k] += ev->dur;
+            sum[k] += weft_event_dur (r, ev);
         }
     }
   g_test_message ("flash forward per rank: %.3f ms (16k, 1 rank), %.3f ms (64k over cp 4)", sum[0] / 1e6, sum[1] / 1e6);

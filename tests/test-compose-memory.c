@@ -327,7 +327,7 @@ test_fragmentation (void)
         continue;
       sp.name = weft_rank_string (rank, ev->name);
       sp.begin_ns = ev->ts;
-      sp.end_ns = weft_event_end (ev);
+      sp.end_ns = weft_event_end (rank, ev);
       g_array_append_val (spans, sp);
     }
   g_array_unref (_weft_compose_memory_timeline_full (&p, p.ac, (const WeftComposeSpan *) (const void *) spans->data,

@@ -550,7 +550,7 @@ test_microbatch_labels (void)
         {
           const WeftEvent *ev = weft_rank_event (rank, e);
           WeftPpAction a;
-          if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->category != WEFT_CAT_KERNEL || ev->coll != WEFT_NONE
+          if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->category != WEFT_CAT_KERNEL || weft_event_coll (rank, ev) != WEFT_NONE
               || ev->kclass != WEFT_KCLASS_GEMM)
             continue;
           /* every GEMM is inside a forward or backward of this stage */

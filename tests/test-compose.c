@@ -80,13 +80,13 @@ compute_overlap (WeftRank *rank, gint64 a, gint64 b, gint64 from, gint64 to)
       if (from >= 0)
         {
           WeftEvent *launch;
-          g_assert_cmpuint (ev->link, !=, WEFT_NONE);
-          launch = weft_rank_event (rank, ev->link);
+          g_assert_cmpuint (weft_event_link (ev), !=, WEFT_NONE);
+          launch = weft_rank_event (rank, weft_event_link (ev));
           if (launch->ts < from || launch->ts >= to)
             continue;
         }
       s = MAX (a, ev->ts);
-      e = MIN (b, weft_event_end (ev));
+      e = MIN (b, weft_event_end (rank, ev));
       if (e > s)
         sum += e - s;
     }
@@ -103,7 +103,7 @@ cpu_span (WeftRank *rank, const char *name, WeftTimeSpan *span)
       if (ev->ph == WEFT_PH_X && g_str_equal (ev_name (rank, ev), name))
         {
           span->begin = ev->ts;
-          span->end = weft_event_end (ev);
+          span->end = weft_event_end (rank, ev);
           return TRUE;
         }
     }
@@ -124,8 +124,8 @@ count_collectives (WeftRank *rank, WeftTimeSpan span, const char *coll_name)
       WeftEvent *k = weft_rank_event (rank, c->event);
       WeftEvent *launch;
 
-      g_assert_cmpuint (k->link, !=, WEFT_NONE);
-      launch = weft_rank_event (rank, k->link);
+      g_assert_cmpuint (weft_event_link (k), !=, WEFT_NONE);
+      launch = weft_rank_event (rank, weft_event_link (k));
       if (!weft_time_span_contains (span, launch->ts))
         continue;
       if (coll_name == NULL || (c->coll_name != 0 && g_str_equal (weft_rank_string (rank, c->coll_name), coll_name)))
@@ -147,9 +147,9 @@ count_named_in_span (WeftRank *rank, WeftTimeSpan span, WeftCategory cat, const 
         continue;
       if (ev->flags & WEFT_EVENT_GPU_OP)
         {
-          if (ev->link == WEFT_NONE)
+          if (weft_event_link (ev) == WEFT_NONE)
             continue;
-          if (weft_time_span_contains (s, weft_rank_event (rank, ev->link)->ts))
+          if (weft_time_span_contains (s, weft_rank_event (rank, weft_event_link (ev))->ts))
             n++;
         }
       else if (weft_time_span_contains (s, ev->ts))
@@ -230,7 +230,7 @@ check_loader (const WeftComposeParams *p, guint expect_instances)
           if (json_object_object_get_ex (jo, "ts", &ts))
             g_assert_cmpint (ev->ts - rank->base_ns, ==, parse_us_text (json_object_get_string (ts)));
           if (json_object_object_get_ex (jo, "dur", &dur))
-            g_assert_cmpint (ev->dur, ==, parse_us_text (json_object_get_string (dur)));
+            g_assert_cmpint (weft_event_dur (rank, ev), ==, parse_us_text (json_object_get_string (dur)));
         }
       for (int ph = 0; ph < WEFT_PH_N_PHASES; ph++)
         g_assert_cmpuint (counts[ph], ==, loaded[ph]);
@@ -247,7 +247,7 @@ check_loader (const WeftComposeParams *p, guint expect_instances)
               if (!(ev->flags & WEFT_EVENT_GPU_OP))
                 continue;
               g_assert_cmpint (ev->ts, >=, prev);
-              prev = weft_event_end (ev);
+              prev = weft_event_end (rank, ev);
             }
         }
       /* CPU slices nest properly (Perfetto drops partial overlaps) */
@@ -266,9 +266,9 @@ check_loader (const WeftComposeParams *p, guint expect_instances)
               while (depth > 0 && ev->ts >= stack[depth - 1])
                 depth--;
               if (depth > 0)
-                g_assert_cmpint (weft_event_end (ev), <=, stack[depth - 1]);
+                g_assert_cmpint (weft_event_end (rank, ev), <=, stack[depth - 1]);
               g_assert_cmpuint (depth, <, G_N_ELEMENTS (stack));
-              stack[depth++] = weft_event_end (ev);
+              stack[depth++] = weft_event_end (rank, ev);
             }
         }
       /* every collective found from its args and matched */
@@ -297,7 +297,7 @@ check_loader (const WeftComposeParams *p, guint expect_instances)
             WeftInstanceMember *m = &g_array_index (inst->members, WeftInstanceMember, k);
             WeftRank *rk = weft_trace_rank (trace, m->rank_index);
             WeftCollective *c = &g_array_index (rk->collectives, WeftCollective, m->coll);
-            gint64 e = weft_event_end (weft_rank_event (rk, c->event)) + weft_trace_rank_offset (trace, rk);
+            gint64 e = weft_event_end (rk, weft_rank_event (rk, c->event)) + weft_trace_rank_offset (trace, rk);
             if (c0 == NULL)
               {
                 c0 = c;
@@ -342,7 +342,7 @@ check_round_trip (const WeftComposeParams *p)
             {
               WeftEvent *ea = weft_rank_event (a, i), *eb = weft_rank_event (b, i);
               g_assert_cmpint (ea->ts, ==, eb->ts);
-              g_assert_cmpint (ea->dur, ==, eb->dur);
+              g_assert_cmpint (weft_event_dur (a, ea), ==, weft_event_dur (b, eb));
               g_assert_cmpint (ea->ph, ==, eb->ph);
               g_assert_cmpstr (weft_rank_string (a, ea->name), ==, weft_rank_string (b, eb->name));
             }
@@ -398,7 +398,7 @@ loss_end (WeftRank *rank)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       if ((ev->flags & WEFT_EVENT_GPU_OP) && strstr (ev_name (rank, ev), "cunn_SoftMaxForward") != NULL)
-        return weft_event_end (ev);
+        return weft_event_end (rank, ev);
     }
   g_assert_not_reached ();
   return 0;
@@ -424,7 +424,7 @@ test_ddp (void)
         {
           WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
           WeftEvent *k = weft_rank_event (rank, c->event);
-          gint64 ov = compute_overlap (rank, k->ts, weft_event_end (k), -1, -1);
+          gint64 ov = compute_overlap (rank, k->ts, weft_event_end (rank, k), -1, -1);
 
           g_assert_cmpint (c->type, ==, WEFT_COLL_ALL_REDUCE);
           /* forward has no collective */
@@ -436,7 +436,7 @@ test_ddp (void)
             {
               g_assert_cmpint (ov, >, 0);
               sum_ov += ov;
-              sum_dur += k->dur;
+              sum_dur += weft_event_dur (rank, k);
             }
           else
             g_assert_cmpint (ov, ==, 0);
@@ -478,13 +478,13 @@ fsdp_overlap (gboolean prefetch)
               gint64 ov;
 
               if (c->type != WEFT_COLL_ALL_GATHER
-                  || !weft_time_span_contains (blk_next, weft_rank_event (rank, ag->link)->ts))
+                  || !weft_time_span_contains (blk_next, weft_rank_event (rank, weft_event_link (ag))->ts))
                 continue;
               found = TRUE;
               /* against the compute kernels of block i */
-              ov = compute_overlap (rank, ag->ts, weft_event_end (ag), blk_i.begin, blk_i.end);
+              ov = compute_overlap (rank, ag->ts, weft_event_end (rank, ag), blk_i.begin, blk_i.end);
               if (prefetch)
-                g_assert_cmpint (ov, >=, ag->dur / 2);
+                g_assert_cmpint (ov, >=, weft_event_dur (rank, ag) / 2);
               else
                 g_assert_cmpint (ov, ==, 0);
             }
@@ -550,7 +550,7 @@ tp_facts (gboolean sp)
               WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
               WeftEvent *kev = weft_rank_event (rank, c->event);
               if (c->group_size == 4)
-                g_assert_cmpint (compute_overlap (rank, kev->ts, weft_event_end (kev), -1, -1), ==, 0);
+                g_assert_cmpint (compute_overlap (rank, kev->ts, weft_event_end (rank, kev), -1, -1), ==, 0);
             }
           if (!sp)
             {
@@ -615,15 +615,15 @@ ep_facts (gboolean overlap)
                 WeftEvent *ev = weft_rank_event (rank, e);
                 if (ev->ph == WEFT_PH_X && ev->category == WEFT_CAT_CUDA_RUNTIME && weft_time_span_contains (blk, ev->ts)
                     && g_str_equal (ev_name (rank, ev), "cudaStreamSynchronize"))
-                  sync_end = weft_event_end (ev);
+                  sync_end = weft_event_end (rank, ev);
               }
             for (guint k = 0; k < rank->collectives->len; k++)
               {
                 WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
                 WeftEvent *kev = weft_rank_event (rank, c->event);
                 if (c->coll_name != 0 && g_str_equal (weft_rank_string (rank, c->coll_name), "all_to_all")
-                    && weft_time_span_contains (blk, weft_rank_event (rank, kev->link)->ts))
-                  count_end = weft_event_end (kev);
+                    && weft_time_span_contains (blk, weft_rank_event (rank, weft_event_link (kev))->ts))
+                  count_end = weft_event_end (rank, kev);
               }
             g_assert_cmpint (count_end, >, 0);
             g_assert_cmpint (sync_end, >, count_end);
@@ -671,8 +671,8 @@ test_cp_ring (void)
               WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
               WeftEvent *kev = weft_rank_event (rank, c->event);
               if (g_str_has_prefix (ev_name (rank, kev), "ncclDevKernel_SendRecv")
-                  && weft_time_span_contains (blk, weft_rank_event (rank, kev->link)->ts))
-                g_assert_cmpint (compute_overlap (rank, kev->ts, weft_event_end (kev), -1, -1), >, 0);
+                  && weft_time_span_contains (blk, weft_rank_event (rank, weft_event_link (kev))->ts))
+                g_assert_cmpint (compute_overlap (rank, kev->ts, weft_event_end (rank, kev), -1, -1), >, 0);
             }
           g_snprintf (name, sizeof name, "nn.Module: TransformerBlock_%d.backward", i);
           g_assert_true (cpu_span (rank, name, &blk));
@@ -701,7 +701,7 @@ test_cp_allgather (void)
         WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, i);
         WeftEvent *k = weft_rank_event (rank, c->event);
         if (c->type == WEFT_COLL_ALL_GATHER && c->group_size == 4
-            && weft_time_span_contains (blk, weft_rank_event (rank, k->link)->ts))
+            && weft_time_span_contains (blk, weft_rank_event (rank, weft_event_link (k))->ts))
           cp_ag++;
       }
     g_assert_cmpuint (cp_ag, ==, 1);
@@ -731,7 +731,7 @@ replay (const WeftComposeParams *p)
             continue;
           g_assert_true (weft_solver_is_node (solver, r, i));
           worst = MAX (worst, ABS (weft_solver_start (solver, r, i) - (ev->ts + off)));
-          worst = MAX (worst, ABS (weft_solver_end (solver, r, i) - (weft_event_end (ev) + off)));
+          worst = MAX (worst, ABS (weft_solver_end (solver, r, i) - (weft_event_end (rank, ev) + off)));
           n++;
         }
     }
@@ -1121,9 +1121,9 @@ assert_hsdp_waits_for_reduce_scatter (WeftTrace *trace)
           guint n;
           gboolean from_rs = FALSE;
           const WeftCollective *c;
-          if (ev->coll == WEFT_NONE || !weft_solver_is_node (solver, r, e))
+          if (weft_event_coll (rank, ev) == WEFT_NONE || !weft_solver_is_node (solver, r, e))
             continue;
-          c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+          c = &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev));
           if (c->type != WEFT_COLL_ALL_REDUCE || c->pg_desc == 0 ||
               strcmp (weft_rank_string (rank, c->pg_desc), "mesh_dp_replicate") != 0)
             continue;   /* not across replicas (the grad-norm all-reduce) */
@@ -1131,8 +1131,8 @@ assert_hsdp_waits_for_reduce_scatter (WeftTrace *trace)
           for (guint k = 0; k < n; k++)
             {
               const WeftEvent *p = weft_rank_event (weft_trace_rank (trace, deps[k].rank_index), deps[k].event);
-              if (deps[k].kind == WEFT_DEP_CROSS_STREAM && deps[k].rank_index == r && p->coll != WEFT_NONE &&
-                  g_array_index (rank->collectives, WeftCollective, p->coll).type == WEFT_COLL_REDUCE_SCATTER)
+              if (deps[k].kind == WEFT_DEP_CROSS_STREAM && deps[k].rank_index == r && weft_event_coll (rank, p) != WEFT_NONE &&
+                  g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, p)).type == WEFT_COLL_REDUCE_SCATTER)
                 from_rs = TRUE;
             }
           if (!from_rs)
@@ -1360,7 +1360,7 @@ test_random_configs (void)
                 if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->ph != WEFT_PH_X)
                   continue;
                 g_assert_cmpint (weft_solver_start (solver, r, e), ==, ev->ts);
-                g_assert_cmpint (weft_solver_end (solver, r, e), ==, weft_event_end (ev));
+                g_assert_cmpint (weft_solver_end (solver, r, e), ==, weft_event_end (rank, ev));
               }
           }
         composed++;
@@ -1444,13 +1444,13 @@ test_kernel_times (void)
       if (ea->kclass == WEFT_KCLASS_GEMM || strstr (weft_rank_string (ra, ea->name), "flash_fwd") != NULL)
         {
           /* measured: as in the profile; without: the (faster) defaults */
-          g_assert_cmpint (eb->dur, ==, ea->dur);
-          g_assert_cmpint (ec->dur, <, ea->dur);
+          g_assert_cmpint (weft_event_dur (rb, eb), ==, weft_event_dur (ra, ea));
+          g_assert_cmpint (weft_event_dur (rc, ec), <, weft_event_dur (ra, ea));
           n_gemm++;
         }
       else if (ea->kclass != WEFT_KCLASS_COMM)
         {
-          g_assert_cmpint (eb->dur, ==, ec->dur);
+          g_assert_cmpint (weft_event_dur (rb, eb), ==, weft_event_dur (rc, ec));
           n_other++;
         }
     }
@@ -1484,7 +1484,7 @@ test_hsdp (void)
           WeftEvent *ev = weft_rank_event (rank, c->event);
           if (c->type == WEFT_COLL_REDUCE_SCATTER)
             {
-              gint64 e = weft_event_end (ev);
+              gint64 e = weft_event_end (rank, ev);
               g_assert_cmpint (c->group_size, ==, 4);
               g_array_append_val (rs_end, e);
             }

@@ -228,7 +228,7 @@ compute_op (WeftSolver *s, WeftTrace *t, int step, guint skip)
   for (guint32 e = 0; e < rank->events->len; e++)
     {
       const WeftEvent *ev = weft_rank_event (rank, e);
-      if (!weft_solver_is_node (s, 0, e) || ev->coll != WEFT_NONE || ev->kclass != WEFT_KCLASS_GEMM ||
+      if (!weft_solver_is_node (s, 0, e) || weft_event_coll (rank, ev) != WEFT_NONE || ev->kclass != WEFT_KCLASS_GEMM ||
           (step != WEFT_SOLVER_ALL_STEPS && weft_solver_op_step (s, 0, e) != step))
         continue;
       if (skip-- == 0)

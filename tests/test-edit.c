@@ -746,6 +746,49 @@ on_state (WeftEditSession *s, gboolean modified, gboolean can_undo, gboolean can
   g_assert_cmpint (can_redo, ==, weft_edit_session_can_redo (s));
 }
 
+/* Every event's collective (the side table, weft_rank_event_coll()) and
+ * the collectives agree: a collective's kernel maps to it, and an event that
+ * maps to a collective is its kernel or a CPU op of it (the
+ * record_param_comms a save writes for a created one). */
+static guint
+assert_colls_consistent (WeftEditSession *s, const char *what)
+{
+  WeftTrace *trace = weft_edit_session_get_trace (s);
+  guint total = 0;
+  for (guint r = 0; r < trace->ranks->len; r++)
+    {
+      WeftRank *rank = weft_trace_rank (trace, r);
+      guint n_mapped = 0, n_cpu = 0;
+      for (guint k = 0; k < rank->collectives->len; k++)
+        {
+          const WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, k);
+          if (c->event == WEFT_NONE || c->event >= rank->events->len)
+            continue;
+          if (weft_rank_event_coll (rank, c->event) != k)
+            g_error ("%s: rank %u collective %u: its kernel %u maps to %u", what, r, k, c->event,
+                     weft_rank_event_coll (rank, c->event));
+        }
+      for (guint32 e = 0; e < rank->events->len; e++)
+        {
+          guint32 k = weft_rank_event_coll (rank, e);
+          const WeftEvent *ev = weft_rank_event (rank, e);
+          if (k == WEFT_NONE)
+            continue;
+          n_mapped++;
+          g_assert_cmpuint (k, <, rank->collectives->len);
+          g_assert_cmpuint (weft_event_coll (rank, ev), ==, k);
+          if (g_array_index (rank->collectives, WeftCollective, k).event != e)
+            {
+              g_assert_cmpint (ev->category, ==, WEFT_CAT_CPU_OP);
+              n_cpu++;
+            }
+        }
+      g_assert_cmpuint (n_mapped - n_cpu, <=, rank->collectives->len);
+      total += n_mapped;
+    }
+  return total;
+}
+
 static void
 test_operation (gconstpointer data)
 {
@@ -760,6 +803,7 @@ test_operation (gconstpointer data)
   g_autoptr (json_object) log = NULL;
 
   /* the unmodified trace replays as observed */
+  g_assert_cmpuint (assert_colls_consistent (s, "loaded"), >, 0);
   g_assert_cmpint (start_of (s, 0, N_AR), ==, US (110));
   g_assert_cmpint (start_of (s, 1, N_AR), ==, US (105));
   g_assert_cmpint (end_of (s, 1, N_AR), ==, US (160));
@@ -775,6 +819,7 @@ test_operation (gconstpointer data)
   if (!row->func (s, &error))
     g_error ("%s: %s", row->name, error->message);
   done = snapshot (s);
+  assert_colls_consistent (s, "after do");
   g_assert_cmpint ((int) done->len - (int) loaded->len, ==, row->live_delta);
   row->check (s);
   g_assert_true (weft_edit_session_can_undo (s));
@@ -791,6 +836,7 @@ test_operation (gconstpointer data)
   g_assert_no_error (error);
   undone = snapshot (s);
   assert_same_snapshot (loaded, undone, "after undo");
+  assert_colls_consistent (s, "after undo");
   g_assert_false (weft_edit_session_can_undo (s));
   g_assert_true (weft_edit_session_can_redo (s));
   g_assert_false (weft_edit_session_is_modified (s));
@@ -800,6 +846,7 @@ test_operation (gconstpointer data)
   g_assert_no_error (error);
   redone = snapshot (s);
   assert_same_snapshot (done, redone, "after redo");
+  assert_colls_consistent (s, "after redo");
   row->check (s);
   g_assert_true (weft_edit_session_can_undo (s));
   g_assert_false (weft_edit_session_can_redo (s));
@@ -808,6 +855,7 @@ test_operation (gconstpointer data)
   g_assert_true (weft_edit_session_undo (s, &error));
   g_autoptr (GArray) again = snapshot (s);
   assert_same_snapshot (loaded, again, "after the second undo");
+  assert_colls_consistent (s, "after the second undo");
 }
 
 /* ---- refused cycle ------------------------------------------------------------------ */
@@ -834,7 +882,7 @@ model_dump (WeftEditSession *s)
         {
           WeftEvent *ev = weft_rank_event (rank, e);
           g_string_append_printf (out, "r%u e%u lane %u flags %u ts %" G_GINT64_FORMAT " dur %" G_GINT64_FORMAT "\n", r, e,
-                                  ev->lane, ev->flags, ev->ts, ev->dur);
+                                  ev->lane, ev->flags, ev->ts, weft_event_dur (rank, ev));
         }
     }
   return g_string_free (out, FALSE);

@@ -1,10 +1,12 @@
-/* test-ids.c: event ids (correlation, External id, flow id) kept exactly.
+/* test-ids.c: event ids (correlation, External id, flow id) and durations
+ * kept exactly.
  *
- * The records hold the ids in 32 bits and the rest in the rank's pool of
- * wide ids (weft-model.h, WEFT_ID_INLINE_MAX). Property: whatever gint64
- * a file carries, the accessors give what its text says, through load,
- * edits (re-serialised records, created copies, new values set), save and
- * reopening. */
+ * The records hold the ids and the durations in 32 bits and the rest in the
+ * rank's pool of wide values (weft-model.h, WEFT_ID_INLINE_MAX,
+ * WEFT_DUR_INLINE_MAX); a flow event's id shares its slot with the launch
+ * link of the other phases. Property: whatever gint64 a file carries, the
+ * accessors give what its text says, through load, edits (re-serialised
+ * records, created copies, new values set), save and reopening. */
 #include "config.h"
 
 #include <string.h>
@@ -117,7 +119,8 @@ test_accessors (void)
   WeftEvent ev = { 0 };
   const WeftEvent *copy;
 
-  g_assert_cmpuint (sizeof (WeftEvent), ==, 56);
+  g_assert_cmpuint (sizeof (WeftEvent), ==, 40);
+  ev.ph = WEFT_PH_F; /* a flow id only on a flow event */
   for (guint k = 0; k < G_N_ELEMENTS (values); k++)
     {
       weft_event_set_correlation (rank, &ev, values[k]);
@@ -125,6 +128,9 @@ test_accessors (void)
       weft_event_set_flow_id (rank, &ev, values[G_N_ELEMENTS (values) - 1 - k]);
       g_assert_cmpint (weft_event_correlation (rank, &ev), ==, values[k]);
       g_assert_cmpint (weft_event_external_id (rank, &ev), ==, -1);
+      g_assert_cmpint (weft_event_flow_id (rank, &ev), ==, values[G_N_ELEMENTS (values) - 1 - k]);
+      g_assert_cmpuint (weft_event_link (&ev), ==, WEFT_NONE); /* a flow event has no link */
+      weft_event_set_link (&ev, WEFT_NONE);                   /* and clearing it keeps the id */
       g_assert_cmpint (weft_event_flow_id (rank, &ev), ==, values[G_N_ELEMENTS (values) - 1 - k]);
       g_array_append_val (rank->events, ev);
     }
@@ -145,6 +151,180 @@ test_accessors (void)
     weft_event_set_correlation (rank, &ev, 5);
     g_assert_cmpint (weft_event_correlation (rank, &ev), ==, 5);
   }
+  /* the other phases: a link and no flow id */
+  {
+    WeftEvent x = { 0 };
+    x.ph = WEFT_PH_X;
+    weft_event_set_flow_id (rank, &x, -1);
+    weft_event_set_link (&x, 12345);
+    g_assert_cmpuint (weft_event_link (&x), ==, 12345);
+    g_assert_cmpint (weft_event_flow_id (rank, &x), ==, -1);
+    weft_event_set_link (&x, WEFT_NONE);
+    g_assert_cmpuint (weft_event_link (&x), ==, WEFT_NONE);
+  }
+}
+
+/* durations: every kind, inline and wide, the int64 edges */
+static const gint64 durs[] = {
+  0, 1, 999, G_MAXINT32 - 1, G_MAXINT32, (gint64) G_MAXINT32 + 1, G_MAXUINT32, (gint64) G_MAXUINT32 + 1,
+  5000000000, ((gint64) 1 << 40) + 3, ((gint64) 1 << 62) - 1, G_MAXINT64, G_MAXINT64 - 1, -1, -2,
+  G_MININT32, G_MININT64, G_MININT64 + 1,
+};
+
+static void
+test_dur_accessors (void)
+{
+  g_autoptr (WeftRank) rank = weft_rank_new ("durs");
+  WeftEvent ev = { 0 };
+
+  for (guint k = 0; k < G_N_ELEMENTS (durs); k++)
+    {
+      guint before = rank->wide_ids->len;
+      weft_event_set_correlation (rank, &ev, values[k % G_N_ELEMENTS (values)]);
+      weft_event_set_dur (rank, &ev, durs[k]);
+      g_assert_cmpint (weft_event_dur (rank, &ev), ==, durs[k]);
+      g_assert_cmpint (weft_event_correlation (rank, &ev), ==, values[k % G_N_ELEMENTS (values)]);
+      /* only the values outside 0 .. WEFT_DUR_INLINE_MAX take a pool slot
+       * (and the wide correlation, when it changed) */
+      if (durs[k] >= 0 && durs[k] <= WEFT_DUR_INLINE_MAX)
+        g_assert_cmpint (ev.dur_code, ==, durs[k]);
+      else
+        g_assert_cmpint (ev.dur_code, <, 0);
+      g_assert_cmpuint (rank->wide_ids->len, <=, before + 2);
+      g_array_append_val (rank->events, ev);
+    }
+  /* the copies in the array read what was set, after later sets */
+  for (guint k = 0; k < G_N_ELEMENTS (durs); k++)
+    g_assert_cmpint (weft_event_dur (rank, weft_rank_event (rank, k)), ==, durs[k]);
+  /* the same wide value again: no new slot */
+  {
+    guint before;
+    weft_event_set_dur (rank, &ev, G_MAXINT64);
+    before = rank->wide_ids->len;
+    weft_event_set_dur (rank, &ev, G_MAXINT64);
+    g_assert_cmpuint (rank->wide_ids->len, ==, before);
+  }
+  /* the end saturates at the int64 edges instead of wrapping */
+  ev.ts = G_MAXINT64 - 5;
+  weft_event_set_dur (rank, &ev, 10);
+  g_assert_cmpint (weft_event_end (rank, &ev), ==, G_MAXINT64);
+  weft_event_set_dur (rank, &ev, G_MAXINT64);
+  g_assert_cmpint (weft_event_end (rank, &ev), ==, G_MAXINT64);
+  ev.ts = G_MININT64 + 5;
+  weft_event_set_dur (rank, &ev, -10);
+  g_assert_cmpint (weft_event_end (rank, &ev), ==, G_MININT64);
+  weft_event_set_dur (rank, &ev, G_MININT64);
+  g_assert_cmpint (weft_event_end (rank, &ev), ==, G_MININT64);
+  ev.ts = -((gint64) 1 << 62);
+  weft_event_set_dur (rank, &ev, G_MAXINT64);
+  g_assert_cmpint (weft_event_end (rank, &ev), ==, G_MAXINT64 - ((gint64) 1 << 62));
+}
+
+/* The durations a file may carry (the loader keeps ts + dur within 2^62
+ * ns): one kernel each, in us with 3 decimals, ts 1 us apart. */
+static const gint64 file_durs[] = {
+  0, 1, 2147483647, 2147483648, 4294967295, 4294967296, 4294967297, 5000000000, 86400000000000,
+  ((gint64) 1 << 62) - 1000000,
+};
+
+static char *
+write_dur_trace (void)
+{
+  GString *s = g_string_new ("{\"schemaVersion\": 1,\n\"traceEvents\": [\n");
+
+  for (guint k = 0; k < G_N_ELEMENTS (file_durs); k++)
+    g_string_append_printf (s,
+                            "%s{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"d%u\", \"pid\": 0, \"tid\": 7, "
+                            "\"ts\": %u.000, \"dur\": %" G_GINT64_FORMAT ".%03d, \"args\": {\"device\": 0, \"stream\": 7}}",
+                            k ? ",\n" : "", k, k + 1, file_durs[k] / 1000, (int) (file_durs[k] % 1000));
+  g_string_append (s, "\n]}\n");
+  return weft_test_write_file ("durs.json", s->str, (gssize) s->len);
+}
+
+static guint32
+find_named (WeftRank *rank, const char *name)
+{
+  for (guint i = 0; i < rank->events->len; i++)
+    if (g_strcmp0 (weft_rank_string (rank, weft_rank_event (rank, i)->name), name) == 0)
+      return i;
+  g_assert_not_reached ();
+  return WEFT_NONE;
+}
+
+static void
+test_dur_round_trip (void)
+{
+  g_autofree char *path = write_dur_trace ();
+  g_autofree char *out = g_build_filename (weft_test_tmpdir (), "durs-saved.json", NULL);
+  g_autofree char *out2 = g_build_filename (weft_test_tmpdir (), "durs-saved2.json.zst", NULL);
+  g_autoptr (WeftRank) a = load (path);
+  g_autoptr (WeftRank) b = NULL;
+  g_autoptr (WeftRank) c = NULL;
+  g_autoptr (GError) error = NULL;
+  const guint n = G_N_ELEMENTS (file_durs);
+  guint n_wide = 0;
+
+  g_assert_cmpuint (a->events->len, ==, n);
+  for (guint k = 0; k < n; k++)
+    {
+      const WeftEvent *ev = weft_rank_event (a, k);
+      g_assert_cmpint (weft_event_dur (a, ev), ==, file_durs[k]);
+      g_assert_cmpint (weft_event_end (a, ev), ==, (gint64) (k + 1) * 1000 + file_durs[k]);
+      n_wide += file_durs[k] > WEFT_DUR_INLINE_MAX;
+    }
+  g_assert_cmpuint (a->wide_ids->len, ==, n_wide);
+
+  /* unedited: each event's text byte for byte, and the same durations */
+  g_assert_true (weft_rank_save (a, out, NULL, &error));
+  g_assert_no_error (error);
+  b = load (out);
+  g_assert_cmpuint (b->events->len, ==, n);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *ta = weft_rank_event_text_dup (a, weft_rank_event (a, k), NULL);
+      g_autofree char *tb = weft_rank_event_text_dup (b, weft_rank_event (b, k), NULL);
+      g_assert_cmpstr (ta, ==, tb);
+      g_assert_cmpint (weft_event_dur (b, weft_rank_event (b, k)), ==, file_durs[k]);
+    }
+  g_clear_pointer (&b, weft_rank_free);
+
+  /* edited: each duration set to the next one (wide <-> inline), and a
+   * created copy of each kernel with the duration of the one before */
+  for (guint k = 0; k < n; k++)
+    {
+      WeftEvent *ev = weft_rank_event (a, k);
+      weft_event_set_dur (a, ev, file_durs[(k + 1) % n]);
+      ev->flags |= WEFT_EVENT_EDITED;
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      WeftEvent created = *weft_rank_event (a, k);
+      g_autofree char *name = g_strdup_printf ("c%u", k);
+      created.name = weft_strings_intern (a->strings, name, -1);
+      created.ts = 100 * 1000 * (k + 1);
+      weft_event_set_dur (a, &created, file_durs[(k + n - 1) % n]);
+      created.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR | WEFT_EVENT_GPU_OP;
+      g_array_append_val (a->events, created);
+      g_array_append_val (weft_rank_lane (a, created.lane)->events, (guint32) { a->events->len - 1 });
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      g_assert_cmpint (weft_event_dur (a, weft_rank_event (a, k)), ==, file_durs[(k + 1) % n]);
+      g_assert_cmpint (weft_event_dur (a, weft_rank_event (a, n + k)), ==, file_durs[(k + n - 1) % n]);
+    }
+  g_assert_true (weft_rank_save (a, out2, NULL, &error));
+  g_assert_no_error (error);
+  c = load (out2);
+  g_assert_cmpuint (c->events->len, ==, 2 * n);
+  for (guint k = 0; k < n; k++)
+    {
+      g_autofree char *dname = g_strdup_printf ("d%u", k), *cname = g_strdup_printf ("c%u", k);
+      const WeftEvent *d = weft_rank_event (c, find_named (c, dname));
+      const WeftEvent *e = weft_rank_event (c, find_named (c, cname));
+      g_assert_cmpint (weft_event_dur (c, d), ==, file_durs[(k + 1) % n]);
+      g_assert_cmpint (weft_event_dur (c, e), ==, file_durs[(k + n - 1) % n]);
+      g_assert_cmpint (d->ts, ==, (gint64) (k + 1) * 1000);
+    }
 }
 
 static void
@@ -166,7 +346,7 @@ test_round_trip (void)
   /* the launches pair with their kernels by correlation, wide ones too */
   for (guint k = 0; k < G_N_ELEMENTS (values); k++)
     if (values[k] >= 0)
-      g_assert_cmpuint (weft_rank_event (a, 4 * k)->link, ==, 4 * k + 1);
+      g_assert_cmpuint (weft_event_link (weft_rank_event (a, 4 * k)), ==, 4 * k + 1);
 
   /* unedited: written as read */
   g_assert_true (weft_rank_save (a, out, NULL, &error));
@@ -185,10 +365,9 @@ test_round_trip (void)
       WeftEvent created = *kernel;
       kernel->ts += 1000;
       kernel->flags |= WEFT_EVENT_EDITED;
-      created.text_slot = WEFT_TEXT_NONE;
       created.ts = weft_rank_event (a, n - 2)->ts + 100000 * (k + 1);
       created.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR | WEFT_EVENT_GPU_OP;
-      created.link = WEFT_NONE;
+      weft_event_set_link (&created, WEFT_NONE);
       g_array_append_val (a->events, created);
       g_array_append_val (weft_rank_lane (a, created.lane)->events, (guint32) { a->events->len - 1 });
     }
@@ -284,8 +463,8 @@ test_fresh_launch_ids (void)
       g_assert_cmpint (corr, >=, 0);
       g_assert_false (g_hash_table_contains (seen, &corr));
       g_hash_table_add (seen, g_memdup2 (&corr, sizeof corr));
-      g_assert_cmpuint (ev->link, !=, WEFT_NONE);
-      g_assert_cmpint (weft_event_correlation (saved, weft_rank_event (saved, ev->link)), ==, corr);
+      g_assert_cmpuint (weft_event_link (ev), !=, WEFT_NONE);
+      g_assert_cmpint (weft_event_correlation (saved, weft_rank_event (saved, weft_event_link (ev))), ==, corr);
       g_assert_cmpint (weft_event_external_id (saved, ev), ==, corr);
       if (corr != taken[0] && corr != taken[1] && corr != taken[2] && corr != taken[3])
         {
@@ -305,5 +484,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ids/round-trip", test_round_trip);
   g_test_add_func ("/ids/real", test_real);
   g_test_add_func ("/ids/fresh-launch-ids", test_fresh_launch_ids);
+  g_test_add_func ("/durs/accessors", test_dur_accessors);
+  g_test_add_func ("/durs/round-trip", test_dur_round_trip);
   return g_test_run ();
 }

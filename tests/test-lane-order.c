@@ -20,8 +20,8 @@ ref_cmp (gconstpointer a, gconstpointer b, gpointer data)
   const WeftEvent *ex = weft_rank_event (rank, x), *ey = weft_rank_event (rank, y);
   if (ex->ts != ey->ts)
     return ex->ts < ey->ts ? -1 : 1;
-  if (ex->dur != ey->dur)
-    return ex->dur > ey->dur ? -1 : 1;
+  if (weft_event_dur (rank, ex) != weft_event_dur (rank, ey))
+    return weft_event_dur (rank, ex) > weft_event_dur (rank, ey) ? -1 : 1;
   return x < y ? -1 : x > y;
 }
 

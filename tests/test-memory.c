@@ -154,9 +154,9 @@ test_prefetch_earlier (void)
       guint n_alloc = 0;
       g_autoptr (GError) error = NULL;
 
-      if (!weft_solver_is_node (solver, 0, e) || ev->coll == WEFT_NONE)
+      if (!weft_solver_is_node (solver, 0, e) || weft_event_coll (rank, ev) == WEFT_NONE)
         continue;
-      c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+      c = &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev));
       if (c->type != WEFT_COLL_ALL_GATHER)
         continue;
       copy_in.rank_index = 0;

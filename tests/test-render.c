@@ -349,7 +349,7 @@ test_paint_microbatch (void)
       WeftTimeSpan sp;
       guint slot;
       cairo_surface_t *plain;
-      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->kclass != WEFT_KCLASS_GEMM || ev->coll != WEFT_NONE ||
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->kclass != WEFT_KCLASS_GEMM || weft_event_coll (rank, ev) != WEFT_NONE ||
           !weft_rank_pp_action (rank, e, &a) || a.microbatch >= 4 || (a.kind != 'F' && a.kind != 'B'))
         continue;
       slot = (a.kind == 'F' ? 0 : 4) + (guint) a.microbatch;
@@ -490,7 +490,7 @@ test_paint_generated (void)
     p.view.sel_event = gemm;
     paint_view (&p, NULL, NULL);
     g_assert_false (same_color (before, pixel_at (p.surface, (int) ((x0 + x1) / 2), (int) y0 - 1)));
-    g_assert_cmpuint (weft_rank_event (rank, gemm)->link, !=, WEFT_NONE);
+    g_assert_cmpuint (weft_event_link (weft_rank_event (rank, gemm)), !=, WEFT_NONE);
   }
   painted_clear (&p);
 }
@@ -540,10 +540,10 @@ test_overlays (void)
   /* the second all-gather is one instance on both ranks */
   ag0 = find_kernel (r0, "ncclDevKernel_AllGather", 1);
   ag1 = find_kernel (r1, "ncclDevKernel_AllGather", 1);
-  g_assert_cmpuint (weft_rank_event (r0, ag0)->coll, !=, WEFT_NONE);
-  inst = g_array_index (r0->collectives, WeftCollective, weft_rank_event (r0, ag0)->coll).instance;
+  g_assert_cmpuint (weft_rank_event_coll (r0, ag0), !=, WEFT_NONE);
+  inst = g_array_index (r0->collectives, WeftCollective, weft_rank_event_coll (r0, ag0)).instance;
   g_assert_cmpuint (inst, !=, WEFT_NONE);
-  g_assert_cmpuint (g_array_index (r1->collectives, WeftCollective, weft_rank_event (r1, ag1)->coll).instance, ==,
+  g_assert_cmpuint (g_array_index (r1->collectives, WeftCollective, weft_rank_event_coll (r1, ag1)).instance, ==,
                     inst);
 
   /* hovering it outlines it on both ranks and links them: the change spans
@@ -572,7 +572,7 @@ test_overlays (void)
   p.view.hover_rank = 0;
   gemm = find_kernel (r0, "sm90_xmma_gemm", 4);
   p.view.hover_event = gemm;
-  g_assert_cmpuint (weft_rank_event (r0, gemm)->link, !=, WEFT_NONE);
+  g_assert_cmpuint (weft_event_link (weft_rank_event (r0, gemm)), !=, WEFT_NONE);
   paint_view (&p, NULL, NULL);
   event_box (&p, 0, gemm, NULL, &ax0, &ax1, &ay0, &ay1);
   n = diff_pixels (plain, p.surface, &dx0, &dx1, &dy0, &dy1);
@@ -842,11 +842,11 @@ brute_state (WeftTrace *trace, guint rank_index, gint64 t)
   for (guint i = 0; i < rank->events->len; i++)
     {
       const WeftEvent *ev = weft_rank_event (rank, i);
-      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->dur <= 0)
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || weft_event_dur (rank, ev) <= 0)
         continue;
-      if (t >= ev->ts + off && t < ev->ts + off + ev->dur)
+      if (t >= ev->ts + off && t < ev->ts + off + weft_event_dur (rank, ev))
         {
-          if (ev->kclass == WEFT_KCLASS_COMM || ev->coll != WEFT_NONE)
+          if (ev->kclass == WEFT_KCLASS_COMM || weft_event_coll (rank, ev) != WEFT_NONE)
             comm = TRUE;
           else
             compute = TRUE;
@@ -1371,8 +1371,8 @@ test_dlrm (void)
       for (guint i = 0; i < rank->events->len; i++)
         {
           const WeftEvent *ev = weft_rank_event (rank, i);
-          if ((ev->flags & WEFT_EVENT_GPU_OP) && ev->dur > best_dur)
-            best = i, best_dur = ev->dur;
+          if ((ev->flags & WEFT_EVENT_GPU_OP) && weft_event_dur (rank, ev) > best_dur)
+            best = i, best_dur = weft_event_dur (rank, ev);
         }
       g_assert_cmpuint (best, !=, WEFT_NONE);
       event_box (&p, r, best, NULL, &x0, &x1, &y0, &y1);

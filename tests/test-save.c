@@ -170,10 +170,10 @@ assert_same_rank (WeftRank *a, WeftRank *b, gboolean texts)
     {
       const WeftEvent *ea = weft_rank_event (a, i);
       const WeftEvent *eb = weft_rank_event (b, i);
-      if (ea->ph != eb->ph || ea->ts != eb->ts || ea->dur != eb->dur)
+      if (ea->ph != eb->ph || ea->ts != eb->ts || weft_event_dur (a, ea) != weft_event_dur (b, eb))
         g_error ("event %u differs: ph %d/%d ts %" G_GINT64_FORMAT "/%" G_GINT64_FORMAT " dur %" G_GINT64_FORMAT
                  "/%" G_GINT64_FORMAT,
-                 i, ea->ph, eb->ph, ea->ts, eb->ts, ea->dur, eb->dur);
+                 i, ea->ph, eb->ph, ea->ts, eb->ts, weft_event_dur (a, ea), weft_event_dur (b, eb));
       g_assert_cmpstr (weft_rank_string (a, ea->name), ==, weft_rank_string (b, eb->name));
       g_assert_cmpstr (weft_rank_string (a, ea->cat), ==, weft_rank_string (b, eb->cat));
       g_assert_cmpstr (lane_pid (a, ea->lane), ==, lane_pid (b, eb->lane));
@@ -573,9 +573,9 @@ test_edited_event (void)
   /* Shrink inside its own span (no overlap): start 1.234 us later, end
    * 0.5 us earlier. The ns digits must survive the text round trip. */
   new_ts = ev->ts + 1234;
-  new_dur = ev->dur - 1234 - 500;
+  new_dur = weft_event_dur (a, ev) - 1234 - 500;
   ev->ts = new_ts;
-  ev->dur = new_dur;
+  weft_event_set_dur (a, ev, new_dur);
   ev->flags |= WEFT_EVENT_EDITED;
   pid = g_strdup (lane_pid (a, ev->lane));
 
@@ -584,7 +584,7 @@ test_edited_event (void)
   g_assert_cmpuint (b->events->len, ==, a->events->len);
   got = find_event (b, weft_rank_string (a, ev->name), new_ts, pid, "7");
   g_assert_nonnull (got);
-  g_assert_cmpint (got->dur, ==, new_dur);
+  g_assert_cmpint (weft_event_dur (b, got), ==, new_dur);
   g_assert_cmpint (weft_event_correlation (b, got), ==, weft_event_correlation (a, ev));
   g_assert_cmpint (weft_event_external_id (b, got), ==, weft_event_external_id (a, ev));
 
@@ -635,7 +635,7 @@ assert_no_partial_overlap (WeftRank *b, const char *count_tid)
           {
             const WeftEvent *p = weft_rank_event (b, g_array_index (xs, guint32, i));
             const WeftEvent *q = weft_rank_event (b, g_array_index (xs, guint32, j));
-            gint64 pe = weft_event_end (p), qe = weft_event_end (q);
+            gint64 pe = weft_event_end (b, p), qe = weft_event_end (b, q);
             gboolean overlap = p->ts < qe && q->ts < pe;
             gboolean nested = (p->ts <= q->ts && qe <= pe) || (q->ts <= p->ts && pe <= qe);
             if (overlap && !nested)
@@ -665,10 +665,10 @@ test_overlap_companion (void)
   guint n_x_7 = 0;
 
   /* Push it half-way into its successor: a partial overlap. */
-  g_assert_cmpint (next->ts, >=, weft_event_end (ev));
-  new_ts = next->ts + next->dur / 2 - ev->dur / 2 + 1;
-  if (new_ts + ev->dur <= weft_event_end (next))
-    new_ts = weft_event_end (next) - ev->dur / 2; /* make sure it sticks out */
+  g_assert_cmpint (next->ts, >=, weft_event_end (a, ev));
+  new_ts = next->ts + weft_event_dur (a, next) / 2 - weft_event_dur (a, ev) / 2 + 1;
+  if (new_ts + weft_event_dur (a, ev) <= weft_event_end (a, next))
+    new_ts = weft_event_end (a, next) - weft_event_dur (a, ev) / 2; /* make sure it sticks out */
   ev->ts = new_ts;
   ev->flags |= WEFT_EVENT_EDITED;
   pid = g_strdup (lane_pid (a, ev->lane));
@@ -678,7 +678,7 @@ test_overlap_companion (void)
   g_assert_null (find_event (b, weft_rank_string (a, ev->name), new_ts, pid, "7"));
   got = find_event (b, weft_rank_string (a, ev->name), new_ts, pid, "100007");
   g_assert_nonnull (got);
-  g_assert_cmpint (got->dur, ==, ev->dur);
+  g_assert_cmpint (weft_event_dur (b, got), ==, weft_event_dur (a, ev));
   g_assert_nonnull (find_event (b, weft_rank_string (a, next->name), next->ts, pid, "7"));
 
   n_x_7 = assert_no_partial_overlap (b, "7");
@@ -699,9 +699,8 @@ test_created_and_deleted (void)
   gint64 span_end = weft_rank_time_span (a).end;
 
   /* A new collective kernel after everything else, with no text. */
-  created.text_slot = WEFT_TEXT_NONE;
   created.ts = span_end + 10001;
-  created.dur = 123456;
+  weft_event_set_dur (a, &created, 123456);
   created.flags = WEFT_EVENT_CREATED | WEFT_EVENT_HAS_DUR | WEFT_EVENT_GPU_OP;
   g_array_append_val (a->events, created);
   weft_rank_event (a, del)->flags |= WEFT_EVENT_DELETED;
@@ -724,7 +723,7 @@ test_created_and_deleted (void)
   }
   got = find_event (b, weft_rank_string (a, created.name), created.ts, pid, "20");
   g_assert_nonnull (got);
-  g_assert_cmpint (got->dur, ==, 123456);
+  g_assert_cmpint (weft_event_dur (b, got), ==, 123456);
   g_assert_cmpstr (weft_rank_string (b, got->cat), ==, "kernel");
   g_assert_cmpint (weft_event_correlation (b, got), ==, weft_event_correlation (a, &created));
   g_assert_cmpint (weft_event_external_id (b, got), ==, weft_event_external_id (a, &created));
@@ -800,7 +799,7 @@ test_solver_edits (void)
           if (ea->ph == WEFT_PH_X || ea->ph == WEFT_PH_I)
             {
               g_assert_cmpint (ea->ts, ==, eb->ts);
-              g_assert_cmpint (ea->dur, ==, eb->dur);
+              g_assert_cmpint (weft_event_dur (ra, ea), ==, weft_event_dur (rb, eb));
             }
           g_assert_cmpstr (lane_pid (ra, ea->lane), ==, lane_pid (rb, eb->lane));
         }
@@ -818,11 +817,11 @@ test_solver_edits (void)
       /* created ops are saved with a launch of their own: a fresh
        * correlation shared with a cudaLaunchKernel on the CPU */
       g_assert_cmpint (weft_event_correlation (rb, got), >=, 0);
-      g_assert_cmpuint (got->link, !=, WEFT_NONE);
-      g_assert_cmpint (weft_event_correlation (rb, weft_rank_event (rb, got->link)), ==, weft_event_correlation (rb, got));
-      g_assert_cmpstr (weft_rank_string (rb, weft_rank_event (rb, got->link)->name), ==, "cudaLaunchKernel");
-      g_assert_cmpuint (got->coll, !=, WEFT_NONE);
-      c = &g_array_index (rb->collectives, WeftCollective, got->coll);
+      g_assert_cmpuint (weft_event_link (got), !=, WEFT_NONE);
+      g_assert_cmpint (weft_event_correlation (rb, weft_rank_event (rb, weft_event_link (got))), ==, weft_event_correlation (rb, got));
+      g_assert_cmpstr (weft_rank_string (rb, weft_rank_event (rb, weft_event_link (got))->name), ==, "cudaLaunchKernel");
+      g_assert_cmpuint (weft_event_coll (rb, got), !=, WEFT_NONE);
+      c = &g_array_index (rb->collectives, WeftCollective, weft_event_coll (rb, got));
       g_assert_cmpint (c->type, ==, WEFT_COLL_ALL_REDUCE);
       g_assert_cmpint (c->bytes, ==, spec.bytes);
       g_assert_cmpstr (weft_rank_string (rb, c->pg_name), ==, "weft_dp");
@@ -873,7 +872,7 @@ test_random_edits (gconstpointer data)
       WeftEvent *ev = weft_rank_event (a, i);
       ev->ts += g_test_rand_int_range (-50000, 50001);
       if (g_test_rand_bit ())
-        ev->dur = g_test_rand_int_range (0, 200001);
+        weft_event_set_dur (a, ev, g_test_rand_int_range (0, 200001));
       if (g_test_rand_int_range (0, 4) == 0)
         {
           /* another lane with the same pid */
@@ -907,7 +906,7 @@ test_random_edits (gconstpointer data)
       if (ea->ph == WEFT_PH_S || ea->ph == WEFT_PH_F)
         continue; /* may follow an edited slice */
       g_assert_cmpint (ea->ts, ==, eb->ts);
-      g_assert_cmpint (ea->dur, ==, eb->dur);
+      g_assert_cmpint (weft_event_dur (a, ea), ==, weft_event_dur (b, eb));
       g_assert_cmpstr (lane_pid (a, ea->lane), ==, lane_pid (b, eb->lane));
       if (!edited[i])
         {
@@ -937,13 +936,13 @@ test_random_edits (gconstpointer data)
         {
           guint32 i = g_array_index (on, guint32, x);
           const WeftEvent *p = weft_rank_event (b, i);
-          gint64 pe = p->ts + MAX (p->dur, 0);
+          gint64 pe = p->ts + MAX (weft_event_dur (b, p), 0);
           if (!edited[i])
             continue;
           for (guint y = 0; y < on->len; y++)
             {
               const WeftEvent *q = weft_rank_event (b, g_array_index (on, guint32, y));
-              gint64 qe = q->ts + MAX (q->dur, 0);
+              gint64 qe = q->ts + MAX (weft_event_dur (b, q), 0);
               gboolean overlap = p->ts < qe && q->ts < pe;
               gboolean nested = (p->ts <= q->ts && qe <= pe) || (q->ts <= p->ts && pe <= qe);
               if (x != y && overlap && !nested)
@@ -979,7 +978,7 @@ test_overlap_untouched (void)
   e->ts = 8000;
   e->flags |= WEFT_EVENT_EDITED;
   f->ts = 4000;
-  f->dur = 2000;
+  weft_event_set_dur (a, f, 2000);
   f->flags |= WEFT_EVENT_EDITED;
   out = save_and_read (a, "overlap-untouched.json", NULL);
   b = load_rank (out);
@@ -993,7 +992,7 @@ test_overlap_untouched (void)
   g_assert_cmpint (weft_rank_event (b, 3)->ts, ==, 8000);
   g_assert_cmpstr (lane_tid (b, weft_rank_event (b, 4)->lane), ==, "1");
   g_assert_cmpint (weft_rank_event (b, 4)->ts, ==, 4000);
-  g_assert_cmpint (weft_rank_event (b, 4)->dur, ==, 2000);
+  g_assert_cmpint (weft_event_dur (b, weft_rank_event (b, 4)), ==, 2000);
 }
 
 /* An edited event keeps every byte of its text except the values of its
@@ -1019,7 +1018,7 @@ test_splice_compact (void)
   e2 = weft_rank_event (a, 2);
   /* Event 0: 1.5 us later, 1 us longer, onto event 1's lane (tid 7, after b). */
   e0->ts += 1500 + 20000;
-  e0->dur += 1000;
+  weft_event_set_dur (a, e0, weft_event_dur (a, e0) + 1000);
   e0->lane = weft_rank_event (a, 1)->lane;
   e0->flags |= WEFT_EVENT_EDITED;
   /* Event 2: a whole microsecond later: integer text. */
@@ -1038,7 +1037,7 @@ test_splice_compact (void)
                    "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"b\",\"pid\":1,\"tid\":7,\"ts\":20,\"dur\":4}");
   g_assert_cmpstr (t2, ==, "{\"ph\":\"i\",\"name\":\"c\",\"pid\":1,\"tid\":2,\"ts\":31,\"s\":\"t\"}");
   g_assert_cmpint (weft_rank_event (b, 0)->ts, ==, e0->ts);
-  g_assert_cmpint (weft_rank_event (b, 0)->dur, ==, e0->dur);
+  g_assert_cmpint (weft_event_dur (b, weft_rank_event (b, 0)), ==, weft_event_dur (a, e0));
   g_assert_cmpint (weft_rank_event (b, 2)->ts, ==, e2->ts);
   g_assert_cmpstr (lane_tid (b, weft_rank_event (b, 0)->lane), ==, "7");
 }

@@ -260,7 +260,7 @@ test_late_arrival_delays_all_ranks (void)
   gint64 end0;
 
   g_assert_cmpuint (trace->instances->len, ==, 1);
-  inst = g_array_index (r0->collectives, WeftCollective, weft_rank_event (r0, ar0)->coll).instance;
+  inst = g_array_index (r0->collectives, WeftCollective, weft_rank_event_coll (r0, ar0)).instance;
   g_assert_cmpuint (inst, ==, 0);
   g_assert_true (weft_solver_instance_info (solver, inst, &info, arr, 2));
   g_assert_cmpuint (info.n_members, ==, 2);
@@ -421,7 +421,7 @@ test_sync_shifts_cpu (void)
   g_autoptr (GError) error = NULL;
   guint32 k1 = find_named (trace, 0, GEMM, 0), k2 = find_named (trace, 0, ELEM, 0);
   guint32 sync = find_cpu (trace, 0, "cudaStreamSynchronize");
-  guint32 launch2 = weft_rank_event (weft_trace_rank (trace, 0), k2)->link;
+  guint32 launch2 = weft_event_link (weft_rank_event (weft_trace_rank (trace, 0), k2));
   WeftRank *rank = weft_trace_rank (trace, 0);
   gint64 k2_start = weft_solver_start (solver, 0, k2), l2 = weft_solver_start (solver, 0, launch2);
   guint pr;
@@ -434,7 +434,7 @@ test_sync_shifts_cpu (void)
   g_assert_true (weft_solver_set_duration (solver, 0, k1, 140 * US, &error));
   g_assert_cmpint (weft_solver_start (solver, 0, k2), ==, k2_start + 40 * US);
   g_assert_cmpint (weft_solver_start (solver, 0, launch2), ==, l2 + 40 * US);
-  g_assert_cmpint (weft_solver_end (solver, 0, sync), ==, weft_event_end (weft_rank_event (rank, sync)) +
+  g_assert_cmpint (weft_solver_end (solver, 0, sync), ==, weft_event_end (rank, weft_rank_event (rank, sync)) +
                                                              weft_trace_rank_offset (trace, rank) + 40 * US);
   /* the critical path runs K1 -> sync -> launch -> K2 */
   cp = weft_solver_critical_path (solver, WEFT_SOLVER_ALL_STEPS);
@@ -1192,7 +1192,7 @@ test_dlrm_rendezvous (void)
           {
             WeftRank *rk = weft_trace_rank (trace, arr[k].rank_index);
             const WeftEvent *ev = weft_rank_event (rk, arr[k].event);
-            g_assert_cmpint (arr[k].end, ==, weft_event_end (ev) + weft_trace_rank_offset (trace, rk));
+            g_assert_cmpint (arr[k].end, ==, weft_event_end (rk, ev) + weft_trace_rank_offset (trace, rk));
           }
           g_assert_cmpint (ABS (arr[k].end - info.end), <=, 10000);
           g_assert_cmpint (arr[k].end, ==, weft_solver_end (solver, arr[k].rank_index, arr[k].event));
@@ -1591,15 +1591,15 @@ replay_one (const char *relative)
               n_ops++;
               if (prev_end != G_MININT64 && ev->ts < prev_end)
                 n_overlap++;
-              prev_end = MAX (prev_end, weft_event_end (ev));
+              prev_end = MAX (prev_end, weft_event_end (rank, ev));
               s = weft_solver_start (solver, r, ei);
               e = weft_solver_end (solver, r, ei);
               if (s != ev->ts + off)
                 g_error ("%s: rank %d event %u '%s': solved start %" G_GINT64_FORMAT " vs observed %" G_GINT64_FORMAT,
                          relative, rank->rank, ei, weft_rank_string (rank, ev->name), s, ev->ts + off);
-              if (e != weft_event_end (ev) + off)
+              if (e != weft_event_end (rank, ev) + off)
                 g_error ("%s: rank %d event %u '%s': solved end %" G_GINT64_FORMAT " vs observed %" G_GINT64_FORMAT,
-                         relative, rank->rank, ei, weft_rank_string (rank, ev->name), e, weft_event_end (ev) + off);
+                         relative, rank->rank, ei, weft_rank_string (rank, ev->name), e, weft_event_end (rank, ev) + off);
               worst = MAX (worst, ABS (s - (ev->ts + off)));
             }
         }
@@ -1619,7 +1619,7 @@ replay_one (const char *relative)
               if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
                 continue;
               lo = MIN (lo, ev->ts + off);
-              hi = MAX (hi, weft_event_end (ev) + off);
+              hi = MAX (hi, weft_event_end (rank, ev) + off);
             }
         }
       g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
@@ -1647,17 +1647,17 @@ replay_one (const char *relative)
                     int in_step = G_MININT;
                     if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->ph != WEFT_PH_X)
                       continue;
-                    t = ev->link != WEFT_NONE ? weft_rank_event (rank, ev->link)->ts : ev->ts;
+                    t = weft_event_link (ev) != WEFT_NONE ? weft_rank_event (rank, weft_event_link (ev))->ts : ev->ts;
                     for (guint q = 0; q < rank->steps->len; q++)
                       {
                         const WeftStep *st = &g_array_index (rank->steps, WeftStep, q);
-                        if (st->begin <= t && (t < st->end || ev->link == WEFT_NONE))
+                        if (st->begin <= t && (t < st->end || weft_event_link (ev) == WEFT_NONE))
                           in_step = st->number; /* steps sorted by begin: the last one wins */
                       }
                     if (in_step != step)
                       continue;
                     slo = MIN (slo, ev->ts + off);
-                    shi = MAX (shi, weft_event_end (ev) + off);
+                    shi = MAX (shi, weft_event_end (rank, ev) + off);
                   }
               }
             /* the step time is the ProfilerStep#N span (the longest over

@@ -238,10 +238,10 @@ check_path_reasons (WeftSolver *solver, WeftTrace *trace, guint *n_comm_out)
 
       g_assert_nonnull (why);
       g_assert_cmpuint (strlen (why), >, 10);
-      if (s->kind == WEFT_PATH_COMM && ev->coll != WEFT_NONE &&
-          g_array_index (rank->collectives, WeftCollective, ev->coll).instance != WEFT_NONE)
+      if (s->kind == WEFT_PATH_COMM && weft_event_coll (rank, ev) != WEFT_NONE &&
+          g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).instance != WEFT_NONE)
         {
-          guint32 inst = g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+          guint32 inst = g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).instance;
           WeftSolverInstanceInfo info;
           g_autofree char *expect = NULL;
           g_assert_true (weft_solver_instance_info (solver, inst, &info, NULL, 0));
@@ -335,7 +335,7 @@ test_fsdp_cross_stream_both_ways (void)
       WeftRank *rank = weft_trace_rank (trace, 0);
       const WeftEvent *ev = weft_rank_event (rank, e);
       guint n;
-      if (ev->coll == WEFT_NONE || !weft_solver_is_node (solver, 0, e))
+      if (weft_event_coll (rank, ev) == WEFT_NONE || !weft_solver_is_node (solver, 0, e))
         continue;
       n = MIN (weft_solver_succs (solver, 0, e, d, 64), 64u);
       for (guint i = 0; i < n; i++)

@@ -176,49 +176,58 @@ enum
                                    * args "weft held" so that its start is explained on reopening */
 };
 
+/* One event: 40 bytes, 8-byte aligned, no padding. What an event has
+ * rarely, or can find elsewhere, lives outside the record, behind an
+ * accessor:
+ * - a duration past 32 bits: in the rank's wide_ids pool (weft_event_dur(),
+ *   weft_event_set_dur());
+ * - its original text: a loaded event's is the text slot "its index + 1"
+ *   of the rank's store; a created event has none, or shares the text of
+ *   the loaded event it copies (rank->created_texts; weft_event_text_slot());
+ * - its collective: rank->event_colls (weft_rank_event_coll());
+ * - the "id" of a flow event (s/t/f), which has no launch link, shares
+ *   link_code with the link of the other phases (weft_event_link(),
+ *   weft_event_flow_id()). */
 typedef struct
 {
   gint64      ts;          /* absolute ns: baseTimeNanoseconds + ts (file clock) */
-  gint64      dur;         /* ns; 0 when absent (see WEFT_EVENT_HAS_DUR) */
-  guint32     text_slot;   /* its original JSON text in rank->texts, WEFT_TEXT_NONE (0) if
-                            * none (created events); read it with weft_rank_event_text_dup() */
+  /* The duration in ns, 0 when absent (see WEFT_EVENT_HAS_DUR), encoded:
+   * 0 .. WEFT_DUR_INLINE_MAX in the record, any other gint64 in
+   * rank->wide_ids at index -1 - dur_code. Read and write it only with
+   * weft_event_dur() and weft_event_set_dur(). */
+  gint32      dur_code;
   guint32     name;        /* interned in the rank's pool */
   guint32     cat;         /* interned category text */
   guint32     lane;        /* index into rank->lanes, WEFT_NONE if none */
-  guint32     link;        /* launch <-> GPU op partner event, WEFT_NONE */
-  guint32     coll;        /* index into rank->collectives, WEFT_NONE */
-  /* The three ids, encoded (see WEFT_ID_INLINE_MAX): read and write them
+  /* Flow phases (s/t/f): the flow "id", encoded as the ids below; other
+   * phases: the launch <-> GPU op partner event, WEFT_NONE if none. Read
+   * and write it only with weft_event_link() / weft_event_set_link() and
+   * weft_event_flow_id() / weft_event_set_flow_id(). */
+  guint32     link_code;
+  /* The two args ids, encoded (see WEFT_ID_INLINE_MAX): read and write them
    * only with weft_event_correlation() / weft_event_set_correlation() etc. */
   gint32      correlation_code; /* args.correlation, -1 if none */
   gint32      external_id_code; /* args["External id"], -1 if none */
-  gint32      flow_id_code;     /* "id" of s/t/f events, -1 otherwise */
   guint8      ph;          /* WeftPhase */
   guint8      category;    /* WeftCategory */
   guint8      kclass;      /* WeftKernelClass */
   guint8      flags;
 } WeftEvent;
 
-G_STATIC_ASSERT (sizeof (WeftEvent) == 56);
+G_STATIC_ASSERT (sizeof (WeftEvent) == 40);
+G_STATIC_ASSERT (G_ALIGNOF (WeftEvent) == 8);
 
 /* An id (correlation, External id, flow id) from -1 (none) to this is kept
  * in the record itself; any other gint64 is appended to the rank's
  * WeftRank.wide_ids and the record keeps -2 - its index there. The pool is
  * append-only, so a copy of a record stays valid within its rank. */
 #define WEFT_ID_INLINE_MAX ((gint64) G_MAXINT32)
-/* At most this many wide ids per rank (the loader fails past it). */
+/* A duration from 0 to this is kept in the record; any other (longer than
+ * ~2.1 s, or negative, which only edits can make) goes to the same pool,
+ * the record keeping -1 - its index there. */
+#define WEFT_DUR_INLINE_MAX ((gint64) G_MAXINT32)
+/* At most this many wide ids and durations per rank (the loader fails past it). */
 #define WEFT_WIDE_IDS_MAX ((guint) G_MAXINT32 - 1)
-
-static inline gint64
-weft_event_end (const WeftEvent *ev)
-{
-  gint64 end;
-
-  /* The loader keeps |ts| and |ts + dur| within 2^62 ns; edits may not:
-   * saturate rather than wrap. */
-  if (G_UNLIKELY (__builtin_add_overflow (ev->ts, ev->dur, &end)))
-    return ev->dur > 0 ? G_MAXINT64 : G_MININT64;
-  return end;
-}
 
 typedef struct
 {
@@ -235,10 +244,10 @@ typedef struct
   GArray      *events;     /* guint32 event indices sorted by (ts, -dur) */
 } WeftLane;
 
+/* 20 bytes: the flow's id is its start event's (weft_event_flow_id()). */
 typedef struct
 {
   WeftCategory category;   /* AC2G or FWDBWD (others kept as events only) */
-  gint64       id;
   guint32      start;      /* the 's' event index */
   guint32      end;        /* the 'f' event index */
   guint32      from;       /* the slice the start binds to, WEFT_NONE */
@@ -334,8 +343,13 @@ typedef struct
   WeftStrings    *strings;
   WeftTextStore  *texts;          /* the events' original JSON texts (see below) */
   GArray         *events;         /* WeftEvent, in traceEvents order */
-  GArray         *wide_ids;       /* gint64: the event ids that do not fit a record
-                                   * (see WEFT_ID_INLINE_MAX), append-only */
+  GArray         *wide_ids;       /* gint64: the event ids and durations that do not fit
+                                   * a record (see WEFT_ID_INLINE_MAX), append-only */
+  GArray         *event_colls;    /* WeftEventColl sorted by event: the events that have
+                                   * a collective (weft_rank_event_coll()) */
+  GArray         *coll_marks;     /* guint64 words: bit i set when event i is in event_colls */
+  GHashTable     *created_texts;  /* created event index -> the text slot it shares
+                                   * (weft_event_text_slot()) */
   GPtrArray      *lanes;          /* WeftLane* */
   GArray         *flows;          /* WeftFlow */
   GArray         *collectives;    /* WeftCollective */
@@ -426,15 +440,73 @@ weft_event_external_id (const WeftRank *rank, const WeftEvent *ev)
   return _weft_rank_id_decode (rank, ev->external_id_code);
 }
 
+static inline gboolean
+_weft_event_is_flow (const WeftEvent *ev)
+{
+  return ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F;
+}
+
 /* The "id" of a flow event (s/t/f), -1 otherwise. */
 static inline gint64
 weft_event_flow_id (const WeftRank *rank, const WeftEvent *ev)
 {
-  return _weft_rank_id_decode (rank, ev->flow_id_code);
+  if (!_weft_event_is_flow (ev))
+    return -1;
+  return _weft_rank_id_decode (rank, (gint32) ev->link_code);
+}
+
+/* The launch <-> GPU op partner of ev, WEFT_NONE if none (always for the
+ * flow phases s/t/f). */
+static inline guint32
+weft_event_link (const WeftEvent *ev)
+{
+  if (_weft_event_is_flow (ev))
+    return WEFT_NONE;
+  return ev->link_code;
+}
+
+/* Sets the link of a non-flow event; WEFT_NONE on a flow event does nothing
+ * (its slot holds the flow id), any other link there is refused. Set the
+ * phase first. */
+static inline void
+weft_event_set_link (WeftEvent *ev, guint32 link)
+{
+  if (_weft_event_is_flow (ev))
+    {
+      g_return_if_fail (link == WEFT_NONE);
+      return;
+    }
+  ev->link_code = link;
+}
+
+/* The event's duration in ns (0 when it has none). */
+static inline gint64
+weft_event_dur (const WeftRank *rank, const WeftEvent *ev)
+{
+  if (G_LIKELY (ev->dur_code >= 0))
+    return ev->dur_code;
+  return g_array_index (rank->wide_ids, gint64, (guint) (-1 - (gint64) ev->dur_code));
+}
+
+/* Sets it: any gint64; outside 0 .. WEFT_DUR_INLINE_MAX it goes to
+ * rank->wide_ids (as the ids; aborts past WEFT_WIDE_IDS_MAX). */
+void weft_event_set_dur (WeftRank *rank, WeftEvent *ev, gint64 value);
+
+/* ts + dur; the loader keeps |ts| and |ts + dur| within 2^62 ns, edits may
+ * not: saturates rather than wraps. */
+static inline gint64
+weft_event_end (const WeftRank *rank, const WeftEvent *ev)
+{
+  gint64 end, dur = weft_event_dur (rank, ev);
+
+  if (G_UNLIKELY (__builtin_add_overflow (ev->ts, dur, &end)))
+    return dur > 0 ? G_MAXINT64 : G_MININT64;
+  return end;
 }
 
 /* Set an id of ev (a record of rank, or one to be appended to it): any
- * gint64, -1 for none. Values outside -1 .. WEFT_ID_INLINE_MAX go to
+ * gint64, -1 for none; the flow id only on a flow event (set its phase
+ * first; -1 elsewhere does nothing, any other value is refused). Values outside -1 .. WEFT_ID_INLINE_MAX go to
  * rank->wide_ids; past WEFT_WIDE_IDS_MAX of them this aborts (the loader
  * refuses such a file first, with an error). */
 void weft_event_set_correlation (WeftRank *rank, WeftEvent *ev, gint64 value);
@@ -461,14 +533,61 @@ weft_rank_string (const WeftRank *rank, guint32 id)
 
 /* ---- event texts ------------------------------------------------------------ */
 
+/* The text slot of ev in rank->texts, WEFT_TEXT_NONE if none: "index + 1"
+ * for a loaded event; for a created one, the slot it shares with the loaded
+ * event it copies, if any. ev must be a record in rank->events: any other
+ * (a copy on the stack) has none. */
+guint32 weft_event_text_slot (const WeftRank *rank, const WeftEvent *ev);
+/* Makes created event idx share a loaded event's text slot (WEFT_TEXT_NONE:
+ * none). */
+void    weft_rank_set_created_text (WeftRank *rank, guint32 idx, guint32 slot);
+
 /* Whether the event has an original text (loaded events do; created ones
  * and the copies of created ones do not; a created copy of a loaded event
  * shares its model's text, which save parses for its args). */
 static inline gboolean
-weft_event_has_text (const WeftEvent *ev)
+weft_event_has_text (const WeftRank *rank, const WeftEvent *ev)
 {
-  return ev->text_slot != WEFT_TEXT_NONE;
+  return weft_event_text_slot (rank, ev) != WEFT_TEXT_NONE;
 }
+
+/* ---- collectives of events -------------------------------------------------- */
+
+/* An entry of rank->event_colls. */
+typedef struct
+{
+  guint32 event;
+  guint32 coll;   /* index into rank->collectives */
+} WeftEventColl;
+
+guint32 _weft_rank_event_coll_lookup (const WeftRank *rank, guint32 idx);
+
+/* The index into rank->collectives of event idx's collective, WEFT_NONE if none. */
+static inline guint32
+weft_rank_event_coll (const WeftRank *rank, guint32 idx)
+{
+  guint w = idx >> 6;
+
+  if (G_LIKELY (w >= rank->coll_marks->len || !((g_array_index (rank->coll_marks, guint64, w) >> (idx & 63)) & 1)))
+    return WEFT_NONE;
+  return _weft_rank_event_coll_lookup (rank, idx);
+}
+
+/* As weft_rank_event_coll() for a record in rank->events (any other: WEFT_NONE). */
+static inline guint32
+weft_event_coll (const WeftRank *rank, const WeftEvent *ev)
+{
+  const WeftEvent *base = (const WeftEvent *) (const void *) rank->events->data;
+
+  if (ev < base || ev >= base + rank->events->len)
+    return WEFT_NONE;
+  return weft_rank_event_coll (rank, (guint32) (ev - base));
+}
+
+/* Sets (WEFT_NONE: clears) event idx's collective. */
+void    weft_rank_event_set_coll (WeftRank *rank, guint32 idx, guint32 coll);
+/* Clears every event's collective (the classifier, before it rebuilds them). */
+void    weft_rank_clear_event_colls (WeftRank *rank);
 
 /* The event's original JSON object text, byte for byte as in the file
  * (NUL-terminated; *len, when given, its length without the NUL). NULL

@@ -189,7 +189,7 @@ event_end (WeftInspector *self, guint r, guint32 e)
   WeftRank *rank = weft_trace_rank (self->trace, r);
   if (self->solver != NULL)
     return weft_solver_end (self->solver, r, e);
-  return weft_event_end (weft_rank_event (rank, e)) + weft_trace_rank_offset (self->trace, rank);
+  return weft_event_end (rank, weft_rank_event (rank, e)) + weft_trace_rank_offset (self->trace, rank);
 }
 
 static char *
@@ -614,8 +614,8 @@ fold_rendezvous (WeftInspector *self, guint rank_index, guint32 event, WeftSolve
   guint32 inst = WEFT_NONE;
   guint k = 0;
 
-  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
-    inst = g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+  if (weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len)
+    inst = g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).instance;
   if (inst == WEFT_NONE || !weft_solver_instance_info (self->solver, inst, &info, NULL, 0))
     info.last_rank_index = G_MAXUINT;
   for (guint i = 0; i < n; i++)
@@ -654,9 +654,9 @@ op_instance (WeftTrace *trace, guint rank_index, guint32 event)
   WeftRank *rank = weft_trace_rank (trace, rank_index);
   const WeftEvent *ev = event < rank->events->len ? weft_rank_event (rank, event) : NULL;
 
-  if (ev == NULL || ev->coll == WEFT_NONE || ev->coll >= rank->collectives->len)
+  if (ev == NULL || weft_event_coll (rank, ev) == WEFT_NONE || weft_event_coll (rank, ev) >= rank->collectives->len)
     return WEFT_NONE;
-  return g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+  return g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).instance;
 }
 
 /* The op's segments of the step's critical path, each with its reason; for
@@ -826,9 +826,9 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
         }
       show_edges = TRUE;
     }
-  if (ev->link != WEFT_NONE && ev->link < rank->events->len)
+  if (weft_event_link (ev) != WEFT_NONE && weft_event_link (ev) < rank->events->len)
     {
-      const WeftEvent *l = weft_rank_event (rank, ev->link);
+      const WeftEvent *l = weft_rank_event (rank, weft_event_link (ev));
       grid_row (grid, row++, (ev->flags & WEFT_EVENT_GPU_OP) ? "Launched by" : "Launches",
                 weft_rank_string (rank, l->name));
     }
@@ -858,8 +858,8 @@ weft_inspector_show_event (WeftInspector *self, guint rank_index, guint32 event)
   if (self->session != NULL && self->solver != NULL && weft_solver_is_node (self->solver, rank_index, event))
     add_edit_controls (self, rank_index, event, end - start);
 
-  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
-    show_collective (self, rank_index, &g_array_index (rank->collectives, WeftCollective, ev->coll));
+  if (weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len)
+    show_collective (self, rank_index, &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)));
 
   show_args (self, rank, ev);
 }

@@ -324,7 +324,7 @@ probes_json (WeftWindow *self)
       WeftTimeSpan s;
       double x0, x1, y;
       int ri;
-      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->kclass != WEFT_KCLASS_GEMM || ev->coll != WEFT_NONE ||
+      if (!(ev->flags & WEFT_EVENT_GPU_OP) || ev->kclass != WEFT_KCLASS_GEMM || weft_event_coll (rank, ev) != WEFT_NONE ||
           (ev->flags & WEFT_EVENT_DELETED) || !weft_pp_action_unpack (table[e], &a) || a.kind != 'F' ||
           a.microbatch >= 4 || ev->lane == WEFT_NONE || (ri = weft_layout_find_lane (layout, 0, ev->lane)) < 0)
         continue;

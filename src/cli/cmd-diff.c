@@ -322,9 +322,9 @@ only_json (const Diff *d, WeftDiffSide side)
           json_object_object_add (o, "event", json_object_new_int64 (e));
           json_object_object_add (o, "name", json_object_new_string (weft_rank_string (rank, ev->name)));
           json_object_object_add (o, "stream", json_object_new_int64 (op_stream (s->trace, r, e)));
-          if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+          if (weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len)
             json_object_object_add (o, "collective", json_object_new_string (weft_coll_type_to_string (
-                                                       g_array_index (rank->collectives, WeftCollective, ev->coll).type)));
+                                                       g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).type)));
           json_object_object_add (o, "start_us", json_object_new_double (us (weft_solver_start (s->solver, r, e) - origin)));
           json_object_array_add (arr, o);
           listed++;

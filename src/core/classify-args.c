@@ -727,7 +727,7 @@ _weft_comm_args_read (const WeftRank *rank, const WeftEvent *ev, WeftCommArgs *o
   json_object *args;
 
   memset (out, 0, sizeof *out);
-  if (!weft_event_has_text (ev))
+  if (!weft_event_has_text (rank, ev))
     return;
   text = _weft_rank_text_lock (rank, ev, &len);
   if (text == NULL || len == 0 || len > G_MAXINT)

@@ -34,9 +34,9 @@ sat_sub (gint64 a, gint64 b)
 
 /* End of an event without overflow. */
 static gint64
-safe_end (const WeftEvent *ev)
+safe_end (const WeftRank *rank, const WeftEvent *ev)
 {
-  return sat_add (ev->ts, ev->dur);
+  return sat_add (ev->ts, weft_event_dur (rank, ev));
 }
 
 /* ---- collectives ------------------------------------------------------------- */
@@ -281,9 +281,9 @@ typedef struct
 } LaunchContext;
 
 static gboolean
-encloses (const WeftEvent *outer, const WeftEvent *inner)
+encloses (const WeftRank *rank, const WeftEvent *outer, const WeftEvent *inner)
 {
-  return outer->ts <= inner->ts && safe_end (outer) >= inner->ts;
+  return outer->ts <= inner->ts && safe_end (rank, outer) >= inner->ts;
 }
 
 #define WEFT_MAX_SCAN_DEPTH 128
@@ -311,15 +311,15 @@ sweep_launch_context (WeftRank *rank, LaunchContext *ctx)
           while (stack->len > 0)
             {
               const WeftEvent *top = weft_rank_event (rank, g_array_index (stack, guint32, stack->len - 1));
-              gint64 top_end = safe_end (top);
+              gint64 top_end = safe_end (rank, top);
               if (top_end < ev->ts || (top_end == ev->ts && top->ts != ev->ts))
                 g_array_set_size (stack, stack->len - 1);
               else
                 break;
             }
-          if ((ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE && ev->link < rank->events->len)
+          if ((ev->flags & WEFT_EVENT_LAUNCH) && weft_event_link (ev) != WEFT_NONE && weft_event_link (ev) < rank->events->len)
             {
-              const WeftEvent *gpu = weft_rank_event (rank, ev->link);
+              const WeftEvent *gpu = weft_rank_event (rank, weft_event_link (ev));
               gboolean want_comm = gpu->kclass == WEFT_KCLASS_COMM;
               CommContext cc = { WEFT_NONE, WEFT_NONE };
               gboolean in_optimizer = FALSE;
@@ -329,7 +329,7 @@ sweep_launch_context (WeftRank *rank, LaunchContext *ctx)
                   guint32 oi = g_array_index (stack, guint32, s - 1);
                   const WeftEvent *op = weft_rank_event (rank, oi);
                   guint8 f;
-                  if (!encloses (op, ev))
+                  if (!encloses (rank, op, ev))
                     continue;
                   f = cpu_name_flags (rank, cache, n_cache, op->name);
                   if (f & NAME_OPTIMIZER_STEP)
@@ -340,9 +340,9 @@ sweep_launch_context (WeftRank *rank, LaunchContext *ctx)
                     cc.comm_op = oi;
                 }
               if (in_optimizer)
-                ctx->optimizer[ev->link / 8] |= (guint8) (1u << (ev->link % 8));
+                ctx->optimizer[weft_event_link (ev) / 8] |= (guint8) (1u << (weft_event_link (ev) % 8));
               if (want_comm && (cc.record_param_comms != WEFT_NONE || cc.comm_op != WEFT_NONE))
-                g_hash_table_insert (ctx->comm, GUINT_TO_POINTER (ev->link), g_memdup2 (&cc, sizeof cc));
+                g_hash_table_insert (ctx->comm, GUINT_TO_POINTER (weft_event_link (ev)), g_memdup2 (&cc, sizeof cc));
             }
           g_array_append_val (stack, idx);
         }
@@ -399,8 +399,8 @@ build_collective (WeftRank *rank, guint32 idx, const LaunchContext *ctx, GHashTa
         {
           guint32 cand = GPOINTER_TO_UINT (p) - 1;
           const WeftEvent *op = weft_rank_event (rank, cand);
-          const WeftEvent *launch = ev->link != WEFT_NONE ? weft_rank_event (rank, ev->link) : NULL;
-          if (launch == NULL ? op->ts <= ev->ts : (op->lane == launch->lane && encloses (op, launch)))
+          const WeftEvent *launch = weft_event_link (ev) != WEFT_NONE ? weft_rank_event (rank, weft_event_link (ev)) : NULL;
+          if (launch == NULL ? op->ts <= ev->ts : (op->lane == launch->lane && encloses (rank, op, launch)))
             rpc = cand;
         }
     }
@@ -494,10 +494,10 @@ weft_rank_classify (WeftRank *rank)
   g_array_set_size (rank->collectives, 0);
 
   /* Classes by name (cached per interned name); GPU-op categories decide COPY. */
+  weft_rank_clear_event_colls (rank);
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
-      ev->coll = WEFT_NONE;
       ev->kclass = WEFT_KCLASS_NONE;
       if (ev->flags & WEFT_EVENT_LAUNCH)
         any_launch = TRUE;
@@ -567,7 +567,7 @@ weft_rank_classify (WeftRank *rank)
             }
           else
             build_collective (rank, idx, &ctx, rpc_by_ext, dst);
-          weft_rank_event (rank, idx)->coll = k;
+          weft_rank_event_set_coll (rank, idx, k);
         }
     }
 
@@ -800,7 +800,7 @@ member_end (WeftTrace *trace, const WeftInstanceMember *m, gint64 *end)
   ev = weft_rank_event (rank, c->event);
   if (ev->flags & WEFT_EVENT_DELETED)
     return FALSE;
-  *end = safe_end (ev);
+  *end = safe_end (rank, ev);
   return TRUE;
 }
 

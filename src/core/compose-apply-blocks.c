@@ -47,7 +47,7 @@ find_compute_lane (WeftRank *rank)
         {
           WeftEvent *ev = weft_rank_event (rank, g_array_index (lane->events, guint32, i));
           if ((ev->flags & WEFT_EVENT_GPU_OP) && !(ev->flags & WEFT_EVENT_DELETED) && ev->kclass != WEFT_KCLASS_COMM)
-            t += ev->dur;
+            t += weft_event_dur (rank, ev);
         }
       if (t > best_t)
         {
@@ -74,7 +74,7 @@ lane_ops_init (LaneOps *lo, WeftRank *rank, guint32 lane)
       if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & (WEFT_EVENT_DELETED | WEFT_EVENT_CREATED)) ||
           ev->kclass == WEFT_KCLASS_COMM)
         continue;
-      t = ev->link != WEFT_NONE && ev->link < rank->events->len ? weft_rank_event (rank, ev->link)->ts : ev->ts;
+      t = weft_event_link (ev) != WEFT_NONE && weft_event_link (ev) < rank->events->len ? weft_rank_event (rank, weft_event_link (ev))->ts : ev->ts;
       g_array_append_val (lo->ops, e);
       g_array_append_val (lo->launch, t);
     }
@@ -121,7 +121,7 @@ add_block (WeftBlocks *bl, const LaneOps *lo, WeftBlockPhase phase, guint first,
   b.last = op_at (lo, last);
   b.n_ops = last - first + 1;
   b.begin = weft_rank_event (lo->rank, b.first)->ts;
-  b.end = weft_event_end (weft_rank_event (lo->rank, b.last));
+  b.end = weft_event_end (lo->rank, weft_rank_event (lo->rank, b.last));
   g_array_append_val (bl->blocks, b);
 }
 
@@ -197,7 +197,7 @@ blocks_from_modules (WeftBlocks *bl, const LaneOps *lo)
       const char *name;
       g_autofree char *key = NULL;
       SpanGroup *g;
-      if (ev->ph != WEFT_PH_X || ev->dur <= 0 || (ev->flags & WEFT_EVENT_DELETED) ||
+      if (ev->ph != WEFT_PH_X || weft_event_dur (rank, ev) <= 0 || (ev->flags & WEFT_EVENT_DELETED) ||
           (ev->category != WEFT_CAT_PYTHON_FUNCTION && ev->category != WEFT_CAT_USER_ANNOTATION &&
            ev->category != WEFT_CAT_CPU_OP))
         continue;
@@ -229,7 +229,7 @@ blocks_from_modules (WeftBlocks *bl, const LaneOps *lo)
       for (guint k = 0; k < g->spans->len; k++)
         {
           WeftEvent *ev = weft_rank_event (rank, g_array_index (g->spans, guint32, k));
-          if (ops_in_span (lo, ev->ts, weft_event_end (ev), &f, &l))
+          if (ops_in_span (lo, ev->ts, weft_event_end (rank, ev), &f, &l))
             {
               n++;
               cover += l - f + 1;
@@ -257,7 +257,7 @@ blocks_from_modules (WeftBlocks *bl, const LaneOps *lo)
         {
           WeftEvent *ev = weft_rank_event (rank, g_array_index (best[ph]->spans, guint32, k));
           guint f = 0, l = 0;
-          if (ops_in_span (lo, ev->ts, weft_event_end (ev), &f, &l))
+          if (ops_in_span (lo, ev->ts, weft_event_end (rank, ev), &f, &l))
             add_block (bl, lo, ph ? WEFT_BLOCK_BACKWARD : WEFT_BLOCK_FORWARD, f, l);
         }
   bl->source = WEFT_BLOCKS_MODULE;
@@ -291,14 +291,14 @@ fsdp_units (const LaneOps *lo, const char *begin_name, const char *end_prefix, G
           if (e2->ph == WEFT_PH_X && e2->lane == ev->lane && e2->ts >= ev->ts &&
               g_str_has_prefix (weft_rank_string (rank, e2->name), end_prefix))
             {
-              end = MAX (end, weft_event_end (e2));
+              end = MAX (end, weft_event_end (rank, e2));
               /* nested post_backward / post_backward_reduce: take both */
               if (j + 1 < rank->events->len)
                 {
                   WeftEvent *e3 = weft_rank_event (rank, j + 1);
                   if (e3->ph == WEFT_PH_X && e3->lane == ev->lane &&
                       g_str_has_prefix (weft_rank_string (rank, e3->name), end_prefix))
-                    end = MAX (end, weft_event_end (e3));
+                    end = MAX (end, weft_event_end (rank, e3));
                 }
               break;
             }
@@ -538,13 +538,13 @@ backward_intervals (WeftRank *rank)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       WeftTimeSpan sp;
-      if (ev->ph != WEFT_PH_X || ev->dur <= 0 || (ev->flags & WEFT_EVENT_DELETED) ||
+      if (ev->ph != WEFT_PH_X || weft_event_dur (rank, ev) <= 0 || (ev->flags & WEFT_EVENT_DELETED) ||
           (ev->category != WEFT_CAT_PYTHON_FUNCTION && ev->category != WEFT_CAT_USER_ANNOTATION &&
            ev->category != WEFT_CAT_CPU_OP) ||
           !contains_ci (weft_rank_string (rank, ev->name), "backward"))
         continue;
       sp.begin = ev->ts;
-      sp.end = weft_event_end (ev);
+      sp.end = weft_event_end (rank, ev);
       g_array_append_val (iv, sp);
     }
   g_array_sort (iv, cmp_span);

@@ -395,7 +395,7 @@ ins_coll (Ctx *c, guint g, WeftCollType type, gint64 bytes, const char *dtype, c
     return FALSE;
   r0 = weft_trace_rank (c->trace, first.rank_index);
   inst = &g_array_index (c->trace->instances, WeftCollInstance,
-                         g_array_index (r0->collectives, WeftCollective, weft_rank_event (r0, first.event)->coll).instance);
+                         g_array_index (r0->collectives, WeftCollective, weft_rank_event_coll (r0, first.event)).instance);
   seq = GPOINTER_TO_SIZE (g_hash_table_lookup (c->seq, pg));
   g_hash_table_insert (c->seq, g_strdup (pg), GSIZE_TO_POINTER (seq + 1));
   for (guint m = 0; m < inst->members->len; m++)

@@ -61,11 +61,11 @@ measure_kernel (WeftRank *rank, WeftEvent *k, WeftEvent *op, Acc *acc)
   json_object *types = NULL;
   gint64 a[8], b[8];
   int na = 0, nb = 0;
-  double secs = k->dur / 1e9;
+  double secs = weft_event_dur (rank, k) / 1e9;
   int cls = -1;
   double work = 0;
 
-  if (k->dur <= 0)
+  if (weft_event_dur (rank, k) <= 0)
     return;
   args = weft_event_parse_args (rank, op);
   if (args == NULL || !json_object_object_get_ex (args, "Input Dims", &dims))
@@ -265,7 +265,7 @@ weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes)
           gpointer opi;
           gint64 *sum;
           if (ev->category != WEFT_CAT_KERNEL || ev->ph != WEFT_PH_X || weft_event_external_id (rank, ev) < 0
-              || ev->kclass == WEFT_KCLASS_COMM || (ev->flags & WEFT_EVENT_DELETED) || ev->dur <= 0)
+              || ev->kclass == WEFT_KCLASS_COMM || (ev->flags & WEFT_EVENT_DELETED) || weft_event_dur (rank, ev) <= 0)
             continue;
           opi = g_hash_table_lookup (ops, &(gint64) { weft_event_external_id (rank, ev) });
           if (opi == NULL)
@@ -276,7 +276,7 @@ weft_kernel_times_new_from_trace (WeftTrace *profile, guint *n_shapes)
               sum = g_new0 (gint64, 1);
               g_hash_table_insert (sums, opi, sum);
             }
-          *sum += ev->dur;
+          *sum += weft_event_dur (rank, ev);
         }
       g_hash_table_iter_init (&it, sums);
       while (g_hash_table_iter_next (&it, &k, &v))

@@ -1149,7 +1149,7 @@ weft_compose_memory_timeline_from_trace (const WeftComposeParams *params,
         continue;
       sp.name = weft_rank_string (rank, ev->name);
       sp.begin_ns = ev->ts;
-      sp.end_ns = weft_event_end (ev);
+      sp.end_ns = weft_event_end (rank, ev);
       g_array_append_val (spans, sp);
     }
   /* the composer writes the CPU thread sorted by start, so this is its

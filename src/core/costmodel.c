@@ -314,7 +314,7 @@ weft_cost_samples_collect (WeftTrace *trace)
           gint64 off = weft_trace_rank_offset (trace, r);
 
           latest_start = MAX (latest_start, ev->ts + off);
-          end = MAX (end, ev->ts + ev->dur + off);
+          end = MAX (end, ev->ts + weft_event_dur (r, ev) + off);
         }
       s.type = c0->type;
       s.group_size = coll_group_size (c0, (int) inst->members->len);
@@ -345,7 +345,7 @@ weft_cost_samples_collect (WeftTrace *trace)
           s.type = c->type;
           s.group_size = coll_group_size (c, r->world_size > 0 ? r->world_size : 1);
           s.bytes = c->bytes;
-          s.observed_ns = MAX (ev->dur, 0);
+          s.observed_ns = MAX (weft_event_dur (r, ev), 0);
           s.instance = WEFT_NONE;
           s.rank_index = ri;
           s.coll = ci;

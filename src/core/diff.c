@@ -106,7 +106,7 @@ ops_new (void)
 static gboolean
 is_collective (WeftRank *rank, const WeftEvent *ev)
 {
-  return ev->coll != WEFT_NONE && ev->coll < rank->collectives->len;
+  return weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len;
 }
 
 /* The process group a collective is known by: its description (the
@@ -149,7 +149,7 @@ side_mark_rank (Side *s, guint r)
           g_array_index (peer, guint32, e) = PEER_UNMATCHED;
           if (is_collective (rank, ev))
             {
-              const WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+              const WeftCollective *c = &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev));
               Op op;
               op.event = e;
               op.name = weft_rank_string (rank, ev->name);

@@ -609,7 +609,7 @@ weft_edit_session_scale_class (WeftEditSession *self, WeftKernelClass kclass, do
           WeftEvent *ev = weft_rank_event (rank, e);
           WeftEventRef ref = { r, e };
           if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) || ev->kclass != kclass ||
-              ev->coll != WEFT_NONE)
+              weft_event_coll (rank, ev) != WEFT_NONE)
             continue;
           if (!weft_solver_is_node (self->solver, r, e))
             continue;

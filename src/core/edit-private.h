@@ -132,9 +132,9 @@ _weft_edit_op_collective (WeftEditSession *self, WeftEventRef op)
 {
   WeftRank *rank = weft_trace_rank (self->trace, op.rank_index);
   WeftEvent *ev = weft_rank_event (rank, op.event);
-  if (ev->coll == WEFT_NONE || ev->coll >= rank->collectives->len)
+  if (weft_event_coll (rank, ev) == WEFT_NONE || weft_event_coll (rank, ev) >= rank->collectives->len)
     return NULL;
-  return &g_array_index (rank->collectives, WeftCollective, ev->coll);
+  return &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev));
 }
 
 static inline guint32

@@ -283,9 +283,9 @@ _weft_edit_match_run (WeftEditSession *self, const Match *m)
           if (m->has_coll)
             {
               WeftCollective *c;
-              if (ev->coll == WEFT_NONE || ev->coll >= rank->collectives->len)
+              if (weft_event_coll (rank, ev) == WEFT_NONE || weft_event_coll (rank, ev) >= rank->collectives->len)
                 continue;
-              c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+              c = &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev));
               if (m->coll != WEFT_COLL_NONE && c->type != m->coll)
                 continue;
             }

@@ -313,8 +313,9 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
 {
   WeftRank *rank = S->rank;
   WeftEvent ev;
-  gint64 flow_id;
+  gint64 flow_id, dur = 0;
   guint wide_before;
+  guint32 slot;
   gsize len = (gsize) (end - start);
 
   if (len > G_MAXUINT32)
@@ -357,27 +358,28 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
     }
   if (f->dur != NULL)
     {
-      if (convert_time (S, f->dur, f->dur_len, "dur", &ev.dur) != SCAN_OK)
+      if (convert_time (S, f->dur, f->dur_len, "dur", &dur) != SCAN_OK)
         return SCAN_ERROR;
       ev.flags |= WEFT_EVENT_HAS_DUR;
-      if (ev.dur < 0)
+      if (dur < 0)
         {
           /* Kineto never writes one; a negative duration would make the
            * solver's paths longer than the step. Counted, then reported. */
-          ev.dur = 0;
+          dur = 0;
           S->n_negative_dur++;
         }
     }
   if (ev.ts > TIME_LIMIT_NS || ev.ts < -TIME_LIMIT_NS)
     return scan_fail (S, f->ts, "\"ts\" %.*s: out of range (more than 2^62 ns, about 146 years, from 0)",
                  (int) MIN (f->ts_len, 40), f->ts);
-  if (ev.dur > TIME_LIMIT_NS || ev.ts + ev.dur > TIME_LIMIT_NS)
+  if (dur > TIME_LIMIT_NS || ev.ts + dur > TIME_LIMIT_NS)
     return scan_fail (S, f->dur, "\"dur\" %.*s: out of range (ts + dur more than 2^62 ns, about 146 years, from 0)",
                  (int) MIN (f->dur_len, 40), f->dur);
-  if (G_UNLIKELY (rank->wide_ids->len > WEFT_WIDE_IDS_MAX - 3))
-    return scan_fail (S, start, "more than 2^31 event ids (correlation, External id, flow id) outside -1 .. 2^31-1: "
-                      "not supported");
+  if (G_UNLIKELY (rank->wide_ids->len > WEFT_WIDE_IDS_MAX - 4))
+    return scan_fail (S, start, "more than 2^31 event ids (correlation, External id, flow id) outside -1 .. 2^31-1 "
+                      "and durations past 2^31 ns: not supported");
   wide_before = rank->wide_ids->len;
+  weft_event_set_dur (rank, &ev, dur);
   weft_event_set_correlation (rank, &ev, f->correlation);
   weft_event_set_external_id (rank, &ev, f->external_id);
   flow_id = -1;
@@ -412,10 +414,12 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   S->model_bytes += (rank->wide_ids->len - wide_before) * sizeof (gint64);
   if (f->has_bp && f->bp.len == 1 && f->bp.start[0] == 'e')
     ev.flags |= WEFT_EVENT_BP_E;
-  ev.link = WEFT_NONE;
-  ev.coll = WEFT_NONE;
+  weft_event_set_link (&ev, WEFT_NONE);
   ev.kclass = WEFT_KCLASS_NONE;
-  ev.text_slot = _weft_text_store_add (rank->texts, start, len);
+  /* the record does not keep its slot: it is its index + 1 (weft_event_text_slot()) */
+  slot = _weft_text_store_add (rank->texts, start, len);
+  if (G_UNLIKELY (slot != rank->events->len + 1))
+    return scan_fail (S, start, "internal error: text slot %u for event %u", slot, rank->events->len);
   g_array_append_val (rank->events, ev);
   return SCAN_OK;
 }

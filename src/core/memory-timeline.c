@@ -83,11 +83,11 @@ is_span (const WeftEvent *ev)
 static guint32
 launched_op (const WeftRank *rank, const WeftEvent *ev)
 {
-  if (!(ev->flags & WEFT_EVENT_LAUNCH) || ev->link == WEFT_NONE || ev->link >= rank->events->len)
+  if (!(ev->flags & WEFT_EVENT_LAUNCH) || weft_event_link (ev) == WEFT_NONE || weft_event_link (ev) >= rank->events->len)
     return WEFT_NONE;
-  if (!(g_array_index (rank->events, WeftEvent, ev->link).flags & WEFT_EVENT_GPU_OP))
+  if (!(g_array_index (rank->events, WeftEvent, weft_event_link (ev)).flags & WEFT_EVENT_GPU_OP))
     return WEFT_NONE;
-  return ev->link;
+  return weft_event_link (ev);
 }
 
 /* Reads one GPU [memory] event; FALSE when it is not one. */
@@ -132,7 +132,7 @@ anchor_lane (WeftRank *rank, WeftLane *lane, GArray *samples, GHashTable *by_eve
       guint32 op;
       gpointer hit;
 
-      while (sp > 0 && weft_event_end (&g_array_index (rank->events, WeftEvent, stack[sp - 1])) < ev->ts)
+      while (sp > 0 && weft_event_end (rank, &g_array_index (rank->events, WeftEvent, stack[sp - 1])) < ev->ts)
         sp--;
       if ((op = launched_op (rank, ev)) != WEFT_NONE)
         {

@@ -192,7 +192,7 @@ slice_at (WeftRank *rank, guint32 lane_idx, gint64 ts)
       const WeftEvent *ev = weft_rank_event (rank, idx[k - 1]);
       if (ev->ph != WEFT_PH_X)
         continue;
-      if (ev->ts == ts || (ev->ts <= ts && weft_event_end (ev) > ts))
+      if (ev->ts == ts || (ev->ts <= ts && weft_event_end (rank, ev) > ts))
         {
           best = idx[k - 1];
           break;
@@ -251,7 +251,6 @@ pair_flows (WeftRank *rank)
       if (s == G_MAXUINT32)
         continue; /* orphan: dropped */
       flow.category = (WeftCategory) ev->category;
-      flow.id = id;
       flow.start = s;
       flow.end = i;
       flow.from = slice_at (rank, weft_rank_event (rank, flow.start)->lane, weft_rank_event (rank, flow.start)->ts);
@@ -278,7 +277,7 @@ link_launches (WeftRank *rank)
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
-      ev->link = WEFT_NONE;
+      weft_event_set_link (ev, WEFT_NONE);
       ev->flags &= ~WEFT_EVENT_LAUNCH;
       if (is_launch_candidate (rank, ev))
         n_keys++;
@@ -304,8 +303,8 @@ link_launches (WeftRank *rank)
       if (l != G_MAXUINT32)
         {
           WeftEvent *launch = weft_rank_event (rank, l);
-          ev->link = l;
-          launch->link = i;
+          weft_event_set_link (ev, l);
+          weft_event_set_link (launch, i);
           launch->flags |= WEFT_EVENT_LAUNCH;
         }
     }
@@ -320,10 +319,10 @@ link_launches (WeftRank *rank)
         continue;
       from = weft_rank_event (rank, f->from);
       to = weft_rank_event (rank, f->to);
-      if (to->link == WEFT_NONE && from->link == WEFT_NONE && (to->flags & WEFT_EVENT_GPU_OP))
+      if (weft_event_link (to) == WEFT_NONE && weft_event_link (from) == WEFT_NONE && (to->flags & WEFT_EVENT_GPU_OP))
         {
-          to->link = f->from;
-          from->link = f->to;
+          weft_event_set_link (to, f->from);
+          weft_event_set_link (from, f->to);
           from->flags |= WEFT_EVENT_LAUNCH;
         }
     }
@@ -348,7 +347,7 @@ find_steps (WeftRank *rank)
       step.event = i;
       step.number = (int) g_ascii_strtoll (name + strlen ("ProfilerStep#"), NULL, 10);
       step.begin = ev->ts;
-      step.end = weft_event_end (ev);
+      step.end = weft_event_end (rank, ev);
       g_array_append_val (rank->steps, step);
     }
   /* sort by begin */
@@ -397,9 +396,9 @@ assign_lane_roles (WeftRank *rank)
           if (ev->kclass == WEFT_KCLASS_COMM)
             {
               n_comm++;
-              if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+              if (weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len)
                 {
-                  WeftCollType t = g_array_index (rank->collectives, WeftCollective, ev->coll).type;
+                  WeftCollType t = g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).type;
                   n_ag += t == WEFT_COLL_ALL_GATHER;
                   n_rs += t == WEFT_COLL_REDUCE_SCATTER;
                 }

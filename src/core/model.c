@@ -168,8 +168,135 @@ weft_event_set_external_id (WeftRank *rank, WeftEvent *ev, gint64 value)
 void
 weft_event_set_flow_id (WeftRank *rank, WeftEvent *ev, gint64 value)
 {
+  gint32 code;
+
   g_return_if_fail (rank != NULL && ev != NULL);
-  id_encode (rank, &ev->flow_id_code, value);
+  if (!_weft_event_is_flow (ev))
+    {
+      g_return_if_fail (value == -1);
+      return;
+    }
+  code = (gint32) ev->link_code;
+  id_encode (rank, &code, value);
+  ev->link_code = (guint32) code;
+}
+
+void
+weft_event_set_dur (WeftRank *rank, WeftEvent *ev, gint64 value)
+{
+  guint idx;
+
+  g_return_if_fail (rank != NULL && ev != NULL);
+  if (value >= 0 && value <= WEFT_DUR_INLINE_MAX)
+    {
+      ev->dur_code = (gint32) value;
+      return;
+    }
+  /* the same value already in the pool for this record: keep it */
+  if (ev->dur_code < 0 && (guint) (-1 - (gint64) ev->dur_code) < rank->wide_ids->len &&
+      weft_event_dur (rank, ev) == value)
+    return;
+  if (rank->wide_ids->len >= WEFT_WIDE_IDS_MAX)
+    g_error ("%s: more than %u event ids and durations outside 32 bits", rank->path, WEFT_WIDE_IDS_MAX);
+  idx = rank->wide_ids->len;
+  g_array_append_val (rank->wide_ids, value);
+  ev->dur_code = (gint32) (-1 - (gint64) idx);
+}
+
+/* ---- texts and collectives of events ------------------------------------------ */
+
+guint32
+weft_event_text_slot (const WeftRank *rank, const WeftEvent *ev)
+{
+  const WeftEvent *base;
+  guint32 idx;
+
+  g_return_val_if_fail (rank != NULL && ev != NULL, WEFT_TEXT_NONE);
+  base = (const WeftEvent *) (const void *) rank->events->data;
+  if (ev < base || ev >= base + rank->events->len)
+    return WEFT_TEXT_NONE;
+  idx = (guint32) (ev - base);
+  if (G_LIKELY (!(ev->flags & WEFT_EVENT_CREATED)))
+    {
+      /* the loader gives each event the next slot; a record appended
+       * without the CREATED flag (tests, benchmarks) has none */
+      return idx < _weft_text_store_count (rank->texts) ? idx + 1 : WEFT_TEXT_NONE;
+    }
+  return GPOINTER_TO_UINT (g_hash_table_lookup (rank->created_texts, GUINT_TO_POINTER (idx)));
+}
+
+void
+weft_rank_set_created_text (WeftRank *rank, guint32 idx, guint32 slot)
+{
+  g_return_if_fail (rank != NULL);
+  if (slot == WEFT_TEXT_NONE)
+    g_hash_table_remove (rank->created_texts, GUINT_TO_POINTER (idx));
+  else
+    g_hash_table_insert (rank->created_texts, GUINT_TO_POINTER (idx), GUINT_TO_POINTER (slot));
+}
+
+/* The position of idx in rank->event_colls, or where it would go. */
+static guint
+event_coll_pos (const WeftRank *rank, guint32 idx)
+{
+  const WeftEventColl *a = (const WeftEventColl *) (const void *) rank->event_colls->data;
+  guint lo = 0, hi = rank->event_colls->len;
+
+  if (hi > 0 && a[hi - 1].event < idx)
+    return hi; /* appending in order (the classifier) */
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (a[mid].event < idx)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+guint32
+_weft_rank_event_coll_lookup (const WeftRank *rank, guint32 idx)
+{
+  guint pos = event_coll_pos (rank, idx);
+
+  if (pos < rank->event_colls->len && g_array_index (rank->event_colls, WeftEventColl, pos).event == idx)
+    return g_array_index (rank->event_colls, WeftEventColl, pos).coll;
+  return WEFT_NONE;
+}
+
+void
+weft_rank_event_set_coll (WeftRank *rank, guint32 idx, guint32 coll)
+{
+  guint w = idx >> 6, pos;
+  gboolean present;
+
+  g_return_if_fail (rank != NULL);
+  pos = event_coll_pos (rank, idx);
+  present = pos < rank->event_colls->len && g_array_index (rank->event_colls, WeftEventColl, pos).event == idx;
+  if (coll == WEFT_NONE)
+    {
+      if (w < rank->coll_marks->len)
+        g_array_index (rank->coll_marks, guint64, w) &= ~((guint64) 1 << (idx & 63));
+      if (present)
+        g_array_remove_index (rank->event_colls, pos);
+      return;
+    }
+  if (w >= rank->coll_marks->len)
+    g_array_set_size (rank->coll_marks, w + 1); /* a cleared array: new words are 0 */
+  g_array_index (rank->coll_marks, guint64, w) |= (guint64) 1 << (idx & 63);
+  if (present)
+    g_array_index (rank->event_colls, WeftEventColl, pos).coll = coll;
+  else
+    g_array_insert_val (rank->event_colls, pos, ((WeftEventColl) { idx, coll }));
+}
+
+void
+weft_rank_clear_event_colls (WeftRank *rank)
+{
+  g_return_if_fail (rank != NULL);
+  g_array_set_size (rank->event_colls, 0);
+  g_array_set_size (rank->coll_marks, 0);
 }
 
 WeftRank *
@@ -183,6 +310,9 @@ weft_rank_new (const char *path)
   self->texts = _weft_text_store_new ();
   self->events = g_array_new (FALSE, FALSE, sizeof (WeftEvent));
   self->wide_ids = g_array_new (FALSE, FALSE, sizeof (gint64));
+  self->event_colls = g_array_new (FALSE, FALSE, sizeof (WeftEventColl));
+  self->coll_marks = g_array_new (FALSE, TRUE, sizeof (guint64));
+  self->created_texts = g_hash_table_new (NULL, NULL);
   self->lanes = g_ptr_array_new_with_free_func (lane_free);
   self->flows = g_array_new (FALSE, FALSE, sizeof (WeftFlow));
   self->collectives = g_array_new (FALSE, TRUE, sizeof (WeftCollective));
@@ -206,6 +336,9 @@ weft_rank_free (WeftRank *self)
   _weft_text_store_free (self->texts);
   g_array_free (self->events, TRUE);
   g_array_free (self->wide_ids, TRUE);
+  g_array_free (self->event_colls, TRUE);
+  g_array_free (self->coll_marks, TRUE);
+  g_hash_table_destroy (self->created_texts);
   g_ptr_array_free (self->lanes, TRUE);
   g_array_free (self->flows, TRUE);
   g_array_free (self->collectives, TRUE);
@@ -303,7 +436,7 @@ weft_event_parse (const WeftRank *rank, const WeftEvent *ev)
   const char *text;
   gsize len;
 
-  if (!weft_event_has_text (ev))
+  if (!weft_event_has_text (rank, ev))
     return NULL;
   /* The loader already validated the text under its own nesting limit
    * (default 256, settable): json-c's tokener keeps an explicit stack, so a
@@ -403,13 +536,17 @@ weft_rank_ensure_lane (WeftRank *rank, const char *pid_text, gsize pid_len, cons
 static gint
 lane_event_cmp (gconstpointer a, gconstpointer b, gpointer user_data)
 {
-  const WeftEvent *events = user_data;
+  const WeftRank *rank = user_data;
+  const WeftEvent *events = (const WeftEvent *) (const void *) rank->events->data;
   const WeftEvent *ea = &events[*(const guint32 *) a];
   const WeftEvent *eb = &events[*(const guint32 *) b];
+  gint64 da, db;
   if (ea->ts != eb->ts)
     return ea->ts < eb->ts ? -1 : 1;
-  if (ea->dur != eb->dur)
-    return ea->dur > eb->dur ? -1 : 1;
+  da = weft_event_dur (rank, ea);
+  db = weft_event_dur (rank, eb);
+  if (da != db)
+    return da > db ? -1 : 1;
   return *(const guint32 *) a < *(const guint32 *) b ? -1 : 1;
 }
 
@@ -498,7 +635,7 @@ weft_lane_sort (WeftRank *rank, WeftLane *lane)
 
   if (n < 64)
     {
-      g_qsort_with_data (idx, (gint) n, sizeof (guint32), lane_event_cmp, rank->events->data);
+      g_qsort_with_data (idx, (gint) n, sizeof (guint32), lane_event_cmp, rank);
       return;
     }
   /* The same order (a total one) over packed keys: comparing through the
@@ -509,7 +646,7 @@ weft_lane_sort (WeftRank *rank, WeftLane *lane)
     {
       const WeftEvent *ev = &events[idx[i]];
       keys[i].ts = ev->ts;
-      keys[i].dur = ev->dur;
+      keys[i].dur = weft_event_dur (rank, ev);
       keys[i].idx = idx[i];
       if (i > 0 && sorted && lane_key_cmp (&keys[i - 1], &keys[i]) > 0)
         sorted = FALSE;
@@ -540,7 +677,7 @@ weft_lane_lower_bound (WeftRank *rank, WeftLane *lane, gint64 t)
       else
         hi = mid;
     }
-  if (lo > 0 && weft_event_end (weft_rank_event (rank, idx[lo - 1])) > t)
+  if (lo > 0 && weft_event_end (rank, weft_rank_event (rank, idx[lo - 1])) > t)
     lo--;
   return lo;
 }
@@ -559,7 +696,7 @@ weft_rank_time_span (WeftRank *rank)
           if (ev->flags & WEFT_EVENT_DELETED)
             continue;
           span.begin = MIN (span.begin, ev->ts);
-          span.end = MAX (span.end, weft_event_end (ev));
+          span.end = MAX (span.end, weft_event_end (rank, ev));
         }
     }
   if (span.begin > span.end)

@@ -59,7 +59,7 @@ weft_trace_palette_kernels (WeftTrace *trace)
           const char *name;
           KernelAcc *acc;
           if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED) ||
-              ev->kclass == WEFT_KCLASS_COMM || ev->coll != WEFT_NONE)
+              ev->kclass == WEFT_KCLASS_COMM || weft_event_coll (rank, ev) != WEFT_NONE)
             continue;
           name = weft_rank_string (rank, ev->name);
           acc = g_hash_table_lookup (by_name, name);
@@ -78,9 +78,10 @@ weft_trace_palette_kernels (WeftTrace *trace)
               g_ptr_array_add (accs, acc);
             }
           acc->k->count++;
-          acc->k->min_dur = MIN (acc->k->min_dur, ev->dur);
-          acc->k->max_dur = MAX (acc->k->max_dur, ev->dur);
-          g_array_append_val (acc->durs, ev->dur);
+          gint64 dur = weft_event_dur (rank, ev);
+          acc->k->min_dur = MIN (acc->k->min_dur, dur);
+          acc->k->max_dur = MAX (acc->k->max_dur, dur);
+          g_array_append_val (acc->durs, dur);
         }
     }
   g_hash_table_iter_init (&iter, by_name);

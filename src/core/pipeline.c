@@ -39,14 +39,14 @@ weft_rank_pp_action (const WeftRank *rank, guint32 event, WeftPpAction *out)
   if (event >= rank->events->len)
     return FALSE;
   ev = &g_array_index (rank->events, WeftEvent, event);
-  if ((ev->flags & WEFT_EVENT_GPU_OP) && ev->link != WEFT_NONE && ev->link < rank->events->len)
-    ev = &g_array_index (rank->events, WeftEvent, ev->link);
+  if ((ev->flags & WEFT_EVENT_GPU_OP) && weft_event_link (ev) != WEFT_NONE && weft_event_link (ev) < rank->events->len)
+    ev = &g_array_index (rank->events, WeftEvent, weft_event_link (ev));
   for (guint i = 0; i < rank->events->len; i++)
     {
       const WeftEvent *a = &g_array_index (rank->events, WeftEvent, i);
       WeftPpAction act;
       if (a->ph != WEFT_PH_X || a->category != WEFT_CAT_USER_ANNOTATION || a->lane != ev->lane
-          || (a->flags & WEFT_EVENT_DELETED) || a->ts > ev->ts || weft_event_end (a) < ev->ts || a->ts < best)
+          || (a->flags & WEFT_EVENT_DELETED) || a->ts > ev->ts || weft_event_end (rank, a) < ev->ts || a->ts < best)
         continue;
       if (!parse_action (weft_rank_string (rank, a->name), &act))
         continue;
@@ -100,7 +100,7 @@ weft_rank_pp_action_table (const WeftRank *rank)
           a->lane == WEFT_NONE || a->lane >= n_lanes || !parse_action (weft_rank_string (rank, a->name), &act))
         continue;
       x.ts = a->ts;
-      x.end = weft_event_end (a);
+      x.end = weft_event_end (rank, a);
       x.index = i;
       x.packed = weft_pp_action_pack (&act);
       if (x.packed == 0)
@@ -134,8 +134,8 @@ weft_rank_pp_action_table (const WeftRank *rank)
       const WeftEvent *ev = &events[i];
       const Action *v;
       guint lo = 0, hi;
-      if ((ev->flags & WEFT_EVENT_GPU_OP) && ev->link != WEFT_NONE && ev->link < n)
-        ev = &events[ev->link];
+      if ((ev->flags & WEFT_EVENT_GPU_OP) && weft_event_link (ev) != WEFT_NONE && weft_event_link (ev) < n)
+        ev = &events[weft_event_link (ev)];
       if (ev->lane == WEFT_NONE || ev->lane >= n_lanes || per_lane[ev->lane] == NULL)
         continue;
       v = (const Action *) (void *) per_lane[ev->lane]->data;

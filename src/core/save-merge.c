@@ -285,7 +285,7 @@ write_rank_events (WeftSink *s, Merge *m, guint ri, gboolean *first)
       const char *text;
       gsize text_len = 0;
 
-      if ((ev->flags & WEFT_EVENT_DELETED) || !weft_event_has_text (ev) || is_replaced_metadata (rank, ev))
+      if ((ev->flags & WEFT_EVENT_DELETED) || !weft_event_has_text (rank, ev) || is_replaced_metadata (rank, ev))
         continue;
       if ((text = weft_text_cursor_get (texts, ev, &text_len)) == NULL)
         continue;

@@ -306,12 +306,12 @@ event_is_edited (const WeftEvent *ev)
 }
 
 static inline gint64
-event_end_clamped (const WeftEvent *ev)
+event_end_clamped (const WeftRank *rank, const WeftEvent *ev)
 {
   /* saturating: values near the int64 limits from bad edits never overflow */
-  if (ev->dur <= 0)
+  if (weft_event_dur (rank, ev) <= 0)
     return ev->ts;
-  return ev->ts > G_MAXINT64 - ev->dur ? G_MAXINT64 : ev->ts + ev->dur;
+  return ev->ts > G_MAXINT64 - weft_event_dur (rank, ev) ? G_MAXINT64 : ev->ts + weft_event_dur (rank, ev);
 }
 
 /* ts as written: relative to baseTimeNanoseconds in the relative style. */
@@ -399,10 +399,11 @@ out_lane_free (gpointer data)
 static gint
 sweep_cmp (gconstpointer a, gconstpointer b, gpointer user_data)
 {
-  const WeftEvent *events = user_data;
+  const WeftRank *rank = user_data;
+  const WeftEvent *events = (const WeftEvent *) (const void *) rank->events->data;
   guint32 ia = *(const guint32 *) a, ib = *(const guint32 *) b;
   const WeftEvent *ea = &events[ia], *eb = &events[ib];
-  gint64 da = MAX (ea->dur, 0), db = MAX (eb->dur, 0);
+  gint64 da = MAX (weft_event_dur (rank, ea), 0), db = MAX (weft_event_dur (rank, eb), 0);
   gboolean xa = event_is_edited (ea), xb = event_is_edited (eb);
 
   if (ea->ts != eb->ts)
@@ -467,19 +468,19 @@ sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
   GArray *displaced = g_array_new (FALSE, FALSE, sizeof (gint64));
   gboolean *gone;
 
-  g_qsort_with_data (ol->events->data, (gint) ol->events->len, sizeof (guint32), sweep_cmp, rank->events->data);
+  g_qsort_with_data (ol->events->data, (gint) ol->events->len, sizeof (guint32), sweep_cmp, rank);
   gone = g_new0 (gboolean, ol->events->len);
 
   for (guint k = 0; k < ol->events->len; k++)
     {
       guint32 idx = g_array_index (ol->events, guint32, k);
       const WeftEvent *ev = &events[idx];
-      gint64 s = ev->ts, e = event_end_clamped (ev);
+      gint64 s = ev->ts, e = event_end_clamped (rank, ev);
 
       while (stack->len > 0)
         {
           guint32 top = g_array_index (stack, guint32, stack->len - 1);
-          if (event_end_clamped (&events[g_array_index (ol->events, guint32, top)]) > s)
+          if (event_end_clamped (rank, &events[g_array_index (ol->events, guint32, top)]) > s)
             break;
           g_array_set_size (stack, stack->len - 1);
         }
@@ -490,7 +491,7 @@ sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
           if (stack->len > 0)
             {
               guint32 top = g_array_index (stack, guint32, stack->len - 1);
-              conflict = event_end_clamped (&events[g_array_index (ol->events, guint32, top)]) < e;
+              conflict = event_end_clamped (rank, &events[g_array_index (ol->events, guint32, top)]) < e;
             }
           while (displaced->len > 0 && g_array_index (displaced, gint64, 0) <= s)
             g_array_remove_index (displaced, 0);
@@ -509,7 +510,7 @@ sweep_lane (SavePlan *plan, OutLane *ol, GPtrArray *rejected)
             {
               guint32 top = g_array_index (stack, guint32, stack->len - 1);
               guint32 tidx = g_array_index (ol->events, guint32, top);
-              gint64 tend = event_end_clamped (&events[tidx]);
+              gint64 tend = event_end_clamped (rank, &events[tidx]);
               if (tend >= e)
                 break;
               g_array_set_size (stack, stack->len - 1);
@@ -561,7 +562,7 @@ plan_init (SavePlan *plan, WeftRank *rank)
       if ((ev->flags & WEFT_EVENT_CREATED) && !(ev->flags & WEFT_EVENT_GPU_OP) &&
           ((ev->flags & WEFT_EVENT_LAUNCH) || ev->category == WEFT_CAT_CPU_OP ||
            ev->category == WEFT_CAT_USER_ANNOTATION) &&
-          ev->link < n && (weft_rank_event (rank, ev->link)->flags & WEFT_EVENT_DELETED))
+          weft_event_link (ev) < n && (weft_rank_event (rank, weft_event_link (ev))->flags & WEFT_EVENT_DELETED))
         {
           if (plan->drop == NULL)
             plan->drop = g_new0 (gboolean, MAX (1, n));
@@ -798,9 +799,9 @@ created_args (WeftRank *rank, guint32 idx, json_object *obj)
   set_or_del_id (args, "correlation", weft_event_correlation (rank, ev));
 
   /* the collective's kernel, or the record_param_comms Weft made for it */
-  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
-      (g_array_index (rank->collectives, WeftCollective, ev->coll).event == idx || ev->category == WEFT_CAT_CPU_OP))
-    c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+  if (weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len &&
+      (g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).event == idx || ev->category == WEFT_CAT_CPU_OP))
+    c = &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev));
 
   if (c == NULL)
     {
@@ -1069,8 +1070,8 @@ flow_point_time (WeftRank *rank, const WeftEvent *ev, const WeftEvent *timing)
 {
   gint64 ts = text_time (rank, timing->ts);
   if (timing != ev && ev->ph == WEFT_PH_F && rank->ts_style == WEFT_TS_ABSOLUTE_US && ts % 1000 != 0 &&
-      timing->dur > 0)
-    ts += MIN (timing->dur / 2, 1000);
+      weft_event_dur (rank, timing) > 0)
+    ts += MIN (weft_event_dur (rank, timing) / 2, 1000);
   return ts;
 }
 
@@ -1133,7 +1134,7 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
       sp[n++] = (Splice) { "ts", ts_buf, 0, 0 };
       if (timing == ev && (ev->flags & WEFT_EVENT_HAS_DUR))
         {
-          weft_format_time (ev->dur, rank->ts_style, dur_buf);
+          weft_format_time (weft_event_dur (rank, ev), rank->ts_style, dur_buf);
           sp[n++] = (Splice) { "dur", dur_buf, 0, 0 };
         }
       if (lane_idx != WEFT_NONE && lane_idx < rank->lanes->len)
@@ -1181,7 +1182,7 @@ serialise_event (WeftRank *rank, const SavePlan *plan, guint32 idx)
       json_object_object_add (obj, "ts", time_object (ts, rank->ts_style));
     }
   if (timing == ev && ((ev->flags & WEFT_EVENT_HAS_DUR) || (ev->ph == WEFT_PH_X && fresh)))
-    json_object_object_add (obj, "dur", time_object (ev->dur, rank->ts_style));
+    json_object_object_add (obj, "dur", time_object (weft_event_dur (rank, ev), rank->ts_style));
 
   if (fresh)
     {

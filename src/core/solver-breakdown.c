@@ -152,8 +152,8 @@ rank_breakdown (WeftSolver *self, guint r, int step, WeftSolverBreakdown *out)
           rec.kclass = ev->kclass < WEFT_KCLASS_N_CLASSES ? ev->kclass : WEFT_KCLASS_OTHER;
           rec.coll = WEFT_COLL_NONE;
           if (rec.kind == KIND_COMM)
-            rec.coll = ev->coll != WEFT_NONE && ev->coll < rank->collectives->len
-                         ? g_array_index (rank->collectives, WeftCollective, ev->coll).type
+            rec.coll = weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len
+                         ? g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).type
                          : WEFT_COLL_UNKNOWN;
           if (rec.coll >= WEFT_COLL_N_TYPES)
             rec.coll = WEFT_COLL_UNKNOWN;

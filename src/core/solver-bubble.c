@@ -44,9 +44,9 @@ is_pipeline_comm (WeftTrace *trace, const gboolean *peer, guint n, guint r, guin
   const WeftCollective *c;
   const WeftCollInstance *inst;
 
-  if (ev->coll == WEFT_NONE || ev->coll >= rank->collectives->len)
+  if (weft_event_coll (rank, ev) == WEFT_NONE || weft_event_coll (rank, ev) >= rank->collectives->len)
     return FALSE;
-  c = &g_array_index (rank->collectives, WeftCollective, ev->coll);
+  c = &g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev));
   if (c->type == WEFT_COLL_SEND || c->type == WEFT_COLL_RECV || c->type == WEFT_COLL_SEND_RECV)
     return TRUE;
   if (c->instance == WEFT_NONE || c->instance >= trace->instances->len)
@@ -83,7 +83,7 @@ compute_lane (WeftSolver *solver, WeftRank *rank, guint r)
         {
           guint32 e = weft_solver_lane_op (solver, r, li, k);
           const WeftEvent *ev = weft_rank_event (rank, e);
-          if (ev->coll == WEFT_NONE && ev->category == WEFT_CAT_KERNEL && !(ev->flags & WEFT_EVENT_DELETED))
+          if (weft_event_coll (rank, ev) == WEFT_NONE && ev->category == WEFT_CAT_KERNEL && !(ev->flags & WEFT_EVENT_DELETED))
             t += weft_solver_end (solver, r, e) - weft_solver_start (solver, r, e);
         }
       if (t > best_t)

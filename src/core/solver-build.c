@@ -397,7 +397,7 @@ build_annots (WeftSolver *self, guint r)
           if (ev->category != WEFT_CAT_GPU_USER_ANNOTATION || ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
             continue;
           a0 = ev->ts + rs->offset;
-          a1 = weft_event_end (ev) + rs->offset;
+          a1 = weft_event_end (rank, ev) + rs->offset;
           while (lo < hi) /* first op starting at or after a0 */
             {
               guint mid = lo + (hi - lo) / 2;
@@ -512,24 +512,24 @@ build_op (WeftSolver *self, Scratch *sc, guint32 li, guint32 ei, GArray *order)
   n->lane = li;
   n->lane_pos = order->len;
   n->obs_start = ev->ts + rs->offset;
-  n->obs_end = weft_event_end (ev) + rs->offset;
-  n->dur = ev->dur;
+  n->obs_end = weft_event_end (rank, ev) + rs->offset;
+  n->dur = weft_event_dur (rank, ev);
   if (ev->kclass == WEFT_KCLASS_COMM)
     n->flags |= NODE_COMM;
   else if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
     n->flags |= NODE_MEM;
-  if (ev->link != WEFT_NONE && ev->link < rank->events->len)
+  if (weft_event_link (ev) != WEFT_NONE && weft_event_link (ev) < rank->events->len)
     {
-      WeftEvent *l = weft_rank_event (rank, ev->link);
+      WeftEvent *l = weft_rank_event (rank, weft_event_link (ev));
       if (l->lane != WEFT_NONE && weft_rank_lane (rank, l->lane)->kind == WEFT_LANE_CPU)
         {
-          n->launch = ev->link;
+          n->launch = weft_event_link (ev);
           n->launch_time = l->ts + rs->offset;
           n->release_kind = WEFT_DEP_LAUNCH;
         }
     }
   /* saved by Weft as held by a user minimum start: so it is */
-  if (sc->weft_saved && weft_event_has_text (ev) && event_text_has (rank, ev, "\"weft held\""))
+  if (sc->weft_saved && weft_event_has_text (rank, ev) && event_text_has (rank, ev, "\"weft held\""))
     {
       ev->flags |= WEFT_EVENT_HELD;
       n->min_start = n->obs_start;
@@ -761,7 +761,7 @@ infer_from_sync_event (WeftSolver *self, Scratch *sc, WeftEvent *ev)
                 continue;
               if (strcmp (name, "Stream Sync") == 0 && lane->tid != stream)
                 continue;
-              g = lane_sync_target (self, sc, o, call_t, weft_event_end (call) + rs->offset);
+              g = lane_sync_target (self, sc, o, call_t, weft_event_end (rank, call) + rs->offset);
               if (g != WEFT_NONE)
                 g_array_append_val (t, g);
             }
@@ -825,7 +825,7 @@ infer_cpu_sync (WeftSolver *self, Scratch *sc, guint32 i, WeftEvent *ev, Runtime
       for (guint li = 0; li < rs->lanes->len; li++)
         {
           GArray *o = g_ptr_array_index (rs->lanes, li);
-          guint32 g = o ? lane_sync_target (self, sc, o, t, weft_event_end (ev) + rs->offset) : WEFT_NONE;
+          guint32 g = o ? lane_sync_target (self, sc, o, t, weft_event_end (sc->rank, ev) + rs->offset) : WEFT_NONE;
           if (g != WEFT_NONE)
             g_array_append_val (tg, g);
         }
@@ -837,7 +837,7 @@ infer_cpu_sync (WeftSolver *self, Scratch *sc, guint32 i, WeftEvent *ev, Runtime
       if (last != WEFT_NONE)
         {
           GArray *o = _weft_solver_lane_order (self, sc->r, self->nodes[last].lane);
-          guint32 g = lane_sync_target (self, sc, o, t, weft_event_end (ev) + rs->offset);
+          guint32 g = lane_sync_target (self, sc, o, t, weft_event_end (sc->rank, ev) + rs->offset);
           if (g != WEFT_NONE)
             g_array_append_val (tg, g);
         }
@@ -875,13 +875,13 @@ build_waits_and_syncs (WeftSolver *self, Scratch *sc)
         infer_stream_wait (self, sc, ev);
       else if (!sc->has_cpu_sync && (call_kind == RT_DEVICE_SYNC || call_kind == RT_STREAM_SYNC))
         infer_cpu_sync (self, sc, i, ev, call_kind);
-      else if ((ev->flags & WEFT_EVENT_LAUNCH) && ev->link != WEFT_NONE && call_kind == RT_MEMCPY)
+      else if ((ev->flags & WEFT_EVENT_LAUNCH) && weft_event_link (ev) != WEFT_NONE && call_kind == RT_MEMCPY)
         {
-          guint32 g = _weft_solver_node (self, sc->r, ev->link);
+          guint32 g = _weft_solver_node (self, sc->r, weft_event_link (ev));
           /* a copy to pageable host memory blocks the thread, and so does
            * every synchronous copy call (cudaMemcpy, hipMemcpy,
            * hipMemcpyWithStream: no "Async" in the name) */
-          if (g != WEFT_NONE && (is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, ev->link)->name)) ||
+          if (g != WEFT_NONE && (is_d2h_pageable (weft_rank_string (rank, weft_rank_event (rank, weft_event_link (ev))->name)) ||
                                  strstr (name, "Async") == NULL))
             add_sync_spec (sc->specs, i, ev->lane, &g, 1);
         }
@@ -900,7 +900,7 @@ build_sync_nodes (WeftSolver *self, Scratch *sc)
     {
       SyncSpec *s = &g_array_index (specs, SyncSpec, i);
       WeftEvent *ev = weft_rank_event (rank, s->cpu_event);
-      gint64 s_end = weft_event_end (ev) + rs->offset;
+      gint64 s_end = weft_event_end (rank, ev) + rs->offset;
       gboolean any = FALSE;
       guint32 v;
       ThreadSyncs *ts;
@@ -984,7 +984,7 @@ build_thread_syncs (WeftSolver *self, Scratch *sc)
         {
           guint32 ei = g_array_index (lane->events, guint32, j);
           WeftEvent *ev = weft_rank_event (rank, ei);
-          CpuOrig o = { ei, ev->ts, weft_event_end (ev) };
+          CpuOrig o = { ei, ev->ts, weft_event_end (rank, ev) };
           g_array_append_val (ts->orig, o);
         }
       g_array_sort (ts->orig, _weft_solver_cpu_orig_cmp);

@@ -465,7 +465,7 @@ model_new_event (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_tim
     {
       ev = *weft_rank_event (rank, spec->like_event);
       if (spec->dur > 0)
-        ev.dur = spec->dur;
+        weft_event_set_dur (rank, &ev, spec->dur);
     }
   else
     {
@@ -475,8 +475,7 @@ model_new_event (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_tim
       ev.cat = weft_strings_intern (rank->strings, cat, -1);
       ev.category = (guint8) category;
       ev.kclass = (guint8) spec->kclass;
-      ev.dur = MAX (0, spec->dur);
-      ev.text_slot = WEFT_TEXT_NONE;
+      weft_event_set_dur (rank, &ev, MAX (0, spec->dur));
     }
   ev.ts = at_time - self->ranks[rank_index].offset;
   ev.lane = lane;
@@ -484,10 +483,13 @@ model_new_event (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_tim
   ev.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_GPU_OP | WEFT_EVENT_HAS_DUR;
   ev.correlation_code = -1;
   ev.external_id_code = -1;
-  ev.flow_id_code = -1;
-  ev.link = WEFT_NONE;
-  ev.coll = WEFT_NONE;
+  weft_event_set_link (&ev, WEFT_NONE); /* an X event: no flow id */
   g_array_append_val (rank->events, ev);
+  /* a copy shares its model's text (save parses its args there) */
+  weft_rank_set_created_text (rank, idx, spec->like_event != WEFT_NONE && spec->like_event < idx
+                                             ? weft_event_text_slot (rank, weft_rank_event (rank, spec->like_event))
+                                             : WEFT_TEXT_NONE);
+  weft_rank_event_set_coll (rank, idx, WEFT_NONE);
   return idx;
 }
 
@@ -499,8 +501,8 @@ new_op_node (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, g
   guint32 v = _weft_solver_add_node (self, NODE_OP, rank_index, event);
   Node *n = &self->nodes[v];
   n->obs_start = at_time;
-  n->obs_end = at_time + ev->dur;
-  n->dur = ev->dur;
+  n->obs_end = at_time + weft_event_dur (rank, ev);
+  n->dur = weft_event_dur (rank, ev);
   n->release = at_time;
   n->release_kind = WEFT_DEP_USER;
   n->w_stream = self->ranks[rank_index].typ_gap;
@@ -508,7 +510,7 @@ new_op_node (WeftSolver *self, guint rank_index, guint32 lane, gint64 at_time, g
   /* provisional times until solved (inside a batch); the caller pushes
    * what follows it so the first evaluation propagates */
   n->start = at_time;
-  n->end = at_time + ev->dur;
+  n->end = at_time + weft_event_dur (rank, ev);
   if (ev->kclass == WEFT_KCLASS_COMM)
     n->flags |= NODE_COMM;
   else if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
@@ -667,7 +669,7 @@ weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
       c.src_rank = c.dst_rank = -1;
       c.instance = inst_idx;
       g_array_append_val (rank->collectives, c);
-      weft_rank_event (rank, ev)->coll = m.coll;
+      weft_rank_event_set_coll (rank, ev, m.coll);
       g_array_append_val (inst.members, m);
       _weft_solver_plan_invalidate (self);
       self->nodes[v].inst = iv;
@@ -711,6 +713,11 @@ weft_solver_insert_collective (WeftSolver *self, const WeftSolverCollSpec *spec,
       for (guint r = 0; r < self->n_ranks; r++)
         {
           WeftRank *rank = weft_trace_rank (trace, r);
+          for (guint32 e = ev_len0[r]; e < rank->events->len; e++)
+            {
+              weft_rank_event_set_coll (rank, e, WEFT_NONE);
+              weft_rank_set_created_text (rank, e, WEFT_TEXT_NONE);
+            }
           g_array_set_size (rank->events, ev_len0[r]);
           g_array_set_size (rank->collectives, coll_len0[r]);
         }
@@ -1141,10 +1148,10 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           WeftFlow flow;
           if (!(ev->flags & WEFT_EVENT_CREATED) || !(ev->flags & WEFT_EVENT_GPU_OP))
             continue;
-          if (ev->link != WEFT_NONE)
+          if (weft_event_link (ev) != WEFT_NONE)
             {
               /* made by an earlier apply: follows the op */
-              call = weft_rank_event (rank, ev->link);
+              call = weft_rank_event (rank, weft_event_link (ev));
               gint64 at = created_launch_lookup (times, g_array_index (o, guint32, j)) - rs->offset;
               if ((call->flags & WEFT_EVENT_CREATED) && call->ts != at)
                 {
@@ -1153,10 +1160,10 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                   if (call->lane < rank->lanes->len)
                     dirty[call->lane] = TRUE;
                   /* its record_param_comms and nccl:* annotation */
-                  for (guint32 k = ev->link + 3; k < ev->link + 5 && k < rank->events->len; k++)
+                  for (guint32 k = weft_event_link (ev) + 3; k < weft_event_link (ev) + 5 && k < rank->events->len; k++)
                     {
                       WeftEvent *p = weft_rank_event (rank, k);
-                      if ((p->flags & WEFT_EVENT_CREATED) && p->link == n->event &&
+                      if ((p->flags & WEFT_EVENT_CREATED) && weft_event_link (p) == n->event &&
                           (p->category == WEFT_CAT_CPU_OP || p->category == WEFT_CAT_USER_ANNOTATION))
                         p->ts += d;
                     }
@@ -1208,15 +1215,15 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           op_ts = ev->ts;
           call_ts = created_launch_lookup (times, g_array_index (o, guint32, j)) - rs->offset;
           op_lane = ev->lane;
-          op_coll = ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
-                            g_array_index (rank->collectives, WeftCollective, ev->coll).event == n->event
-                        ? ev->coll
+          op_coll = weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len &&
+                            g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).event == n->event
+                        ? weft_event_coll (rank, ev)
                         : WEFT_NONE;
           {
             /* appending may move the array: ev is read back after */
             WeftEvent c = { 0 };
             c.ts = call_ts;
-            c.dur = 2000;
+            weft_event_set_dur (rank, &c, 2000);
             c.name = weft_strings_intern (rank->strings, "cudaLaunchKernel", -1);
             c.cat = weft_strings_intern (rank->strings, "cuda_runtime", -1);
             c.category = WEFT_CAT_CUDA_RUNTIME;
@@ -1226,18 +1233,17 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
             weft_event_set_correlation (rank, &c, next_id);
             weft_event_set_external_id (rank, &c, next_id);
             weft_event_set_flow_id (rank, &c, -1);
-            c.link = n->event;
-            c.coll = WEFT_NONE;
+            weft_event_set_link (&c, n->event);
             g_array_append_val (rank->events, c);
             c.ph = WEFT_PH_S;
-            c.dur = 0;
+            weft_event_set_dur (rank, &c, 0);
             c.name = c.cat = weft_strings_intern (rank->strings, "ac2g", -1);
             c.category = WEFT_CAT_AC2G;
             c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED;
             weft_event_set_correlation (rank, &c, -1);
             weft_event_set_external_id (rank, &c, -1);
             weft_event_set_flow_id (rank, &c, next_id);
-            c.link = WEFT_NONE;
+            weft_event_set_link (&c, WEFT_NONE);
             g_array_append_val (rank->events, c);
             c.ts = op_ts;
             c.ph = WEFT_PH_F;
@@ -1252,7 +1258,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                 const WeftCollective *col = &g_array_index (rank->collectives, WeftCollective, op_coll);
                 g_autofree char *annot = g_strdup_printf ("nccl:%s", weft_coll_type_to_string (col->type));
                 c.ts = call_ts - 1000;
-                c.dur = 4000;
+                weft_event_set_dur (rank, &c, 4000);
                 c.lane = cpu;
                 c.ph = WEFT_PH_X;
                 c.name = weft_strings_intern (rank->strings, "record_param_comms", -1);
@@ -1261,15 +1267,14 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
                 c.flags = WEFT_EVENT_CREATED | WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
                 weft_event_set_flow_id (rank, &c, -1);
                 weft_event_set_external_id (rank, &c, next_id);
-                c.link = n->event;
-                c.coll = op_coll;
+                weft_event_set_link (&c, n->event);
                 g_array_append_val (rank->events, c);
+                weft_rank_event_set_coll (rank, rank->events->len - 1, op_coll);
                 c.ts = call_ts - 2000;
-                c.dur = 6000;
+                weft_event_set_dur (rank, &c, 6000);
                 c.name = weft_strings_intern (rank->strings, annot, -1);
                 c.cat = weft_strings_intern (rank->strings, "user_annotation", -1);
                 c.category = WEFT_CAT_USER_ANNOTATION;
-                c.coll = WEFT_NONE;
                 g_array_append_val (rank->events, c);
               }
           }
@@ -1278,7 +1283,7 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           ev = weft_rank_event (rank, n->event); /* the array may have moved */
           weft_event_set_correlation (rank, ev, next_id);
           weft_event_set_external_id (rank, ev, next_id);
-          ev->link = ci;
+          weft_event_set_link (ev, ci);
           fresh_ids_advance (&fresh);
           next_id = fresh.next;
           model_lane_insert (rank, cpu, ci);
@@ -1287,7 +1292,6 @@ apply_created_launches (WeftSolver *self, guint r, gboolean *dirty)
           for (guint32 k = fi + 1; k < rank->events->len; k++)
             model_lane_insert (rank, cpu, k); /* record_param_comms, nccl:* */
           flow.category = WEFT_CAT_AC2G;
-          flow.id = weft_event_correlation (rank, ev);
           flow.start = si;
           flow.end = fi;
           flow.from = ci;
@@ -1335,10 +1339,10 @@ weft_solver_apply_to_model (WeftSolver *self)
               if (dur == 0 && (ev->flags & WEFT_EVENT_CREATED) && j + 1 < o->len &&
                   self->nodes[g_array_index (o, guint32, j + 1)].start == n->start)
                 ts--;
-              if (ev->ts != ts || ev->dur != dur)
+              if (ev->ts != ts || weft_event_dur (rank, ev) != dur)
                 {
                   ev->ts = ts;
-                  ev->dur = dur;
+                  weft_event_set_dur (rank, ev, dur);
                   ev->flags |= WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
                   if (li < rank->lanes->len)
                     dirty[li] = TRUE;
@@ -1358,10 +1362,10 @@ weft_solver_apply_to_model (WeftSolver *self)
               gint64 b = o->end + _weft_solver_shift (self, r, ts->lane, o->end + rs->offset);
               if (b < a)
                 b = a;
-              if (ev->ts != a || weft_event_end (ev) != b)
+              if (ev->ts != a || weft_event_end (rank, ev) != b)
                 {
                   ev->ts = a;
-                  ev->dur = b - a;
+                  weft_event_set_dur (rank, ev, b - a);
                   ev->flags |= WEFT_EVENT_EDITED;
                   dirty[ts->lane] = TRUE;
                 }
@@ -1405,13 +1409,13 @@ weft_solver_apply_to_model (WeftSolver *self)
               m.step_source != WEFT_STEP_TIME_PROFILER_STEP)
             continue;
           ev = weft_rank_event (rank, st->event);
-          if (ev->ts == m.begin - rs->offset && ev->dur == m.end - m.begin)
+          if (ev->ts == m.begin - rs->offset && weft_event_dur (rank, ev) == m.end - m.begin)
             continue;
           ev->ts = m.begin - rs->offset;
-          ev->dur = m.end - m.begin;
+          weft_event_set_dur (rank, ev, m.end - m.begin);
           ev->flags |= WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
           st->begin = ev->ts;
-          st->end = weft_event_end (ev);
+          st->end = weft_event_end (rank, ev);
           if (ev->lane != WEFT_NONE && ev->lane < rank->lanes->len)
             dirty[ev->lane] = TRUE;
         }
@@ -1437,7 +1441,7 @@ weft_solver_apply_to_model (WeftSolver *self)
             ev->flags &= ~WEFT_EVENT_DELETED; /* an op of it came back (undo) */
           s -= rs->offset;
           e -= rs->offset;
-          if (ev->ts == s && ev->dur == e - s && ev->lane == lane)
+          if (ev->ts == s && weft_event_dur (rank, ev) == e - s && ev->lane == lane)
             continue;
           if (ev->lane != lane)
             {
@@ -1448,7 +1452,7 @@ weft_solver_apply_to_model (WeftSolver *self)
               model_lane_insert (rank, lane, rec->event);
             }
           ev->ts = s;
-          ev->dur = e - s;
+          weft_event_set_dur (rank, ev, e - s);
           ev->flags |= WEFT_EVENT_EDITED | WEFT_EVENT_HAS_DUR;
           dirty[lane] = TRUE;
         }

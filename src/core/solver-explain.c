@@ -261,9 +261,9 @@ weft_solver_path_reason (WeftSolver *self, const WeftPathSegment *seg)
   switch (seg->kind)
     {
     case WEFT_PATH_COMM:
-      if (ev != NULL && ev->coll != WEFT_NONE && ev->coll < rank->collectives->len &&
-          g_array_index (rank->collectives, WeftCollective, ev->coll).instance < trace->instances->len)
-        append_collective (s, self, seg, g_array_index (rank->collectives, WeftCollective, ev->coll).instance);
+      if (ev != NULL && weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len &&
+          g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).instance < trace->instances->len)
+        append_collective (s, self, seg, g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).instance);
       else
         {
           g_string_append_printf (s, "rank %d transfers ", rn);

@@ -229,7 +229,7 @@ thread_run_start (WeftSolver *self, guint r, guint32 launch_event, gint64 t, gin
           (e->category != WEFT_CAT_CPU_OP && e->category != WEFT_CAT_CUDA_RUNTIME &&
            e->category != WEFT_CAT_CUDA_DRIVER))
         continue;
-      if (s + e->dur >= run_lo - IDLE_NS)
+      if (s + weft_event_dur (rank, e) >= run_lo - IDLE_NS)
         {
           run_lo = MIN (run_lo, s);
           if (run_lo <= floor)

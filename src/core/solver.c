@@ -1166,7 +1166,7 @@ _weft_solver_cpu_orig (WeftSolver *self, guint rank, guint32 event, gint64 *ts_o
   ev = weft_rank_event (rk, event);
   *lane_out = ev->lane;
   *ts_out = ev->ts;
-  *end_out = weft_event_end (ev);
+  *end_out = weft_event_end (rk, ev);
   if (ev->lane == WEFT_NONE || self->n_edits_applied == 0)
     return TRUE;   /* only weft_solver_apply_to_model changes a CPU event's times */
   ts = thread_syncs (self, rank, ev->lane);

@@ -30,7 +30,7 @@ weft_event_is_kind (const WeftRank *rank, const WeftEvent *ev, WeftSliceKind kin
     case WEFT_SLICE_KIND_GPU:
       return (ev->flags & WEFT_EVENT_GPU_OP) != 0;
     case WEFT_SLICE_KIND_COLLECTIVE:
-      if (ev->coll != WEFT_NONE)
+      if (weft_event_coll (rank, ev) != WEFT_NONE)
         return TRUE;
       /* the record_param_comms cpu_op of a collective: its kernel links back */
       return (ev->flags & WEFT_EVENT_GPU_OP) != 0 && ev->kclass == WEFT_KCLASS_COMM;

@@ -19,6 +19,8 @@ guint32        _weft_text_store_add (WeftTextStore *self, const char *data, gsiz
  * rank's texts are all added (the scanner does at its end). Adding again
  * afterwards starts a new block. */
 void           _weft_text_store_finish (WeftTextStore *self);
+/* How many texts it holds (the last slot). */
+guint32        _weft_text_store_count (const WeftTextStore *self);
 
 /* Frees the shared cache's decoded blocks (NULL: nothing). */
 void           _weft_text_store_drop_cache (WeftTextStore *self);

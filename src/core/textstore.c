@@ -189,6 +189,12 @@ _weft_text_store_add (WeftTextStore *self, const char *data, gsize len)
   return slot;
 }
 
+guint32
+_weft_text_store_count (const WeftTextStore *self)
+{
+  return self != NULL ? self->n_texts : 0;
+}
+
 void
 _weft_text_store_finish (WeftTextStore *self)
 {
@@ -384,14 +390,15 @@ const char *
 _weft_rank_text_lock (const WeftRank *rank, const WeftEvent *ev, gsize *len)
 {
   WeftTextStore *store = rank->texts;
+  guint32 slot = weft_event_text_slot (rank, ev);
 
   *len = 0;
   if (store == NULL)
     return NULL;
   g_mutex_lock (&store->lock);
-  if (ev->text_slot == WEFT_TEXT_NONE)
+  if (slot == WEFT_TEXT_NONE)
     return NULL;
-  return store_get (store, shared_pick (store, ev->text_slot), ev->text_slot, len);
+  return store_get (store, shared_pick (store, slot), slot, len);
 }
 
 void
@@ -412,7 +419,7 @@ weft_rank_event_text_dup (const WeftRank *rank, const WeftEvent *ev, gsize *len)
     *len = 0;
   g_return_val_if_fail (rank != NULL, NULL);
   g_return_val_if_fail (ev != NULL, NULL);
-  if (!weft_event_has_text (ev))
+  if (!weft_event_has_text (rank, ev))
     return NULL;
   s = _weft_rank_text_lock (rank, ev, &n);
   if (s != NULL)
@@ -440,14 +447,16 @@ weft_text_cursor_get (WeftTextCursor *self, const WeftEvent *ev, gsize *len)
 {
   gsize n = 0;
   const char *s;
+  guint32 slot;
 
   if (len != NULL)
     *len = 0;
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (ev != NULL, NULL);
-  if (!weft_event_has_text (ev) || self->rank->texts == NULL)
+  slot = weft_event_text_slot (self->rank, ev);
+  if (slot == WEFT_TEXT_NONE || self->rank->texts == NULL)
     return NULL;
-  s = store_get (self->rank->texts, &self->d, ev->text_slot, &n);
+  s = store_get (self->rank->texts, &self->d, slot, &n);
   if (len != NULL)
     *len = n;
   return s;

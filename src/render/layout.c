@@ -24,9 +24,9 @@ infer_role (WeftRank *rank, WeftLane *lane)
       if (weft_render_event_is_comm (rank, ev))
         {
           n_comm++;
-          if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
+          if (weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len)
             {
-              WeftCollType t = g_array_index (rank->collectives, WeftCollective, ev->coll).type;
+              WeftCollType t = g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).type;
               n_ag += t == WEFT_COLL_ALL_GATHER;
               n_rs += t == WEFT_COLL_REDUCE_SCATTER;
             }
@@ -71,9 +71,9 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
       event_depth[idx[i]] = (guint8) d;
       max_depth = MAX (max_depth, d);
       if (sp < WEFT_RENDER_MAX_DEPTH)
-        stack[sp++] = MAX (weft_event_end (ev), ev->ts + 1);
+        stack[sp++] = MAX (weft_event_end (rank, ev), ev->ts + 1);
       else
-        stack[sp - 1] = MAX (stack[sp - 1], weft_event_end (ev));
+        stack[sp - 1] = MAX (stack[sp - 1], weft_event_end (rank, ev));
     }
   ld->n_depth = max_depth + 1;
   ld->n_lane = lane->events->len;
@@ -103,8 +103,9 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
       for (guint i = 0; i < n; i++)
         {
           const WeftEvent *ev = weft_rank_event (rank, di[i]);
+          gint64 dur = weft_event_dur (rank, ev);
           ld->ts[d][i] = ev->ts;
-          ld->dur[d][i] = ev->dur >= 0 && ev->dur < G_MAXUINT32 ? (guint32) ev->dur : G_MAXUINT32;
+          ld->dur[d][i] = dur >= 0 && dur < G_MAXUINT32 ? (guint32) dur : G_MAXUINT32;
           ld->key[d][i] = (ev->flags & WEFT_EVENT_DELETED) ? WEFT_KEY_DELETED : (guint8) weft_render_event_key (rank, ev);
         }
     }

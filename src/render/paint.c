@@ -214,7 +214,7 @@ row_times (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, gint64 *b, 
   if (dr->ts != NULL && rt->times == NULL)
     {
       *b = dr->ts[i] + rt->offset;
-      *e = *b + (dr->dur[i] != G_MAXUINT32 ? (gint64) dr->dur[i] : rt->events[dr->idx[i]].dur);
+      *e = *b + (dr->dur[i] != G_MAXUINT32 ? (gint64) dr->dur[i] : weft_event_dur (rt->rank, &rt->events[dr->idx[i]]));
       return;
     }
   weft_rank_times_get (rt, dr->idx[i], b, e);
@@ -858,9 +858,9 @@ instance_of (WeftTrace *trace, guint rank_index, guint32 event)
   if (event >= rank->events->len)
     return WEFT_NONE;
   ev = weft_rank_event (rank, event);
-  if (ev->coll == WEFT_NONE || ev->coll >= rank->collectives->len)
+  if (weft_event_coll (rank, ev) == WEFT_NONE || weft_event_coll (rank, ev) >= rank->collectives->len)
     return WEFT_NONE;
-  return g_array_index (rank->collectives, WeftCollective, ev->coll).instance;
+  return g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).instance;
 }
 
 static void
@@ -906,12 +906,12 @@ paint_flow (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayou
   if (event >= rank->events->len)
     return;
   ev = weft_rank_event (rank, event);
-  if (ev->link == WEFT_NONE || ev->link >= rank->events->len)
+  if (weft_event_link (ev) == WEFT_NONE || weft_event_link (ev) >= rank->events->len)
     return;
   if (ev->flags & WEFT_EVENT_GPU_OP)
-    launch = ev->link, op = event;
+    launch = weft_event_link (ev), op = event;
   else
-    launch = event, op = ev->link;
+    launch = event, op = weft_event_link (ev);
   if (!weft_render_event_rect (trace, view, layout, times, rank_index, launch, &lx, &ly, &lw, &lh) ||
       !weft_render_event_rect (trace, view, layout, times, rank_index, op, &ox, &oy, &ow, &oh))
     return;

@@ -169,14 +169,14 @@ weft_render_key_color (guint key, gboolean dark)
 gboolean
 weft_render_event_is_comm (const WeftRank *rank, const WeftEvent *ev)
 {
-  return ev->kclass == WEFT_KCLASS_COMM || ev->coll != WEFT_NONE;
+  return ev->kclass == WEFT_KCLASS_COMM || weft_event_coll (rank, ev) != WEFT_NONE;
 }
 
 guint
 weft_render_event_key (const WeftRank *rank, const WeftEvent *ev)
 {
-  if (ev->coll != WEFT_NONE && ev->coll < rank->collectives->len)
-    return WEFT_KEY_COLL_BASE + g_array_index (rank->collectives, WeftCollective, ev->coll).type;
+  if (weft_event_coll (rank, ev) != WEFT_NONE && weft_event_coll (rank, ev) < rank->collectives->len)
+    return WEFT_KEY_COLL_BASE + g_array_index (rank->collectives, WeftCollective, weft_event_coll (rank, ev)).type;
   if (ev->flags & WEFT_EVENT_GPU_OP)
     {
       if (ev->kclass == WEFT_KCLASS_COMM)

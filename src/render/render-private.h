@@ -81,12 +81,12 @@ weft_rank_times_get (const WeftRankTimes *rt, guint32 e, gint64 *b, gint64 *en)
       else if (rt->start != NULL && rt->start[e] != G_MININT64)
         {
           *b = rt->start[e];
-          *en = rt->end != NULL ? rt->end[e] : *b + ev->dur;
+          *en = rt->end != NULL ? rt->end[e] : *b + weft_event_dur (rt->rank, ev);
           return;
         }
     }
   *b = ev->ts + rt->offset;
-  *en = *b + ev->dur;
+  *en = *b + weft_event_dur (rt->rank, ev);
 }
 
 /* A depth row of a lane: event indices sorted by start, not overlapping. */

@@ -159,7 +159,7 @@ main (int argc, char **argv)
   for (guint e = 0; e < rank0->events->len; e++)
     {
       WeftEvent *ev = weft_rank_event (rank0, e);
-      if (!weft_solver_is_node (solver, rank_opt, e) || ev->coll == WEFT_NONE ||
+      if (!weft_solver_is_node (solver, rank_opt, e) || weft_event_coll (rank0, ev) == WEFT_NONE ||
           (!any && strstr (weft_rank_string (rank0, ev->name), "AllGather") == NULL))
         continue;
       c.op.rank_index = rank_opt;

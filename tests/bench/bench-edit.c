@@ -174,7 +174,7 @@ main (int argc, char **argv)
     WeftEventRef k = { 0, WEFT_NONE };
     guint seen = 0;
     for (guint32 e = 0; e < rank0->events->len && k.event == WEFT_NONE; e++)
-      if (weft_solver_is_node (weft_edit_session_get_solver (s), 0, e) && weft_rank_event (rank0, e)->coll == WEFT_NONE &&
+      if (weft_solver_is_node (weft_edit_session_get_solver (s), 0, e) && weft_rank_event_coll (rank0, e) == WEFT_NONE &&
           ++seen == (guint) ops_per_rank / 10)
         k.event = e;
     g_assert_cmpuint (k.event, !=, WEFT_NONE);

@@ -177,7 +177,7 @@ add_ev (WeftRank *rank, guint32 lane, guint32 name, guint32 cat, WeftCategory ca
   WeftEvent ev;
   memset (&ev, 0, sizeof ev);
   ev.ts = ts;
-  ev.dur = dur;
+  weft_event_set_dur (rank, &ev, dur);
   ev.name = name;
   ev.cat = cat;
   ev.lane = lane;
@@ -186,9 +186,7 @@ add_ev (WeftRank *rank, guint32 lane, guint32 name, guint32 cat, WeftCategory ca
   ev.flags = WEFT_EVENT_HAS_DUR;
   ev.correlation_code = -1;
   ev.external_id_code = -1;
-  ev.flow_id_code = -1;
-  ev.link = WEFT_NONE;
-  ev.coll = WEFT_NONE;
+  weft_event_set_link (&ev, WEFT_NONE);
   g_array_append_val (rank->events, ev);
 }
 
@@ -427,7 +425,7 @@ bench_solver (WeftTrace *trace, const char *label, guint n)
       WeftRenderTimes pe = lt;
       pe.lane_func = NULL;
       for (guint32 e = 0; e < r0->events->len && d.event == WEFT_NONE; e++)
-        if (weft_solver_is_node (solver, 0, e) && weft_rank_event (r0, e)->coll != WEFT_NONE)
+        if (weft_solver_is_node (solver, 0, e) && weft_rank_event_coll (r0, e) != WEFT_NONE)
           d.event = e;
       if (d.event != WEFT_NONE)
         {

@@ -73,7 +73,7 @@ main (int argc, char **argv)
   g_autoptr (GError) error = NULL;
   g_autoptr (GPtrArray) paths = g_ptr_array_new ();
   WeftTrace *trace;
-  guint64 n_events = 0, json = 0, n_wide = 0;
+  guint64 n_events = 0, json = 0, n_wide = 0, coll_side = 0, n_coll_side = 0;
   gsize wide = 0;
   gsize ev_bytes = 0, ev_used = 0, text_stored = 0, text_raw = 0, text_blocks = 0, n_blocks = 0, lanes = 0, flows = 0, colls = 0, tops = 0, n_strings = 0, str_bytes = 0;
   double json_mb;
@@ -117,6 +117,9 @@ main (int argc, char **argv)
         lanes += usable (weft_rank_lane (rk, l)->events->data) + sizeof (WeftLane);
       flows += usable (rk->flows->data);
       colls += usable (rk->collectives->data);
+      /* the events' collectives, out of the record: the bitmap and the sorted pairs */
+      coll_side += usable (rk->coll_marks->data) + usable (rk->event_colls->data);
+      n_coll_side += rk->event_colls->len;
       for (guint c = 0; c < rk->collectives->len; c++)
         colls += usable (g_array_index (rk->collectives, WeftCollective, c).pg_ranks);
       for (guint k = 0; k < rk->top_keys->len; k++)
@@ -135,8 +138,10 @@ main (int argc, char **argv)
   row ("event records (WeftEvent, allocated)", ev_bytes, n_events, (double) json);
   row ("event records (WeftEvent, used)", ev_used, n_events, (double) json);
   printf ("  (WeftEvent: %" G_GSIZE_FORMAT " bytes)\n", sizeof (WeftEvent));
-  row ("ids past 32 bits (wide_ids pool)", wide, n_events, (double) json);
-  printf ("  (%" G_GUINT64_FORMAT " wide ids)\n", n_wide);
+  row ("ids, durs past 32 bits (wide_ids)", wide, n_events, (double) json);
+  printf ("  (%" G_GUINT64_FORMAT " wide ids and durations)\n", n_wide);
+  row ("events' collectives (side table)", coll_side, n_events, (double) json);
+  printf ("  (%" G_GUINT64_FORMAT " events with a collective)\n", n_coll_side);
   row ("original text (as read)", text_raw, n_events, (double) json);
   row ("original text (held: zstd blocks)", text_stored, n_events, (double) json);
   printf ("  (%" G_GSIZE_FORMAT " blocks of %.1f KiB on average, packed %.2fx of the texts)\n", n_blocks,

@@ -235,7 +235,7 @@ main (int argc, char **argv)
     gint64 s0;
     guint k = 0;
     for (guint32 e = 0; e < r0->events->len && op.event == WEFT_NONE; e++)
-      if (weft_solver_is_node (solver, 0, e) && weft_rank_event (r0, e)->coll != WEFT_NONE)
+      if (weft_solver_is_node (solver, 0, e) && weft_rank_event_coll (r0, e) != WEFT_NONE)
         op.event = e;
     if (op.event != WEFT_NONE)
       {

@@ -219,7 +219,7 @@ expect_observed (WeftEditSession *s)
           const WeftEvent *ev = weft_rank_event (rank, e);
           if (!weft_solver_is_node (solver, r, e))
             continue;
-          if (weft_solver_start (solver, r, e) != ev->ts + off || weft_solver_end (solver, r, e) != weft_event_end (ev) + off)
+          if (weft_solver_start (solver, r, e) != ev->ts + off || weft_solver_end (solver, r, e) != weft_event_end (rank, ev) + off)
             {
               fprintf (stderr, "fuzz-edit: the unedited trace does not replay: rank %u event %u\n", r, e);
               abort ();

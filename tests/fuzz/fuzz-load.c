@@ -56,6 +56,21 @@ check_rank (WeftRank *rank)
         abort ();
       if (ev->ph >= WEFT_PH_N_PHASES || ev->category >= WEFT_CAT_N_CATEGORIES)
         abort ();
+      /* the record layout (weft-model.h): a loaded event's text is slot
+       * index + 1; a flow event has no link, another phase no flow id; the
+       * loader's durations are >= 0 and ts + dur within 2^62 ns; a
+       * collective maps back to its kernel */
+      if (weft_event_text_slot (rank, ev) != i + 1 || (ev->flags & WEFT_EVENT_CREATED))
+        abort ();
+      if ((ev->ph == WEFT_PH_S || ev->ph == WEFT_PH_T || ev->ph == WEFT_PH_F) ? weft_event_link (ev) != WEFT_NONE
+                                                                              : weft_event_flow_id (rank, ev) != -1)
+        abort ();
+      if (weft_event_dur (rank, ev) < 0 || weft_event_end (rank, ev) > ((gint64) 1 << 62))
+        abort ();
+      if (weft_rank_event_coll (rank, i) != WEFT_NONE &&
+          (weft_rank_event_coll (rank, i) >= rank->collectives->len ||
+           g_array_index (rank->collectives, WeftCollective, weft_rank_event_coll (rank, i)).event != i))
+        abort ();
       (void) weft_rank_string (rank, ev->name);
     }
   if (rank->trace_events_pos > rank->top_keys->len)
@@ -147,7 +162,7 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           gsize nx = 0, ny = 0;
           g_autofree char *tx = weft_rank_event_text_dup (a, x, &nx);
           g_autofree char *ty = weft_rank_event_text_dup (b, y, &ny);
-          if (x->ts != y->ts || x->dur != y->dur || tx == NULL || ty == NULL || nx != ny ||
+          if (x->ts != y->ts || weft_event_dur (a, x) != weft_event_dur (b, y) || tx == NULL || ty == NULL || nx != ny ||
               memcmp (tx, ty, nx) != 0 || x->flags != y->flags || x->lane != y->lane)
             abort ();
         }
