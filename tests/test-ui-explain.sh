@@ -93,7 +93,7 @@ if [ -d "$TRACE" ]; then
   wait_for '"selection_box" in d' "the followed op is scrolled into view"
   ok "followed the cross-stream edge to $(q 'd["selection"]["name"][:50]') (rank $T_RANK)"
   # its long mangled name: one line, ellipsized, whole in the tooltip
-  wait_for 'd["inspector_title"] is not None and d["inspector_title"]["tooltip"] == d["selection"]["name"]' "the heading's tooltip is the whole name"
+  wait_for 'd["inspector_title"] is not None and d["inspector_title"]["tooltip"] == d["selection"]["name"] and d["inspector_title"]["w"] > 0' "the heading's tooltip is the whole name, and the heading laid out"
   [ "$(q 'len(d["selection"]["name"]) > 100 and d["inspector_title"]["ellipsized"] and d["inspector_title"]["h"] < 40 and d["inspector_title"]["x"] + d["inspector_title"]["w"] <= d["inspector_box"]["x"] + d["inspector_box"]["w"]')" = 1 ] \
     || fail "the heading of a $(q 'len(d["selection"]["name"])')-character name is not one ellipsized line: $(q 'd["inspector_title"]')"
   ok "the $(q 'len(d["selection"]["name"])')-character name's heading is one ellipsized line ($(q 'd["inspector_title"]["h"]') px), whole in its tooltip"
