@@ -36,6 +36,20 @@ state_of (gint64 compute, gint64 comm)
   return WEFT_OVERLAP_IDLE;
 }
 
+/* Appends [b, e) in state st to band, extending its last segment when it
+ * has the same state. */
+static void
+band_push (GArray *band, gint64 b, gint64 e, WeftOverlapState st)
+{
+  if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
+    g_array_index (band, WeftOverlapSegment, band->len - 1).end = e;
+  else
+    {
+      WeftOverlapSegment seg = { b, e, st };
+      g_array_append_val (band, seg);
+    }
+}
+
 /* The band from the per-lane arrays of solved times (WeftRenderTimes.lane_func),
  * in O(events) with no sort: each GPU lane is sorted by start, so one pass
  * over it gives the union of its compute ops and the union of its comm ops
@@ -147,13 +161,7 @@ band_of_spans (GArray *cu, GArray *mu, GArray *reuse, guint size_hint)
       if (next == G_MAXINT64)
         break;
       st = state_of (in_c, in_m);
-      if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
-        g_array_index (band, WeftOverlapSegment, band->len - 1).end = next;
-      else
-        {
-          WeftOverlapSegment seg = { x, next, st };
-          g_array_append_val (band, seg);
-        }
+      band_push (band, x, next, st);
       x = next;
       while (ci < nc && c[ci].e <= x)
         ci++;
@@ -405,13 +413,7 @@ band_from_lanes_range (const WeftRankTimes *rt, WeftRankLayout *rl, gint64 lo, g
       if (next == G_MAXINT64)
         break;
       st = state_of (in_c, in_m);
-      if (band->len > 0 && g_array_index (band, WeftOverlapSegment, band->len - 1).state == st)
-        g_array_index (band, WeftOverlapSegment, band->len - 1).end = next;
-      else
-        {
-          WeftOverlapSegment seg = { x, next, st };
-          g_array_append_val (band, seg);
-        }
+      band_push (band, x, next, st);
       x = next;
       while (cu.have && cu.head.e <= x)
         union_next (&cu);
