@@ -227,6 +227,21 @@ wait_for 'not d["loading"] and d["page"] == "empty" and not d["loaded"]' "Ctrl+.
 ok "Ctrl+. cancels a load: back on the empty page, no error"
 kill "$APP"; wait "$APP" 2>/dev/null || true
 
+# ---- 3c. the loading page while the solver is built -------------------------------------
+# it says how long the phase has lasted, and it does not redraw on every frame (a pulsing
+# bar did: on a software renderer that took most of a core from the load's threads)
+WEFT_TEST_SOLVE_DELAY_MS=4000 launch "$TMP/state-solve.json" "$DLRM"
+wait_for 'd["page"] == "loading" and d["progress_text"].startswith("Solving dependencies")' "the loading page while solving"
+F1=$(q 'd["window_frames"]')
+sleep 2
+F2=$(q 'd["window_frames"]')
+TEXT=$(q 'd["progress_text"]')
+case "$TEXT" in "Solving dependencies… "[1-9]" s") ;; *) fail "the solving phase's label: $TEXT";; esac
+[ $((F2 - F1)) -le 16 ] || fail "the loading page drew $((F2 - F1)) frames in 2 s of solving (<= 16 expected: 4 label updates a second)"
+wait_for 'd["loaded"] and d["frames"] > 0' "the trace opens after the solve"
+ok "solving: '$TEXT', $((F2 - F1)) window frames in 2 s"
+kill "$APP"; wait "$APP" 2>/dev/null || true
+
 # ---- 4. empty start with recent files ----------------------------------------------
 launch "$TMP/state-empty.json"
 wait_for 'd["page"] == "empty" and d["recent"] >= 1' "the empty page lists the recent trace"

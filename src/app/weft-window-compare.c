@@ -63,7 +63,11 @@ close_page (WeftWindow *self)
   if (c == NULL)
     return;
   if (c->cancellable != NULL)
-    g_cancellable_cancel (c->cancellable);
+    {
+      /* a load of the other side in flight: the progress was its */
+      g_cancellable_cancel (c->cancellable);
+      _weft_window_progress_end (self);
+    }
   g_clear_object (&c->cancellable);
   drop_other (c);
   if (c->shown)
@@ -155,6 +159,7 @@ other_loaded_cb (GObject *source, GAsyncResult *result, gpointer user_data)
       return;
     }
   g_clear_object (&c->cancellable);
+  _weft_window_progress_end (self);
   loaded = weft_trace_load_finish (result, &error);
   if (loaded == NULL)
     {
@@ -178,6 +183,7 @@ static void
 load_other (WeftWindow *self, char **paths, const char *label, gboolean other_is_a)
 {
   WeftWindowCompare *c = compare_get (self);
+  WeftLoadProgress *progress;
 
   close_page (self);
   c->other_is_a = other_is_a;
@@ -185,12 +191,11 @@ load_other (WeftWindow *self, char **paths, const char *label, gboolean other_is
   c->cancellable = g_cancellable_new ();
   {
     g_autofree char *text = g_strdup_printf ("Opening %s to compare…", label);
-    gtk_label_set_text (GTK_LABEL (self->progress_label), text);
-    gtk_progress_bar_pulse (GTK_PROGRESS_BAR (self->progress));
+    progress = _weft_window_progress_begin (self, text);
   }
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "loading");
   weft_trace_load_async ((const char *const *) paths, g_strv_length (paths),
-                         self->no_clock_alignment ? WEFT_LOAD_NO_CLOCK_ALIGNMENT : WEFT_LOAD_FLAGS_NONE, NULL,
+                         self->no_clock_alignment ? WEFT_LOAD_NO_CLOCK_ALIGNMENT : WEFT_LOAD_FLAGS_NONE, progress,
                          c->cancellable, other_loaded_cb, g_object_ref (self));
   _weft_window_update_actions (self);
   _weft_window_schedule_state (self);

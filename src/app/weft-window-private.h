@@ -46,6 +46,8 @@ struct _WeftWindow
   GtkWidget *progress;
   GtkWidget *progress_label;
   guint      progress_timer;
+  gint64     progress_phase_us; /* when the load's current phase began (monotonic) */
+  int        progress_phase;
 
   /* trace page */
   GtkWidget *search_bar;
@@ -136,6 +138,8 @@ void     _weft_window_start_load     (WeftWindow *self,
                                       guint       n_paths,
                                       const char *display_name);
 void     _weft_window_reload         (WeftWindow *self);
+WeftLoadProgress *_weft_window_progress_begin (WeftWindow *self, const char *text); /* (transfer none) */
+void     _weft_window_progress_end   (WeftWindow *self);
 void     _weft_window_show_error     (WeftWindow *self,
                                       const char *what,
                                       const char *message);

@@ -289,6 +289,10 @@ add_window (WeftWindow *self, json_object *root)
   json_object_object_add (root, "screenshots", json_object_new_int ((int) self->n_screenshots));
   add_app (self, root);
   add_int64 (root, "frames", weft_timeline_view_get_frames (view));
+  /* frames of the whole window (its frame clock), the loading page's too */
+  if (gtk_widget_get_frame_clock (GTK_WIDGET (self)) != NULL)
+    add_int64 (root, "window_frames", gdk_frame_clock_get_frame_counter (gtk_widget_get_frame_clock (GTK_WIDGET (self))));
+  json_object_object_add (root, "progress_text", json_object_new_string (gtk_label_get_text (GTK_LABEL (self->progress_label))));
   if (lat != NULL && lat->len > 0)
     {
       g_autofree gint64 *v = g_memdup2 (lat->data, lat->len * sizeof (gint64));

@@ -322,20 +322,40 @@ set_document (WeftWindow *self, WeftEditSession *session, WeftTrace *trace, char
 
 /* ---- loading ----------------------------------------------------------------------------- */
 
+/* The loading page, updated four times a second. Its bar does not pulse:
+ * GtkProgressBar's activity mode animates on every frame, and on a
+ * software renderer (llvmpipe under Xvfb, a VM, a remote display) those
+ * frames took most of a core from the load's own threads (a 4-rank 1.9 GB
+ * set: 13.5 s to the first frame with the pulse, 9.5 s with the cairo
+ * renderer; docs/benchmarks.md, "The window's loading page"). The phases
+ * with no byte count show their elapsed seconds instead. */
+#define PROGRESS_TICK_MS 250
+
 static gboolean
 progress_tick (gpointer data)
 {
   WeftWindow *self = data;
   guint64 done, total;
-  gboolean indexing;
+  int stage; /* 0 reading, 1 indexing (all read), 2 solving */
 
   if (self->load_progress == NULL)
     return G_SOURCE_CONTINUE;
-  indexing = weft_load_progress_get (self->load_progress, &done, &total) == WEFT_LOAD_PHASE_SOLVING;
-  if (indexing || (total > 0 && done >= total))
+  if (weft_load_progress_get (self->load_progress, &done, &total) == WEFT_LOAD_PHASE_SOLVING)
+    stage = 2;
+  else
+    stage = total > 0 && done >= total ? 1 : 0;
+  if (stage != self->progress_phase)
     {
-      gtk_progress_bar_pulse (GTK_PROGRESS_BAR (self->progress));
-      gtk_label_set_text (GTK_LABEL (self->progress_label), indexing ? "Solving dependencies…" : "Indexing…");
+      self->progress_phase = stage;
+      self->progress_phase_us = g_get_monotonic_time ();
+    }
+  if (stage > 0)
+    {
+      gint64 s = (g_get_monotonic_time () - self->progress_phase_us) / G_USEC_PER_SEC;
+      g_autofree char *text = g_strdup_printf ("%s %" G_GINT64_FORMAT " s",
+                                               stage == 2 ? "Solving dependencies…" : "Indexing…", s);
+      gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 1.0);
+      gtk_label_set_text (GTK_LABEL (self->progress_label), text);
     }
   else if (total > 0)
     {
@@ -345,15 +365,38 @@ progress_tick (gpointer data)
       gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), (double) done / (double) total);
       gtk_label_set_text (GTK_LABEL (self->progress_label), text);
     }
+  _weft_window_schedule_state (self);
   return G_SOURCE_CONTINUE;
+}
+
+/* The loading page's bar and label follow a new load (of the document, or
+ * of the other side of a comparison): the load reports to the returned
+ * progress until _weft_window_progress_end(). */
+WeftLoadProgress *
+_weft_window_progress_begin (WeftWindow *self, const char *text)
+{
+  _weft_window_progress_end (self);
+  self->load_progress = weft_load_progress_new ();
+  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 0);
+  gtk_label_set_text (GTK_LABEL (self->progress_label), text);
+  self->progress_phase = -1;
+  self->progress_phase_us = 0;
+  self->progress_timer = g_timeout_add (PROGRESS_TICK_MS, progress_tick, self);
+  return self->load_progress;
+}
+
+void
+_weft_window_progress_end (WeftWindow *self)
+{
+  g_clear_handle_id (&self->progress_timer, g_source_remove);
+  g_clear_pointer (&self->load_progress, weft_load_progress_unref);
 }
 
 static void
 end_loading (WeftWindow *self)
 {
-  g_clear_handle_id (&self->progress_timer, g_source_remove);
+  _weft_window_progress_end (self);
   g_clear_object (&self->cancellable);
-  g_clear_pointer (&self->load_progress, weft_load_progress_unref);
   g_clear_pointer (&self->paths_loading, g_strfreev);
 }
 
@@ -431,13 +474,10 @@ _weft_window_start_load (WeftWindow *self, char **paths, guint n_paths, const ch
     self->page_before_load = g_strdup (self->trace != NULL ? "trace" : "empty");
 
   self->cancellable = g_cancellable_new ();
-  self->load_progress = weft_load_progress_new ();
-  gtk_progress_bar_set_fraction (GTK_PROGRESS_BAR (self->progress), 0);
   {
     g_autofree char *text = g_strdup_printf ("Opening %s…", display_name);
-    gtk_label_set_text (GTK_LABEL (self->progress_label), text);
+    _weft_window_progress_begin (self, text);
   }
-  self->progress_timer = g_timeout_add (60, progress_tick, self);
   set_page (self, "loading");
   _weft_window_update_title (self);
   _weft_window_update_actions (self);

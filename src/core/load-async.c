@@ -152,6 +152,13 @@ load_thread (GTask *task, gpointer source, gpointer task_data, GCancellable *can
   /* the solver works on the common timeline: decide before it is built */
   trace->apply_clock_offsets = !(ld->flags & WEFT_LOAD_NO_CLOCK_ALIGNMENT) && trace->offsets_estimated;
   progress_set_phase (ld->progress, WEFT_LOAD_PHASE_SOLVING);
+  if (g_getenv ("WEFT_TEST_SOLVE_DELAY_MS") != NULL)
+    {
+      /* tests: a long solve, to see the loading page while it lasts */
+      gint64 until = g_get_monotonic_time () + g_ascii_strtoll (g_getenv ("WEFT_TEST_SOLVE_DELAY_MS"), NULL, 10) * 1000;
+      while (g_get_monotonic_time () < until && !g_cancellable_is_cancelled (cancellable))
+        g_usleep (10000);
+    }
   if (g_cancellable_is_cancelled (cancellable))
     {
       weft_trace_free (trace);
