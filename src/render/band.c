@@ -316,22 +316,6 @@ union_next (UnionCursor *u)
     }
 }
 
-/* First i in [0, n) with s[i] >= t (s sorted). */
-static guint
-lower_bound_ts (const gint64 *s, guint n, gint64 t)
-{
-  guint lo = 0, hi = n;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (s[mid] < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
 /* The band over [lo, hi) (every time: G_MININT64, G_MAXINT64): with rl and
  * a span, only the ops that may reach into it are read (those starting in
  * [lo - the lane's longest op, hi)), through the class cache made for rl's
@@ -374,8 +358,8 @@ band_from_lanes_range (const WeftRankTimes *rt, WeftRankLayout *rl, gint64 lo, g
           gint64 from = lo - MAX (rl->band_maxdur[l], 0);
           if (c.cls == NULL)
             goto out;
-          c.i = lower_bound_ts (s, n, from > lo ? G_MININT64 : from);
-          c.n = lower_bound_ts (s, n, hi);
+          c.i = weft_render_lower_bound_ts (s, 0, n, from > lo ? G_MININT64 : from);
+          c.n = weft_render_lower_bound_ts (s, 0, n, hi);
           c.maxdur = rl->band_maxdur[l];
         }
       cu.lanes[cu.n_lanes++] = c;

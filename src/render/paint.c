@@ -90,15 +90,7 @@ gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
       lo = probe + 1;
       step *= 2;
     }
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (ts[mid] < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
+  return weft_render_lower_bound_ts (ts, lo, hi, t);
 }
 
 /* gallop_ts over a lane's array read through a depth row's positions in it. */

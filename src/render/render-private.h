@@ -244,6 +244,21 @@ typedef struct
 const WeftLabelGlyphs *weft_layout_label_glyphs (const WeftLayout *layout, guint rank_index, guint32 name,
                                                  guint32 pp);
 
+/* First i in [lo, hi) with s[i] >= t over a sorted array (hi if none). */
+static inline guint
+weft_render_lower_bound_ts (const gint64 *s, guint lo, guint hi, gint64 t)
+{
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      if (s[mid] < t)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
 /* y (screen) of the depth sub-row of a row. */
 static inline double
 weft_row_depth_y (const WeftLayoutRow *row, guint depth)
