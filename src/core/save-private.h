@@ -1,12 +1,13 @@
-/* save-private.h: the file-writing layer of save.c for other core writers
- * (the composer, the merged export): sinks and atomic sets of files. */
+/* save-private.h: the file-writing layer of a save (save-file.c) for the
+ * rank writer (save.c) and the other core writers (the composer, the
+ * merged export): sinks and atomic sets of files. */
 #pragma once
 
 #include "weft/weft-save.h"
 
 G_BEGIN_DECLS
 
-/* A buffered, optionally compressed output stream (save.c). */
+/* A buffered, optionally compressed output stream (save-file.c). */
 typedef struct _WeftSink WeftSink;
 typedef gboolean (*WeftSaveWriteFunc) (WeftSink *sink, gpointer data);
 
