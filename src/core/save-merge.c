@@ -29,59 +29,9 @@
 
 #include "weft/weft-save.h"
 #include "save-private.h"
+#include "save-splice-private.h"
 
 /* ---- splicing top-level values of an event object ------------------------- */
-
-static gsize
-skip_ws (const char *t, gsize i, gsize len)
-{
-  while (i < len && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t'))
-    i++;
-  return i;
-}
-
-static gsize
-skip_string (const char *t, gsize i, gsize len)
-{
-  for (i++; i < len; i++)
-    {
-      if (t[i] == '\\')
-        i++;
-      else if (t[i] == '"')
-        return i + 1;
-    }
-  return len;
-}
-
-/* End of the (validated) JSON value at t[i]. */
-static gsize
-skip_value (const char *t, gsize i, gsize len)
-{
-  if (i >= len)
-    return len;
-  if (t[i] == '"')
-    return skip_string (t, i, len);
-  if (t[i] == '{' || t[i] == '[')
-    {
-      int depth = 0;
-      for (; i < len; i++)
-        {
-          if (t[i] == '"')
-            {
-              i = skip_string (t, i, len) - 1;
-              continue;
-            }
-          if (t[i] == '{' || t[i] == '[')
-            depth++;
-          else if ((t[i] == '}' || t[i] == ']') && --depth == 0)
-            return i + 1;
-        }
-      return len;
-    }
-  while (i < len && strchr (",}] \n\r\t", t[i]) == NULL)
-    i++;
-  return i;
-}
 
 enum { K_PID, K_TID, K_TS, K_ID, N_KEYS };
 static const char *const splice_keys[N_KEYS] = { "pid", "tid", "ts", "id" };
@@ -91,7 +41,7 @@ static const char *const splice_keys[N_KEYS] = { "pid", "tid", "ts", "id" };
 static gboolean
 write_spliced (WeftSink *sink, const char *t, gsize len, const char *const value[N_KEYS])
 {
-  gsize i = skip_ws (t, 0, len), from = 0;
+  gsize i = _weft_save_skip_ws (t, 0, len), from = 0;
 
   if (i >= len || t[i] != '{')
     return weft_sink_write (sink, t, len);
@@ -101,16 +51,16 @@ write_spliced (WeftSink *sink, const char *t, gsize len, const char *const value
       gsize ks, ke, vs, ve;
       int hit = -1;
 
-      i = skip_ws (t, i, len);
+      i = _weft_save_skip_ws (t, i, len);
       if (i >= len || t[i] != '"')
         break;
       ks = i + 1;
-      ke = skip_string (t, i, len) - 1;
-      i = skip_ws (t, ke + 1, len);
+      ke = _weft_save_skip_string (t, i, len) - 1;
+      i = _weft_save_skip_ws (t, ke + 1, len);
       if (i >= len || t[i] != ':')
         break;
-      vs = skip_ws (t, i + 1, len);
-      ve = skip_value (t, vs, len);
+      vs = _weft_save_skip_ws (t, i + 1, len);
+      ve = _weft_save_skip_value (t, vs, len);
       for (int k = 0; k < N_KEYS; k++)
         if (value[k] != NULL && ke - ks == strlen (splice_keys[k]) && memcmp (t + ks, splice_keys[k], ke - ks) == 0)
           hit = k;
@@ -120,7 +70,7 @@ write_spliced (WeftSink *sink, const char *t, gsize len, const char *const value
             return FALSE;
           from = ve;
         }
-      i = skip_ws (t, ve, len);
+      i = _weft_save_skip_ws (t, ve, len);
       if (i >= len || t[i] != ',')
         break;
       i++;

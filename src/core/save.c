@@ -35,6 +35,7 @@
 #include "weft/weft-save.h"
 #include "save-plan-private.h"
 #include "save-private.h"
+#include "save-splice-private.h"
 
 /* ---- time text ------------------------------------------------------------ */
 
@@ -311,89 +312,33 @@ typedef struct
   gsize       vend;
 } Splice;
 
-static gsize
-skip_ws (const char *t, gsize i, gsize len)
-{
-  while (i < len && (t[i] == ' ' || t[i] == '\n' || t[i] == '\r' || t[i] == '\t'))
-    i++;
-  return i;
-}
-
-/* End of the string starting at the quote t[i]; len when unterminated. */
-static gsize
-skip_string (const char *t, gsize i, gsize len)
-{
-  for (i++; i < len; i++)
-    {
-      if (t[i] == '\\')
-        i++;
-      else if (t[i] == '"')
-        return i + 1;
-    }
-  return len;
-}
-
-/* End of the JSON value starting at t[i] (already validated by the loader). */
-static gsize
-skip_value (const char *t, gsize i, gsize len)
-{
-  if (i >= len)
-    return len;
-  if (t[i] == '"')
-    return skip_string (t, i, len);
-  if (t[i] == '{' || t[i] == '[')
-    {
-      int depth = 0;
-      for (; i < len; i++)
-        {
-          if (t[i] == '"')
-            {
-              i = skip_string (t, i, len) - 1;
-              continue;
-            }
-          if (t[i] == '{' || t[i] == '[')
-            depth++;
-          else if (t[i] == '}' || t[i] == ']')
-            {
-              if (--depth == 0)
-                return i + 1;
-            }
-        }
-      return len;
-    }
-  while (i < len && t[i] != ',' && t[i] != '}' && t[i] != ']' && t[i] != ' ' && t[i] != '\n' && t[i] != '\r' &&
-         t[i] != '\t')
-    i++;
-  return i;
-}
-
 /* Rewrites the values of the given top-level keys in the object text, keeping
  * every other byte; keys that are absent are appended before the closing
  * brace. NULL when the text is not a plain object. */
 static char *
 splice_event (const char *t, gsize len, Splice *sp, guint n)
 {
-  gsize i = skip_ws (t, 0, len);
+  gsize i = _weft_save_skip_ws (t, 0, len);
   GString *out;
   gsize pos = 0, close;
 
   if (i >= len || t[i] != '{')
     return NULL;
-  i = skip_ws (t, i + 1, len);
+  i = _weft_save_skip_ws (t, i + 1, len);
   while (i < len && t[i] != '}')
     {
       gsize kstart, kend, vstart, vend;
       if (t[i] != '"')
         return NULL;
       kstart = i + 1;
-      kend = skip_string (t, i, len);
+      kend = _weft_save_skip_string (t, i, len);
       if (kend >= len)
         return NULL;
-      i = skip_ws (t, kend, len);
+      i = _weft_save_skip_ws (t, kend, len);
       if (i >= len || t[i] != ':')
         return NULL;
-      vstart = skip_ws (t, i + 1, len);
-      vend = skip_value (t, vstart, len);
+      vstart = _weft_save_skip_ws (t, i + 1, len);
+      vend = _weft_save_skip_value (t, vstart, len);
       if (vend >= len || vend == vstart)
         return NULL;
       for (guint k = 0; k < n; k++)
@@ -402,9 +347,9 @@ splice_event (const char *t, gsize len, Splice *sp, guint n)
             sp[k].vstart = vstart;
             sp[k].vend = vend;
           }
-      i = skip_ws (t, vend, len);
+      i = _weft_save_skip_ws (t, vend, len);
       if (i < len && t[i] == ',')
-        i = skip_ws (t, i + 1, len);
+        i = _weft_save_skip_ws (t, i + 1, len);
       else if (i >= len || t[i] != '}')
         return NULL;
     }
@@ -435,7 +380,7 @@ splice_event (const char *t, gsize len, Splice *sp, guint n)
     gboolean empty = TRUE;
     while (tail > pos && (t[tail - 1] == ' ' || t[tail - 1] == '\n' || t[tail - 1] == '\r' || t[tail - 1] == '\t'))
       tail--;
-    for (gsize q = skip_ws (t, 0, len) + 1; q < close; q++)
+    for (gsize q = _weft_save_skip_ws (t, 0, len) + 1; q < close; q++)
       if (t[q] != ' ' && t[q] != '\n' && t[q] != '\r' && t[q] != '\t')
         {
           empty = FALSE;
