@@ -8,7 +8,9 @@
  * (weft_diff_counterpart) on the other side. The ops of one side only are
  * outlined on a layer over each timeline (it takes no input). The side
  * pane: the per-rank breakdown of both (WeftCompareBreakdown), the selected
- * op and its counterpart, the largest contributions. */
+ * op and its counterpart, the largest contributions. Each side compares one
+ * of its steps (a drop-down each: its ProfilerSteps, or the whole trace):
+ * the first step of a profile of several by default, as the metrics bar. */
 #include "config.h"
 
 #include <math.h>
@@ -27,6 +29,7 @@ struct _WeftCompareView
   GtkWidget *box;
   GtkWidget *summary;
   GtkWidget *align_drop;
+  GtkWidget *step_drop[2];
   GtkWidget *chips[N_CHIPS];
   GtkWidget *title[2];
   GtkWidget *timeline[2];
@@ -40,6 +43,8 @@ struct _WeftCompareView
   WeftRenderTimes times[2];
   WeftDiff       *diff;
   WeftDiffAlign   align;
+  GArray         *step_numbers[2]; /* int: a side's steps, index i+1 in its drop-down */
+  int             step[2];         /* the compared step, WEFT_SOLVER_ALL_STEPS: the whole trace */
   gboolean        syncing;
   gboolean        dark;
   GArray         *only[2];     /* WeftEventRef: compared ops without a counterpart */
@@ -437,8 +442,7 @@ weft_compare_view_refresh (WeftCompareView *self)
   g_clear_pointer (&self->diff, weft_diff_free);
   if (self->solver[0] != NULL && self->solver[1] != NULL)
     {
-      self->diff = weft_diff_new (self->solver[0], WEFT_SOLVER_ALL_STEPS, self->solver[1], WEFT_SOLVER_ALL_STEPS,
-                                  &error);
+      self->diff = weft_diff_new (self->solver[0], self->step[0], self->solver[1], self->step[1], &error);
       if (self->diff == NULL)
         g_warning ("compare: %s", error->message);
     }
@@ -456,6 +460,108 @@ weft_compare_view_refresh (WeftCompareView *self)
   set_origins (self);
   gtk_widget_queue_draw (self->marks[0]);
   gtk_widget_queue_draw (self->marks[1]);
+}
+
+/* ---- the compared steps -------------------------------------------------------------------- */
+
+static void step_changed_cb (GObject *drop, GParamSpec *pspec, WeftCompareView *self);
+
+static guint
+step_position (WeftCompareView *self, int side, int step)
+{
+  if (step == WEFT_SOLVER_ALL_STEPS)
+    return 0;
+  for (guint i = 0; self->step_numbers[side] != NULL && i < self->step_numbers[side]->len; i++)
+    if (g_array_index (self->step_numbers[side], int, i) == step)
+      return i + 1;
+  return GTK_INVALID_LIST_POSITION;
+}
+
+static void
+select_step (WeftCompareView *self, int side, guint pos)
+{
+  g_signal_handlers_block_by_func (self->step_drop[side], step_changed_cb, self);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (self->step_drop[side]), pos);
+  g_signal_handlers_unblock_by_func (self->step_drop[side], step_changed_cb, self);
+  self->step[side] = pos == 0 ? WEFT_SOLVER_ALL_STEPS : g_array_index (self->step_numbers[side], int, pos - 1);
+}
+
+/* A side's drop-down: "Whole trace" and its steps, the first step chosen
+ * when there is one. */
+static void
+fill_steps (WeftCompareView *self, int side)
+{
+  g_autoptr (GtkStringList) list = gtk_string_list_new (NULL);
+  const char *who = side ? "B" : "A";
+  g_autofree char *whole = g_strdup_printf ("%s: whole trace", who);
+
+  g_clear_pointer (&self->step_numbers[side], g_array_unref);
+  gtk_string_list_append (list, whole);
+  if (self->solver[side] != NULL)
+    {
+      self->step_numbers[side] = weft_solver_steps (self->solver[side]);
+      for (guint i = 0; i < self->step_numbers[side]->len; i++)
+        {
+          g_autofree char *item = g_strdup_printf ("%s: step %d", who, g_array_index (self->step_numbers[side], int, i));
+          gtk_string_list_append (list, item);
+        }
+    }
+  g_signal_handlers_block_by_func (self->step_drop[side], step_changed_cb, self);
+  gtk_drop_down_set_model (GTK_DROP_DOWN (self->step_drop[side]), G_LIST_MODEL (list));
+  g_signal_handlers_unblock_by_func (self->step_drop[side], step_changed_cb, self);
+  select_step (self, side, self->step_numbers[side] != NULL && self->step_numbers[side]->len > 0 ? 1 : 0);
+  gtk_widget_set_visible (self->step_drop[side], self->solver[side] != NULL);
+}
+
+static void
+step_changed_cb (GObject *drop, GParamSpec *pspec, WeftCompareView *self)
+{
+  int side = drop == G_OBJECT (self->step_drop[1]) ? 1 : 0;
+  guint pos = gtk_drop_down_get_selected (GTK_DROP_DOWN (drop));
+
+  if (pos == GTK_INVALID_LIST_POSITION)
+    return;
+  self->step[side] = pos == 0 ? WEFT_SOLVER_ALL_STEPS : g_array_index (self->step_numbers[side], int, pos - 1);
+  weft_compare_view_refresh (self);
+  /* the other side follows at the same offset from its (new) origin */
+  propagate (self, 0);
+}
+
+void
+weft_compare_view_set_steps (WeftCompareView *self, int step_a, int step_b)
+{
+  int want[2] = { step_a, step_b };
+
+  g_return_if_fail (WEFT_IS_COMPARE_VIEW (self));
+  for (int side = 0; side < 2; side++)
+    {
+      guint pos = step_position (self, side, want[side]);
+      if (pos != GTK_INVALID_LIST_POSITION)
+        select_step (self, side, pos);
+    }
+  weft_compare_view_refresh (self);
+  fit_shared (self);
+}
+
+int
+weft_compare_view_get_step (WeftCompareView *self, WeftDiffSide side)
+{
+  g_return_val_if_fail (WEFT_IS_COMPARE_VIEW (self), WEFT_SOLVER_ALL_STEPS);
+  return self->step[side == WEFT_DIFF_B];
+}
+
+GtkWidget *
+weft_compare_view_get_step_drop (WeftCompareView *self, WeftDiffSide side)
+{
+  g_return_val_if_fail (WEFT_IS_COMPARE_VIEW (self), NULL);
+  return self->step_drop[side == WEFT_DIFF_B];
+}
+
+GArray *
+weft_compare_view_get_steps (WeftCompareView *self, WeftDiffSide side)
+{
+  g_return_val_if_fail (WEFT_IS_COMPARE_VIEW (self), NULL);
+  return self->step_numbers[side == WEFT_DIFF_B];
 }
 
 void
@@ -492,6 +598,8 @@ weft_compare_view_set (WeftCompareView *self, WeftSolver *a, const char *label_a
     }
   if (a == NULL || b == NULL)
     self->solver[0] = self->solver[1] = NULL;
+  for (int side = 0; side < 2; side++)
+    fill_steps (self, side);
   weft_compare_view_refresh (self);
   fit_shared (self);
 }
@@ -587,6 +695,17 @@ weft_compare_view_init (WeftCompareView *self)
   gtk_label_set_selectable (GTK_LABEL (self->summary), TRUE);
   gtk_widget_set_hexpand (self->summary, TRUE);
   gtk_box_append (GTK_BOX (top), self->summary);
+  for (int side = 0; side < 2; side++)
+    {
+      self->step[side] = WEFT_SOLVER_ALL_STEPS;
+      self->step_drop[side] = gtk_drop_down_new_from_strings ((const char *const[]) { side ? "B: whole trace" : "A: whole trace", NULL });
+      gtk_widget_set_name (self->step_drop[side], side ? "compare-step-b" : "compare-step-a");
+      gtk_widget_set_tooltip_text (self->step_drop[side], side ? "The step of B that is compared" : "The step of A that is compared");
+      gtk_widget_set_valign (self->step_drop[side], GTK_ALIGN_CENTER);
+      gtk_widget_set_visible (self->step_drop[side], FALSE);
+      g_signal_connect (self->step_drop[side], "notify::selected", G_CALLBACK (step_changed_cb), self);
+      gtk_box_append (GTK_BOX (top), self->step_drop[side]);
+    }
   self->align_drop = gtk_drop_down_new_from_strings (aligns);
   gtk_widget_set_valign (self->align_drop, GTK_ALIGN_CENTER);
   g_signal_connect (self->align_drop, "notify::selected", G_CALLBACK (align_changed_cb), self);
@@ -643,6 +762,7 @@ weft_compare_view_finalize (GObject *object)
     {
       g_free (self->label[side]);
       g_clear_pointer (&self->only[side], g_array_unref);
+      g_clear_pointer (&self->step_numbers[side], g_array_unref);
     }
   g_free (self->detail_text);
   g_free (self->chips_text);

@@ -24,6 +24,20 @@ void              weft_compare_view_set          (WeftCompareView *self,
                                                   const char      *label_a,
                                                   WeftSolver      *b,
                                                   const char      *label_b);
+/* The step each side compares (WEFT_SOLVER_ALL_STEPS: the whole trace); a
+ * step a side does not have leaves that side's choice as it was (its first
+ * step after weft_compare_view_set ()). */
+void              weft_compare_view_set_steps    (WeftCompareView *self,
+                                                  int              step_a,
+                                                  int              step_b);
+int               weft_compare_view_get_step     (WeftCompareView *self,
+                                                  WeftDiffSide     side);
+/* A side's step drop-down and the steps it offers (transfer none), for the
+ * test state. */
+GtkWidget        *weft_compare_view_get_step_drop (WeftCompareView *self,
+                                                   WeftDiffSide     side);
+GArray           *weft_compare_view_get_steps    (WeftCompareView *self,
+                                                  WeftDiffSide     side);
 /* Compares again (after an edit of either side). */
 void              weft_compare_view_refresh      (WeftCompareView *self);
 void              weft_compare_view_set_align    (WeftCompareView *self,

@@ -133,6 +133,12 @@ show_page (WeftWindow *self)
     weft_compare_view_set (WEFT_COMPARE_VIEW (c->view), other, c->other_label, mine, mine_label);
   else
     weft_compare_view_set (WEFT_COMPARE_VIEW (c->view), mine, mine_label, other, c->other_label);
+  {
+    /* both sides compare the step the main view shows (a side without a
+     * step of that number: its first one) */
+    int step = weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics));
+    weft_compare_view_set_steps (WEFT_COMPARE_VIEW (c->view), step, step);
+  }
   c->shown = TRUE;
   gtk_widget_set_visible (self->metrics, FALSE);
   gtk_stack_set_visible_child_name (GTK_STACK (self->stack), "compare");
@@ -474,6 +480,18 @@ side_state (WeftWindow *self, WeftCompareView *view, WeftDiffSide side)
   json_object_object_add (o, "n_only", json_object_new_int ((int) weft_compare_view_get_n_only (view, side)));
   if (diff != NULL && weft_diff_whole (diff, side, &m))
     json_object_object_add (o, "step_time", json_object_new_int64 (m.step_time));
+  {
+    int step = weft_compare_view_get_step (view, side);
+    GArray *steps = weft_compare_view_get_steps (view, side);
+    json_object *arr = json_object_new_array ();
+    json_object *box = _weft_window_widget_box (self, weft_compare_view_get_step_drop (view, side));
+    json_object_object_add (o, "step", step != WEFT_SOLVER_ALL_STEPS ? json_object_new_int (step) : NULL);
+    for (guint i = 0; steps != NULL && i < steps->len; i++)
+      json_object_array_add (arr, json_object_new_int (g_array_index (steps, int, i)));
+    json_object_object_add (o, "steps", arr);
+    if (box != NULL)
+      json_object_object_add (o, "step_drop", box);
+  }
   {
     guint rank_index;
     guint32 event;

@@ -373,6 +373,7 @@ _weft_window_pipeline_test_state (WeftWindow *self, json_object *root)
   WeftWindowPipeline *pl = self->pipeline;
   json_object *o = json_object_new_object ();
   json_object *items = json_object_new_array ();
+  json_object *r;
 
   json_object_object_add (o, "color_microbatch", json_object_new_boolean (self->color_microbatch));
   json_object_object_add (o, "has_actions", json_object_new_boolean (
@@ -396,21 +397,8 @@ _weft_window_pipeline_test_state (WeftWindow *self, json_object *root)
           g_menu_model_get_item_attribute (G_MENU_MODEL (pl->menu), i, G_MENU_ATTRIBUTE_TARGET, "s", &target);
           json_object_array_add (items, json_object_new_string (target != NULL ? target : ""));
         }
-      if (pl->button != NULL && gtk_widget_get_mapped (pl->button))
-        {
-          graphene_rect_t b;
-          double sx = 0, sy = 0;
-          if (gtk_widget_compute_bounds (pl->button, GTK_WIDGET (self), &b))
-            {
-              json_object *r = json_object_new_object ();
-              gtk_native_get_surface_transform (GTK_NATIVE (self), &sx, &sy);
-              json_object_object_add (r, "x", json_object_new_int ((int) (b.origin.x + sx)));
-              json_object_object_add (r, "y", json_object_new_int ((int) (b.origin.y + sy)));
-              json_object_object_add (r, "w", json_object_new_int ((int) b.size.width));
-              json_object_object_add (r, "h", json_object_new_int ((int) b.size.height));
-              json_object_object_add (o, "button", r);
-            }
-        }
+      if (pl->button != NULL && (r = _weft_window_widget_box (self, pl->button)) != NULL)
+        json_object_object_add (o, "button", r);
     }
   json_object_object_add (o, "items", items);
   json_object_object_add (o, "probes", probes_json (self));

@@ -170,6 +170,9 @@ void     _weft_window_schedule_state_late (WeftWindow *self);
 void     _weft_window_schedule_state      (WeftWindow *self);
 void     _weft_window_take_test_screenshot (WeftWindow *self);
 void     _weft_window_first_frame_screenshot (WeftWindow *self);
+/* A widget's box in X window coordinates (what `xdotool mousemove --window`
+ * takes), or NULL when it is not shown. */
+json_object *_weft_window_widget_box (WeftWindow *self, GtkWidget *widget);
 
 /* weft-window-compare.c */
 void     _weft_window_class_compare_init      (WeftWindowClass *klass);

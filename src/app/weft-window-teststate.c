@@ -23,8 +23,6 @@
 #include "weft-timeline-view.h"
 #include "weft-window-private.h"
 
-static json_object *widget_box (WeftWindow *self, GtkWidget *widget);
-
 static void
 add_int64 (json_object *obj, const char *key, gint64 v)
 {
@@ -169,9 +167,8 @@ add_palette (WeftWindow *self, json_object *root)
     json_object_object_add (root, "palette_strategy_item", o);
 }
 
-/* A widget's box in X window coordinates, or NULL when it is not shown. */
-static json_object *
-widget_box (WeftWindow *self, GtkWidget *widget)
+json_object *
+_weft_window_widget_box (WeftWindow *self, GtkWidget *widget)
 {
   graphene_rect_t b;
   json_object *o;
@@ -209,7 +206,7 @@ add_tables (WeftWindow *self, json_object *root)
   for (guint i = 0; i < vis->len; i++)
     {
       const WeftBottomPanelRow *r = &g_array_index (vis, WeftBottomPanelRow, i);
-      json_object *o = widget_box (self, r->widget);
+      json_object *o = _weft_window_widget_box (self, r->widget);
       json_object *cells = json_object_new_array ();
       if (o == NULL)
         {
@@ -226,7 +223,7 @@ add_tables (WeftWindow *self, json_object *root)
   json_object_object_add (t, "rows", rows);
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      json_object *o = widget_box (self, weft_bottom_panel_column_title (panel, names[i]));
+      json_object *o = _weft_window_widget_box (self, weft_bottom_panel_column_title (panel, names[i]));
       if (o != NULL)
         json_object_object_add (titles, names[i], o);
     }
@@ -329,8 +326,8 @@ add_geometry (WeftWindow *self, json_object *root)
     for (guint i = 0; i < weft_legend_get_n_entries (WEFT_LEGEND (self->legend)); i++)
       json_object_array_add (legend, json_object_new_string (weft_legend_get_entry (WEFT_LEGEND (self->legend), i)));
     json_object_object_add (root, "legend", legend);
-    json_object_object_add (root, "legend_box", widget_box (self, self->legend));
-    json_object_object_add (root, "breakdown_box", widget_box (self, self->breakdown));
+    json_object_object_add (root, "legend_box", _weft_window_widget_box (self, self->legend));
+    json_object_object_add (root, "breakdown_box", _weft_window_widget_box (self, self->breakdown));
     {
       double sx = 0, sy = 0;
       json_object *o = json_object_new_object ();
@@ -463,7 +460,7 @@ add_inspector_edges (WeftWindow *self, json_object *root)
       guint r;
       guint32 e;
       GtkWidget *b = weft_inspector_get_edge (insp, i, &dir, &kind, &r, &e);
-      json_object *o = widget_box (self, b);
+      json_object *o = _weft_window_widget_box (self, b);
       if (o == NULL)
         o = json_object_new_object ();
       json_object_object_add (o, "dir", json_object_new_string (dir));
@@ -474,10 +471,10 @@ add_inspector_edges (WeftWindow *self, json_object *root)
     }
   for (guint i = 0; i < why->len; i++)
     json_object_array_add (reasons, json_object_new_string (g_ptr_array_index (why, i)));
-  json_object_object_add (root, "inspector_box", widget_box (self, self->inspector));
+  json_object_object_add (root, "inspector_box", _weft_window_widget_box (self, self->inspector));
   {
     GtkWidget *title = weft_inspector_get_title_label (insp);
-    json_object *o = title != NULL ? widget_box (self, title) : NULL;
+    json_object *o = title != NULL ? _weft_window_widget_box (self, title) : NULL;
     if (o != NULL)
       {
         const char *tip = gtk_widget_get_tooltip_text (title);
