@@ -9,7 +9,9 @@
 #  2. its P2P send/recv pairs are drawn as arrows between ranks (the
 #     painter's count of arrows in view, fitted: every pair);
 #  3. the bubble chip shows the mean pipeline bubble analyze --json reports
-#     for the same files.
+#     for the same files;
+#  4. the Schedule menu lists the schedules the composer accepts for the
+#     same parameters and greys the others with the composer's reason.
 #
 # Skips (77) without a display, xdotool, python3 or the binaries.
 set -euo pipefail
@@ -56,5 +58,27 @@ want = float(sys.argv[2])
 assert abs(shown - want) <= 0.05, (shown, want)
 print("ok - bubble chip %.2f %% = analyze --json whole.bubble_pct %.2f %%" % (shown, want))
 PY
+
+# ---- 4. the Schedule menu: what the composer refuses is greyed, with its reason ---------------
+# Every other schedule is either an item of the menu or a greyed one, and
+# which is which (and the reason) is what `weft-cli compose --pp-schedule`
+# answers for the same parameters.
+[ "$(q 'd["pipeline_ui"]["composed"] and d["pipeline_ui"]["schedule"] == "1f1b"')" = 1 ] || fail "no Schedule menu for the 1f1b step"
+NREF=0
+for S in gpipe interleaved-1f1b looped-bfs zb zbv dualpipev; do
+  RC=0
+  ERR=$("$CLI" compose -q -s fsdp,tp,pp --dp 2 --tp 8 --pp 4 -p llama3-70b --layers 4 --mbs 4 --pp-schedule "$S" --json 2>&1 >/dev/null) || RC=$?
+  if [ "$RC" = 0 ]; then
+    [ "$(q "'$S' in d['pipeline_ui']['items'] and all(r['schedule'] != '$S' for r in d['pipeline_ui']['refused'])")" = 1 ] \
+      || fail "$S composes in the CLI but is not an item of the Schedule menu: $(q 'd["pipeline_ui"]')"
+  else
+    REASON=${ERR#weft-cli: compose: }
+    [ "$(q "'$S' not in d['pipeline_ui']['items'] and [r['reason'] for r in d['pipeline_ui']['refused'] if r['schedule'] == '$S'] == ['''$REASON''']")" = 1 ] \
+      || fail "$S is refused by the CLI ($REASON) but not greyed with that reason: $(q 'd["pipeline_ui"]')"
+    NREF=$((NREF + 1))
+  fi
+done
+[ "$NREF" -gt 0 ] || fail "the CLI refused no schedule: the check could not tell greyed items from others"
+ok "Schedule menu: $(q 'len(d["pipeline_ui"]["items"])') schedules to compare with, $NREF greyed with the composer's reason ($(q '"; ".join(r["schedule"] + ": " + r["reason"] for r in d["pipeline_ui"]["refused"])'))"
 
 echo "test-ui-pipeline: passed"

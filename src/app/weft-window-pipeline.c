@@ -21,6 +21,7 @@
 #include "config.h"
 
 #include <json-c/json.h>
+#include <string.h>
 
 #include "weft/weft.h"
 #include "weft-app-util.h"
@@ -37,6 +38,7 @@ struct _WeftWindowPipeline
   GCancellable     *cancellable; /* the compose running, NULL when none */
   char             *running;    /* its schedule */
   char             *error;      /* the last compose's refusal */
+  GPtrArray        *refused;    /* char*: "name\treason" of the schedules these parameters cannot use */
   guint             switches;   /* composes finished (for tests) */
 };
 
@@ -58,7 +60,10 @@ static WeftWindowPipeline *
 pipeline_get (WeftWindow *self)
 {
   if (self->pipeline == NULL)
-    self->pipeline = g_new0 (WeftWindowPipeline, 1);
+    {
+      self->pipeline = g_new0 (WeftWindowPipeline, 1);
+      self->pipeline->refused = g_ptr_array_new_with_free_func (g_free);
+    }
   return self->pipeline;
 }
 
@@ -142,6 +147,23 @@ compose_done_cb (GObject *source, GAsyncResult *result, gpointer user_data)
   _weft_window_schedule_state (self);
 }
 
+/* The parameters of the step under schedule: the trace's, with its stages
+ * per rank where the schedule can run them, else the composer's default
+ * for that schedule (two for the looped and V schedules, one for the
+ * others), as `weft-cli compose --pp-schedule` without
+ * --pp-stages-per-rank. FALSE, with the composer's reason, where the
+ * parameters cannot use that schedule. */
+static gboolean
+switch_params (const WeftComposeParams *trace, WeftPpSchedule schedule, WeftComposeParams *out, GError **error)
+{
+  *out = *trace;
+  out->pp_schedule = schedule;
+  if (weft_compose_params_validate (out, NULL))
+    return TRUE;
+  out->pp_stages_per_rank = 0;
+  return weft_compose_params_validate (out, error);
+}
+
 static void
 pp_schedule_activated (GtkWidget *widget, const char *action_name, GVariant *param)
 {
@@ -156,17 +178,7 @@ pp_schedule_activated (GtkWidget *widget, const char *action_name, GVariant *par
   if (pl == NULL || !pl->composed || pl->cancellable != NULL || !weft_compose_parse_pp_schedule (name, &schedule, &error))
     return;
   req = g_new0 (Request, 1);
-  req->params = pl->params;
-  req->params.pp_schedule = schedule;
-  /* the looped schedules run several stages per rank, the others one: the
-   * composer's default for the new schedule unless the trace had its own */
-  if (weft_compose_pp_stages_per_rank (&pl->params) > 1 && !(schedule == WEFT_PP_INTERLEAVED_1F1B ||
-                                                             schedule == WEFT_PP_LOOPED_BFS))
-    req->params.pp_stages_per_rank = 0;
-  if (weft_compose_pp_stages_per_rank (&pl->params) == 1 &&
-      (schedule == WEFT_PP_INTERLEAVED_1F1B || schedule == WEFT_PP_LOOPED_BFS))
-    req->params.pp_stages_per_rank = 0;
-  if (!weft_compose_params_validate (&req->params, &error))
+  if (!switch_params (&pl->params, schedule, &req->params, &error))
     {
       g_autofree char *what = g_strdup_printf ("Cannot compose this step with %s", name);
       _weft_window_show_error (self, what, error->message);
@@ -190,18 +202,34 @@ rebuild_menu (WeftWindow *self)
   const char *current = weft_compose_pp_schedule_to_string (pl->params.pp_schedule);
   g_autofree char *label = g_strdup_printf ("_Schedule: %s", current);
 
+  g_autoptr (GMenu) refused = g_menu_new ();
+
   g_menu_remove_all (pl->menu);
+  g_ptr_array_set_size (pl->refused, 0);
   for (guint i = 0; weft_compose_pp_schedule_name (i) != NULL; i++)
     {
       const char *name = weft_compose_pp_schedule_name (i);
       g_autofree char *item = NULL;
       g_autofree char *detailed = NULL;
-      if (g_strcmp0 (name, current) == 0)
+      g_autoptr (GError) error = NULL;
+      WeftComposeParams params;
+      WeftPpSchedule schedule;
+      if (g_strcmp0 (name, current) == 0 || !weft_compose_parse_pp_schedule (name, &schedule, NULL))
         continue;
+      if (!switch_params (&pl->params, schedule, &params, &error))
+        {
+          /* greyed (win.pp-refused is never enabled), with the reason */
+          item = g_strdup_printf ("%s: %s", name, error->message);
+          g_menu_append (refused, item, "win.pp-refused");
+          g_ptr_array_add (pl->refused, g_strdup_printf ("%s\t%s", name, error->message));
+          continue;
+        }
       item = g_strdup_printf ("Compare with %s", name);
       detailed = g_strdup_printf ("win.pp-schedule::%s", name);
       g_menu_append (pl->menu, item, detailed);
     }
+  if (g_menu_model_get_n_items (G_MENU_MODEL (refused)) > 0)
+    g_menu_append_section (pl->menu, "Not for this step", G_MENU_MODEL (refused));
   gtk_menu_button_set_label (GTK_MENU_BUTTON (pl->button), label);
 }
 
@@ -213,6 +241,8 @@ _weft_window_class_pipeline_init (WeftWindowClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   gtk_widget_class_install_action (widget_class, "win.pp-schedule", "s", pp_schedule_activated);
+  /* the items of the schedules the step cannot use: always greyed */
+  gtk_widget_class_install_action (widget_class, "win.pp-refused", NULL, NULL);
   gtk_widget_class_install_property_action (widget_class, "win.color-microbatch", "color-microbatch");
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_p, 0, "win.color-microbatch", NULL);
 }
@@ -270,6 +300,7 @@ _weft_window_pipeline_update_actions (WeftWindow *self)
                  !_weft_window_is_loading (self);
 
   gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pp-schedule", can);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.pp-refused", FALSE);
   if (pl != NULL && pl->button != NULL)
     gtk_widget_set_sensitive (pl->button, can);
 }
@@ -281,6 +312,7 @@ _weft_window_pipeline_free (WeftWindow *self)
     return;
   _weft_window_pipeline_clear (self);
   g_clear_object (&self->pipeline->menu);
+  g_clear_pointer (&self->pipeline->refused, g_ptr_array_unref);
   g_free (self->pipeline->error);
   g_clear_pointer (&self->pipeline, g_free);
 }
@@ -373,6 +405,7 @@ _weft_window_pipeline_test_state (WeftWindow *self, json_object *root)
   WeftWindowPipeline *pl = self->pipeline;
   json_object *o = json_object_new_object ();
   json_object *items = json_object_new_array ();
+  json_object *refused = json_object_new_array ();
   json_object *r;
 
   json_object_object_add (o, "color_microbatch", json_object_new_boolean (self->color_microbatch));
@@ -394,13 +427,25 @@ _weft_window_pipeline_test_state (WeftWindow *self, json_object *root)
       for (int i = 0; pl->menu != NULL && i < g_menu_model_get_n_items (G_MENU_MODEL (pl->menu)); i++)
         {
           g_autofree char *target = NULL;
-          g_menu_model_get_item_attribute (G_MENU_MODEL (pl->menu), i, G_MENU_ATTRIBUTE_TARGET, "s", &target);
-          json_object_array_add (items, json_object_new_string (target != NULL ? target : ""));
+          /* the items of the schedules it can switch to (the section of the
+           * refused ones has no target) */
+          if (g_menu_model_get_item_attribute (G_MENU_MODEL (pl->menu), i, G_MENU_ATTRIBUTE_TARGET, "s", &target))
+            json_object_array_add (items, json_object_new_string (target));
+        }
+      for (guint i = 0; i < pl->refused->len; i++)
+        {
+          const char *line = g_ptr_array_index (pl->refused, i);
+          const char *tab = strchr (line, '\t');
+          json_object *one = json_object_new_object ();
+          json_object_object_add (one, "schedule", json_object_new_string_len (line, (int) (tab - line)));
+          json_object_object_add (one, "reason", json_object_new_string (tab + 1));
+          json_object_array_add (refused, one);
         }
       if (pl->button != NULL && (r = _weft_window_widget_box (self, pl->button)) != NULL)
         json_object_object_add (o, "button", r);
     }
   json_object_object_add (o, "items", items);
+  json_object_object_add (o, "refused", refused);
   json_object_object_add (o, "probes", probes_json (self));
   json_object_object_add (root, "pipeline_ui", o);
 }
