@@ -633,7 +633,7 @@ typedef struct
   WeftView         view;
   WeftLayout      *layout;
   cairo_surface_t *kept, *fresh;
-  guint            replayed, patched;
+  guint            replayed, patched, bands_patched;
 } CacheView;
 
 static void
@@ -695,6 +695,7 @@ cache_view_check (CacheView *cv, WeftTrace *trace, WeftSolver *solver)
                    cairo_image_surface_get_data (cv->fresh), cairo_image_surface_get_stride (cv->fresh) * 700);
   cv->replayed += sk.rows_replayed;
   cv->patched += sk.rows_patched;
+  cv->bands_patched += sk.bands_patched;
 }
 
 /* Copies of every lane's arrays of every rank. */
@@ -787,8 +788,10 @@ box_cache_edits (WeftTrace *trace, guint n_ops)
             cache_view_check (&zoomed, trace, solver);
         }
     }
-  g_test_message ("%u ops edited: full view %u rows replayed, %u patched; zoomed %u / %u; %u lane ranges", n_ops,
-                  full.replayed, full.patched, zoomed.replayed, zoomed.patched, n_ranges);
+  g_test_message ("%u ops edited: full view %u rows replayed, %u patched; zoomed %u / %u; %u lane ranges; "
+                  "%u bands patched", n_ops, full.replayed, full.patched, zoomed.replayed, zoomed.patched, n_ranges,
+                  full.bands_patched + zoomed.bands_patched);
+  g_assert_cmpuint (full.bands_patched + zoomed.bands_patched, >, 0);
   g_assert_cmpuint (full.replayed, >, 0);
   g_assert_cmpuint (full.patched + zoomed.patched, >, 0);
   g_assert_cmpuint (n_ranges, >, 0);

@@ -376,6 +376,7 @@ typedef struct
   guint rows_replayed;
   guint rows_patched;
   guint bands_replayed;  /* overlap bands drawn from their cached columns */
+  guint bands_patched;   /* ... sampled again only over the span their last patch changed */
 } WeftRenderStats;
 
 /* The body: background, rows, events with level-of-detail folding, labels,

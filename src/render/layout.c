@@ -257,8 +257,13 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
         {
           rl->sband_epoch = epoch;
           rl->sband_gen = rt->times->generation;
-          if (lo <= hi)
-            rl->sband_version++; /* else nothing in it changed */
+          if (lo <= hi) /* else nothing in it changed */
+            {
+              rl->sband_version++;
+              rl->sband_patch_version = rl->sband_version;
+              rl->sband_patch_lo = lo;
+              rl->sband_patch_hi = hi;
+            }
           return rl->sband;
         }
       rl->sband_epoch = 0;

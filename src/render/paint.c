@@ -603,35 +603,47 @@ push_band (Paint *p, WeftOverlapState state, double x, double y, double w, doubl
   push_rect (&p->band_rects[state], x, y, w, h);
 }
 
-/* push_band, recorded into items when given (the band's cache). */
+/* A step of the band's sampler: pushed, and recorded into items (the
+ * band's cache) when given. */
 static inline void
-band_item (Paint *p, GArray *items, WeftOverlapState state, double x, double y, double w, double h)
+band_step (Paint *p, GArray *items, WeftOverlapState state, double x, double y, double w, double h, gint64 treach,
+           gint64 tstate, double xmin_after)
 {
-  if (items != NULL && state != WEFT_OVERLAP_IDLE && w > 0)
+  if (items != NULL)
     {
-      WeftBandItem it = { x, w, (guint8) state };
+      WeftBandItem it = { x, w, xmin_after, treach, tstate, (guint8) state };
       g_array_append_val (items, it);
     }
   push_band (p, state, x, y, w, h);
 }
 
 /* The band of a rank header at y, height h. bc (NULL: none): the rank's
- * cache of the band's columns, replayed when the band (array and version)
- * and the view are those it was made for. */
+ * cache of the sampler's steps, replayed when the band (array and version)
+ * and the view are those it was made for; when the band was patched once
+ * since over [plo, phi] (patched TRUE), the steps that read only segments
+ * ending before plo are kept, the sampler runs from the state after them,
+ * and once it is about to read a segment beginning after phi at a state
+ * that an old step also went on from, the old steps from there on are
+ * kept: the same steps as sampling the whole band (outside the span the
+ * band is the same partition, and a step reads nothing before its state). */
 static void
-paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, double y, double h)
+paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, gboolean patched, gint64 plo, gint64 phi,
+            double y, double h)
 {
-  GArray *items = NULL;
+  GArray *items = NULL, *old = NULL;
   const WeftOverlapSegment *seg;
-  guint n, i;
+  guint n, i, q = 0;
   double x_min = -2.0;
 
   if (band == NULL || band->len == 0)
     return;
+  seg = (const WeftOverlapSegment *) (void *) band->data;
+  n = band->len;
+  i = seg_end_after (seg, 0, n, p->t0);
   if (bc != NULL)
     {
-      if (bc->band == band && bc->version == version && bc->t0 == p->t0 && bc->t1 == p->t1 &&
-          bc->width == p->view->width && bc->items != NULL)
+      gboolean view_same = bc->t0 == p->t0 && bc->t1 == p->t1 && bc->width == p->view->width && bc->items != NULL;
+      if (bc->band == band && bc->version == version && view_same)
         {
           for (guint k = 0; k < bc->items->len; k++)
             {
@@ -641,27 +653,62 @@ paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, double y
           p->stats.bands_replayed++;
           return;
         }
-      if (bc->items == NULL)
-        bc->items = g_array_new (FALSE, FALSE, sizeof (WeftBandItem));
-      g_array_set_size (bc->items, 0);
-      items = bc->items;
+      if (bc->band == band && patched && bc->version + 1 == version && view_same && plo <= phi)
+        {
+          /* keep the steps before the patched span */
+          const WeftBandItem *it = (const WeftBandItem *) (void *) bc->items->data;
+          old = bc->items;
+          while (q < old->len && it[q].treach < plo && it[q].tstate < plo)
+            q++;
+          items = g_array_sized_new (FALSE, FALSE, sizeof (WeftBandItem), old->len + 16);
+          for (guint k = 0; k < q; k++)
+            push_band (p, (WeftOverlapState) it[k].state, it[k].x, y, it[k].w, h);
+          g_array_append_vals (items, it, q);
+          if (q > 0)
+            {
+              i = seg_end_after (seg, 0, n, it[q - 1].tstate);
+              x_min = it[q - 1].xmin_after;
+            }
+          p->stats.bands_patched++;
+        }
+      else
+        {
+          if (bc->items == NULL)
+            bc->items = g_array_new (FALSE, FALSE, sizeof (WeftBandItem));
+          g_array_set_size (bc->items, 0);
+          items = bc->items;
+        }
       bc->band = band;
       bc->version = version;
       bc->t0 = p->t0;
       bc->t1 = p->t1;
       bc->width = p->view->width;
     }
-  seg = (const WeftOverlapSegment *) (void *) band->data;
-  n = band->len;
-  i = seg_end_after (seg, 0, n, p->t0);
   while (i < n && seg[i].begin < p->t1)
     {
-      double xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
-      double xe = (double) (seg[i].end - p->t0) * p->scale;
+      double xb, xe;
+      if (old != NULL && seg[i].begin > phi)
+        {
+          /* past the span: the old steps from the same state on */
+          const WeftBandItem *it = (const WeftBandItem *) (void *) old->data;
+          while (q < old->len && it[q].tstate < seg[i].begin)
+            q++;
+          if (q < old->len && it[q].tstate == seg[i].begin && it[q].xmin_after == x_min)
+            {
+              for (guint k = q + 1; k < old->len; k++)
+                push_band (p, (WeftOverlapState) it[k].state, it[k].x, y, it[k].w, h);
+              g_array_append_vals (items, it + q + 1, old->len - q - 1);
+              i = n;
+              break;
+            }
+        }
+      xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
+      xe = (double) (seg[i].end - p->t0) * p->scale;
       if (xe - xb >= 1.0)
         {
-          band_item (p, items, seg[i].state, clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h);
           x_min = xe;
+          band_step (p, items, seg[i].state, clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h, seg[i].end,
+                     i + 1 < n ? seg[i + 1].begin : G_MAXINT64, x_min);
           i++;
         }
       else
@@ -672,11 +719,19 @@ paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, double y
           gint64 tmid = p->t0 + (gint64) ((col + 0.5) / p->scale);
           gint64 tnext = p->t0 + (gint64) ((col + 1.0) / p->scale);
           guint j = MIN (seg_end_after (seg, i, n, tmid), n - 1);
-          band_item (p, items, seg[j].state, col, y, 1.0, h);
+          WeftOverlapState st = seg[j].state;
+          gint64 reach;
           x_min = col + 1.0;
           /* next: the first segment still running at the next column */
           i = MAX (seg_end_after (seg, j, n, tnext), i + 1);
+          reach = i < n ? MAX (seg[j].end, seg[i].end) : G_MAXINT64;
+          band_step (p, items, st, col, y, 1.0, h, reach, i < n ? seg[i].begin : G_MAXINT64, x_min);
         }
+    }
+  if (old != NULL)
+    {
+      g_array_free (old, TRUE);
+      bc->items = items;
     }
 }
 
@@ -960,7 +1015,9 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
                 if (overlay != NULL && overlay->bands != NULL && row->rank_index < overlay->n_bands &&
                     overlay->bands[row->rank_index] != NULL)
                   band = overlay->bands[row->rank_index], bc = NULL; /* the caller's: may change in place */
-                paint_band (&p, band, bc, band == brl->sband ? brl->sband_version : 0, y + 5.0, row->height - 10.0);
+                paint_band (&p, band, bc, band == brl->sband ? brl->sband_version : 0,
+                            band == brl->sband && brl->sband_patch_version == brl->sband_version,
+                            brl->sband_patch_lo - 1, brl->sband_patch_hi + 1, y + 5.0, row->height - 10.0);
               }
             break;
           case WEFT_ROW_LANE:

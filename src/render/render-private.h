@@ -175,9 +175,14 @@ typedef struct
   GArray        *items;     /* WeftBandItem */
 } WeftBandCache;
 
+/* One step of the band's sampler (paint.c): what it pushed (state, x, w;
+ * nothing when idle or empty), the latest segment end it read, and its
+ * state after: the begin of the segment it goes on from (G_MAXINT64: the
+ * end) and the x every later box starts at or after. */
 typedef struct
 {
-  double x, w;
+  double x, w, xmin_after;
+  gint64 treach, tstate;
   guint8 state;
 } WeftBandItem;
 
@@ -228,6 +233,10 @@ typedef struct
   guint64         sband_epoch;
   gint64         *band_maxdur;
   guint64         sband_version; /* bumped whenever sband is made or patched */
+  /* the span the patch that made sband_version patched (version
+   * sband_patch_version) */
+  guint64         sband_patch_version;
+  gint64          sband_patch_lo, sband_patch_hi;
   WeftBandCache   band_cache;
   WeftMemoryCache mem_cache;
 } WeftRankLayout;
