@@ -619,6 +619,205 @@ test_paint_same (void)
     }
 }
 
+/* The painter's box caches (docs/rendering.md "Level of detail", box
+ * cache): a layout kept across drags and other non-structural edits, its
+ * rows replayed or patched where the lane arrays changed (and its bands
+ * and memory rows replayed when unchanged), must paint the same pixels
+ * and count the same boxes and labels as a fresh layout folding every row
+ * (lane_changed unset: nothing kept); and the solver's per-lane changed
+ * positions (weft_solver_lane_times_changed) must hold every entry that
+ * changed. Views: the whole trace, and 1/20 of it with the CPU threads
+ * expanded; each edit paints both. */
+typedef struct
+{
+  WeftView         view;
+  WeftLayout      *layout;
+  cairo_surface_t *kept, *fresh;
+  guint            replayed, patched, bands_patched;
+} CacheView;
+
+static void
+cache_view_init (CacheView *cv, WeftTrace *trace, double zoom)
+{
+  memset (cv, 0, sizeof *cv);
+  weft_view_init (&cv->view, trace);
+  cv->view.width = 900;
+  cv->view.height = 700;
+  if (zoom < 1.0)
+    {
+      gint64 d = cv->view.span.end - cv->view.span.begin;
+      cv->view.span.begin += (gint64) (d * 0.3);
+      cv->view.span.end = cv->view.span.begin + (gint64) (d * zoom);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        weft_view_set_rank_flags (&cv->view, r, WEFT_RANK_VIEW_CPU_EXPANDED);
+    }
+  cv->layout = weft_layout_new (trace, &cv->view);
+  cv->kept = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 900, 700);
+  cv->fresh = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 900, 700);
+}
+
+static void
+cache_view_clear (CacheView *cv)
+{
+  weft_layout_free (cv->layout);
+  cairo_surface_destroy (cv->kept);
+  cairo_surface_destroy (cv->fresh);
+  weft_view_clear (&cv->view);
+}
+
+static void
+cache_view_check (CacheView *cv, WeftTrace *trace, WeftSolver *solver)
+{
+  WeftRenderTimes lanes, rebuilt;
+  WeftRenderStats sk = { 0 }, sf = { 0 };
+  WeftLayout *fresh = weft_layout_new (trace, &cv->view);
+  cairo_t *cr;
+
+  weft_render_times_init_solver (&lanes, trace, solver);
+  rebuilt = lanes;
+  rebuilt.lane_changed = NULL;
+  cr = cairo_create (cv->kept);
+  weft_render_paint (cr, trace, &cv->view, cv->layout, &lanes, NULL, &sk);
+  cairo_destroy (cr);
+  cr = cairo_create (cv->fresh);
+  weft_render_paint (cr, trace, &cv->view, fresh, &rebuilt, NULL, &sf);
+  cairo_destroy (cr);
+  weft_layout_free (fresh);
+  cairo_surface_flush (cv->kept);
+  cairo_surface_flush (cv->fresh);
+  g_assert_cmpuint (sf.rows_replayed + sf.rows_patched, ==, 0);
+  g_assert_cmpuint (sk.boxes, ==, sf.boxes);
+  g_assert_cmpuint (sk.folded_boxes, ==, sf.folded_boxes);
+  g_assert_cmpuint (sk.events_folded, ==, sf.events_folded);
+  g_assert_cmpuint (sk.labels, ==, sf.labels);
+  g_assert_cmpuint (sk.boxes, >, 0);
+  g_assert_cmpmem (cairo_image_surface_get_data (cv->kept), cairo_image_surface_get_stride (cv->kept) * 700,
+                   cairo_image_surface_get_data (cv->fresh), cairo_image_surface_get_stride (cv->fresh) * 700);
+  cv->replayed += sk.rows_replayed;
+  cv->patched += sk.rows_patched;
+  cv->bands_patched += sk.bands_patched;
+}
+
+/* Copies of every lane's arrays of every rank. */
+static GPtrArray *
+snapshot_lanes (WeftTrace *trace, WeftSolver *solver)
+{
+  GPtrArray *snap = g_ptr_array_new_with_free_func (g_free);
+  for (guint r = 0; r < trace->ranks->len; r++)
+    for (guint32 l = 0; l < weft_trace_rank (trace, r)->lanes->len; l++)
+      {
+        const gint64 *s = NULL, *e = NULL;
+        guint n = weft_solver_lane_times (solver, r, l, &s, &e);
+        gint64 *c = g_new (gint64, 2 * (gsize) n + 1);
+        c[0] = n;
+        memcpy (c + 1, s, n * sizeof (gint64));
+        memcpy (c + 1 + n, e, n * sizeof (gint64));
+        g_ptr_array_add (snap, c);
+      }
+  return snap;
+}
+
+/* Every entry outside the range weft_solver_lane_times_changed gives since
+ * the snapshot's epoch equals the snapshot; returns how many lanes had a
+ * range. */
+static guint
+check_changed_ranges (WeftTrace *trace, WeftSolver *solver, GPtrArray *snap, guint64 since)
+{
+  guint k = 0, n_ranges = 0;
+  for (guint r = 0; r < trace->ranks->len; r++)
+    for (guint32 l = 0; l < weft_trace_rank (trace, r)->lanes->len; l++, k++)
+      {
+        const gint64 *s = NULL, *e = NULL, *c = g_ptr_array_index (snap, k);
+        guint64 epoch;
+        guint lo, hi;
+        guint n = weft_solver_lane_times (solver, r, l, &s, &e);
+        g_assert_true (weft_solver_lane_times_changed (solver, r, l, since, &epoch, &lo, &hi));
+        g_assert_cmpuint (n, ==, (guint) c[0]);
+        for (guint i = 0; i < n; i++)
+          if (i < lo || i > hi)
+            {
+              g_assert_cmpint (s[i], ==, c[1 + i]);
+              g_assert_cmpint (e[i], ==, c[1 + n + i]);
+            }
+        if (lo <= hi)
+          n_ranges++;
+      }
+  return n_ranges;
+}
+
+static void
+box_cache_edits (WeftTrace *trace, guint n_ops)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
+  CacheView full, zoomed;
+  guint n_ranges = 0;
+
+  g_assert_no_error (error);
+  cache_view_init (&full, trace, 1.0);
+  cache_view_init (&zoomed, trace, 0.05);
+  cache_view_check (&full, trace, solver);
+  cache_view_check (&zoomed, trace, solver);
+  cache_view_check (&full, trace, solver); /* nothing changed: replayed */
+  for (guint k = 0; k < n_ops; k++)
+    {
+      guint r = 0;
+      guint32 ev = random_op (trace, solver, &r);
+      gint64 s0;
+      int what = g_test_rand_int_range (0, 4);
+      if (ev == WEFT_NONE)
+        break;
+      if (k == n_ops / 3)
+        weft_solver_prepare (solver);
+      s0 = weft_solver_start (solver, r, ev);
+      for (guint m = 1; m <= 3; m++)
+        {
+          g_autoptr (GPtrArray) snap = snapshot_lanes (trace, solver);
+          guint64 since;
+          guint a, b;
+          weft_solver_lane_times_changed (solver, 0, 0, 0, &since, &a, &b);
+          if (what == 0)
+            g_assert_true (weft_solver_set_duration (solver, r, ev, g_test_rand_int_range (0, 200000), &error));
+          else if (what == 1)
+            g_assert_true (weft_solver_set_min_start (solver, r, ev, -1, &error));
+          else
+            g_assert_true (weft_solver_set_min_start (solver, r, ev, s0 + (gint64) m * 7000, &error));
+          n_ranges += check_changed_ranges (trace, solver, snap, since);
+          cache_view_check (&full, trace, solver);
+          if (m != 2)
+            cache_view_check (&zoomed, trace, solver);
+        }
+    }
+  g_test_message ("%u ops edited: full view %u rows replayed, %u patched; zoomed %u / %u; %u lane ranges; "
+                  "%u bands patched", n_ops, full.replayed, full.patched, zoomed.replayed, zoomed.patched, n_ranges,
+                  full.bands_patched + zoomed.bands_patched);
+  g_assert_cmpuint (full.bands_patched + zoomed.bands_patched, >, 0);
+  g_assert_cmpuint (full.replayed, >, 0);
+  g_assert_cmpuint (full.patched + zoomed.patched, >, 0);
+  g_assert_cmpuint (n_ranges, >, 0);
+  cache_view_clear (&full);
+  cache_view_clear (&zoomed);
+}
+
+static void
+test_box_cache (void)
+{
+  g_autofree char *path = write_sync_trace (300);
+  g_autoptr (WeftTrace) trace = load (path);
+  box_cache_edits (trace, 20);
+}
+
+static void
+test_box_cache_shared (gconstpointer data)
+{
+  g_autofree char *path = weft_test_require_trace (data);
+  g_autoptr (WeftTrace) trace = NULL;
+  if (path == NULL)
+    return;
+  trace = load (path);
+  box_cache_edits (trace, 12);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -632,6 +831,11 @@ main (int argc, char **argv)
   g_test_add_data_func ("/lane-times/band-patch-fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10",
                         test_band_patch_shared);
   g_test_add_func ("/lane-times/paint-same", test_paint_same);
+  g_test_add_func ("/lane-times/box-cache", test_box_cache);
+  g_test_add_data_func ("/lane-times/box-cache-fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10",
+                        test_box_cache_shared);
+  g_test_add_data_func ("/lane-times/box-cache-dlrm", "param/et_replay/tests/inputs/dlrm_kineto",
+                        test_box_cache_shared);
   g_test_add_func ("/lane-times/band-cache", test_band_cache);
   g_test_add_func ("/lane-times/threaded-build", test_threaded_build);
   return g_test_run ();

@@ -177,6 +177,12 @@ typedef struct
    * it; FALSE: not known (remade). */
   gboolean            (*lane_window) (gpointer user_data, guint rank_index, guint64 since, guint64 *epoch,
                                       gint64 *lo, gint64 *hi);
+  /* Optional, with lane_func: which positions of one lane's arrays changed
+   * since an epoch (weft_solver_lane_times_changed; inclusive, lo > hi:
+   * none), so the layout's box cache of a row drawn at the same view is
+   * replayed or patched instead of folded again; FALSE: not known. */
+  gboolean            (*lane_changed) (gpointer user_data, guint rank_index, guint32 lane, guint64 since,
+                                       guint64 *epoch, guint *lo, guint *hi);
 } WeftRenderTimes;
 
 /* The solver's times, as the window and weft-cli render draw them: func
@@ -363,6 +369,14 @@ typedef struct
   guint memory_points;  /* memory samples they looked at */
   guint memory_fills;   /* cairo fills + strokes of their curves (one each per row, whatever the samples) */
   gint64 memory_peak;   /* the largest peak labelled ("peak 19.7 GiB"), bytes; 0 none */
+  /* depth rows drawn from the layout's box cache of the previous paint of
+   * the same view: replayed whole (nothing changed in them) or patched
+   * (folded again only from the first box that read a changed entry to
+   * where the fold meets the cached boxes again), see docs/rendering.md */
+  guint rows_replayed;
+  guint rows_patched;
+  guint bands_replayed;  /* overlap bands drawn from their cached columns */
+  guint bands_patched;   /* ... sampled again only over the span their last patch changed */
 } WeftRenderStats;
 
 /* The body: background, rows, events with level-of-detail folding, labels,

@@ -165,6 +165,15 @@ guint64     weft_solver_lane_times_pending (WeftSolver *self);
 gboolean    weft_solver_lane_times_gpu_window (WeftSolver *self, guint rank_index, guint64 since,
                                                guint64 *epoch, gint64 *lo, gint64 *hi);
 
+/* Which entries of one lane's arrays changed since an earlier epoch (any
+ * lane, CPU ones included): brings the arrays up to date, sets *epoch to
+ * their current epoch and *lo / *hi to positions in the lane (inclusive;
+ * *lo > *hi: none changed) outside which every entry is as it was at
+ * since. FALSE when that is not known (since 0, the arrays rebuilt since,
+ * or more than a ring of refreshes ago). */
+gboolean    weft_solver_lane_times_changed (WeftSolver *self, guint rank_index, guint32 lane, guint64 since,
+                                            guint64 *epoch, guint *lo, guint *hi);
+
 /* Span of the solved schedule over every node (common timeline). */
 WeftTimeSpan weft_solver_span (WeftSolver *self);
 

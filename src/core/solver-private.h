@@ -238,6 +238,15 @@ typedef struct
 
 typedef struct
 {
+  guint32   cur_lo, cur_hi;
+  guint64   epoch[LANE_WIN_RING];
+  guint32   lo[LANE_WIN_RING], hi[LANE_WIN_RING];
+  guint     n, next;
+  guint64   lost;
+} LanePosWin;
+
+typedef struct
+{
   gboolean       built;
   guint64        structure;       /* WeftSolver.structure of the build */
   guint          n_edits_applied;
@@ -262,6 +271,12 @@ typedef struct
   /* per g: its rank, and whether the lane is a GPU lane (the windows) */
   guint         *g_rank;
   guint8        *g_gpu;
+  /* per g: the positions of its entries that changed (old or new value
+   * differs), for weft_solver_lane_times_changed: this refresh's range
+   * (pos_lo > pos_hi: none) and a ring of the last LANE_WIN_RING
+   * refreshes' ranges with their epochs; pos_lost: the highest epoch whose
+   * range fell out */
+  LanePosWin    *g_win;
   guint64        epoch;           /* refreshes and builds so far (the windows' clock) */
   guint64        build_epoch;     /* epoch of the last build */
 } LaneTimes;

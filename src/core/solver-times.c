@@ -49,6 +49,7 @@ _weft_solver_lane_times_free (WeftSolver *self)
   LaneTimes *lt = &self->lt;
   g_clear_pointer (&lt->g_rank, g_free);
   g_clear_pointer (&lt->g_gpu, g_free);
+  g_clear_pointer (&lt->g_win, g_free);
   for (guint r = 0; r < lt->n_ranks; r++)
     lane_rank_free (&lt->ranks[r]);
   g_clear_pointer (&lt->ranks, g_free);
@@ -187,6 +188,9 @@ build (WeftSolver *self)
   lt->gend = g_new0 (gint64 *, MAX (1, lt->n_g));
   lt->g_rank = g_new0 (guint, MAX (1, lt->n_g));
   lt->g_gpu = g_new0 (guint8, MAX (1, lt->n_g));
+  lt->g_win = g_new0 (LanePosWin, MAX (1, lt->n_g));
+  for (guint g = 0; g < lt->n_g; g++)
+    lt->g_win[g].cur_lo = G_MAXUINT32;
   lt->n_node_slot = self->n_nodes;
   lt->node_slot = g_new (guint64, MAX (1, lt->n_node_slot));
   for (guint32 v = 0; v < lt->n_node_slot; v++)
@@ -228,13 +232,30 @@ build (WeftSolver *self)
     self->stats.n_lane_times_written += lt->ranks[r].n_events;
 }
 
-/* An entry of lane g rewritten from (os, oe) to (ns, ne): on a GPU lane,
- * widen its rank's window of this refresh (weft_solver_lane_times_gpu_window). */
+/* Positions lo..hi (inclusive) of lane g may have changed in this refresh
+ * (weft_solver_lane_times_changed). */
 static inline void
-note_change (LaneTimes *lt, guint g, gint64 os, gint64 oe, gint64 ns, gint64 ne)
+note_positions (LaneTimes *lt, guint g, guint32 lo, guint32 hi)
+{
+  LanePosWin *w;
+  if (g >= lt->n_g || lo > hi)
+    return;
+  w = &lt->g_win[g];
+  w->cur_lo = MIN (w->cur_lo, lo);
+  w->cur_hi = MAX (w->cur_hi, hi);
+}
+
+/* The entry at pos of lane g rewritten from (os, oe) to (ns, ne): note its
+ * position, and on a GPU lane widen its rank's window of this refresh
+ * (weft_solver_lane_times_gpu_window). */
+static inline void
+note_change (LaneTimes *lt, guint g, guint32 pos, gint64 os, gint64 oe, gint64 ns, gint64 ne)
 {
   LaneTimesRank *lr;
-  if (G_LIKELY (os == ns && oe == ne) || g >= lt->n_g || !lt->g_gpu[g])
+  if (G_LIKELY (os == ns && oe == ne) || g >= lt->n_g)
+    return;
+  note_positions (lt, g, pos, pos);
+  if (!lt->g_gpu[g])
     return;
   lr = &lt->ranks[lt->g_rank[g]];
   lr->cur_lo = MIN (lr->cur_lo, MIN (os, ns));
@@ -254,7 +275,7 @@ rewrite_event (WeftSolver *self, guint r, WeftRank *rk, LaneTimesRank *lr, guint
   os = lr->start[lane][pos];
   oe = lr->end[lane][pos];
   _weft_solver_event_times (self, r, e, &lr->start[lane][pos], &lr->end[lane][pos]);
-  note_change (&self->lt, lr->g0 + lane, os, oe, lr->start[lane][pos], lr->end[lane][pos]);
+  note_change (&self->lt, lr->g0 + lane, pos, os, oe, lr->start[lane][pos], lr->end[lane][pos]);
   self->stats.n_lane_times_written++;
 }
 
@@ -351,6 +372,8 @@ rewrite_thread (WeftSolver *self, guint r, WeftRank *rk, LaneTimesRank *lr, guin
           hi = mid;
       }
   self->stats.n_lane_times_written += lr->n[l] - lo;
+  if (lo < lr->n[l])
+    note_positions (&self->lt, lr->g0 + l, lo, lr->n[l] - 1); /* all of it may have moved */
   if (ts == NULL || os == NULL)
     {
       for (guint i = lo; i < lr->n[l]; i++)
@@ -419,7 +442,7 @@ rewrite_sweep (WeftSolver *self, guint q0, guint q1)
         if (G_LIKELY (sl != G_MAXUINT64))
           {
             guint g = (guint) (sl >> 32), pos = (guint) sl;
-            note_change (lt, g, gs[g][pos], ge[g][pos], ps[q], pe[q]);
+            note_change (lt, g, pos, gs[g][pos], ge[g][pos], ps[q], pe[q]);
             gs[g][pos] = ps[q];
             ge[g][pos] = pe[q];
             written++;
@@ -489,6 +512,22 @@ refresh (WeftSolver *self)
       lr->cur_lo = G_MAXINT64;
       lr->cur_hi = G_MININT64;
     }
+  for (guint g = 0; g < lt->n_g; g++)
+    {
+      LanePosWin *w = &lt->g_win[g];
+      if (w->cur_lo > w->cur_hi)
+        continue;
+      if (w->n == LANE_WIN_RING)
+        w->lost = MAX (w->lost, w->epoch[w->next]);
+      else
+        w->n++;
+      w->epoch[w->next] = epoch;
+      w->lo[w->next] = w->cur_lo;
+      w->hi[w->next] = w->cur_hi;
+      w->next = (w->next + 1) % LANE_WIN_RING;
+      w->cur_lo = G_MAXUINT32;
+      w->cur_hi = 0;
+    }
 }
 
 static gboolean
@@ -556,6 +595,41 @@ weft_solver_lane_times_gpu_window (WeftSolver *self, guint rank_index, guint64 s
       {
         *lo = MIN (*lo, lr->win_lo[k]);
         *hi = MAX (*hi, lr->win_hi[k]);
+      }
+  return TRUE;
+}
+
+gboolean
+weft_solver_lane_times_changed (WeftSolver *self, guint rank_index, guint32 lane, guint64 since, guint64 *epoch,
+                                guint *lo, guint *hi)
+{
+  LaneTimes *lt;
+  const LanePosWin *w;
+  guint g;
+
+  g_return_val_if_fail (self != NULL && epoch != NULL && lo != NULL && hi != NULL, FALSE);
+  *lo = G_MAXUINT;
+  *hi = 0;
+  *epoch = 0;
+  if (rank_index >= self->trace->ranks->len || lane >= weft_trace_rank (self->trace, rank_index)->lanes->len)
+    return FALSE;
+  weft_solver_lane_times (self, rank_index, lane, NULL, NULL); /* current */
+  lt = &self->lt;
+  *epoch = lt->epoch;
+  if (!lt->built || rank_index >= lt->n_ranks || lane >= lt->ranks[rank_index].n_lanes || since == 0 ||
+      since < lt->build_epoch || since > lt->epoch)
+    return FALSE;
+  g = lt->ranks[rank_index].g0 + lane;
+  if (g >= lt->n_g)
+    return FALSE;
+  w = &lt->g_win[g];
+  if (since < w->lost)
+    return FALSE;
+  for (guint k = 0; k < w->n; k++)
+    if (w->epoch[k] > since)
+      {
+        *lo = MIN (*lo, w->lo[k]);
+        *hi = MAX (*hi, w->hi[k]);
       }
   return TRUE;
 }

@@ -114,7 +114,7 @@ compute_depths (WeftRank *rank, guint32 lane_idx, WeftLaneDepths *ld, guint8 *ev
 WeftDepthRow
 weft_layout_depth_row (const WeftLayout *layout, guint rank_index, guint32 lane, guint depth)
 {
-  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL };
+  WeftDepthRow r = { NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, FALSE };
   const WeftRankLayout *rl;
   const WeftLaneDepths *ld;
 
@@ -170,6 +170,7 @@ weft_layout_depth_row_times (const WeftLayout *layout, guint32 lane, guint depth
           r.sstart = ls;
           r.send = le;
           r.spos = cl->pos[depth] != NULL ? (const guint32 *) (void *) cl->pos[depth]->data : NULL;
+          r.from_lanes = TRUE;
           return r;
         }
     }
@@ -256,6 +257,13 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
         {
           rl->sband_epoch = epoch;
           rl->sband_gen = rt->times->generation;
+          if (lo <= hi) /* else nothing in it changed */
+            {
+              rl->sband_version++;
+              rl->sband_patch_version = rl->sband_version;
+              rl->sband_patch_lo = lo;
+              rl->sband_patch_hi = hi;
+            }
           return rl->sband;
         }
       rl->sband_epoch = 0;
@@ -291,6 +299,7 @@ weft_layout_band (const WeftLayout *layout, const WeftRankTimes *rt)
         }
       rl->sband_gen = rt->times->generation;
       rl->sband_owner = owner;
+      rl->sband_version++;
       return rl->sband;
     }
   rl->sband_seen = rt->times->generation;
@@ -316,6 +325,31 @@ weft_layout_painted_band (WeftLayout *layout, const WeftRenderTimes *times, guin
   weft_layout_begin_frame (layout);
   weft_rank_times_init (&rt, layout->trace, times, rank_index);
   return weft_layout_band (layout, &rt);
+}
+
+void
+_weft_row_cache_free (WeftRowCache *c)
+{
+  if (c == NULL)
+    return;
+  if (c->boxes != NULL)
+    g_array_free (c->boxes, TRUE);
+  g_free (c);
+}
+
+void
+weft_layout_drop_box_caches (WeftLayout *layout)
+{
+  g_return_if_fail (layout != NULL);
+  for (guint r = 0; r < layout->n_ranks; r++)
+    {
+      WeftRankLayout *rl = &layout->ranks[r];
+      for (guint l = 0; l < rl->n_lanes; l++)
+        for (guint d = 0; d < WEFT_RENDER_MAX_DEPTH; d++)
+          g_clear_pointer (&rl->lanes[l].boxes[d], _weft_row_cache_free);
+      rl->band_cache.band = NULL;
+      rl->mem_cache.memory = NULL;
+    }
 }
 
 void
@@ -588,7 +622,12 @@ weft_layout_free (WeftLayout *self)
             g_free (rl->lanes[l].key[d]);
             g_free (rl->lanes[l].sstart[d]);
             g_free (rl->lanes[l].send[d]);
+            _weft_row_cache_free (rl->lanes[l].boxes[d]);
           }
+      if (rl->band_cache.items != NULL)
+        g_array_free (rl->band_cache.items, TRUE);
+      g_free (rl->mem_cache.alloc);
+      g_free (rl->mem_cache.res);
       g_free (rl->lanes);
       g_free (rl->event_depth);
       g_free (rl->pp);

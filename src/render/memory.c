@@ -136,6 +136,7 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
   int device;
   WeftMemoryTimelinePeak all, peak;
   Columns c = { 0 };
+  gboolean have = FALSE, owned = FALSE;
   double top = y + 4.0, base = y + row->height - 3.0, per_byte;
   WeftRgba fill = view->dark ? (WeftRgba) { 0.30, 0.75, 0.70, 1 } : (WeftRgba) { 0.16, 0.60, 0.56, 1 };
   WeftRgba line = view->dark ? (WeftRgba) { 0.95, 0.70, 0.30, 1 } : (WeftRgba) { 0.80, 0.45, 0.05, 1 };
@@ -152,7 +153,44 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
   /* one scale for every rank: their rows compare */
   per_byte = (base - top) / (double) all.peak_reserved;
   cairo_save (cr);
-  if (fold_columns (view, t, a, r, n, &c, stats))
+  {
+    /* the columns of the last paint when the curve and the view are those
+     * it folded (the layout's cache: logically const) */
+    WeftMemoryCache *mc = row->rank_index < layout->n_ranks ? &layout->ranks[row->rank_index].mem_cache : NULL;
+    guint64 serial = weft_memory_timeline_get_serial (memory);
+    if (mc != NULL && mc->memory == memory && mc->serial == serial && mc->t == t && mc->n == n &&
+        mc->t0 == view->span.begin && mc->t1 == view->span.end && mc->width == view->width)
+      {
+        c.x0 = mc->x0;
+        c.n = mc->ncol;
+        c.alloc = mc->alloc;
+        c.res = mc->res;
+        have = mc->ok;
+      }
+    else
+      {
+        have = fold_columns (view, t, a, r, n, &c, stats);
+        if (mc != NULL)
+          {
+            g_free (mc->alloc);
+            g_free (mc->res);
+            mc->memory = memory;
+            mc->serial = serial;
+            mc->t = t;
+            mc->n = n;
+            mc->t0 = view->span.begin;
+            mc->t1 = view->span.end;
+            mc->width = view->width;
+            mc->ok = have;
+            mc->x0 = c.x0;
+            mc->ncol = c.n;
+            mc->alloc = have ? c.alloc : NULL;
+            mc->res = have ? c.res : NULL;
+          }
+        owned = mc == NULL;
+      }
+  }
+  if (have)
     {
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
       step_path (cr, &c, c.alloc, base, top, per_byte, TRUE);
@@ -164,8 +202,11 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
       cairo_set_line_width (cr, 1.25);
       cairo_stroke (cr);
       stats->memory_fills += 2;
-      g_free (c.alloc);
-      g_free (c.res);
+      if (owned)
+        {
+          g_free (c.alloc);
+          g_free (c.res);
+        }
     }
   /* the peak: a marker where it is, its value beside it (at the edge when
    * it is out of view) */

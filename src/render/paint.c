@@ -33,6 +33,7 @@ typedef struct
   GArray                *rects[WEFT_KEY_N];
   GArray                *band_rects[WEFT_OVERLAP_N_STATES];
   GArray                *labels;
+  GArray                *scratch;   /* WeftCachedBox: a row's boxes when not kept */
   double                 scale;     /* px per ns */
   gint64                 t0, t1;
   gint64                 ns_per_min_box;
@@ -74,7 +75,7 @@ first_end_after (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t)
 /* First i in [lo, n) with ts[i] >= t over a packed sorted array:
  * galloping from lo (the answer is usually near), then binary search. */
 static guint
-gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
+gallop_ts_r (const gint64 *ts, guint lo, guint n, gint64 t, guint *maxr)
 {
   guint hi = n, step = 1;
   while (lo < n)
@@ -90,12 +91,21 @@ gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
       lo = probe + 1;
       step *= 2;
     }
+  /* every index read is below hi, or hi itself (the probe that stopped) */
+  *maxr = hi < n ? hi : (n > 0 ? n - 1 : 0);
   return weft_render_lower_bound_ts (ts, lo, hi, t);
+}
+
+static guint
+gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
+{
+  guint m;
+  return gallop_ts_r (ts, lo, n, t, &m);
 }
 
 /* gallop_ts over a lane's array read through a depth row's positions in it. */
 static guint
-gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint n, gint64 t)
+gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint n, gint64 t, guint *maxr)
 {
   guint hi = n, step = 1;
   while (lo < n)
@@ -111,6 +121,7 @@ gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint n, gint64 t)
       lo = probe + 1;
       step *= 2;
     }
+  *maxr = hi < n ? hi : (n > 0 ? n - 1 : 0);
   while (lo < hi)
     {
       guint mid = lo + (hi - lo) / 2;
@@ -123,15 +134,19 @@ gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint n, gint64 t)
 }
 
 /* First i in [lo, n) whose start >= t: galloping from lo (the target is
- * usually near), then binary search; over the packed times when there are. */
+ * usually near), then binary search; over the packed times when there are.
+ * *maxr: the highest index it read (over the solved arrays; the row's last
+ * otherwise). */
 static guint
-first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t)
+first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t, guint *maxr)
 {
   const guint32 *idx = dr->idx;
   guint n = dr->n, hi = dr->n, step = 1;
 
   if (dr->sstart != NULL)
-    return dr->spos != NULL ? gallop_pos (dr->sstart, dr->spos, lo, n, t) : gallop_ts (dr->sstart, lo, n, t);
+    return dr->spos != NULL ? gallop_pos (dr->sstart, dr->spos, lo, n, t, maxr)
+                            : gallop_ts_r (dr->sstart, lo, n, t, maxr);
+  *maxr = n > 0 ? n - 1 : 0;
   if (dr->ts != NULL && rt->times == NULL)
     return gallop_ts (dr->ts, lo, n, t - rt->offset);
   /* Solved times asked for directly (a drag): guess the index from the
@@ -261,25 +276,68 @@ clamp_x (const Paint *p, double x)
   return CLAMP (x, -2.0, p->view->width + 2.0);
 }
 
-/* One depth row of events at screen y (box top) with height h. */
+/* A box into the frame's fills, counted; a wide one is a label candidate. */
 static void
-paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double y, double h, gboolean labels)
+emit_box (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, const WeftCachedBox *bx, double y, double h,
+          gboolean labels, const guint32 *pp)
+{
+  push_rect (&p->rects[bx->key], bx->x, y, bx->w, h);
+  p->stats.boxes++;
+  if (bx->count > 1)
+    {
+      p->stats.folded_boxes++;
+      p->stats.events_folded += bx->count;
+    }
+  if (bx->count == 0 && labels && bx->w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
+    {
+      guint key = bx->key;
+      WeftRgba c = weft_render_key_color (key, p->view->dark);
+      Label l = { MAX (bx->x, 0.0), y, MIN (bx->x1, p->view->width) - MAX (bx->x, 0.0) - 1.0, rt->rank_index,
+                  rt->events[dr->idx[bx->start]].name,
+                  pp != NULL && key != WEFT_KEY_DELETED && (key < WEFT_KEY_COLL_BASE || key >= WEFT_KEY_MB_BASE)
+                    ? pp[dr->idx[bx->start]] : 0,
+                  luminance (c) < 0.5 };
+      if (l.w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
+        g_array_append_val (p->labels, l);
+    }
+}
+
+/* The fold of a depth row from index i (the first event ending after the
+ * view's start, or where a kept box went on from), its boxes appended to
+ * out. With old (the boxes of the previous paint of this view, whose entry
+ * indices are old_first, then each box's next), once the fold is about to
+ * start a step at an index past cmax (the last row index whose times
+ * changed) that an old step also started at, everything from there reads
+ * only unchanged entries: the old boxes from that step on are appended and
+ * the fold stops. maxread of a box: the highest index read so far. */
+static void
+fold_row (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, guint mr, GArray *out,
+          const WeftCachedBox *old, guint n_old, guint q, guint32 old_first, guint32 cmax)
 {
   const double min_box = WEFT_RENDER_MIN_BOX_PX;
   const guint32 *pp = rt->rank_index < p->layout->n_ranks ? p->layout->ranks[rt->rank_index].pp : NULL;
   const guint32 *mb = p->view->color_by_microbatch ? pp : NULL;
   guint n = dr->n;
-  guint i;
 
-  if (n == 0)
-    return;
-  i = row_first_end_after (rt, dr, p->t0);
   while (i < n)
     {
       gint64 b, en;
       double xb, xe;
       guint key;
+      WeftCachedBox bx;
 
+      if (old != NULL && i > cmax)
+        {
+          while (q <= n_old && (q == 0 ? old_first : old[q - 1].next) < i)
+            q++;
+          if (q <= n_old && (q == 0 ? old_first : old[q - 1].next) == i)
+            {
+              if (q < n_old)
+                g_array_append_vals (out, old + q, n_old - q);
+              return;
+            }
+        }
+      mr = MAX (mr, i);
       row_times (rt, dr, i, &b, &en);
       if (b >= p->t1)
         break;
@@ -297,20 +355,15 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
       if (xe - xb >= min_box)
         {
           double cx0 = clamp_x (p, xb), cx1 = clamp_x (p, xe);
-          double w = cx1 - cx0 - (xe - xb >= 6.0 ? 1.0 : 0.0);
-          push_rect (&p->rects[key], cx0, y, w, h);
-          p->stats.boxes++;
-          if (labels && w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
-            {
-              WeftRgba c = weft_render_key_color (key, p->view->dark);
-              Label l = { MAX (cx0, 0.0), y, MIN (cx1, p->view->width) - MAX (cx0, 0.0) - 1.0, rt->rank_index,
-                          rt->events[dr->idx[i]].name,
-                          pp != NULL && key != WEFT_KEY_DELETED && (key < WEFT_KEY_COLL_BASE || key >= WEFT_KEY_MB_BASE)
-                            ? pp[dr->idx[i]] : 0,
-                          luminance (c) < 0.5 };
-              if (l.w >= WEFT_RENDER_MIN_LABEL_PX + 12.0)
-                g_array_append_val (p->labels, l);
-            }
+          bx.x = cx0;
+          bx.w = cx1 - cx0 - (xe - xb >= 6.0 ? 1.0 : 0.0);
+          bx.x1 = cx1;
+          bx.start = i;
+          bx.next = i + 1;
+          bx.maxread = mr;
+          bx.count = 0;
+          bx.key = (guint8) key;
+          g_array_append_val (out, bx);
           i++;
           continue;
         }
@@ -325,7 +378,9 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
           {
             gint64 tl = p->t0 + (gint64) ceil ((cur + min_box) / p->scale);
             gint64 lb, le;
-            k = first_start_at (rt, dr, j + 1, tl);
+            guint m;
+            k = first_start_at (rt, dr, j + 1, tl, &m);
+            mr = MAX (mr, m);
             /* the last one may be a wide event: it gets its own box */
             if (k - 1 > j)
               {
@@ -338,6 +393,7 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
             count += k - j;
             if (k >= n)
               break;
+            mr = MAX (mr, k);
             row_times (rt, dr, k, &lb, &le);
             p->stats.events_visited++;
             {
@@ -354,17 +410,149 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, double 
           }
         {
           double cx0 = clamp_x (p, run_b), cx1 = clamp_x (p, MAX (run_e, run_b + 1.0));
-          push_rect (&p->rects[key], cx0, y, MAX (cx1 - cx0, 1.0), h);
+          bx.x = cx0;
+          bx.w = MAX (cx1 - cx0, 1.0);
+          bx.x1 = cx1;
         }
-        p->stats.boxes++;
-        if (count > 1)
-          {
-            p->stats.folded_boxes++;
-            p->stats.events_folded += count;
-          }
+        bx.start = i;
+        bx.next = k;
+        bx.maxread = mr;
+        bx.count = MAX (count, 1);
+        bx.key = (guint8) key;
+        g_array_append_val (out, bx);
         i = k;
       }
     }
+}
+
+static inline gboolean
+row_cache_fits (const WeftRowCache *c, const Paint *p, const WeftDepthRow *dr, gconstpointer owner, gboolean labels)
+{
+  return c != NULL && c->t0 == p->t0 && c->t1 == p->t1 && c->width == p->view->width &&
+         c->mb == p->view->color_by_microbatch && c->labels == labels && c->owner == owner &&
+         c->ls == dr->sstart && c->le == dr->send && c->n == dr->n;
+}
+
+/* One depth row of events at screen y (box top) with height h. A row
+ * drawn from the lane arrays keeps its boxes in the layout (lane, depth);
+ * the next paint of the same view replays them when none of the row's
+ * entries changed since, or folds again only from the first box that read
+ * a changed entry to where the fold meets the kept boxes again (the same
+ * boxes as folding the whole row: see fold_row). */
+static void
+paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint32 lane, guint depth, double y,
+              double h, gboolean labels)
+{
+  const guint32 *pp = rt->rank_index < p->layout->n_ranks ? p->layout->ranks[rt->rank_index].pp : NULL;
+  const WeftRenderTimes *tm = rt->times;
+  WeftRowCache **slot = NULL, *c = NULL;
+  gconstpointer owner = NULL;
+  GArray *out;
+  guint64 epoch = 0;
+
+  if (dr->n == 0)
+    return;
+  if (dr->from_lanes && tm != NULL && tm->lane_changed != NULL && rt->rank_index < p->layout->n_ranks &&
+      lane < p->layout->ranks[rt->rank_index].n_lanes && depth < WEFT_RENDER_MAX_DEPTH)
+    {
+      slot = &p->layout->ranks[rt->rank_index].lanes[lane].boxes[depth]; /* a cache: logically const */
+      c = *slot;
+      owner = tm->user_data;
+    }
+  if (slot == NULL)
+    {
+      out = p->scratch;
+      g_array_set_size (out, 0);
+      fold_row (p, rt, dr, row_first_end_after (rt, dr, p->t0), 0, out, NULL, 0, 0, 0, 0);
+    }
+  else
+    {
+      guint lo = 1, hi = 0;
+      gboolean known = row_cache_fits (c, p, dr, owner, labels) &&
+                       tm->lane_changed (tm->user_data, rt->rank_index, lane, c->epoch, &epoch, &lo, &hi);
+      guint32 cmin = G_MAXUINT32, cmax = 0;
+      if (!known && !row_cache_fits (c, p, dr, owner, labels))
+        tm->lane_changed (tm->user_data, rt->rank_index, lane, 0, &epoch, &lo, &hi); /* the epoch now */
+      if (known && lo <= hi)
+        {
+          /* the row's indices whose lane positions lie in [lo, hi] */
+          if (dr->spos != NULL)
+            {
+              guint a = 0, z = dr->n;
+              while (a < z)
+                {
+                  guint mid = a + (z - a) / 2;
+                  if (dr->spos[mid] < lo)
+                    a = mid + 1;
+                  else
+                    z = mid;
+                }
+              cmin = a;
+              z = dr->n;
+              while (a < z)
+                {
+                  guint mid = a + (z - a) / 2;
+                  if (dr->spos[mid] <= hi)
+                    a = mid + 1;
+                  else
+                    z = mid;
+                }
+              if (a > cmin)
+                cmax = a - 1;
+              else
+                cmin = G_MAXUINT32;
+            }
+          else if (lo < dr->n)
+            {
+              cmin = lo;
+              cmax = MIN (hi, dr->n - 1);
+            }
+        }
+      if (known && cmin == G_MAXUINT32)
+        {
+          /* nothing of this row changed: its boxes as they were */
+          c->epoch = epoch;
+          p->stats.rows_replayed++;
+          for (guint k = 0; k < c->boxes->len; k++)
+            emit_box (p, rt, dr, &g_array_index (c->boxes, WeftCachedBox, k), y, h, labels, pp);
+          return;
+        }
+      out = g_array_sized_new (FALSE, FALSE, sizeof (WeftCachedBox), c != NULL ? c->boxes->len + 16 : 64);
+      {
+        guint i0 = row_first_end_after (rt, dr, p->t0);
+        if (known && i0 == c->first)
+          {
+            const WeftCachedBox *old = (const WeftCachedBox *) (void *) c->boxes->data;
+            guint n_old = c->boxes->len, q = 0;
+            while (q < n_old && old[q].maxread < cmin)
+              q++;
+            g_array_append_vals (out, old, q);
+            fold_row (p, rt, dr, q == 0 ? c->first : old[q - 1].next, q == 0 ? 0 : old[q - 1].maxread, out, old,
+                      n_old, q, c->first, cmax);
+            p->stats.rows_patched++;
+          }
+        else
+          fold_row (p, rt, dr, i0, 0, out, NULL, 0, 0, 0, 0);
+        if (c == NULL)
+          c = *slot = g_new0 (WeftRowCache, 1);
+        if (c->boxes != NULL)
+          g_array_free (c->boxes, TRUE);
+        c->boxes = out;
+        c->t0 = p->t0;
+        c->t1 = p->t1;
+        c->width = p->view->width;
+        c->mb = p->view->color_by_microbatch;
+        c->labels = labels;
+        c->owner = owner;
+        c->ls = dr->sstart;
+        c->le = dr->send;
+        c->n = dr->n;
+        c->epoch = epoch;
+        c->first = i0;
+      }
+    }
+  for (guint k = 0; k < out->len; k++)
+    emit_box (p, rt, dr, &g_array_index (out, WeftCachedBox, k), y, h, labels, pp);
 }
 
 /* First segment in [lo, n) with end > t, galloping from lo. */
@@ -415,11 +603,36 @@ push_band (Paint *p, WeftOverlapState state, double x, double y, double w, doubl
   push_rect (&p->band_rects[state], x, y, w, h);
 }
 
-static void
-paint_band (Paint *p, GArray *band, double y, double h)
+/* A step of the band's sampler: pushed, and recorded into items (the
+ * band's cache) when given. */
+static inline void
+band_step (Paint *p, GArray *items, WeftOverlapState state, double x, double y, double w, double h, gint64 treach,
+           gint64 tstate, double xmin_after)
 {
+  if (items != NULL)
+    {
+      WeftBandItem it = { x, w, xmin_after, treach, tstate, (guint8) state };
+      g_array_append_val (items, it);
+    }
+  push_band (p, state, x, y, w, h);
+}
+
+/* The band of a rank header at y, height h. bc (NULL: none): the rank's
+ * cache of the sampler's steps, replayed when the band (array and version)
+ * and the view are those it was made for; when the band was patched once
+ * since over [plo, phi] (patched TRUE), the steps that read only segments
+ * ending before plo are kept, the sampler runs from the state after them,
+ * and once it is about to read a segment beginning after phi at a state
+ * that an old step also went on from, the old steps from there on are
+ * kept: the same steps as sampling the whole band (outside the span the
+ * band is the same partition, and a step reads nothing before its state). */
+static void
+paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, gboolean patched, gint64 plo, gint64 phi,
+            double y, double h)
+{
+  GArray *items = NULL, *old = NULL;
   const WeftOverlapSegment *seg;
-  guint n, i;
+  guint n, i, q = 0;
   double x_min = -2.0;
 
   if (band == NULL || band->len == 0)
@@ -427,14 +640,75 @@ paint_band (Paint *p, GArray *band, double y, double h)
   seg = (const WeftOverlapSegment *) (void *) band->data;
   n = band->len;
   i = seg_end_after (seg, 0, n, p->t0);
+  if (bc != NULL)
+    {
+      gboolean view_same = bc->t0 == p->t0 && bc->t1 == p->t1 && bc->width == p->view->width && bc->items != NULL;
+      if (bc->band == band && bc->version == version && view_same)
+        {
+          for (guint k = 0; k < bc->items->len; k++)
+            {
+              const WeftBandItem *it = &g_array_index (bc->items, WeftBandItem, k);
+              push_band (p, (WeftOverlapState) it->state, it->x, y, it->w, h);
+            }
+          p->stats.bands_replayed++;
+          return;
+        }
+      if (bc->band == band && patched && bc->version + 1 == version && view_same && plo <= phi)
+        {
+          /* keep the steps before the patched span */
+          const WeftBandItem *it = (const WeftBandItem *) (void *) bc->items->data;
+          old = bc->items;
+          while (q < old->len && it[q].treach < plo && it[q].tstate < plo)
+            q++;
+          items = g_array_sized_new (FALSE, FALSE, sizeof (WeftBandItem), old->len + 16);
+          for (guint k = 0; k < q; k++)
+            push_band (p, (WeftOverlapState) it[k].state, it[k].x, y, it[k].w, h);
+          g_array_append_vals (items, it, q);
+          if (q > 0)
+            {
+              i = seg_end_after (seg, 0, n, it[q - 1].tstate);
+              x_min = it[q - 1].xmin_after;
+            }
+          p->stats.bands_patched++;
+        }
+      else
+        {
+          if (bc->items == NULL)
+            bc->items = g_array_new (FALSE, FALSE, sizeof (WeftBandItem));
+          g_array_set_size (bc->items, 0);
+          items = bc->items;
+        }
+      bc->band = band;
+      bc->version = version;
+      bc->t0 = p->t0;
+      bc->t1 = p->t1;
+      bc->width = p->view->width;
+    }
   while (i < n && seg[i].begin < p->t1)
     {
-      double xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
-      double xe = (double) (seg[i].end - p->t0) * p->scale;
+      double xb, xe;
+      if (old != NULL && seg[i].begin > phi)
+        {
+          /* past the span: the old steps from the same state on */
+          const WeftBandItem *it = (const WeftBandItem *) (void *) old->data;
+          while (q < old->len && it[q].tstate < seg[i].begin)
+            q++;
+          if (q < old->len && it[q].tstate == seg[i].begin && it[q].xmin_after == x_min)
+            {
+              for (guint k = q + 1; k < old->len; k++)
+                push_band (p, (WeftOverlapState) it[k].state, it[k].x, y, it[k].w, h);
+              g_array_append_vals (items, it + q + 1, old->len - q - 1);
+              i = n;
+              break;
+            }
+        }
+      xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
+      xe = (double) (seg[i].end - p->t0) * p->scale;
       if (xe - xb >= 1.0)
         {
-          push_band (p, seg[i].state, clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h);
           x_min = xe;
+          band_step (p, items, seg[i].state, clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h, seg[i].end,
+                     i + 1 < n ? seg[i + 1].begin : G_MAXINT64, x_min);
           i++;
         }
       else
@@ -445,11 +719,19 @@ paint_band (Paint *p, GArray *band, double y, double h)
           gint64 tmid = p->t0 + (gint64) ((col + 0.5) / p->scale);
           gint64 tnext = p->t0 + (gint64) ((col + 1.0) / p->scale);
           guint j = MIN (seg_end_after (seg, i, n, tmid), n - 1);
-          push_band (p, seg[j].state, col, y, 1.0, h);
+          WeftOverlapState st = seg[j].state;
+          gint64 reach;
           x_min = col + 1.0;
           /* next: the first segment still running at the next column */
           i = MAX (seg_end_after (seg, j, n, tnext), i + 1);
+          reach = i < n ? MAX (seg[j].end, seg[i].end) : G_MAXINT64;
+          band_step (p, items, st, col, y, 1.0, h, reach, i < n ? seg[i].begin : G_MAXINT64, x_min);
         }
+    }
+  if (old != NULL)
+    {
+      g_array_free (old, TRUE);
+      bc->items = items;
     }
 }
 
@@ -686,6 +968,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   p.t0 = view->span.begin;
   p.t1 = view->span.end;
   p.labels = g_array_new (FALSE, FALSE, sizeof (Label));
+  p.scratch = g_array_new (FALSE, FALSE, sizeof (WeftCachedBox));
   dark = view->dark;
   bg = weft_render_background_color (dark);
   tc = weft_render_text_color (dark);
@@ -727,10 +1010,14 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
             if (view->show_overlap_band)
               {
                 GArray *band = weft_layout_band (layout, &rt);
+                WeftRankLayout *brl = &layout->ranks[row->rank_index]; /* its cache: logically const */
+                WeftBandCache *bc = &brl->band_cache;
                 if (overlay != NULL && overlay->bands != NULL && row->rank_index < overlay->n_bands &&
                     overlay->bands[row->rank_index] != NULL)
-                  band = overlay->bands[row->rank_index];
-                paint_band (&p, band, y + 5.0, row->height - 10.0);
+                  band = overlay->bands[row->rank_index], bc = NULL; /* the caller's: may change in place */
+                paint_band (&p, band, bc, band == brl->sband ? brl->sband_version : 0,
+                            band == brl->sband && brl->sband_patch_version == brl->sband_version,
+                            brl->sband_patch_lo - 1, brl->sband_patch_hi + 1, y + 5.0, row->height - 10.0);
               }
             break;
           case WEFT_ROW_LANE:
@@ -740,7 +1027,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
                 double dy = weft_row_depth_y (row, d) - view->scroll_y;
                 if (dy + WEFT_RENDER_LANE_ROW < 0 || dy >= view->height)
                   continue;
-                paint_events (&p, &rt, &dr, dy, WEFT_RENDER_LANE_ROW - 2.0, TRUE);
+                paint_events (&p, &rt, &dr, row->lane, d, dy, WEFT_RENDER_LANE_ROW - 2.0, TRUE);
               }
             break;
           case WEFT_ROW_CPU_SUMMARY:
@@ -751,7 +1038,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
                 {
                   guint32 lane = g_array_index (rl->summary_lanes, guint32, k);
                   WeftDepthRow dr = weft_layout_depth_row_times (layout, lane, d, &rt);
-                  paint_events (&p, &rt, &dr, weft_row_depth_y (row, 0) - view->scroll_y,
+                  paint_events (&p, &rt, &dr, lane, d, weft_row_depth_y (row, 0) - view->scroll_y,
                                 WEFT_RENDER_LANE_ROW - 2.0, FALSE);
                 }
             break;
@@ -833,6 +1120,7 @@ out:
     if (p.band_rects[s] != NULL)
       g_array_free (p.band_rects[s], TRUE);
   g_array_free (p.labels, TRUE);
+  g_array_free (p.scratch, TRUE);
   if (stats != NULL)
     *stats = p.stats;
 }

@@ -109,11 +109,42 @@ typedef struct
    * arrays (WeftRenderTimes.lane_func) and spos[i] is idx[i]'s position in
    * the lane */
   const guint32 *spos;
+  /* sstart / send are the lane's arrays (WeftRenderTimes.lane_func) */
+  gboolean       from_lanes;
 } WeftDepthRow;
 
 #define WEFT_KEY_DELETED 0xff
 
 #define WEFT_LAYOUT_TS_CACHE_MIN 512
+
+/* One box of a depth row as the fold drew it (paint.c), kept to be drawn
+ * again by a later paint of the same view: its clamped x, width and right
+ * edge, colour key, events it stands for, and for the patch the row index
+ * it started at, the one the fold went on from, and the highest index the
+ * fold read (or probed) to make it. */
+typedef struct
+{
+  double  x, w, x1;
+  guint32 start, next, maxread;
+  guint32 count;     /* events folded into it; 0: one wide event (a label candidate) */
+  guint8  key;
+} WeftCachedBox;
+
+/* The boxes of a depth row at one view under one set of lane arrays
+ * (WeftRenderTimes.lane_func at epoch), for rows drawn from them. */
+typedef struct
+{
+  gint64         t0, t1;
+  double         width;
+  gboolean       mb, labels;
+  gconstpointer  owner;
+  const gint64  *ls, *le;
+  guint          n;          /* row length */
+  guint64        epoch;      /* WeftRenderTimes.lane_changed's epoch the boxes are of */
+  guint32        first;      /* index the fold started at */
+  GArray        *boxes;      /* WeftCachedBox */
+  guint32        events_visited;
+} WeftRowCache;
 
 typedef struct
 {
@@ -130,7 +161,46 @@ typedef struct
   guint64  sgen[WEFT_RENDER_MAX_DEPTH];   /* generation the cache holds */
   guint64  sseen[WEFT_RENDER_MAX_DEPTH];  /* generation of the last paint of the row */
   gconstpointer sowner[WEFT_RENDER_MAX_DEPTH]; /* the times (func / user_data) the cache is for */
+  WeftRowCache *boxes[WEFT_RENDER_MAX_DEPTH];  /* the last paint's boxes (paint.c), NULL none */
 } WeftLaneDepths;
+
+/* The overlap band's pixel columns as the last paint pushed them (state,
+ * x, w), for the same band (array and version) at the same view. */
+typedef struct
+{
+  const GArray  *band;
+  guint64        version;
+  gint64         t0, t1;
+  double         width;
+  GArray        *items;     /* WeftBandItem */
+} WeftBandCache;
+
+/* One step of the band's sampler (paint.c): what it pushed (state, x, w;
+ * nothing when idle or empty), the latest segment end it read, and its
+ * state after: the begin of the segment it goes on from (G_MAXINT64: the
+ * end) and the x every later box starts at or after. */
+typedef struct
+{
+  double x, w, xmin_after;
+  gint64 treach, tstate;
+  guint8 state;
+} WeftBandItem;
+
+/* The memory row's pixel columns (memory.c) as the last paint folded them,
+ * for the same curve (timeline, serial, arrays) at the same view. */
+typedef struct
+{
+  gconstpointer  memory;
+  guint64        serial;
+  const gint64  *t;
+  guint          n;
+  gint64         t0, t1;
+  double         width;
+  gboolean       ok;        /* the fold drew columns */
+  double         x0;
+  guint          ncol;
+  gint64        *alloc, *res;
+} WeftMemoryCache;
 
 typedef struct
 {
@@ -162,6 +232,13 @@ typedef struct
    * find the ops that reach into a patched span) */
   guint64         sband_epoch;
   gint64         *band_maxdur;
+  guint64         sband_version; /* bumped whenever sband is made or patched */
+  /* the span the patch that made sband_version patched (version
+   * sband_patch_version) */
+  guint64         sband_patch_version;
+  gint64          sband_patch_lo, sband_patch_hi;
+  WeftBandCache   band_cache;
+  WeftMemoryCache mem_cache;
 } WeftRankLayout;
 
 struct _WeftLayout
@@ -202,6 +279,12 @@ const guint8 *_weft_band_lane_classes (WeftRankLayout *rl, const WeftRank *rank,
                                        const WeftLane *lane, gboolean trust);
 GArray       *_weft_band_from_lanes_into (const WeftRankTimes *rt, WeftRankLayout *rl, GArray *reuse);
 gboolean      _weft_band_patch (const WeftRankTimes *rt, WeftRankLayout *rl, GArray *band, gint64 lo, gint64 hi);
+
+void _weft_row_cache_free (WeftRowCache *c);
+
+/* Forget every depth row's and band's cached boxes (the next paint folds
+ * them again). */
+void weft_layout_drop_box_caches (WeftLayout *layout);
 
 /* Called at the start of each body paint. */
 void weft_layout_begin_frame (const WeftLayout *layout);

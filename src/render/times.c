@@ -31,6 +31,13 @@ solver_lane_window (gpointer user_data, guint rank_index, guint64 since, guint64
   return weft_solver_lane_times_gpu_window (user_data, rank_index, since, epoch, lo, hi);
 }
 
+static gboolean
+solver_lane_changed (gpointer user_data, guint rank_index, guint32 lane, guint64 since, guint64 *epoch, guint *lo,
+                     guint *hi)
+{
+  return weft_solver_lane_times_changed (user_data, rank_index, lane, since, epoch, lo, hi);
+}
+
 void
 weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSolver *solver)
 {
@@ -42,6 +49,7 @@ weft_render_times_init_solver (WeftRenderTimes *times, WeftTrace *trace, WeftSol
   times->lane_func = solver_lane_func;
   times->lane_pending = solver_lane_pending;
   times->lane_window = solver_lane_window;
+  times->lane_changed = solver_lane_changed;
   times->user_data = solver;
   times->n_ranks = trace != NULL ? trace->ranks->len : 0;
   times->generation = weft_solver_generation (solver) + 1;

@@ -28,6 +28,7 @@
 #include "weft/weft-save.h"
 #if FUZZ_MODE == 2
 #include "weft/weft-render.h"
+#include "weft/weft-solver.h"
 #endif
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -258,6 +259,51 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   weft_view_zoom (&view, 1.0 / 64, 100.0);
   weft_render_paint (cr, trace, &view, layout, NULL, NULL, NULL);
   weft_layout_free (layout);
+  /* the solver's times through the layout's box caches: painted, one op
+   * moved, painted again; the kept layout must paint what a fresh one
+   * folding every row paints */
+  {
+    GError *error = NULL;
+    WeftSolver *solver = weft_solver_new (trace, &error);
+    if (solver == NULL)
+      g_clear_error (&error);
+    else
+      {
+        WeftRenderTimes times;
+        cairo_surface_t *other = cairo_image_surface_create (CAIRO_FORMAT_RGB24, 320, 160);
+        layout = weft_layout_new (trace, &view);
+        weft_render_times_init_solver (&times, trace, solver);
+        weft_render_paint (cr, trace, &view, layout, &times, NULL, NULL);
+        for (guint r = 0; r < trace->ranks->len; r++)
+          for (guint32 e = 0; e < weft_trace_rank (trace, r)->events->len; e++)
+            if (weft_solver_is_node (solver, r, e))
+              {
+                if (!weft_solver_set_min_start (solver, r, e, weft_solver_start (solver, r, e) + 1000, &error))
+                  g_clear_error (&error);
+                r = trace->ranks->len - 1;
+                break;
+              }
+        weft_render_times_update (&times);
+        {
+          WeftRenderTimes rebuilt = times;
+          WeftLayout *fresh = weft_layout_new (trace, &view);
+          cairo_t *cr2 = cairo_create (other);
+          rebuilt.lane_changed = NULL;
+          weft_render_paint (cr, trace, &view, layout, &times, NULL, NULL);
+          weft_render_paint (cr2, trace, &view, fresh, &rebuilt, NULL, NULL);
+          cairo_destroy (cr2);
+          cairo_surface_flush (surface);
+          cairo_surface_flush (other);
+          if (memcmp (cairo_image_surface_get_data (surface), cairo_image_surface_get_data (other),
+                      (size_t) cairo_image_surface_get_stride (surface) * 160) != 0)
+            abort ();
+          weft_layout_free (fresh);
+        }
+        cairo_surface_destroy (other);
+        weft_layout_free (layout);
+        weft_solver_free (solver);
+      }
+  }
   weft_view_clear (&view);
   cairo_destroy (cr);
   cairo_surface_destroy (surface);
