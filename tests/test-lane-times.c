@@ -362,6 +362,50 @@ test_sync_trace (void)
   random_edits (trace, 60);
 }
 
+/* An epoch is one solver's: asked with an epoch of another solver (one
+ * freed before it, likely at the same address, or one alive), a solver
+ * says it does not know what changed since, so a painter's cache keyed on
+ * a solver's address and an epoch never takes one solver for another. */
+static void
+test_epoch_other_solver (void)
+{
+  g_autofree char *path = write_sync_trace (40);
+  g_autoptr (WeftTrace) ta = load (path);
+  g_autoptr (WeftTrace) tb = load (path);
+  g_autoptr (GError) error = NULL;
+  WeftSolver *a = weft_solver_new (ta, &error), *b;
+  guint64 ea, eb, e;
+  guint lo, hi;
+  gint64 tlo, thi;
+  gconstpointer old_address = a;
+
+  g_assert_no_error (error);
+  g_assert_false (weft_solver_lane_times_changed (a, 0, 0, 0, &ea, &lo, &hi)); /* since 0: not known */
+  g_assert_cmpuint (ea, >, 0);
+  g_assert_true (weft_solver_lane_times_changed (a, 0, 0, ea, &e, &lo, &hi));
+  g_assert_cmpuint (lo, >, hi); /* nothing changed since */
+  weft_solver_free (a);
+  b = weft_solver_new (tb, &error);
+  g_assert_no_error (error);
+  g_test_message ("the second solver is %s the first one's address",
+                  (gconstpointer) b == old_address ? "at" : "not at");
+  g_assert_false (weft_solver_lane_times_changed (b, 0, 0, ea, &eb, &lo, &hi));
+  g_assert_false (weft_solver_lane_times_gpu_window (b, 0, ea, &eb, &tlo, &thi));
+  g_assert_cmpuint (eb, >, ea);
+  g_assert_true (weft_solver_lane_times_changed (b, 0, 0, eb, &e, &lo, &hi));
+  g_assert_true (weft_solver_lane_times_gpu_window (b, 0, eb, &e, &tlo, &thi));
+  {
+    /* and one alive at the same time */
+    g_autoptr (WeftSolver) c = weft_solver_new (ta, &error);
+    guint64 ec;
+    g_assert_no_error (error);
+    weft_solver_lane_times_changed (c, 0, 0, 0, &ec, &lo, &hi);
+    g_assert_false (weft_solver_lane_times_changed (c, 0, 0, eb, &e, &lo, &hi));
+    g_assert_false (weft_solver_lane_times_changed (b, 0, 0, ec, &e, &lo, &hi));
+  }
+  weft_solver_free (b);
+}
+
 /* Two generated ranks of > 200k events together: the arrays are built
  * one rank per core (the build only reads the solver and the model). */
 static void
@@ -838,5 +882,6 @@ main (int argc, char **argv)
                         test_box_cache_shared);
   g_test_add_func ("/lane-times/band-cache", test_band_cache);
   g_test_add_func ("/lane-times/threaded-build", test_threaded_build);
+  g_test_add_func ("/lane-times/epoch-other-solver", test_epoch_other_solver);
   return g_test_run ();
 }

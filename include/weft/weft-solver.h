@@ -160,8 +160,9 @@ guint64     weft_solver_lane_times_pending (WeftSolver *self);
  * (common timeline) that holds every old and new time of a GPU-lane entry
  * that changed after since (*lo > *hi: none changed); outside it the
  * entries are as they were at since. FALSE when that is not known (since
- * 0, the arrays rebuilt since, or more than a ring of refreshes ago): the
- * caller reads the lanes whole. */
+ * 0 or another solver's, the arrays rebuilt since, or more than a ring of
+ * refreshes ago): the caller reads the lanes whole. Epochs come from one
+ * process-wide clock. */
 gboolean    weft_solver_lane_times_gpu_window (WeftSolver *self, guint rank_index, guint64 since,
                                                guint64 *epoch, gint64 *lo, gint64 *hi);
 
@@ -169,8 +170,8 @@ gboolean    weft_solver_lane_times_gpu_window (WeftSolver *self, guint rank_inde
  * lane, CPU ones included): brings the arrays up to date, sets *epoch to
  * their current epoch and *lo / *hi to positions in the lane (inclusive;
  * *lo > *hi: none changed) outside which every entry is as it was at
- * since. FALSE when that is not known (since 0, the arrays rebuilt since,
- * or more than a ring of refreshes ago). */
+ * since. FALSE when that is not known (since 0 or another solver's, the
+ * arrays rebuilt since, or more than a ring of refreshes ago). */
 gboolean    weft_solver_lane_times_changed (WeftSolver *self, guint rank_index, guint32 lane, guint64 since,
                                             guint64 *epoch, guint *lo, guint *hi);
 

@@ -277,7 +277,7 @@ typedef struct
    * refreshes' ranges with their epochs; pos_lost: the highest epoch whose
    * range fell out */
   LanePosWin    *g_win;
-  guint64        epoch;           /* refreshes and builds so far (the windows' clock) */
+  guint64        epoch;           /* the last refresh or build (next_epoch (): a process-wide clock) */
   guint64        build_epoch;     /* epoch of the last build */
 } LaneTimes;
 

@@ -150,6 +150,18 @@ build_worker (gpointer data)
   return NULL;
 }
 
+/* The windows' clock: one for the whole process, so that an epoch a
+ * painter kept from one solver (or from a build of its arrays since
+ * replaced) is before the build epoch of any other: a cache keyed on a
+ * solver's address and an epoch cannot take a new solver, or new arrays,
+ * allocated at the same address for the old ones. */
+static guint64
+next_epoch (void)
+{
+  static guint64 clock;
+  return __atomic_add_fetch (&clock, 1, __ATOMIC_RELAXED);
+}
+
 static void
 build (WeftSolver *self)
 {
@@ -225,7 +237,7 @@ build (WeftSolver *self)
   lt->sweep_lo = G_MAXUINT;
   lt->overflow = FALSE;
   lt->built = TRUE;
-  lt->build_epoch = ++lt->epoch;
+  lt->build_epoch = lt->epoch = next_epoch ();
   self->stats.n_lane_times_builds++;
   self->stats.n_lane_times_written = 0;
   for (guint r = 0; r < lt->n_ranks; r++)
@@ -460,7 +472,7 @@ static void
 refresh (WeftSolver *self)
 {
   LaneTimes *lt = &self->lt;
-  guint64 epoch = ++lt->epoch;
+  guint64 epoch = lt->epoch = next_epoch ();
 
   if (lt->overflow)
     {
