@@ -91,6 +91,7 @@ typedef struct
   gsize         lane_key_cap;
   guint32       lane_last;
   GByteArray   *cat_of_id;      /* WeftCategory + 1 by interned cat id (0 = unknown yet) */
+  GByteArray   *keep_of_name;   /* by interned name id: 0 unknown yet, 1 no, 2 keep the text plain */
   GString      *scratch;        /* unescaped strings */
   struct NameSlot
   {

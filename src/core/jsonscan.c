@@ -19,6 +19,7 @@
 
 #include "core/jsonscan-private.h"
 #include "core/textstore-private.h"
+#include "core/classify-args-private.h"
 
 #define SCAN_CHUNK (256u << 10)
 #define DEFAULT_MAX_DEPTH 256
@@ -277,6 +278,28 @@ category_of (Scan *S, guint32 cat_id)
   return (WeftCategory) (k - 1);
 }
 
+/* Whether the classifier will read the args of events of this name: their
+ * texts are then kept plain until the rank is indexed (textstore.c). */
+static gboolean
+keep_text_of (Scan *S, guint32 name_id)
+{
+  guint8 k;
+
+  if (name_id >= S->keep_of_name->len)
+    {
+      guint old = S->keep_of_name->len;
+      g_byte_array_set_size (S->keep_of_name, MAX (name_id + 1, old * 2));
+      memset (S->keep_of_name->data + old, 0, S->keep_of_name->len - old);
+    }
+  k = S->keep_of_name->data[name_id];
+  if (k == 0)
+    {
+      k = _weft_classify_name_reads_args (weft_strings_get (S->rank->strings, name_id)) ? 2 : 1;
+      S->keep_of_name->data[name_id] = k;
+    }
+  return k == 2;
+}
+
 static guint32
 lane_of (Scan *S, const char *pid, gsize pid_len, const char *tid, gsize tid_len)
 {
@@ -420,6 +443,8 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   slot = _weft_text_store_add (rank->texts, start, len);
   if (G_UNLIKELY (slot != rank->events->len + 1))
     return scan_fail (S, start, "internal error: text slot %u for event %u", slot, rank->events->len);
+  if (f->has_name && keep_text_of (S, ev.name))
+    _weft_text_store_keep (rank->texts, slot, start, len); /* FALSE past its cap: read from the block */
   g_array_append_val (rank->events, ev);
   return SCAN_OK;
 }
@@ -1159,6 +1184,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.end = S.buf;
   S.lane_last = WEFT_NONE;
   S.cat_of_id = g_byte_array_new ();
+  S.keep_of_name = g_byte_array_new ();
   S.scratch = g_string_new (NULL);
   S.names = g_new0 (struct NameSlot, NAME_CACHE_SIZE);
 
@@ -1197,6 +1223,7 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   g_free (S.buf);
   g_free (S.lane_key);
   g_byte_array_free (S.cat_of_id, TRUE);
+  g_byte_array_free (S.keep_of_name, TRUE);
   g_string_free (S.scratch, TRUE);
   g_free (S.names);
   return ok;

@@ -438,8 +438,10 @@ weft_rank_index (WeftRank *rank)
   weft_rank_classify (rank);
   assign_lane_roles (rank);
   /* the classification's reads are done: give back the decoded blocks
-   * (~0.6 MiB a rank), refilled on demand by later readers */
+   * (~0.6 MiB a rank), refilled on demand by later readers, and the texts
+   * the scanner kept plain for it (later reads decode their blocks) */
   _weft_text_store_drop_cache (rank->texts);
+  _weft_text_store_drop_kept (rank->texts);
 }
 
 void
