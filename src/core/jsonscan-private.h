@@ -67,6 +67,10 @@ typedef struct
   guint64     start;          /* decompressed offset of the value */
 } TopValue;
 
+/* Lanes the scanner remembers (events alternate between a few threads and
+ * streams: one slot missed ~20 % of the events on df_index_resolver). */
+#define LANE_CACHE_SIZE 4
+
 typedef struct
 {
   WeftRank     *rank;
@@ -85,11 +89,13 @@ typedef struct
   const WeftScanOptions *options;
 
   /* caches */
-  char         *lane_key;       /* pid text, tid text of the last lane */
-  gsize         lane_pid_len;
-  gsize         lane_tid_len;
-  gsize         lane_key_cap;
-  guint32       lane_last;
+  struct LaneSlot
+  {
+    char        key[48];        /* pid text then tid text */
+    guint8      pid_len;
+    guint8      tid_len;
+    guint32     lane;           /* WEFT_NONE: empty */
+  }             lanes[LANE_CACHE_SIZE]; /* the last lanes, most recent first */
   GByteArray   *cat_of_id;      /* WeftCategory + 1 by interned cat id (0 = unknown yet) */
   GByteArray   *keep_of_name;   /* by interned name id: 0 unknown yet, 1 no, 2 keep the text plain */
   GString      *scratch;        /* unescaped strings */

@@ -42,6 +42,9 @@ typedef struct
   const char *pid, *tid, *ts, *dur, *id;
   gsize       pid_len, tid_len, ts_len, dur_len, id_len;
   gboolean    has_ph, has_cat, has_name, has_bp;
+  gboolean    ts_int, dur_int;      /* ts / dur had no fraction or exponent */
+  gboolean    ts_fast, dur_fast;    /* ..., and ts_ns / dur_ns are their values */
+  gint64      ts_ns, dur_ns;
   gint64      correlation, external_id;
 } EvFields;
 
@@ -144,6 +147,49 @@ scan_number_field (Scan *S, const char **pp, const char **text, gsize *len, cons
     return st;
   *text = v;
   *len = (gsize) (*pp - v);
+  return SCAN_OK;
+}
+
+/* "ts" / "dur": a number (its text in *text, *len), as scan_number_field
+ * reads it; *is_int when it has no fraction or exponent. The plain
+ * integers Kineto writes (at most 18 digits, below 2^63 ns once scaled)
+ * are converted while they are scanned: *fast, and *ns is the value in ns,
+ * as weft_json_decimal_to_int (text, len, 3) gives it; other numbers are
+ * converted from their text when the event is committed. */
+static ScanStatus
+scan_time_field (Scan *S, const char **pp, const char **text, gsize *len, const char *field, gboolean *is_int,
+                 gboolean *fast, gint64 *ns)
+{
+  const char *v = *pp;
+  ScanStatus st;
+
+  *fast = FALSE;
+  if (!weft_json_lex_reference) /* the tests' reference: the general path */
+    {
+      const char *q = *v == '-' ? v + 1 : v, *d0 = q;
+      guint64 acc = 0;
+      while (IS_DIGIT (*q) && q - d0 < 19)
+        {
+          acc = acc * 10 + (guint64) (*q - '0');
+          q++;
+        }
+      /* 1-18 digits, no leading zero, the number ends here (not at the
+       * end of the buffer: it may go on in the next read) */
+      if (q > d0 && q - d0 <= 18 && !(d0[0] == '0' && q - d0 > 1) && q < S->end && !IS_DIGIT (*q) && *q != '.' &&
+          *q != 'e' && *q != 'E' && acc <= (guint64) G_MAXINT64 / 1000)
+        {
+          *pp = q;
+          *text = v;
+          *len = (gsize) (q - v);
+          *is_int = TRUE;
+          *fast = TRUE;
+          *ns = (v[0] == '-' ? -(gint64) acc : (gint64) acc) * 1000;
+          return SCAN_OK;
+        }
+    }
+  if ((st = scan_number_field (S, pp, text, len, field)) != SCAN_OK)
+    return st;
+  *is_int = memchr (*text, '.', *len) == NULL && memchr (*text, 'e', *len) == NULL && memchr (*text, 'E', *len) == NULL;
   return SCAN_OK;
 }
 
@@ -303,20 +349,30 @@ keep_text_of (Scan *S, guint32 name_id)
 static guint32
 lane_of (Scan *S, const char *pid, gsize pid_len, const char *tid, gsize tid_len)
 {
-  if (S->lane_last != WEFT_NONE && pid_len == S->lane_pid_len && tid_len == S->lane_tid_len &&
-      memcmp (pid, S->lane_key, pid_len) == 0 && memcmp (tid, S->lane_key + pid_len, tid_len) == 0)
-    return S->lane_last;
-  S->lane_last = weft_rank_ensure_lane (S->rank, pid, pid_len, tid, tid_len);
-  if (pid_len + tid_len > S->lane_key_cap)
+  struct LaneSlot *c = S->lanes, hit;
+  guint k;
+
+  for (k = 0; k < LANE_CACHE_SIZE && c[k].lane != WEFT_NONE; k++)
+    if (pid_len == c[k].pid_len && tid_len == c[k].tid_len && memcmp (pid, c[k].key, pid_len) == 0 &&
+        memcmp (tid, c[k].key + pid_len, tid_len) == 0)
+      break;
+  if (k < LANE_CACHE_SIZE && c[k].lane != WEFT_NONE)
+    hit = c[k];
+  else
     {
-      S->lane_key_cap = pid_len + tid_len;
-      S->lane_key = g_realloc (S->lane_key, S->lane_key_cap);
+      hit.lane = weft_rank_ensure_lane (S->rank, pid, pid_len, tid, tid_len);
+      if (pid_len + tid_len > sizeof hit.key)
+        return hit.lane; /* not cached */
+      memcpy (hit.key, pid, pid_len);
+      memcpy (hit.key + pid_len, tid, tid_len);
+      hit.pid_len = (guint8) pid_len;
+      hit.tid_len = (guint8) tid_len;
+      k = LANE_CACHE_SIZE - 1; /* the least recent goes */
     }
-  memcpy (S->lane_key, pid, pid_len);
-  memcpy (S->lane_key + pid_len, tid, tid_len);
-  S->lane_pid_len = pid_len;
-  S->lane_tid_len = tid_len;
-  return S->lane_last;
+  if (k > 0)
+    memmove (&c[1], &c[0], k * sizeof *c);
+  c[0] = hit;
+  return hit.lane;
 }
 
 static ScanStatus
@@ -372,16 +428,18 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
     ev.lane = lane_of (S, f->pid, f->pid_len, f->tid, f->tid_len);
   if (f->ts != NULL)
     {
-      if (convert_time (S, f->ts, f->ts_len, "ts", &ev.ts) != SCAN_OK)
+      if (f->ts_fast)
+        ev.ts = f->ts_ns;
+      else if (convert_time (S, f->ts, f->ts_len, "ts", &ev.ts) != SCAN_OK)
         return SCAN_ERROR;
-      if (!S->ts_has_fraction && memchr (f->ts, '.', f->ts_len) != NULL)
-        S->ts_has_fraction = TRUE;
-      if (!S->ts_has_fraction && (memchr (f->ts, 'e', f->ts_len) != NULL || memchr (f->ts, 'E', f->ts_len) != NULL))
+      if (!f->ts_int)
         S->ts_has_fraction = TRUE;
     }
   if (f->dur != NULL)
     {
-      if (convert_time (S, f->dur, f->dur_len, "dur", &dur) != SCAN_OK)
+      if (f->dur_fast)
+        dur = f->dur_ns;
+      else if (convert_time (S, f->dur, f->dur_len, "dur", &dur) != SCAN_OK)
         return SCAN_ERROR;
       ev.flags |= WEFT_EVENT_HAS_DUR;
       if (dur < 0)
@@ -492,7 +550,7 @@ scan_event (Scan *S, const char **pp)
                   f.has_ph = TRUE;
                 }
               else if (memcmp (key.start, "ts", 2) == 0)
-                st = scan_number_field (S, &p, &f.ts, &f.ts_len, "ts");
+                st = scan_time_field (S, &p, &f.ts, &f.ts_len, "ts", &f.ts_int, &f.ts_fast, &f.ts_ns);
               else if (memcmp (key.start, "id", 2) == 0)
                 st = scan_id_field (S, &p, &f.id, &f.id_len, "id");
               else if (memcmp (key.start, "bp", 2) == 0 && *p == '"')
@@ -514,7 +572,7 @@ scan_event (Scan *S, const char **pp)
               else if (memcmp (key.start, "tid", 3) == 0)
                 st = scan_id_field (S, &p, &f.tid, &f.tid_len, "tid");
               else if (memcmp (key.start, "dur", 3) == 0)
-                st = scan_number_field (S, &p, &f.dur, &f.dur_len, "dur");
+                st = scan_time_field (S, &p, &f.dur, &f.dur_len, "dur", &f.dur_int, &f.dur_fast, &f.dur_ns);
               else
                 handled = FALSE;
               break;
@@ -1182,7 +1240,8 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.buf = g_malloc (S.cap);
   S.buf[0] = '\0';
   S.end = S.buf;
-  S.lane_last = WEFT_NONE;
+  for (guint k = 0; k < LANE_CACHE_SIZE; k++)
+    S.lanes[k].lane = WEFT_NONE;
   S.cat_of_id = g_byte_array_new ();
   S.keep_of_name = g_byte_array_new ();
   S.scratch = g_string_new (NULL);
@@ -1221,7 +1280,6 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   top_reset (&S.top);
   g_free (S.top.stack);
   g_free (S.buf);
-  g_free (S.lane_key);
   g_byte_array_free (S.cat_of_id, TRUE);
   g_byte_array_free (S.keep_of_name, TRUE);
   g_string_free (S.scratch, TRUE);
