@@ -414,6 +414,19 @@ random_trace (GRand *r, gsize *len)
           append_number (t, r, odd_ones);
           g_string_append_c (t, ',');
         }
+      if (g_rand_boolean (r))
+        {
+          /* the two ids the scanner reads from args */
+          g_string_append (t, "\"args\":{");
+          append_ws (t, r);
+          g_string_append (t, "\"External id\":");
+          append_ws (t, r);
+          append_number (t, r, odd_ones);
+          g_string_append (t, ", \"correlation\":");
+          append_number (t, r, odd_ones);
+          append_ws (t, r);
+          g_string_append (t, "},");
+        }
       append_ws (t, r);
       g_string_append (t, "\"cat\":\"kernel\"");
       append_ws (t, r);
@@ -474,6 +487,8 @@ test_loads (void)
           g_assert_cmpint (a->ts, ==, b->ts);
           g_assert_cmpint (weft_event_dur (fast, a), ==, weft_event_dur (ref, b));
           g_assert_cmpuint (a->flags, ==, b->flags);
+          g_assert_cmpint (weft_event_correlation (fast, a), ==, weft_event_correlation (ref, b));
+          g_assert_cmpint (weft_event_external_id (fast, a), ==, weft_event_external_id (ref, b));
           g_assert_cmpuint (a->lane, ==, b->lane);
           if (a->lane != WEFT_NONE)
             {

@@ -57,6 +57,32 @@ int_or_none (const char *s, gsize len)
   return v;
 }
 
+/* A plain integer at v (an optional '-', 1-18 digits, no leading zero)
+ * that ends before the buffer does, read in one pass: TRUE with its end in
+ * *endp and its value in *out. FALSE for any other form (and always in the
+ * tests' reference mode): the caller then scans it the general way. */
+static inline gboolean
+plain_int (Scan *S, const char *v, const char **endp, gint64 *out)
+{
+  const char *q = *v == '-' ? v + 1 : v, *d0 = q;
+  guint64 acc = 0;
+
+  if (weft_json_lex_reference)
+    return FALSE;
+  while (IS_DIGIT (*q) && q - d0 < 19)
+    {
+      acc = acc * 10 + (guint64) (*q - '0');
+      q++;
+    }
+  /* (at the end of the buffer the number may go on in the next read) */
+  if (q == d0 || q - d0 > 18 || (d0[0] == '0' && q - d0 > 1) || q >= S->end || IS_DIGIT (*q) || *q == '.' ||
+      *q == 'e' || *q == 'E')
+    return FALSE;
+  *endp = q;
+  *out = *v == '-' ? -(gint64) acc : (gint64) acc;
+  return TRUE;
+}
+
 /* "args" object at *pp (depth of the args object: 4). */
 static ScanStatus
 scan_args (Scan *S, const char **pp, EvFields *f)
@@ -88,11 +114,15 @@ scan_args (Scan *S, const char **pp, EvFields *f)
         {
           const char *v = p;
           gboolean is_int = FALSE;
-          if ((st = scan_number (S, &p, &is_int)) != SCAN_OK)
+          gint64 n = -1;
+          if (plain_int (S, v, &p, &n))
+            is_int = TRUE; /* int_or_none's value, read as it is scanned */
+          else if ((st = scan_number (S, &p, &is_int)) != SCAN_OK)
             return st;
+          else if (is_int)
+            n = int_or_none (v, (gsize) (p - v));
           if (is_int)
             {
-              gint64 n = int_or_none (v, (gsize) (p - v));
               if (key.start[0] == 'c')
                 f->correlation = n;
               else
@@ -164,29 +194,17 @@ scan_time_field (Scan *S, const char **pp, const char **text, gsize *len, const 
   ScanStatus st;
 
   *fast = FALSE;
-  if (!weft_json_lex_reference) /* the tests' reference: the general path */
+  /* below 2^63 ns once scaled: |value| <= G_MAXINT64 / 1000 */
+  if (plain_int (S, v, pp, ns) && *ns <= G_MAXINT64 / 1000 && *ns >= -(G_MAXINT64 / 1000))
     {
-      const char *q = *v == '-' ? v + 1 : v, *d0 = q;
-      guint64 acc = 0;
-      while (IS_DIGIT (*q) && q - d0 < 19)
-        {
-          acc = acc * 10 + (guint64) (*q - '0');
-          q++;
-        }
-      /* 1-18 digits, no leading zero, the number ends here (not at the
-       * end of the buffer: it may go on in the next read) */
-      if (q > d0 && q - d0 <= 18 && !(d0[0] == '0' && q - d0 > 1) && q < S->end && !IS_DIGIT (*q) && *q != '.' &&
-          *q != 'e' && *q != 'E' && acc <= (guint64) G_MAXINT64 / 1000)
-        {
-          *pp = q;
-          *text = v;
-          *len = (gsize) (q - v);
-          *is_int = TRUE;
-          *fast = TRUE;
-          *ns = (v[0] == '-' ? -(gint64) acc : (gint64) acc) * 1000;
-          return SCAN_OK;
-        }
+      *text = v;
+      *len = (gsize) (*pp - v);
+      *is_int = TRUE;
+      *fast = TRUE;
+      *ns *= 1000;
+      return SCAN_OK;
     }
+  *pp = v;
   if ((st = scan_number_field (S, pp, text, len, field)) != SCAN_OK)
     return st;
   *is_int = memchr (*text, '.', *len) == NULL && memchr (*text, 'e', *len) == NULL && memchr (*text, 'E', *len) == NULL;
