@@ -148,6 +148,25 @@ skip_ws (const char *p)
   return p;
 }
 
+/* Eight ASCII digits in x (little-endian load)? And their value. From
+ * simdjson's parse_eight_digits_unrolled: three multiplies, no branch per
+ * digit (jsonscan-lex.c's decimals, jsonscan.c's plain integers). */
+static inline gboolean
+digits8 (guint64 x)
+{
+  return ((x & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) |
+          (((x + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) >> 4)) ==
+         G_GUINT64_CONSTANT (0x3333333333333333);
+}
+
+static inline guint64
+value8 (guint64 x)
+{
+  x = ((x & G_GUINT64_CONSTANT (0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
+  x = ((x & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff)) * 6553601) >> 16;
+  return ((x & G_GUINT64_CONSTANT (0x0000ffff0000ffff)) * G_GUINT64_CONSTANT (42949672960001)) >> 32;
+}
+
 /* Errors: "<name>: byte <offset>: <what>" into S->error (the first one
  * wins); both return SCAN_ERROR, or SCAN_MORE where p is at the end of the
  * buffer. */

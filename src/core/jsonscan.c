@@ -69,6 +69,18 @@ plain_int (Scan *S, const char *v, const char **endp, gint64 *out)
 
   if (weft_json_lex_reference)
     return FALSE;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  /* eight digits at a time, at most twice (Kineto's ts has 16) */
+  while (S->end - q >= 8 && q - d0 <= 8)
+    {
+      guint64 x;
+      memcpy (&x, q, 8);
+      if (!digits8 (x))
+        break;
+      acc = acc * 100000000 + value8 (x);
+      q += 8;
+    }
+#endif
   while (IS_DIGIT (*q) && q - d0 < 19)
     {
       acc = acc * 10 + (guint64) (*q - '0');
