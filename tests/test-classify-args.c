@@ -158,6 +158,69 @@ test_shared_traces (void)
   g_assert_cmpuint (n_answered * 100, >=, n_args * 99);
 }
 
+/* The scanner keeps the texts of collective kernels and their CPU ops plain
+ * until the rank is indexed, and the classification of the load reads
+ * those; classifying again afterwards reads the zstd blocks. Both must
+ * give the same collectives, field for field. */
+static void
+test_kept_texts (void)
+{
+  g_autofree char *root = weft_test_trace_path ("");
+  g_autoptr (GPtrArray) files = g_ptr_array_new_with_free_func (g_free);
+  guint64 n_colls = 0;
+
+  if (root == NULL)
+    {
+      g_test_skip ("shared traces absent (WEFT_TRACES_DIR)");
+      return;
+    }
+  collect_traces (root, files);
+  for (guint f = 0; f < files->len; f++)
+    {
+      const char *path = files->pdata[f];
+      g_autoptr (GError) error = NULL;
+      g_autoptr (WeftRank) rank = weft_rank_load_file (path, NULL, NULL, &error);
+      g_autoptr (GArray) before = NULL;
+      g_autoptr (GPtrArray) ranks = g_ptr_array_new_with_free_func (g_free);
+
+      g_assert_no_error (error);
+      before = g_array_new (FALSE, FALSE, sizeof (WeftCollective));
+      for (guint i = 0; i < rank->collectives->len; i++)
+        {
+          WeftCollective c = g_array_index (rank->collectives, WeftCollective, i);
+          g_ptr_array_add (ranks, g_memdup2 (c.pg_ranks, c.n_pg_ranks * sizeof (int)));
+          g_array_append_val (before, c);
+        }
+      weft_rank_classify (rank);
+      g_assert_cmpuint (rank->collectives->len, ==, before->len);
+      for (guint i = 0; i < before->len; i++)
+        {
+          const WeftCollective *a = &g_array_index (before, WeftCollective, i);
+          const WeftCollective *b = &g_array_index (rank->collectives, WeftCollective, i);
+          g_assert_cmpuint (a->event, ==, b->event);
+          g_assert_cmpuint (a->cpu_event, ==, b->cpu_event);
+          g_assert_cmpint (a->type, ==, b->type);
+          g_assert_cmpint (a->source, ==, b->source);
+          g_assert_cmpuint (a->coll_name, ==, b->coll_name);
+          g_assert_cmpint (a->in_nelems, ==, b->in_nelems);
+          g_assert_cmpint (a->out_nelems, ==, b->out_nelems);
+          g_assert_cmpint (a->bytes, ==, b->bytes);
+          g_assert_cmpuint (a->dtype, ==, b->dtype);
+          g_assert_cmpint (a->group_size, ==, b->group_size);
+          g_assert_cmpuint (a->pg_name, ==, b->pg_name);
+          g_assert_cmpuint (a->pg_desc, ==, b->pg_desc);
+          g_assert_cmpint (a->seq, ==, b->seq);
+          g_assert_cmpint (a->src_rank, ==, b->src_rank);
+          g_assert_cmpint (a->dst_rank, ==, b->dst_rank);
+          g_assert_cmpuint (a->n_pg_ranks, ==, b->n_pg_ranks);
+          g_assert_true (a->n_pg_ranks == 0 || memcmp (ranks->pdata[i], b->pg_ranks, a->n_pg_ranks * sizeof (int)) == 0);
+          g_assert_cmpuint (weft_event_coll (rank, weft_rank_event (rank, b->event)), ==, i);
+        }
+      n_colls += before->len;
+    }
+  g_assert_cmpuint (n_colls, >, 1000);
+}
+
 /* ---- made-up events ---------------------------------------------------------------- */
 
 static const char *const wanted[] = {
@@ -376,5 +439,6 @@ main (int argc, char **argv)
   g_test_add_func ("/classify-args/edges", test_edges);
   g_test_add_func ("/classify-args/made-up-fast-vs-reference", test_random);
   g_test_add_func ("/classify-args/shared-traces-fast-vs-reference", test_shared_traces);
+  g_test_add_func ("/classify-args/kept-texts-vs-blocks", test_kept_texts);
   return g_test_run ();
 }

@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "core/jsonscan-private.h"
+#include "weft/weft-load.h"
+#include "weft/weft-model.h"
 
 #define BUF_PAD 64
 
@@ -318,6 +320,195 @@ test_decimals (void)
   g_rand_free (r);
 }
 
+/* ---- whole loads: the scanner's fast paths against the reference ---------------- */
+
+/* A number for "ts" / "dur": the forms Kineto writes, and the others. */
+static void
+append_number (GString *out, GRand *r, gboolean odd_ones)
+{
+  static const char *const odd[] = { "0", "-0", "00", "01", "-", "1.", ".5", "1e", "1e+", "--1", "+1", "1.5x",
+                                     "9223372036854775", "9223372036854776", "-9223372036854775",
+                                     "9223372036854775807", "99999999999999999", "999999999999999999",
+                                     "1000000000000000000", "12345678901234567890", "1E3", "2.5e-3", "1.0005",
+                                     "\"12\"", "null", "true", "NaN", "-Infinity" };
+  int n;
+
+  switch (g_rand_int_range (r, odd_ones ? 0 : 1, 6))
+    {
+    case 0:
+      g_string_append (out, odd[g_rand_int_range (r, 0, G_N_ELEMENTS (odd))]);
+      return;
+    case 1:
+      if (g_rand_boolean (r))
+        g_string_append_c (out, '-');
+      /* fall through */
+    default:
+      n = g_rand_int_range (r, 1, odd_ones ? 21 : 17);
+      for (int k = 0; k < n; k++)
+        g_string_append_c (out, (char) ('0' + g_rand_int_range (r, k == 0 && n > 1 ? 1 : 0, 10)));
+      if (g_rand_int_range (r, 0, 4) == 0)
+        {
+          g_string_append_c (out, '.');
+          for (int k = g_rand_int_range (r, 1, 8); k > 0; k--)
+            g_string_append_c (out, (char) ('0' + g_rand_int_range (r, 0, 10)));
+        }
+      if (g_rand_int_range (r, 0, 8) == 0)
+        g_string_append_printf (out, "e%d", g_rand_int_range (r, -9, 9));
+    }
+}
+
+static void
+append_ws (GString *out, GRand *r)
+{
+  static const char ws[] = " \n\t\r";
+  int n = g_rand_int_range (r, 0, 4) == 0 ? g_rand_int_range (r, 0, 40) : g_rand_int_range (r, 0, 3);
+
+  for (int k = 0; k < n; k++)
+    g_string_append_c (out, ws[g_rand_int_range (r, 0, 4)]);
+}
+
+/* A made-up trace: events on more lanes than the scanner remembers, pids
+ * too long for its cache, times in every form, whitespace everywhere. */
+static char *
+random_trace (GRand *r, gsize *len)
+{
+  GString *t = g_string_new ("{");
+  int n_events = g_rand_int_range (r, 1, 40);
+  gboolean odd_ones = g_rand_int_range (r, 0, 3) == 0; /* most of these fail to load */
+
+  append_ws (t, r);
+  g_string_append (t, "\"traceEvents\":");
+  append_ws (t, r);
+  g_string_append_c (t, '[');
+  for (int e = 0; e < n_events; e++)
+    {
+      int lane = g_rand_int_range (r, 0, 9);
+      append_ws (t, r);
+      g_string_append (t, e > 0 ? ",{" : "{");
+      append_ws (t, r);
+      g_string_append_printf (t, "\"ph\":\"%c\",", "XXXiMf"[g_rand_int_range (r, 0, 6)]);
+      append_ws (t, r);
+      if (lane == 8)
+        g_string_append (t, "\"pid\": \"a process name longer than the forty-eight bytes of a slot\",");
+      else
+        g_string_append_printf (t, "\"pid\": %d,", lane % 3);
+      append_ws (t, r);
+      g_string_append_printf (t, "\"tid\":%d,", lane);
+      append_ws (t, r);
+      g_string_append (t, "\"name\":\"k\",");
+      if (g_rand_int_range (r, 0, 8) != 0)
+        {
+          g_string_append (t, "\"ts\":");
+          append_ws (t, r);
+          append_number (t, r, odd_ones);
+          append_ws (t, r);
+          g_string_append_c (t, ',');
+        }
+      if (g_rand_int_range (r, 0, 3) != 0)
+        {
+          append_ws (t, r);
+          g_string_append (t, "\"dur\"");
+          append_ws (t, r);
+          g_string_append_c (t, ':');
+          append_ws (t, r);
+          append_number (t, r, odd_ones);
+          g_string_append_c (t, ',');
+        }
+      if (g_rand_boolean (r))
+        {
+          /* the two ids the scanner reads from args */
+          g_string_append (t, "\"args\":{");
+          append_ws (t, r);
+          g_string_append (t, "\"External id\":");
+          append_ws (t, r);
+          append_number (t, r, odd_ones);
+          g_string_append (t, ", \"correlation\":");
+          append_number (t, r, odd_ones);
+          append_ws (t, r);
+          g_string_append (t, "},");
+        }
+      append_ws (t, r);
+      g_string_append (t, "\"cat\":\"kernel\"");
+      append_ws (t, r);
+      g_string_append_c (t, '}');
+    }
+  append_ws (t, r);
+  g_string_append (t, "]}");
+  append_ws (t, r);
+  *len = t->len;
+  return g_string_free (t, FALSE);
+}
+
+static WeftRank *
+load_as (const char *data, gsize len, gboolean reference, char **message)
+{
+  GError *error = NULL;
+  WeftRank *rank;
+
+  weft_json_lex_reference = reference;
+  rank = weft_rank_load_buffer ("t.json", data, len, NULL, &error);
+  weft_json_lex_reference = FALSE;
+  *message = error != NULL ? g_strdup (error->message) : NULL;
+  g_assert_true ((rank == NULL) == (error != NULL));
+  g_clear_error (&error);
+  return rank;
+}
+
+static void
+test_loads (void)
+{
+  GRand *r = g_rand_new_with_seed (18024);
+  guint n_ok = 0;
+
+  for (guint iter = 0; iter < 4000; iter++)
+    {
+      gsize len;
+      g_autofree char *text = random_trace (r, &len);
+      g_autofree char *m_fast = NULL, *m_ref = NULL;
+      WeftRank *fast, *ref;
+
+      /* small reads put the buffer's end everywhere */
+      weft_json_scan_set_chunk_size (g_rand_boolean (r) ? (gsize) g_rand_int_range (r, 1, 64) : 0);
+      fast = load_as (text, len, FALSE, &m_fast);
+      ref = load_as (text, len, TRUE, &m_ref);
+      weft_json_scan_set_chunk_size (0);
+      if (g_strcmp0 (m_fast, m_ref) != 0)
+        g_error ("%s\nfast: %s\nreference: %s", text, m_fast ? m_fast : "(loaded)", m_ref ? m_ref : "(loaded)");
+      if (fast == NULL)
+        continue;
+      n_ok++;
+      g_assert_cmpuint (fast->events->len, ==, ref->events->len);
+      g_assert_cmpint (fast->ts_style, ==, ref->ts_style);
+      g_assert_cmpuint (fast->n_negative_dur, ==, ref->n_negative_dur);
+      g_assert_cmpuint (fast->lanes->len, ==, ref->lanes->len);
+      for (guint i = 0; i < fast->events->len; i++)
+        {
+          const WeftEvent *a = weft_rank_event (fast, i), *b = weft_rank_event (ref, i);
+          g_assert_cmpint (a->ts, ==, b->ts);
+          g_assert_cmpint (weft_event_dur (fast, a), ==, weft_event_dur (ref, b));
+          g_assert_cmpuint (a->flags, ==, b->flags);
+          g_assert_cmpint (weft_event_correlation (fast, a), ==, weft_event_correlation (ref, b));
+          g_assert_cmpint (weft_event_external_id (fast, a), ==, weft_event_external_id (ref, b));
+          g_assert_cmpuint (a->lane, ==, b->lane);
+          if (a->lane != WEFT_NONE)
+            {
+              /* the lane is the event's own pid and tid (the lane cache) */
+              gsize n = 0;
+              g_autofree char *own = weft_rank_event_text_dup (fast, a, &n);
+              const WeftLane *lane = weft_rank_lane (fast, a->lane);
+              g_autofree char *pid = g_strdup_printf ("\"pid\": %s,", weft_rank_string (fast, lane->pid_text));
+              g_autofree char *tid = g_strdup_printf ("\"tid\":%s,", weft_rank_string (fast, lane->tid_text));
+              g_assert_nonnull (strstr (own, pid));
+              g_assert_nonnull (strstr (own, tid));
+            }
+        }
+      weft_rank_free (fast);
+      weft_rank_free (ref);
+    }
+  g_assert_cmpuint (n_ok, >, 400); /* enough of them load to compare */
+  g_rand_free (r);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -325,5 +516,6 @@ main (int argc, char **argv)
   g_test_add_func ("/jsonlex/strings-fast-vs-reference", test_strings);
   g_test_add_func ("/jsonlex/single-bytes-fast-vs-reference", test_single_bytes);
   g_test_add_func ("/jsonlex/decimals-fast-vs-reference", test_decimals);
+  g_test_add_func ("/jsonlex/loads-fast-vs-reference", test_loads);
   return g_test_run ();
 }

@@ -65,4 +65,13 @@ void     _weft_comm_args_from_json (json_object *args, WeftCommArgs *out);
  * number, deep nesting, anything malformed. */
 gboolean _weft_comm_args_from_text (const char *text, gsize len, WeftCommArgs *out);
 
+/* TRUE when the classifier may read the args of an event of this name:
+ * a communication kernel (weft_coll_type_from_kernel_name), a
+ * record_param_comms op, an nccl:* / rccl:* / c10d::* op (classify.c,
+ * build_collective). A superset is fine: the scanner keeps the texts of
+ * such events plain until the rank is indexed (_weft_text_store_keep), so
+ * that reading them decodes no block; any other text is read from its
+ * block as always, with the same bytes. */
+gboolean _weft_classify_name_reads_args (const char *name);
+
 G_END_DECLS

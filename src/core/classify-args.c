@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "classify-args-private.h"
+#include "weft/weft-classify.h"
 #include "textstore-private.h"
 
 /* Nesting the direct pass follows (json-c's limit, model.c, is far deeper). */
@@ -47,6 +48,16 @@ static const Key key_ranks = K ("Process Group Ranks");
 static const Key key_dims = K ("Input Dims");
 static const Key key_types = K ("Input type");
 static const Key key_args = K ("args");
+
+gboolean
+_weft_classify_name_reads_args (const char *name)
+{
+  if (name == NULL || *name == '\0')
+    return FALSE;
+  return strcmp (name, "record_param_comms") == 0 || g_str_has_prefix (name, "nccl:") ||
+         g_str_has_prefix (name, "rccl:") || g_str_has_prefix (name, "c10d::") ||
+         weft_coll_type_from_kernel_name (name) != WEFT_COLL_NONE;
+}
 
 void
 _weft_comm_args_clear (WeftCommArgs *a)

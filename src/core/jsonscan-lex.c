@@ -464,25 +464,6 @@ scan_skip_value (Scan *S, const char **pp, guint depth)
 
 /* ---- exact decimal conversion ------------------------------------------------ */
 
-/* Eight ASCII digits in x (little-endian load)? And their value. From
- * simdjson's parse_eight_digits_unrolled: three multiplies, no branch per
- * digit. */
-static inline gboolean
-digits8 (guint64 x)
-{
-  return ((x & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) |
-          (((x + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) >> 4)) ==
-         G_GUINT64_CONSTANT (0x3333333333333333);
-}
-
-static inline guint64
-value8 (guint64 x)
-{
-  x = ((x & G_GUINT64_CONSTANT (0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
-  x = ((x & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff)) * 6553601) >> 16;
-  return ((x & G_GUINT64_CONSTANT (0x0000ffff0000ffff)) * G_GUINT64_CONSTANT (42949672960001)) >> 32;
-}
-
 /* The forms Kineto writes ([-]digits[.digits], at most 19 digits before
  * the scaled point, scale 0..3) in one pass, eight digits at a time;
  * FALSE for anything else (exponents, errors, overflow), which the

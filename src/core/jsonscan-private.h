@@ -67,6 +67,10 @@ typedef struct
   guint64     start;          /* decompressed offset of the value */
 } TopValue;
 
+/* Lanes the scanner remembers (events alternate between a few threads and
+ * streams: one slot missed ~20 % of the events on df_index_resolver). */
+#define LANE_CACHE_SIZE 4
+
 typedef struct
 {
   WeftRank     *rank;
@@ -85,12 +89,15 @@ typedef struct
   const WeftScanOptions *options;
 
   /* caches */
-  char         *lane_key;       /* pid text, tid text of the last lane */
-  gsize         lane_pid_len;
-  gsize         lane_tid_len;
-  gsize         lane_key_cap;
-  guint32       lane_last;
+  struct LaneSlot
+  {
+    char        key[48];        /* pid text then tid text */
+    guint8      pid_len;
+    guint8      tid_len;
+    guint32     lane;           /* WEFT_NONE: empty */
+  }             lanes[LANE_CACHE_SIZE]; /* the last lanes, most recent first */
   GByteArray   *cat_of_id;      /* WeftCategory + 1 by interned cat id (0 = unknown yet) */
+  GByteArray   *keep_of_name;   /* by interned name id: 0 unknown yet, 1 no, 2 keep the text plain */
   GString      *scratch;        /* unescaped strings */
   struct NameSlot
   {
@@ -139,6 +146,25 @@ skip_ws (const char *p)
   while (IS_WS (*p))
     p++;
   return p;
+}
+
+/* Eight ASCII digits in x (little-endian load)? And their value. From
+ * simdjson's parse_eight_digits_unrolled: three multiplies, no branch per
+ * digit (jsonscan-lex.c's decimals, jsonscan.c's plain integers). */
+static inline gboolean
+digits8 (guint64 x)
+{
+  return ((x & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) |
+          (((x + G_GUINT64_CONSTANT (0x0606060606060606)) & G_GUINT64_CONSTANT (0xf0f0f0f0f0f0f0f0)) >> 4)) ==
+         G_GUINT64_CONSTANT (0x3333333333333333);
+}
+
+static inline guint64
+value8 (guint64 x)
+{
+  x = ((x & G_GUINT64_CONSTANT (0x0f0f0f0f0f0f0f0f)) * 2561) >> 8;
+  x = ((x & G_GUINT64_CONSTANT (0x00ff00ff00ff00ff)) * 6553601) >> 16;
+  return ((x & G_GUINT64_CONSTANT (0x0000ffff0000ffff)) * G_GUINT64_CONSTANT (42949672960001)) >> 32;
 }
 
 /* Errors: "<name>: byte <offset>: <what>" into S->error (the first one

@@ -19,6 +19,7 @@
 
 #include "core/jsonscan-private.h"
 #include "core/textstore-private.h"
+#include "core/classify-args-private.h"
 
 #define SCAN_CHUNK (256u << 10)
 #define DEFAULT_MAX_DEPTH 256
@@ -41,6 +42,9 @@ typedef struct
   const char *pid, *tid, *ts, *dur, *id;
   gsize       pid_len, tid_len, ts_len, dur_len, id_len;
   gboolean    has_ph, has_cat, has_name, has_bp;
+  gboolean    ts_int, dur_int;      /* ts / dur had no fraction or exponent */
+  gboolean    ts_fast, dur_fast;    /* ..., and ts_ns / dur_ns are their values */
+  gint64      ts_ns, dur_ns;
   gint64      correlation, external_id;
 } EvFields;
 
@@ -51,6 +55,44 @@ int_or_none (const char *s, gsize len)
   if (!weft_json_decimal_to_int (s, len, 0, &v, NULL))
     return -1;
   return v;
+}
+
+/* A plain integer at v (an optional '-', 1-18 digits, no leading zero)
+ * that ends before the buffer does, read in one pass: TRUE with its end in
+ * *endp and its value in *out. FALSE for any other form (and always in the
+ * tests' reference mode): the caller then scans it the general way. */
+static inline gboolean
+plain_int (Scan *S, const char *v, const char **endp, gint64 *out)
+{
+  const char *q = *v == '-' ? v + 1 : v, *d0 = q;
+  guint64 acc = 0;
+
+  if (weft_json_lex_reference)
+    return FALSE;
+#if G_BYTE_ORDER == G_LITTLE_ENDIAN
+  /* eight digits at a time, at most twice (Kineto's ts has 16) */
+  while (S->end - q >= 8 && q - d0 <= 8)
+    {
+      guint64 x;
+      memcpy (&x, q, 8);
+      if (!digits8 (x))
+        break;
+      acc = acc * 100000000 + value8 (x);
+      q += 8;
+    }
+#endif
+  while (IS_DIGIT (*q) && q - d0 < 19)
+    {
+      acc = acc * 10 + (guint64) (*q - '0');
+      q++;
+    }
+  /* (at the end of the buffer the number may go on in the next read) */
+  if (q == d0 || q - d0 > 18 || (d0[0] == '0' && q - d0 > 1) || q >= S->end || IS_DIGIT (*q) || *q == '.' ||
+      *q == 'e' || *q == 'E')
+    return FALSE;
+  *endp = q;
+  *out = *v == '-' ? -(gint64) acc : (gint64) acc;
+  return TRUE;
 }
 
 /* "args" object at *pp (depth of the args object: 4). */
@@ -84,11 +126,15 @@ scan_args (Scan *S, const char **pp, EvFields *f)
         {
           const char *v = p;
           gboolean is_int = FALSE;
-          if ((st = scan_number (S, &p, &is_int)) != SCAN_OK)
+          gint64 n = -1;
+          if (plain_int (S, v, &p, &n))
+            is_int = TRUE; /* int_or_none's value, read as it is scanned */
+          else if ((st = scan_number (S, &p, &is_int)) != SCAN_OK)
             return st;
+          else if (is_int)
+            n = int_or_none (v, (gsize) (p - v));
           if (is_int)
             {
-              gint64 n = int_or_none (v, (gsize) (p - v));
               if (key.start[0] == 'c')
                 f->correlation = n;
               else
@@ -143,6 +189,37 @@ scan_number_field (Scan *S, const char **pp, const char **text, gsize *len, cons
     return st;
   *text = v;
   *len = (gsize) (*pp - v);
+  return SCAN_OK;
+}
+
+/* "ts" / "dur": a number (its text in *text, *len), as scan_number_field
+ * reads it; *is_int when it has no fraction or exponent. The plain
+ * integers Kineto writes (at most 18 digits, below 2^63 ns once scaled)
+ * are converted while they are scanned: *fast, and *ns is the value in ns,
+ * as weft_json_decimal_to_int (text, len, 3) gives it; other numbers are
+ * converted from their text when the event is committed. */
+static ScanStatus
+scan_time_field (Scan *S, const char **pp, const char **text, gsize *len, const char *field, gboolean *is_int,
+                 gboolean *fast, gint64 *ns)
+{
+  const char *v = *pp;
+  ScanStatus st;
+
+  *fast = FALSE;
+  /* below 2^63 ns once scaled: |value| <= G_MAXINT64 / 1000 */
+  if (plain_int (S, v, pp, ns) && *ns <= G_MAXINT64 / 1000 && *ns >= -(G_MAXINT64 / 1000))
+    {
+      *text = v;
+      *len = (gsize) (*pp - v);
+      *is_int = TRUE;
+      *fast = TRUE;
+      *ns *= 1000;
+      return SCAN_OK;
+    }
+  *pp = v;
+  if ((st = scan_number_field (S, pp, text, len, field)) != SCAN_OK)
+    return st;
+  *is_int = memchr (*text, '.', *len) == NULL && memchr (*text, 'e', *len) == NULL && memchr (*text, 'E', *len) == NULL;
   return SCAN_OK;
 }
 
@@ -277,23 +354,55 @@ category_of (Scan *S, guint32 cat_id)
   return (WeftCategory) (k - 1);
 }
 
+/* Whether the classifier will read the args of events of this name: their
+ * texts are then kept plain until the rank is indexed (textstore.c). */
+static gboolean
+keep_text_of (Scan *S, guint32 name_id)
+{
+  guint8 k;
+
+  if (name_id >= S->keep_of_name->len)
+    {
+      guint old = S->keep_of_name->len;
+      g_byte_array_set_size (S->keep_of_name, MAX (name_id + 1, old * 2));
+      memset (S->keep_of_name->data + old, 0, S->keep_of_name->len - old);
+    }
+  k = S->keep_of_name->data[name_id];
+  if (k == 0)
+    {
+      k = _weft_classify_name_reads_args (weft_strings_get (S->rank->strings, name_id)) ? 2 : 1;
+      S->keep_of_name->data[name_id] = k;
+    }
+  return k == 2;
+}
+
 static guint32
 lane_of (Scan *S, const char *pid, gsize pid_len, const char *tid, gsize tid_len)
 {
-  if (S->lane_last != WEFT_NONE && pid_len == S->lane_pid_len && tid_len == S->lane_tid_len &&
-      memcmp (pid, S->lane_key, pid_len) == 0 && memcmp (tid, S->lane_key + pid_len, tid_len) == 0)
-    return S->lane_last;
-  S->lane_last = weft_rank_ensure_lane (S->rank, pid, pid_len, tid, tid_len);
-  if (pid_len + tid_len > S->lane_key_cap)
+  struct LaneSlot *c = S->lanes, hit;
+  guint k;
+
+  for (k = 0; k < LANE_CACHE_SIZE && c[k].lane != WEFT_NONE; k++)
+    if (pid_len == c[k].pid_len && tid_len == c[k].tid_len && memcmp (pid, c[k].key, pid_len) == 0 &&
+        memcmp (tid, c[k].key + pid_len, tid_len) == 0)
+      break;
+  if (k < LANE_CACHE_SIZE && c[k].lane != WEFT_NONE)
+    hit = c[k];
+  else
     {
-      S->lane_key_cap = pid_len + tid_len;
-      S->lane_key = g_realloc (S->lane_key, S->lane_key_cap);
+      hit.lane = weft_rank_ensure_lane (S->rank, pid, pid_len, tid, tid_len);
+      if (pid_len + tid_len > sizeof hit.key)
+        return hit.lane; /* not cached */
+      memcpy (hit.key, pid, pid_len);
+      memcpy (hit.key + pid_len, tid, tid_len);
+      hit.pid_len = (guint8) pid_len;
+      hit.tid_len = (guint8) tid_len;
+      k = LANE_CACHE_SIZE - 1; /* the least recent goes */
     }
-  memcpy (S->lane_key, pid, pid_len);
-  memcpy (S->lane_key + pid_len, tid, tid_len);
-  S->lane_pid_len = pid_len;
-  S->lane_tid_len = tid_len;
-  return S->lane_last;
+  if (k > 0)
+    memmove (&c[1], &c[0], k * sizeof *c);
+  c[0] = hit;
+  return hit.lane;
 }
 
 static ScanStatus
@@ -349,16 +458,18 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
     ev.lane = lane_of (S, f->pid, f->pid_len, f->tid, f->tid_len);
   if (f->ts != NULL)
     {
-      if (convert_time (S, f->ts, f->ts_len, "ts", &ev.ts) != SCAN_OK)
+      if (f->ts_fast)
+        ev.ts = f->ts_ns;
+      else if (convert_time (S, f->ts, f->ts_len, "ts", &ev.ts) != SCAN_OK)
         return SCAN_ERROR;
-      if (!S->ts_has_fraction && memchr (f->ts, '.', f->ts_len) != NULL)
-        S->ts_has_fraction = TRUE;
-      if (!S->ts_has_fraction && (memchr (f->ts, 'e', f->ts_len) != NULL || memchr (f->ts, 'E', f->ts_len) != NULL))
+      if (!f->ts_int)
         S->ts_has_fraction = TRUE;
     }
   if (f->dur != NULL)
     {
-      if (convert_time (S, f->dur, f->dur_len, "dur", &dur) != SCAN_OK)
+      if (f->dur_fast)
+        dur = f->dur_ns;
+      else if (convert_time (S, f->dur, f->dur_len, "dur", &dur) != SCAN_OK)
         return SCAN_ERROR;
       ev.flags |= WEFT_EVENT_HAS_DUR;
       if (dur < 0)
@@ -420,6 +531,8 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   slot = _weft_text_store_add (rank->texts, start, len);
   if (G_UNLIKELY (slot != rank->events->len + 1))
     return scan_fail (S, start, "internal error: text slot %u for event %u", slot, rank->events->len);
+  if (f->has_name && keep_text_of (S, ev.name))
+    _weft_text_store_keep (rank->texts, slot, start, len); /* FALSE past its cap: read from the block */
   g_array_append_val (rank->events, ev);
   return SCAN_OK;
 }
@@ -467,7 +580,7 @@ scan_event (Scan *S, const char **pp)
                   f.has_ph = TRUE;
                 }
               else if (memcmp (key.start, "ts", 2) == 0)
-                st = scan_number_field (S, &p, &f.ts, &f.ts_len, "ts");
+                st = scan_time_field (S, &p, &f.ts, &f.ts_len, "ts", &f.ts_int, &f.ts_fast, &f.ts_ns);
               else if (memcmp (key.start, "id", 2) == 0)
                 st = scan_id_field (S, &p, &f.id, &f.id_len, "id");
               else if (memcmp (key.start, "bp", 2) == 0 && *p == '"')
@@ -489,7 +602,7 @@ scan_event (Scan *S, const char **pp)
               else if (memcmp (key.start, "tid", 3) == 0)
                 st = scan_id_field (S, &p, &f.tid, &f.tid_len, "tid");
               else if (memcmp (key.start, "dur", 3) == 0)
-                st = scan_number_field (S, &p, &f.dur, &f.dur_len, "dur");
+                st = scan_time_field (S, &p, &f.dur, &f.dur_len, "dur", &f.dur_int, &f.dur_fast, &f.dur_ns);
               else
                 handled = FALSE;
               break;
@@ -1157,8 +1270,10 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.buf = g_malloc (S.cap);
   S.buf[0] = '\0';
   S.end = S.buf;
-  S.lane_last = WEFT_NONE;
+  for (guint k = 0; k < LANE_CACHE_SIZE; k++)
+    S.lanes[k].lane = WEFT_NONE;
   S.cat_of_id = g_byte_array_new ();
+  S.keep_of_name = g_byte_array_new ();
   S.scratch = g_string_new (NULL);
   S.names = g_new0 (struct NameSlot, NAME_CACHE_SIZE);
 
@@ -1195,8 +1310,8 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   top_reset (&S.top);
   g_free (S.top.stack);
   g_free (S.buf);
-  g_free (S.lane_key);
   g_byte_array_free (S.cat_of_id, TRUE);
+  g_byte_array_free (S.keep_of_name, TRUE);
   g_string_free (S.scratch, TRUE);
   g_free (S.names);
   return ok;

@@ -19,66 +19,64 @@ is_gpu_category (WeftCategory c)
   return c == WEFT_CAT_KERNEL || c == WEFT_CAT_GPU_MEMCPY || c == WEFT_CAT_GPU_MEMSET;
 }
 
+/* process_name / thread_name / thread_sort_index / process_labels from
+ * one M event (process names by interned pid text into process_names). */
 static void
-apply_metadata (WeftRank *rank)
+metadata_event (WeftRank *rank, const WeftEvent *ev, GHashTable *process_names)
 {
-  /* process_name / thread_name / thread_sort_index from M events. */
-  GHashTable *process_names = g_hash_table_new (g_direct_hash, g_direct_equal);
+  json_object *obj, *args, *v, *pid, *tid;
+  const char *name;
 
-  for (guint i = 0; i < rank->events->len; i++)
+  name = weft_rank_string (rank, ev->name);
+  if (strcmp (name, "process_name") != 0 && strcmp (name, "thread_name") != 0 &&
+      strcmp (name, "thread_sort_index") != 0 && strcmp (name, "process_labels") != 0)
+    return;
+  obj = weft_event_parse (rank, ev);
+  if (obj == NULL)
+    return;
+  if (!json_object_object_get_ex (obj, "args", &args) || !json_object_object_get_ex (obj, "pid", &pid))
     {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      json_object *obj, *args, *v, *pid, *tid;
-      const char *name;
-
-      if (ev->ph != WEFT_PH_M)
-        continue;
-      name = weft_rank_string (rank, ev->name);
-      if (strcmp (name, "process_name") != 0 && strcmp (name, "thread_name") != 0 &&
-          strcmp (name, "thread_sort_index") != 0 && strcmp (name, "process_labels") != 0)
-        continue;
-      obj = weft_event_parse (rank, ev);
-      if (obj == NULL)
-        continue;
-      if (!json_object_object_get_ex (obj, "args", &args) || !json_object_object_get_ex (obj, "pid", &pid))
-        {
-          json_object_put (obj);
-          continue;
-        }
-      if (strcmp (name, "process_name") == 0 || strcmp (name, "process_labels") == 0)
-        {
-          const char *key = strcmp (name, "process_name") == 0 ? "name" : "labels";
-          if (json_object_object_get_ex (args, key, &v) && json_object_is_type (v, json_type_string))
-            {
-              const char *pt = json_object_to_json_string_ext (pid, JSON_C_TO_STRING_PLAIN);
-              guint32 pid_id = weft_strings_intern (rank->strings, pt, -1);
-              guint32 val = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
-              if (strcmp (name, "process_name") == 0 || !g_hash_table_contains (process_names, GUINT_TO_POINTER (pid_id + 1)))
-                g_hash_table_insert (process_names, GUINT_TO_POINTER (pid_id + 1), GUINT_TO_POINTER (val));
-            }
-        }
-      else if (json_object_object_get_ex (obj, "tid", &tid))
+      json_object_put (obj);
+      return;
+    }
+  if (strcmp (name, "process_name") == 0 || strcmp (name, "process_labels") == 0)
+    {
+      const char *key = strcmp (name, "process_name") == 0 ? "name" : "labels";
+      if (json_object_object_get_ex (args, key, &v) && json_object_is_type (v, json_type_string))
         {
           const char *pt = json_object_to_json_string_ext (pid, JSON_C_TO_STRING_PLAIN);
-          char *pdup = g_strdup (pt);
-          const char *tt = json_object_to_json_string_ext (tid, JSON_C_TO_STRING_PLAIN);
-          char *key = g_strdup_printf ("%s\x1f%s", pdup, tt);
-          gpointer found = g_hash_table_lookup (rank->lane_index, key);
-          if (found != NULL)
-            {
-              WeftLane *lane = weft_rank_lane (rank, GPOINTER_TO_UINT (found) - 1);
-              if (strcmp (name, "thread_name") == 0 && json_object_object_get_ex (args, "name", &v) &&
-                  json_object_is_type (v, json_type_string))
-                lane->name = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
-              else if (strcmp (name, "thread_sort_index") == 0 && json_object_object_get_ex (args, "sort_index", &v))
-                lane->sort_index = json_object_get_int64 (v);
-            }
-          g_free (key);
-          g_free (pdup);
+          guint32 pid_id = weft_strings_intern (rank->strings, pt, -1);
+          guint32 val = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
+          if (strcmp (name, "process_name") == 0 || !g_hash_table_contains (process_names, GUINT_TO_POINTER (pid_id + 1)))
+            g_hash_table_insert (process_names, GUINT_TO_POINTER (pid_id + 1), GUINT_TO_POINTER (val));
         }
-      json_object_put (obj);
     }
+  else if (json_object_object_get_ex (obj, "tid", &tid))
+    {
+      const char *pt = json_object_to_json_string_ext (pid, JSON_C_TO_STRING_PLAIN);
+      char *pdup = g_strdup (pt);
+      const char *tt = json_object_to_json_string_ext (tid, JSON_C_TO_STRING_PLAIN);
+      char *key = g_strdup_printf ("%s\x1f%s", pdup, tt);
+      gpointer found = g_hash_table_lookup (rank->lane_index, key);
+      if (found != NULL)
+        {
+          WeftLane *lane = weft_rank_lane (rank, GPOINTER_TO_UINT (found) - 1);
+          if (strcmp (name, "thread_name") == 0 && json_object_object_get_ex (args, "name", &v) &&
+              json_object_is_type (v, json_type_string))
+            lane->name = weft_strings_intern (rank->strings, json_object_get_string (v), -1);
+          else if (strcmp (name, "thread_sort_index") == 0 && json_object_object_get_ex (args, "sort_index", &v))
+            lane->sort_index = json_object_get_int64 (v);
+        }
+      g_free (key);
+      g_free (pdup);
+    }
+  json_object_put (obj);
+}
 
+/* Each lane's process name, once the M events are read. */
+static void
+metadata_finish (WeftRank *rank, GHashTable *process_names)
+{
   for (guint i = 0; i < rank->lanes->len; i++)
     {
       WeftLane *lane = weft_rank_lane (rank, i);
@@ -86,22 +84,13 @@ apply_metadata (WeftRank *rank)
       if (pn != NULL)
         lane->process_name = GPOINTER_TO_UINT (pn);
     }
-  g_hash_table_destroy (process_names);
 }
 
+/* Lane kinds, from which lanes (gpu_pid_seen, by lane) have GPU events. */
 static void
-assign_lane_kinds (WeftRank *rank)
+assign_lane_kinds (WeftRank *rank, const gboolean *gpu_pid_seen)
 {
-  gboolean *gpu_pid_seen;
   guint n = rank->lanes->len;
-
-  gpu_pid_seen = g_new0 (gboolean, n);
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->lane != WEFT_NONE && (is_gpu_category (ev->category) || ev->category == WEFT_CAT_GPU_USER_ANNOTATION))
-        gpu_pid_seen[ev->lane] = TRUE;
-    }
 
   for (guint i = 0; i < n; i++)
     {
@@ -130,34 +119,6 @@ assign_lane_kinds (WeftRank *rank)
       else
         lane->kind = WEFT_LANE_OTHER;
     }
-  g_free (gpu_pid_seen);
-
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->lane != WEFT_NONE && is_gpu_category (ev->category) && ev->ph == WEFT_PH_X &&
-          weft_rank_lane (rank, ev->lane)->kind == WEFT_LANE_GPU)
-        ev->flags |= WEFT_EVENT_GPU_OP;
-    }
-}
-
-static void
-fill_lanes (WeftRank *rank)
-{
-  for (guint i = 0; i < rank->lanes->len; i++)
-    g_array_set_size (weft_rank_lane (rank, i)->events, 0);
-
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->lane == WEFT_NONE || (ev->flags & WEFT_EVENT_DELETED))
-        continue;
-      if (ev->ph != WEFT_PH_X && ev->ph != WEFT_PH_I)
-        continue;
-      g_array_append_val (weft_rank_lane (rank, ev->lane)->events, i);
-    }
-  for (guint i = 0; i < rank->lanes->len; i++)
-    weft_lane_sort (rank, weft_rank_lane (rank, i));
 }
 
 /* The X slice on the lane that a flow point at time ts binds to: one that
@@ -214,53 +175,6 @@ flow_point (const WeftRank *rank, const WeftEvent *ev, guint *table, gint64 *id)
   return *id >= 0;
 }
 
-static void
-pair_flows (WeftRank *rank)
-{
-  /* one table per category, so ac2g and fwdbwd ids do not collide (any
-   * gint64 is an id: no arithmetic on them) */
-  WeftIdMap starts[2];
-  gsize n_starts[2] = { 0, 0 };
-  guint table;
-  gint64 id;
-
-  g_array_set_size (rank->flows, 0);
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      const WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
-        n_starts[table]++;
-    }
-  _weft_id_map_init (&starts[0], n_starts[0]);
-  _weft_id_map_init (&starts[1], n_starts[1]);
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      const WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
-        _weft_id_map_set (&starts[table], id, i); /* the last start of an id wins */
-    }
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      guint32 s;
-      WeftFlow flow;
-
-      if (ev->ph != WEFT_PH_F || !flow_point (rank, ev, &table, &id))
-        continue;
-      s = _weft_id_map_get (&starts[table], id);
-      if (s == G_MAXUINT32)
-        continue; /* orphan: dropped */
-      flow.category = (WeftCategory) ev->category;
-      flow.start = s;
-      flow.end = i;
-      flow.from = slice_at (rank, weft_rank_event (rank, flow.start)->lane, weft_rank_event (rank, flow.start)->ts);
-      flow.to = slice_at (rank, ev->lane, ev->ts);
-      g_array_append_val (rank->flows, flow);
-    }
-  _weft_id_map_clear (&starts[0]);
-  _weft_id_map_clear (&starts[1]);
-}
-
 static gboolean
 is_launch_candidate (const WeftRank *rank, const WeftEvent *ev)
 {
@@ -268,49 +182,10 @@ is_launch_candidate (const WeftRank *rank, const WeftEvent *ev)
          !(ev->flags & WEFT_EVENT_DELETED) && weft_event_correlation (rank, ev) >= 0;
 }
 
+/* Without correlation args, launches are linked through ac2g flows. */
 static void
-link_launches (WeftRank *rank)
+link_launches_by_flows (WeftRank *rank)
 {
-  WeftIdMap by_corr;
-  gsize n_keys = 0;
-
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      weft_event_set_link (ev, WEFT_NONE);
-      ev->flags &= ~WEFT_EVENT_LAUNCH;
-      if (is_launch_candidate (rank, ev))
-        n_keys++;
-    }
-  _weft_id_map_init (&by_corr, n_keys);
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      const WeftEvent *ev = weft_rank_event (rank, i);
-      if (is_launch_candidate (rank, ev))
-        _weft_id_map_set (&by_corr, weft_event_correlation (rank, ev), i); /* the last launch wins */
-    }
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      guint32 l;
-      gint64 corr;
-      if (!(ev->flags & WEFT_EVENT_GPU_OP) || (ev->flags & WEFT_EVENT_DELETED))
-        continue;
-      corr = weft_event_correlation (rank, ev);
-      if (corr < 0)
-        continue;
-      l = _weft_id_map_get (&by_corr, corr);
-      if (l != G_MAXUINT32)
-        {
-          WeftEvent *launch = weft_rank_event (rank, l);
-          weft_event_set_link (ev, l);
-          weft_event_set_link (launch, i);
-          launch->flags |= WEFT_EVENT_LAUNCH;
-        }
-    }
-  _weft_id_map_clear (&by_corr);
-
-  /* Without correlation args, fall back to ac2g flows. */
   for (guint i = 0; i < rank->flows->len; i++)
     {
       const WeftFlow *f = &g_array_index (rank->flows, WeftFlow, i);
@@ -328,29 +203,10 @@ link_launches (WeftRank *rank)
     }
 }
 
+/* rank->steps by begin (stable: equal begins keep their order). */
 static void
-find_steps (WeftRank *rank)
+sort_steps (WeftRank *rank)
 {
-  g_array_set_size (rank->steps, 0);
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      const char *name;
-      WeftStep step;
-      if (ev->ph != WEFT_PH_X || (ev->flags & WEFT_EVENT_DELETED))
-        continue;
-      if (ev->category != WEFT_CAT_USER_ANNOTATION && ev->category != WEFT_CAT_CPU_OP)
-        continue;
-      name = weft_rank_string (rank, ev->name);
-      if (!g_str_has_prefix (name, "ProfilerStep#"))
-        continue;
-      step.event = i;
-      step.number = (int) g_ascii_strtoll (name + strlen ("ProfilerStep#"), NULL, 10);
-      step.begin = ev->ts;
-      step.end = weft_event_end (rank, ev);
-      g_array_append_val (rank->steps, step);
-    }
-  /* sort by begin */
   for (guint i = 1; i < rank->steps->len; i++)
     for (guint j = i; j > 0; j--)
       {
@@ -369,18 +225,8 @@ find_steps (WeftRank *rank)
  * and nearly all of the lane's collectives are of that type), mostly
  * copies -> copy, else compute. Stream Sync lanes keep their role. */
 static void
-assign_lane_roles (WeftRank *rank)
+assign_lane_roles (WeftRank *rank, gboolean fsdp)
 {
-  gboolean fsdp = FALSE;
-
-  for (guint i = 0; i < rank->events->len && !fsdp; i++)
-    {
-      const WeftEvent *ev = weft_rank_event (rank, i);
-      if (ev->ph == WEFT_PH_X && (ev->category == WEFT_CAT_USER_ANNOTATION || ev->category == WEFT_CAT_CPU_OP) &&
-          g_str_has_prefix (weft_rank_string (rank, ev->name), "FSDP::"))
-        fsdp = TRUE;
-    }
-
   for (guint l = 0; l < rank->lanes->len; l++)
     {
       WeftLane *lane = weft_rank_lane (rank, l);
@@ -426,20 +272,142 @@ assign_lane_roles (WeftRank *rank)
     }
 }
 
+/* The index in three passes over the records (they are 40 bytes each,
+ * ~150 MB on a 4 GB trace: the passes are memory-bound; there were 12):
+ *
+ * A: metadata (M events), lanes filled, which lanes have GPU events, links
+ *    and launch flags reset, flow starts and launch candidates counted,
+ *    steps, FSDP ops seen;
+ *    then the lanes sorted, their kinds;
+ * B: GPU ops flagged, flow starts and launches into their id maps;
+ * C: flows paired at their ends, GPU ops linked to their launches;
+ *    then the flow fallback for links, the classification, lane roles.
+ *
+ * Each step sees what it saw when they were separate passes: within a pass
+ * no step reads what another writes (flow ids share their slot with the
+ * link, but weft_event_set_link (WEFT_NONE) leaves a flow's alone). */
 void
 weft_rank_index (WeftRank *rank)
 {
-  apply_metadata (rank);
-  fill_lanes (rank);
-  assign_lane_kinds (rank);
-  pair_flows (rank);
-  link_launches (rank);
-  find_steps (rank);
+  GHashTable *process_names = g_hash_table_new (g_direct_hash, g_direct_equal);
+  gboolean *gpu_pid_seen = g_new0 (gboolean, rank->lanes->len);
+  WeftIdMap starts[2], by_corr;
+  gsize n_starts[2] = { 0, 0 }, n_launches = 0;
+  gboolean fsdp = FALSE;
+  guint table;
+  gint64 id;
+  guint n = rank->events->len;
+
+  for (guint l = 0; l < rank->lanes->len; l++)
+    g_array_set_size (weft_rank_lane (rank, l)->events, 0);
+  g_array_set_size (rank->steps, 0);
+
+  /* A */
+  for (guint i = 0; i < n; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      gboolean deleted = (ev->flags & WEFT_EVENT_DELETED) != 0;
+
+      if (ev->ph == WEFT_PH_M)
+        metadata_event (rank, ev, process_names);
+      if (ev->lane != WEFT_NONE)
+        {
+          if (!deleted && (ev->ph == WEFT_PH_X || ev->ph == WEFT_PH_I))
+            g_array_append_val (weft_rank_lane (rank, ev->lane)->events, i);
+          if (is_gpu_category (ev->category) || ev->category == WEFT_CAT_GPU_USER_ANNOTATION)
+            gpu_pid_seen[ev->lane] = TRUE;
+        }
+      weft_event_set_link (ev, WEFT_NONE);
+      ev->flags &= ~WEFT_EVENT_LAUNCH;
+      if (is_launch_candidate (rank, ev))
+        n_launches++;
+      if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
+        n_starts[table]++;
+      if (ev->ph == WEFT_PH_X && (ev->category == WEFT_CAT_USER_ANNOTATION || ev->category == WEFT_CAT_CPU_OP))
+        {
+          const char *name = weft_rank_string (rank, ev->name);
+          if (!deleted && g_str_has_prefix (name, "ProfilerStep#"))
+            {
+              WeftStep step;
+              step.event = i;
+              step.number = (int) g_ascii_strtoll (name + strlen ("ProfilerStep#"), NULL, 10);
+              step.begin = ev->ts;
+              step.end = weft_event_end (rank, ev);
+              g_array_append_val (rank->steps, step);
+            }
+          if (!fsdp && g_str_has_prefix (name, "FSDP::")) /* deleted ones too, as before */
+            fsdp = TRUE;
+        }
+    }
+  metadata_finish (rank, process_names);
+  g_hash_table_destroy (process_names);
+  for (guint l = 0; l < rank->lanes->len; l++)
+    weft_lane_sort (rank, weft_rank_lane (rank, l));
+  assign_lane_kinds (rank, gpu_pid_seen);
+  g_free (gpu_pid_seen);
+
+  /* B */
+  g_array_set_size (rank->flows, 0);
+  _weft_id_map_init (&starts[0], n_starts[0]);
+  _weft_id_map_init (&starts[1], n_starts[1]);
+  _weft_id_map_init (&by_corr, n_launches);
+  for (guint i = 0; i < n; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->lane != WEFT_NONE && is_gpu_category (ev->category) && ev->ph == WEFT_PH_X &&
+          weft_rank_lane (rank, ev->lane)->kind == WEFT_LANE_GPU)
+        ev->flags |= WEFT_EVENT_GPU_OP;
+      if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
+        _weft_id_map_set (&starts[table], id, i); /* the last start of an id wins */
+      if (is_launch_candidate (rank, ev))
+        _weft_id_map_set (&by_corr, weft_event_correlation (rank, ev), i); /* the last launch wins */
+    }
+
+  /* C */
+  for (guint i = 0; i < n; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (ev->ph == WEFT_PH_F && flow_point (rank, ev, &table, &id))
+        {
+          guint32 s = _weft_id_map_get (&starts[table], id);
+          if (s != G_MAXUINT32) /* else an orphan: dropped */
+            {
+              WeftFlow flow;
+              const WeftEvent *start = weft_rank_event (rank, s);
+              flow.category = (WeftCategory) ev->category;
+              flow.start = s;
+              flow.end = i;
+              flow.from = slice_at (rank, start->lane, start->ts);
+              flow.to = slice_at (rank, ev->lane, ev->ts);
+              g_array_append_val (rank->flows, flow);
+            }
+        }
+      if ((ev->flags & WEFT_EVENT_GPU_OP) && !(ev->flags & WEFT_EVENT_DELETED))
+        {
+          gint64 corr = weft_event_correlation (rank, ev);
+          guint32 l = corr >= 0 ? _weft_id_map_get (&by_corr, corr) : G_MAXUINT32;
+          if (l != G_MAXUINT32)
+            {
+              WeftEvent *launch = weft_rank_event (rank, l);
+              weft_event_set_link (ev, l);
+              weft_event_set_link (launch, i);
+              launch->flags |= WEFT_EVENT_LAUNCH;
+            }
+        }
+    }
+  _weft_id_map_clear (&starts[0]);
+  _weft_id_map_clear (&starts[1]);
+  _weft_id_map_clear (&by_corr);
+
+  link_launches_by_flows (rank);
+  sort_steps (rank);
   weft_rank_classify (rank);
-  assign_lane_roles (rank);
+  assign_lane_roles (rank, fsdp);
   /* the classification's reads are done: give back the decoded blocks
-   * (~0.6 MiB a rank), refilled on demand by later readers */
+   * (~0.6 MiB a rank), refilled on demand by later readers, and the texts
+   * the scanner kept plain for it (later reads decode their blocks) */
   _weft_text_store_drop_cache (rank->texts);
+  _weft_text_store_drop_kept (rank->texts);
 }
 
 void

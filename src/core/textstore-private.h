@@ -19,6 +19,14 @@ guint32        _weft_text_store_add (WeftTextStore *self, const char *data, gsiz
  * rank's texts are all added (the scanner does at its end). Adding again
  * afterwards starts a new block. */
 void           _weft_text_store_finish (WeftTextStore *self);
+/* Also keeps a plain copy of the text just added at slot (slots in rising
+ * order), so that reading it until _weft_text_store_drop_kept () decodes
+ * no block: the scanner keeps the texts of the events whose args the
+ * classifier reads (collectives), weft_rank_index () drops them. FALSE
+ * (nothing kept) past the cap: an eighth of the texts so far + 1 MiB. */
+gboolean       _weft_text_store_keep (WeftTextStore *self, guint32 slot, const char *data, gsize len);
+void           _weft_text_store_drop_kept (WeftTextStore *self);
+
 /* How many texts it holds (the last slot). */
 guint32        _weft_text_store_count (const WeftTextStore *self);
 

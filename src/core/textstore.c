@@ -26,6 +26,10 @@
  * reads a collective kernel's args then its CPU op's, far apart in the file
  * (two streams of reads); with one block each read decoded a block. */
 #define SHARED_BLOCKS    4
+/* The kept texts (see _weft_text_store_keep) take at most this much: an
+ * eighth of the texts added so far plus 1 MiB (collectives are ~4 % of
+ * df_index_resolver's bytes; past the cap a text is read from its block). */
+#define TEXT_KEPT_MAX(self) ((self)->raw_bytes / 8 + ((gsize) 1 << 20))
 
 typedef struct
 {
@@ -63,7 +67,19 @@ struct _WeftTextStore
   GMutex      lock;        /* guards shared and tick */
   Decoded     shared[SHARED_BLOCKS];
   guint64     tick;
+  /* Texts also kept plain from the scan to the rank's first index (the
+   * classifier's collectives: _weft_text_store_keep ()), so that reading
+   * them decodes no block. */
+  GByteArray *kept;        /* the texts, each NUL-terminated */
+  GArray     *kept_index;  /* Kept, by slot (added in slot order) */
 };
+
+typedef struct
+{
+  guint32 slot;
+  guint32 len;
+  gsize   off;             /* in kept */
+} Kept;
 
 struct _WeftTextCursor
 {
@@ -115,6 +131,7 @@ _weft_text_store_free (WeftTextStore *self)
   g_free (self->scratch);
   for (guint i = 0; i < SHARED_BLOCKS; i++)
     decoded_clear (&self->shared[i]);
+  _weft_text_store_drop_kept (self);
   g_mutex_clear (&self->lock);
   g_free (self);
 }
@@ -187,6 +204,74 @@ _weft_text_store_add (WeftTextStore *self, const char *data, gsize len)
   if (self->fill->len >= TEXT_BLOCK_BYTES)
     pack_fill (self);
   return slot;
+}
+
+gboolean
+_weft_text_store_keep (WeftTextStore *self, guint32 slot, const char *data, gsize len)
+{
+  Kept k;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  g_return_val_if_fail (slot != WEFT_TEXT_NONE && slot <= self->n_texts, FALSE);
+  if (self->kept_index != NULL && self->kept_index->len > 0 &&
+      g_array_index (self->kept_index, Kept, self->kept_index->len - 1).slot >= slot)
+    return FALSE; /* out of order */
+  if (len > G_MAXUINT32 / 2 || (self->kept != NULL ? self->kept->len : 0) + len + 1 > TEXT_KEPT_MAX (self))
+    return FALSE;
+  if (self->kept == NULL)
+    {
+      self->kept = g_byte_array_new ();
+      self->kept_index = g_array_new (FALSE, FALSE, sizeof (Kept));
+    }
+  k.slot = slot;
+  k.len = (guint32) len;
+  k.off = self->kept->len;
+  g_byte_array_set_size (self->kept, (guint) (k.off + len + 1));
+  memcpy (self->kept->data + k.off, data, len);
+  self->kept->data[k.off + len] = '\0';
+  g_array_append_val (self->kept_index, k);
+  return TRUE;
+}
+
+void
+_weft_text_store_drop_kept (WeftTextStore *self)
+{
+  if (self == NULL)
+    return;
+  g_mutex_lock (&self->lock);
+  if (self->kept != NULL)
+    g_byte_array_free (self->kept, TRUE);
+  if (self->kept_index != NULL)
+    g_array_free (self->kept_index, TRUE);
+  self->kept = NULL;
+  self->kept_index = NULL;
+  g_mutex_unlock (&self->lock);
+}
+
+/* The kept copy of slot's text, NULL when it was not kept. */
+static const char *
+kept_get (const WeftTextStore *self, guint32 slot, gsize *len)
+{
+  guint lo = 0, hi;
+
+  if (self->kept_index == NULL)
+    return NULL;
+  hi = self->kept_index->len;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      const Kept *k = &g_array_index (self->kept_index, Kept, mid);
+      if (k->slot == slot)
+        {
+          *len = k->len;
+          return (const char *) self->kept->data + k->off;
+        }
+      if (k->slot < slot)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return NULL;
 }
 
 guint32
@@ -398,6 +483,12 @@ _weft_rank_text_lock (const WeftRank *rank, const WeftEvent *ev, gsize *len)
   g_mutex_lock (&store->lock);
   if (slot == WEFT_TEXT_NONE)
     return NULL;
+  if (store->kept_index != NULL)
+    {
+      const char *s = kept_get (store, slot, len);
+      if (s != NULL)
+        return s;
+    }
   return store_get (store, shared_pick (store, slot), slot, len);
 }
 
