@@ -707,12 +707,18 @@ late_state_cb (gpointer data)
 }
 
 /* The state after the next layout (what moved widgets, e.g. a scroll, a
- * pane shown: their boxes are the new ones only then). */
+ * pane shown: their boxes are the new ones only then). On a loaded
+ * machine the layout can come later than the first write, and nothing
+ * else may write the state after it: written again twice, later. */
 void
 _weft_window_schedule_state_late (WeftWindow *self)
 {
-  if (self->state_path != NULL)
-    g_timeout_add_full (G_PRIORITY_LOW, 150, late_state_cb, g_object_ref (self), g_object_unref);
+  static const guint delays_ms[] = { 150, 600, 2000 };
+
+  if (self->state_path == NULL)
+    return;
+  for (guint i = 0; i < G_N_ELEMENTS (delays_ms); i++)
+    g_timeout_add_full (G_PRIORITY_LOW, delays_ms[i], late_state_cb, g_object_ref (self), g_object_unref);
 }
 
 /* After the template: the inspector's scrolling moves its buttons (the

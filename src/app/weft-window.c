@@ -603,6 +603,8 @@ selection_changed_cb (WeftTimelineView *view, WeftWindow *self)
   else
     weft_inspector_show_summary (WEFT_INSPECTOR (self->inspector));
   _weft_window_schedule_state (self);
+  /* and once the inspector's new content is laid out (its boxes) */
+  _weft_window_schedule_state_late (self);
 }
 
 static void
