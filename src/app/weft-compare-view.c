@@ -531,14 +531,20 @@ void
 weft_compare_view_set_steps (WeftCompareView *self, int step_a, int step_b)
 {
   int want[2] = { step_a, step_b };
+  gboolean changed = FALSE;
 
   g_return_if_fail (WEFT_IS_COMPARE_VIEW (self));
   for (int side = 0; side < 2; side++)
     {
       guint pos = step_position (self, side, want[side]);
-      if (pos != GTK_INVALID_LIST_POSITION)
-        select_step (self, side, pos);
+      if (pos != GTK_INVALID_LIST_POSITION && self->step[side] != want[side])
+        {
+          select_step (self, side, pos);
+          changed = TRUE;
+        }
     }
+  if (!changed)
+    return; /* the diff is of these steps already */
   weft_compare_view_refresh (self);
   fit_shared (self);
 }
