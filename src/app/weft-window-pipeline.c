@@ -201,7 +201,6 @@ rebuild_menu (WeftWindow *self)
   WeftWindowPipeline *pl = self->pipeline;
   const char *current = weft_compose_pp_schedule_to_string (pl->params.pp_schedule);
   g_autofree char *label = g_strdup_printf ("_Schedule: %s", current);
-
   g_autoptr (GMenu) refused = g_menu_new ();
 
   g_menu_remove_all (pl->menu);
@@ -274,6 +273,10 @@ _weft_window_pipeline_clear (WeftWindow *self)
   g_clear_object (&pl->cancellable);
   g_clear_pointer (&pl->running, g_free);
   pl->composed = FALSE;
+  if (pl->menu != NULL)
+    g_menu_remove_all (pl->menu);
+  if (pl->refused != NULL)
+    g_ptr_array_set_size (pl->refused, 0);
   if (pl->button != NULL)
     gtk_widget_set_visible (pl->button, FALSE);
 }
