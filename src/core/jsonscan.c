@@ -333,25 +333,31 @@ phase_of (const StrSpan *ph)
     }
 }
 
+/* The byte that a per-string cache (0: not known yet) holds for string id,
+ * the cache grown (with zeros) to hold it. */
+static inline guint8 *
+string_cache_slot (GByteArray *cache, guint32 id)
+{
+  if (id >= cache->len)
+    {
+      guint old = cache->len;
+      g_byte_array_set_size (cache, MAX (id + 1, old * 2));
+      memset (cache->data + old, 0, cache->len - old);
+    }
+  return &cache->data[id];
+}
+
 static WeftCategory
 category_of (Scan *S, guint32 cat_id)
 {
-  guint8 k;
+  guint8 *k = string_cache_slot (S->cat_of_id, cat_id);
 
-  if (cat_id >= S->cat_of_id->len)
-    {
-      guint old = S->cat_of_id->len;
-      g_byte_array_set_size (S->cat_of_id, MAX (cat_id + 1, old * 2));
-      memset (S->cat_of_id->data + old, 0, S->cat_of_id->len - old);
-    }
-  k = S->cat_of_id->data[cat_id];
-  if (k == 0)
+  if (*k == 0)
     {
       const char *text = weft_strings_get (S->rank->strings, cat_id);
-      k = (guint8) weft_category_from_string (text, strlen (text)) + 1;
-      S->cat_of_id->data[cat_id] = k;
+      *k = (guint8) weft_category_from_string (text, strlen (text)) + 1;
     }
-  return (WeftCategory) (k - 1);
+  return (WeftCategory) (*k - 1);
 }
 
 /* Whether the classifier will read the args of events of this name: their
@@ -359,21 +365,11 @@ category_of (Scan *S, guint32 cat_id)
 static gboolean
 keep_text_of (Scan *S, guint32 name_id)
 {
-  guint8 k;
+  guint8 *k = string_cache_slot (S->keep_of_name, name_id);
 
-  if (name_id >= S->keep_of_name->len)
-    {
-      guint old = S->keep_of_name->len;
-      g_byte_array_set_size (S->keep_of_name, MAX (name_id + 1, old * 2));
-      memset (S->keep_of_name->data + old, 0, S->keep_of_name->len - old);
-    }
-  k = S->keep_of_name->data[name_id];
-  if (k == 0)
-    {
-      k = _weft_classify_name_reads_args (weft_strings_get (S->rank->strings, name_id)) ? 2 : 1;
-      S->keep_of_name->data[name_id] = k;
-    }
-  return k == 2;
+  if (*k == 0)
+    *k = _weft_classify_name_reads_args (weft_strings_get (S->rank->strings, name_id)) ? 2 : 1;
+  return *k == 2;
 }
 
 static guint32

@@ -425,6 +425,22 @@ fold_row (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, gu
     }
 }
 
+/* The first index in [a, n) of the sorted positions pos whose value is
+ * >= x (or_equal) or > x; n when there is none. */
+static guint
+pos_bound (const guint32 *pos, guint a, guint n, guint32 x, gboolean or_equal)
+{
+  while (a < n)
+    {
+      guint mid = a + (n - a) / 2;
+      if (or_equal ? pos[mid] < x : pos[mid] <= x)
+        a = mid + 1;
+      else
+        n = mid;
+    }
+  return a;
+}
+
 static inline gboolean
 row_cache_fits (const WeftRowCache *c, const Paint *p, const WeftDepthRow *dr, gconstpointer owner, gboolean labels)
 {
@@ -478,25 +494,9 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint32
           /* the row's indices whose lane positions lie in [lo, hi] */
           if (dr->spos != NULL)
             {
-              guint a = 0, z = dr->n;
-              while (a < z)
-                {
-                  guint mid = a + (z - a) / 2;
-                  if (dr->spos[mid] < lo)
-                    a = mid + 1;
-                  else
-                    z = mid;
-                }
-              cmin = a;
-              z = dr->n;
-              while (a < z)
-                {
-                  guint mid = a + (z - a) / 2;
-                  if (dr->spos[mid] <= hi)
-                    a = mid + 1;
-                  else
-                    z = mid;
-                }
+              guint a;
+              cmin = pos_bound (dr->spos, 0, dr->n, lo, TRUE);
+              a = pos_bound (dr->spos, cmin, dr->n, hi, FALSE);
               if (a > cmin)
                 cmax = a - 1;
               else
