@@ -11,7 +11,11 @@
 #     A's first, the summary and the chip `weft-cli diff --step N --step-b
 #     M`'s, and B's origin moves to that step's start;
 #  3. both drop-downs to "whole trace": `weft-cli diff`'s default (the
-#     whole traces).
+#     whole traces);
+#  4. `weft A`, its metrics bar's step drop-down to the fourth step, then
+#     Compare with the Trace as Loaded (Ctrl+Shift+L): both sides compare
+#     that step, not the first (the summary and the step times
+#     `weft-cli diff A A --step N`'s).
 # At each stage the sides' step times are the CLI's (to the ns).
 #
 # Skips (77) without a display, xdotool, python3, the binaries or the
@@ -33,7 +37,7 @@ echo '{"ops": [{"op": "scale", "class": "gemm", "factor": 0.5}]}' >"$TMP/half.js
 B=$(ls "$TMP"/b/*)
 STEPS=$("$CLI" analyze "$A" --json --top 0 | python3 -c 'import json,sys; print(" ".join(map(str, json.load(sys.stdin)["steps"])))')
 read -r -a S <<<"$STEPS"
-[ "${#S[@]}" -ge 3 ] || fail "the control trace has fewer than 3 steps: $STEPS"
+[ "${#S[@]}" -ge 4 ] || fail "the control trace has fewer than 4 steps: $STEPS"
 # diff_field ARGS... : the summary of weft-cli diff --json ARGS
 diff_field () {
   "$CLI" diff "$A" "$B" --json --top 0 "$@" | python3 -c 'import json, sys; print(json.load(sys.stdin)["summary"])'
@@ -67,10 +71,13 @@ ok "both sides compare step ${S[0]} of $STEPS: $WANT"
 # pick SIDE N: opens a side's drop-down with a click and picks its item N
 # (0: the whole trace, 1: its first step) with the keyboard: Home (twice:
 # the first key can go to focusing the list), N times Down, Return
-pick () {
+pick () { pick_at "$C['$1']['step_drop']" "$2"; }
+# pick_at BOX N: the same for the drop-down whose box (in the state) is the
+# Python expression BOX
+pick_at () {
   local x y
-  x=$(q "$C['$1']['step_drop']['x'] + $C['$1']['step_drop']['w'] // 2")
-  y=$(q "$C['$1']['step_drop']['y'] + $C['$1']['step_drop']['h'] // 2")
+  x=$(q "$1['x'] + $1['w'] // 2")
+  y=$(q "$1['y'] + $1['h'] // 2")
   xdotool mousemove --window "$WID" "$x" "$y" click 1
   sleep 0.5
   xdotool key Home
@@ -100,3 +107,24 @@ wait_for "$C['b']['step'] is None" "B compares the whole trace"
 wait_for "$C['summary'] == '''$WHOLE'''" "the summary of the whole traces"
 [ "$(q "$(diff_times)")" = 1 ] || fail "step times are not weft-cli diff's for the whole traces"
 ok "both drop-downs at the whole trace: $WHOLE"
+
+# ---- 4. the main view's step carried into a comparison opened from the window --------------
+kill "$APP" 2>/dev/null || true
+wait "$APP" 2>/dev/null || true
+launch "$TMP/state4.json" "$A"
+wait_for "d['page'] == 'trace' and d.get('metrics', {}).get('step') == ${S[0]} and 'step_drop' in d['metrics']" \
+  "the trace page, its metrics bar at the first step"
+WID=$(window_id "Weft")
+focus "$WID"
+pick_at "d['metrics']['step_drop']" 4
+wait_for "d['metrics']['step'] == ${S[3]}" "the metrics bar at step ${S[3]}"
+xdotool key ctrl+shift+l
+wait_for "d['page'] == 'compare' and $C['a']['frames'] > 0 and $C['b']['frames'] > 0" "the comparison with the trace as loaded"
+[ "$(q "$C['a']['step'] == ${S[3]} and $C['b']['step'] == ${S[3]}")" = 1 ] \
+  || fail "the comparison does not start at the main view's step ${S[3]}: $(q "$C['a']['step']") / $(q "$C['b']['step']")"
+B=$A
+WANT=$(diff_field --step "${S[3]}")
+[ "$WANT" != "$(diff_field --step "${S[0]}")" ] || fail "steps ${S[0]} and ${S[3]} have the same summary: the check could not tell them apart"
+wait_for "$C['summary'] == '''$WANT'''" "the summary of step ${S[3]}"
+[ "$(q "$(diff_times --step "${S[3]}")")" = 1 ] || fail "step times are not weft-cli diff's for step ${S[3]}"
+ok "the main view's step ${S[3]} opens the comparison at that step: $WANT"

@@ -206,6 +206,13 @@ weft_metrics_bar_get_step (WeftMetricsBar *self)
   return g_array_index (self->step_numbers, int, sel - 1);
 }
 
+GtkWidget *
+weft_metrics_bar_get_step_drop (WeftMetricsBar *self)
+{
+  g_return_val_if_fail (WEFT_IS_METRICS_BAR (self), NULL);
+  return self->steps;
+}
+
 gboolean
 weft_metrics_bar_get_metrics (WeftMetricsBar *self, WeftMetrics *now, WeftMetrics *baseline)
 {

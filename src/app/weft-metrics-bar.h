@@ -24,6 +24,8 @@ int        weft_metrics_bar_get_step    (WeftMetricsBar *self);
 gboolean   weft_metrics_bar_get_metrics (WeftMetricsBar *self,
                                          WeftMetrics    *now,
                                          WeftMetrics    *baseline);
+/* The step chooser (a GtkDropDown: "Whole trace", then each step). */
+GtkWidget *weft_metrics_bar_get_step_drop (WeftMetricsBar *self);
 
 /* The pipeline-bubble chip's figure (mean bubble % over the pipeline
  * ranks), -1 when hidden (no P2P in the trace). */

@@ -408,6 +408,11 @@ add_metrics (WeftWindow *self, json_object *root)
     return;
   m = json_object_new_object ();
   add_int64 (m, "step", weft_metrics_bar_get_step (WEFT_METRICS_BAR (self->metrics)));
+  {
+    json_object *box = _weft_window_widget_box (self, weft_metrics_bar_get_step_drop (WEFT_METRICS_BAR (self->metrics)));
+    if (box != NULL)
+      json_object_object_add (m, "step_drop", box);
+  }
   add_int64 (m, "step_time", now.step_time);
   json_object_object_add (m, "overlap_pct", json_object_new_double (now.overlap_pct));
   add_int64 (m, "exposed_comm", now.exposed_comm);
