@@ -378,11 +378,15 @@ weft_pixel_memo_replay (WeftPixelMemo *m, const WeftFillTarget *t, const WeftPix
 gboolean
 weft_pixel_memo_begin (WeftPixelMemo *m, const WeftFillTarget *t, const WeftPixelMemoKey *key, double y0, double y1)
 {
+  WeftPixelMemoKey seen = m->seen;
   int r0, r1;
   gsize n;
 
+  if (!t->ok)
+    return FALSE;
   weft_pixel_memo_clear (m);
-  if (!memo_rect (t, y0, y1, &r0, &r1))
+  m->seen = *key;
+  if (!memo_rect (t, y0, y1, &r0, &r1) || memcmp (&seen, key, sizeof *key) != 0)
     return FALSE;
   n = (gsize) (t->cx1 - t->cx0) * (gsize) (r1 - r0);
   m->key = *key;

@@ -960,8 +960,8 @@ paint_critical_path (Paint *p, const WeftRenderOverlay *overlay)
 
 /* A memory row, or the pixels its last paint left when it would paint
  * them again: the same curve (timeline and serial), view and place, over
- * the same pixels (fill.c, pixel memo; the rows it paints reach a few
- * pixels above its own, the peak's marker). */
+ * the same pixels (fill.c, pixel memo; the rows it paints reach 3 px
+ * above its own, the peak's marker from the row's top + 4 - 7). */
 static void
 paint_memory_row (Paint *p, const WeftFillTarget *ft, WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y)
 {
@@ -969,7 +969,7 @@ paint_memory_row (Paint *p, const WeftFillTarget *ft, WeftMemoryTimeline *memory
   WeftPixelMemo *m = rl != NULL ? &rl->mem_pixels : NULL; /* the layout's cache: logically const */
   WeftPixelMemoKey key;
   WeftRenderStats st = { 0 };
-  double y0 = y - 8.0, y1 = y + row->height + 8.0;
+  double y0 = y - 4.0, y1 = y + row->height + 1.0;
   gboolean memo;
 
   memset (&key, 0, sizeof key);

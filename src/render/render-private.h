@@ -227,6 +227,10 @@ typedef struct
   cairo_format_t   format;
   double           scale, tx, ty;
   guint32         *before, *after;
+  /* the key of the last paint: pixels are recorded from the second paint
+   * with one key on, so that views that change every frame (a zoom, a
+   * pan) copy nothing */
+  WeftPixelMemoKey seen;
   guint            fills;   /* the paint's counts, for the stats of a replay */
   gint64           peak;
 } WeftPixelMemo;
@@ -423,7 +427,8 @@ gboolean weft_fill_dashed_vlines (cairo_t *cr, const WeftFillTarget *t, const do
 /* Pixel memo (WeftPixelMemo) of the device rows of [y0, y1): replay
  * copies the after-pixels in when the key, the target's geometry and the
  * pixels there are those of its begin (TRUE); begin records the pixels
- * before a paint (FALSE: the direct path does not apply), end those after. */
+ * before a paint when the paint before had the same key (FALSE: not
+ * recorded, or the direct path does not apply), end those after. */
 gboolean weft_pixel_memo_replay (WeftPixelMemo *m, const WeftFillTarget *t, const WeftPixelMemoKey *key, double y0,
                                  double y1);
 gboolean weft_pixel_memo_begin (WeftPixelMemo *m, const WeftFillTarget *t, const WeftPixelMemoKey *key, double y0,
