@@ -1132,6 +1132,19 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
         const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, g_array_index (memory_rows, guint, k));
         paint_memory_row (&p, &ft, weft_layout_memory (layout, overlay), row, row->y - view->scroll_y);
       }
+    /* the pixel memos of memory rows out of view are dropped: what is kept
+     * is bounded by the rows on screen, not by the ranks */
+    for (guint r = 0; r < layout->n_ranks; r++)
+      {
+        WeftPixelMemo *m = &layout->ranks[r].mem_pixels; /* the layout's cache: logically const */
+        gboolean shown = FALSE;
+        if (m->before == NULL)
+          continue;
+        for (guint k = 0; memory_rows != NULL && k < memory_rows->len && !shown; k++)
+          shown = g_array_index (layout->rows, WeftLayoutRow, g_array_index (memory_rows, guint, k)).rank_index == r;
+        if (!shown)
+          weft_pixel_memo_clear (m);
+      }
     if (memory_rows != NULL)
       g_array_free (memory_rows, TRUE);
     if (header_bg != NULL)
