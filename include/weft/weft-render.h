@@ -377,6 +377,8 @@ typedef struct
   guint rows_patched;
   guint bands_replayed;  /* overlap bands drawn from their cached columns */
   guint bands_patched;   /* ... sampled again only over the span their last patch changed */
+  guint fills_direct;    /* colours whose boxes were written straight into an image surface's pixels */
+  guint memory_rows_replayed; /* memory rows copied from the pixels their last paint left (same curve, view, place) */
 } WeftRenderStats;
 
 /* The body: background, rows, events with level-of-detail folding, labels,
@@ -391,6 +393,13 @@ void weft_render_paint (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
 void weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
                              const WeftRenderTimes *times, const WeftRenderOverlay *overlay,
                              WeftRenderStats *stats);
+
+/* Box fills: on an image surface (scale an integer, the matrix a
+ * translation, one pixel-aligned clip) the opaque boxes are written straight
+ * into the pixels by cairo's rule for non-antialiased rectangles, the same
+ * pixels cairo_fill writes; TRUE sends every fill through cairo instead
+ * (process-wide; tests and benchmarks compare the two). */
+void weft_render_set_plain_fills (gboolean plain);
 
 /* Selection and hover outlines, the highlighted collective instance linked
  * across ranks, the launch flow (CPU launch -> GPU op) of the selection and

@@ -349,6 +349,7 @@ weft_layout_drop_box_caches (WeftLayout *layout)
           g_clear_pointer (&rl->lanes[l].boxes[d], _weft_row_cache_free);
       rl->band_cache.band = NULL;
       rl->mem_cache.memory = NULL;
+      weft_pixel_memo_clear (&rl->mem_pixels);
     }
 }
 
@@ -628,6 +629,7 @@ weft_layout_free (WeftLayout *self)
         g_array_free (rl->band_cache.items, TRUE);
       g_free (rl->mem_cache.alloc);
       g_free (rl->mem_cache.res);
+      weft_pixel_memo_clear (&rl->mem_pixels);
       g_free (rl->lanes);
       g_free (rl->event_depth);
       g_free (rl->pp);

@@ -8,10 +8,7 @@
 
 #include "render-private.h"
 
-typedef struct
-{
-  double x, y, w, h;
-} Rect;
+typedef WeftFillRect Rect;
 
 typedef struct
 {
@@ -741,32 +738,29 @@ set_source (cairo_t *cr, WeftRgba c, double alpha)
   cairo_set_source_rgba (cr, c.r, c.g, c.b, c.a * alpha);
 }
 
+/* A colour's boxes in one fill (fill.c: straight into an image surface's
+ * pixels where that gives cairo's pixels). */
 static void
-fill_rects (cairo_t *cr, GArray *rects)
+fill_rects (Paint *p, const WeftFillTarget *ft, GArray *rects, WeftRgba c, double alpha)
 {
   if (rects == NULL || rects->len == 0)
     return;
-  for (guint i = 0; i < rects->len; i++)
-    {
-      const Rect *r = &g_array_index (rects, Rect, i);
-      cairo_rectangle (cr, r->x, r->y, r->w, r->h);
-    }
-  cairo_fill (cr);
+  if (weft_fill_boxes (p->cr, ft, (const Rect *) (const void *) rects->data, rects->len, c.r, c.g, c.b,
+                       c.a * alpha))
+    p->stats.fills_direct++;
 }
 
 static void
-paint_steps (Paint *p, WeftRank *rank, gint64 offset, double y0, double y1)
+paint_steps (Paint *p, const WeftFillTarget *ft, WeftRank *rank, gint64 offset, double y0, double y1)
 {
   cairo_t *cr = p->cr;
   WeftRgba tc = weft_render_text_color (p->view->dark);
   double dash[] = { 3.0, 3.0 };
+  GArray *xs;
 
   if (rank->steps->len == 0)
     return;
-  cairo_save (cr);
-  set_source (cr, tc, 0.45);
-  cairo_set_line_width (cr, 1.0);
-  cairo_set_dash (cr, dash, 2, 0);
+  xs = g_array_sized_new (FALSE, FALSE, sizeof (double), 2 * rank->steps->len);
   for (guint s = 0; s < rank->steps->len; s++)
     {
       const WeftStep *st = &g_array_index (rank->steps, WeftStep, s);
@@ -777,12 +771,27 @@ paint_steps (Paint *p, WeftRank *rank, gint64 offset, double y0, double y1)
           if (ts[k] < p->t0 || ts[k] > p->t1)
             continue;
           x = floor ((double) (ts[k] - p->t0) * p->scale) + 0.5;
-          cairo_move_to (cr, x, y0);
-          cairo_line_to (cr, x, y1);
+          g_array_append_val (xs, x);
         }
     }
-  cairo_stroke (cr);
-  cairo_restore (cr);
+  /* straight into the pixels where that paints what the stroke paints
+   * (fill.c), else one dashed stroke of a subpath per line */
+  if (xs->len > 0 && !weft_fill_dashed_vlines (cr, ft, (const double *) (const void *) xs->data, xs->len, y0, y1, dash,
+                                                2, tc.r, tc.g, tc.b, tc.a * 0.45))
+    {
+      cairo_save (cr);
+      set_source (cr, tc, 0.45);
+      cairo_set_line_width (cr, 1.0);
+      cairo_set_dash (cr, dash, 2, 0);
+      for (guint i = 0; i < xs->len; i++)
+        {
+          cairo_move_to (cr, g_array_index (xs, double, i), y0);
+          cairo_line_to (cr, g_array_index (xs, double, i), y1);
+        }
+      cairo_stroke (cr);
+      cairo_restore (cr);
+    }
+  g_array_free (xs, TRUE);
 }
 
 static void
@@ -949,12 +958,69 @@ paint_critical_path (Paint *p, const WeftRenderOverlay *overlay)
   cairo_restore (cr);
 }
 
+/* A memory row, or the pixels its last paint left when it would paint
+ * them again: the same curve (timeline and serial), view and place, over
+ * the same pixels (fill.c, pixel memo; the rows it paints reach 3 px
+ * above its own, the peak's marker from the row's top + 4 - 7). */
+static void
+paint_memory_row (Paint *p, const WeftFillTarget *ft, WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y)
+{
+  WeftRankLayout *rl = row->rank_index < p->layout->n_ranks ? &p->layout->ranks[row->rank_index] : NULL;
+  WeftPixelMemo *m = rl != NULL ? &rl->mem_pixels : NULL; /* the layout's cache: logically const */
+  WeftPixelMemoKey key;
+  WeftRenderStats st = { 0 };
+  double y0 = y - 4.0, y1 = y + row->height + 1.0;
+  gboolean memo;
+
+  memset (&key, 0, sizeof key);
+  key.memory = memory;
+  key.serial = memory != NULL ? weft_memory_timeline_get_serial (memory) : 0;
+  {
+    const gint64 *t = NULL, *a = NULL, *r = NULL;
+    guint n = 0;
+    int device = 0;
+    if (memory != NULL && weft_memory_timeline_curve (memory, row->rank_index, &device, &t, &a, &r, &n))
+      {
+        key.curve = t;
+        key.n_curve = n;
+      }
+  }
+  key.rank_index = row->rank_index;
+  key.dark = p->view->dark;
+  key.t0 = p->view->span.begin;
+  key.t1 = p->view->span.end;
+  key.width = p->view->width;
+  key.y = y;
+  key.height = row->height;
+  if (m != NULL && weft_pixel_memo_replay (m, ft, &key, y0, y1))
+    {
+      p->stats.memory_rows++;
+      p->stats.memory_fills += m->fills;
+      p->stats.memory_peak = MAX (p->stats.memory_peak, m->peak);
+      p->stats.memory_rows_replayed++;
+      return;
+    }
+  memo = m != NULL && weft_pixel_memo_begin (m, ft, &key, y0, y1);
+  weft_render_paint_memory_row (p->cr, p->view, p->layout, memory, row, y, &st);
+  p->stats.memory_rows += st.memory_rows;
+  p->stats.memory_points += st.memory_points;
+  p->stats.memory_fills += st.memory_fills;
+  p->stats.memory_peak = MAX (p->stats.memory_peak, st.memory_peak);
+  if (memo)
+    {
+      weft_pixel_memo_end (m, ft);
+      m->fills = st.memory_fills;
+      m->peak = st.memory_peak;
+    }
+}
+
 void
 weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, const WeftLayout *layout,
                         const WeftRenderTimes *times, const WeftRenderOverlay *overlay, WeftRenderStats *stats)
 {
   Paint p;
   WeftRgba bg, tc;
+  WeftFillTarget ft;
   int first;
   gboolean dark;
 
@@ -983,6 +1049,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   p.scale = view->width / (double) (p.t1 - p.t0);
 
   cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+  weft_fill_target_init (&ft, cr);
   weft_layout_begin_frame (layout);
   first = weft_layout_row_at_y (layout, MAX (view->scroll_y, 0.0));
   if (first < 0)
@@ -1053,28 +1120,30 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
       }
 
     /* Pass 2: fills, batched by colour. */
-    set_source (cr, tc, dark ? 0.06 : 0.045);
-    fill_rects (cr, header_bg);
+    fill_rects (&p, &ft, header_bg, tc, dark ? 0.06 : 0.045);
     for (int s = 0; s < WEFT_OVERLAP_N_STATES; s++)
-      if (p.band_rects[s] != NULL)
-        {
-          set_source (cr, weft_render_overlap_color ((WeftOverlapState) s, dark), 1.0);
-          fill_rects (cr, p.band_rects[s]);
-        }
-    set_source (cr, tc, dark ? 0.12 : 0.08);
-    fill_rects (cr, sep);
+      fill_rects (&p, &ft, p.band_rects[s], weft_render_overlap_color ((WeftOverlapState) s, dark), 1.0);
+    fill_rects (&p, &ft, sep, tc, dark ? 0.12 : 0.08);
     for (guint k = 0; k < WEFT_KEY_N; k++)
-      if (p.rects[k] != NULL && p.rects[k]->len > 0)
-        {
-          set_source (cr, weft_render_key_color (k, dark), 1.0);
-          fill_rects (cr, p.rects[k]);
-        }
+      fill_rects (&p, &ft, p.rects[k], weft_render_key_color (k, dark), 1.0);
     /* the memory rows: a path per curve (memory.c) */
     for (guint k = 0; memory_rows != NULL && k < memory_rows->len; k++)
       {
         const WeftLayoutRow *row = &g_array_index (layout->rows, WeftLayoutRow, g_array_index (memory_rows, guint, k));
-        weft_render_paint_memory_row (cr, view, layout, weft_layout_memory (layout, overlay), row,
-                                      row->y - view->scroll_y, &p.stats);
+        paint_memory_row (&p, &ft, weft_layout_memory (layout, overlay), row, row->y - view->scroll_y);
+      }
+    /* the pixel memos of memory rows out of view are dropped: what is kept
+     * is bounded by the rows on screen, not by the ranks */
+    for (guint r = 0; r < layout->n_ranks; r++)
+      {
+        WeftPixelMemo *m = &layout->ranks[r].mem_pixels; /* the layout's cache: logically const */
+        gboolean shown = FALSE;
+        if (m->before == NULL)
+          continue;
+        for (guint k = 0; memory_rows != NULL && k < memory_rows->len && !shown; k++)
+          shown = g_array_index (layout->rows, WeftLayoutRow, g_array_index (memory_rows, guint, k)).rank_index == r;
+        if (!shown)
+          weft_pixel_memo_clear (m);
       }
     if (memory_rows != NULL)
       g_array_free (memory_rows, TRUE);
@@ -1099,7 +1168,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
         y1 = last->y + last->height - view->scroll_y;
         if (y1 < 0 || y0 > view->height)
           continue;
-        paint_steps (&p, weft_trace_rank (trace, r), weft_trace_rank_offset (trace, weft_trace_rank (trace, r)),
+        paint_steps (&p, &ft, weft_trace_rank (trace, r), weft_trace_rank_offset (trace, weft_trace_rank (trace, r)),
                      y0, y1);
       }
 

@@ -202,6 +202,39 @@ typedef struct
   gint64        *alloc, *res;
 } WeftMemoryCache;
 
+/* What a memoised paint read besides the pixels under it (fill.c, pixel
+ * memo); zeroed, then filled, so that it compares with memcmp. */
+typedef struct
+{
+  gconstpointer memory;
+  guint64       serial;
+  gconstpointer curve;      /* the rank's curve arrays and their length */
+  guint         n_curve;
+  guint         rank_index;
+  gboolean      dark;
+  gint64        t0, t1;
+  double        width, y, height;
+} WeftPixelMemoKey;
+
+/* The pixels of a band of device rows (all the clip's columns) before and
+ * after a paint: the next paint with the same key over the same pixels
+ * copies the after-pixels in instead (the paint reads nothing else, so it
+ * would write the same). */
+typedef struct
+{
+  WeftPixelMemoKey key;
+  int              r0, r1, c0, c1;
+  cairo_format_t   format;
+  double           scale, tx, ty;
+  guint32         *before, *after;
+  /* the key of the last paint: pixels are recorded from the second paint
+   * with one key on, so that views that change every frame (a zoom, a
+   * pan) copy nothing */
+  WeftPixelMemoKey seen;
+  guint            fills;   /* the paint's counts, for the stats of a replay */
+  gint64           peak;
+} WeftPixelMemo;
+
 typedef struct
 {
   WeftLaneDepths *lanes;       /* one per rank lane */
@@ -239,6 +272,7 @@ typedef struct
   gint64          sband_patch_lo, sband_patch_hi;
   WeftBandCache   band_cache;
   WeftMemoryCache mem_cache;
+  WeftPixelMemo   mem_pixels;  /* the memory row's pixels (paint.c) */
 } WeftRankLayout;
 
 struct _WeftLayout
@@ -359,5 +393,50 @@ gboolean weft_render_event_rect (WeftTrace *trace, const WeftView *view, const W
 void weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayout *layout,
                                    WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y,
                                    WeftRenderStats *stats);
+
+/* fill.c: a colour's boxes filled as cairo_rectangle + cairo_fill with
+ * antialiasing off would fill them; on an image surface under an integer
+ * scale, a pure translation and one pixel-aligned clip, opaque boxes are
+ * written straight into the pixels by cairo's rounding rule (the same
+ * pixels), elsewhere cairo fills them. */
+typedef struct
+{
+  double x, y, w, h;
+} WeftFillRect;
+
+typedef struct
+{
+  gboolean         ok;      /* the direct path applies */
+  cairo_surface_t *surface;
+  cairo_format_t   format;
+  int              stride;  /* in pixels */
+  double           scale, tx, ty;
+  int              cx0, cy0, cx1, cy1; /* the clip, device pixels */
+} WeftFillTarget;
+
+/* Call with the painter's clip, matrix, operator and antialias set. */
+void weft_fill_target_init (WeftFillTarget *t, cairo_t *cr);
+/* Dashed vertical lines of width 1 at pixel centres (xs[i] = k + 0.5)
+ * from y0 to y1, a colour OVER what is there, as one cairo_stroke of a
+ * subpath per line with that dash would paint them (the stroke's rows from
+ * cairo for one line, the colour's blend per byte from cairo); FALSE:
+ * nothing done, the caller strokes. */
+gboolean weft_fill_dashed_vlines (cairo_t *cr, const WeftFillTarget *t, const double *xs, guint n, double y0,
+                                  double y1, const double *dash, int n_dash, double red, double green, double blue,
+                                  double alpha);
+/* Pixel memo (WeftPixelMemo) of the device rows of [y0, y1): replay
+ * copies the after-pixels in when the key, the target's geometry and the
+ * pixels there are those of its begin (TRUE); begin records the pixels
+ * before a paint when the paint before had the same key (FALSE: not
+ * recorded, or the direct path does not apply), end those after. */
+gboolean weft_pixel_memo_replay (WeftPixelMemo *m, const WeftFillTarget *t, const WeftPixelMemoKey *key, double y0,
+                                 double y1);
+gboolean weft_pixel_memo_begin (WeftPixelMemo *m, const WeftFillTarget *t, const WeftPixelMemoKey *key, double y0,
+                                double y1);
+void     weft_pixel_memo_end (WeftPixelMemo *m, const WeftFillTarget *t);
+void     weft_pixel_memo_clear (WeftPixelMemo *m);
+/* TRUE: written directly. */
+gboolean weft_fill_boxes (cairo_t *cr, const WeftFillTarget *t, const WeftFillRect *r, guint n, double red,
+                          double green, double blue, double alpha);
 
 G_END_DECLS

@@ -474,6 +474,8 @@ main (int argc, char **argv)
   guint n = argc > 1 ? (guint) MAX (atoi (argv[1]), 3) : 30;
   g_autofree char *df = weft_test_trace_path ("HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz");
 
+  /* BENCH_PLAIN_FILLS=1: every box through cairo_fill (the path before fill.c) */
+  weft_render_set_plain_fills (g_getenv ("BENCH_PLAIN_FILLS") != NULL);
   printf ("bench-render: %dx%d ARGB32 image surface, frame = ruler + lane headers + body + highlights, %u frames\n",
           W, H, n);
   if (argc > 2)

@@ -145,6 +145,8 @@ main (int argc, char **argv)
   double *vm = g_new (double, n * 2 + 64);
   guint64 n_events = 0, json = 0;
   struct rusage ru;
+  /* BENCH_PLAIN_FILLS=1: every box through cairo_fill (the path before fill.c) */
+  weft_render_set_plain_fills (g_getenv ("BENCH_PLAIN_FILLS") != NULL);
 
   if (argc < 2)
     {

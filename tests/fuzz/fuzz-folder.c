@@ -297,6 +297,17 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           if (memcmp (cairo_image_surface_get_data (surface), cairo_image_surface_get_data (other),
                       (size_t) cairo_image_surface_get_stride (surface) * 160) != 0)
             abort ();
+          /* the direct fills (fill.c) against every fill through cairo:
+           * the same pixels */
+          weft_render_set_plain_fills (TRUE);
+          cr2 = cairo_create (other);
+          weft_render_paint (cr2, trace, &view, fresh, &rebuilt, NULL, NULL);
+          cairo_destroy (cr2);
+          weft_render_set_plain_fills (FALSE);
+          cairo_surface_flush (other);
+          if (memcmp (cairo_image_surface_get_data (surface), cairo_image_surface_get_data (other),
+                      (size_t) cairo_image_surface_get_stride (surface) * 160) != 0)
+            abort ();
           weft_layout_free (fresh);
         }
         cairo_surface_destroy (other);
