@@ -9,7 +9,7 @@
 set -u
 B=$1; FOUR=$2; SECS=$3; shift 3
 N=$(dirname "$0")/../../build/tests/bench/bench-load
-run() { local out; out=$(env $5 "$2" --one "$3" "$4" 2>&1); echo "$1 $4 $(basename "$3") $out"; }
+run() { local out; out=$(env ${5:-} "$2" --one "$3" "$4" 2>&1); echo "$1 $4 $(basename "$3") $out"; }
 end=$(( $(date +%s) + SECS )); r=0
 while [ "$(date +%s)" -lt $end ]; do
   r=$((r + 1))
