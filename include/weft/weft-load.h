@@ -18,6 +18,10 @@ typedef struct
   guint            n_threads;        /* 0 = number of cores */
   WeftProgressFunc progress;
   gpointer         progress_data;
+  /* TRUE: no read-ahead or packing thread even when fewer files than
+   * n_threads load (also the environment variable WEFT_LOAD_SEQUENTIAL):
+   * for comparisons. See docs/loading.md, "One big file on several cores". */
+  gboolean         sequential;
 } WeftLoadOptions;
 
 /* Loads a file or a folder (torchtitan layouts, *.pt.trace.json[.gz],

@@ -15,6 +15,7 @@
 
 #include "core/jsonscan.h"
 #include "core/reader.h"
+#include "core/textstore-private.h"
 #include "weft/weft-load.h"
 
 #define DEFAULT_MAX_DEPTH 256
@@ -325,39 +326,46 @@ finish_rank (WeftRank *rank, const WeftScanResult *res, const WeftLoadOptions *o
   return TRUE;
 }
 
-/* Parses one reader into a new rank (not indexed). */
+/* Parses one reader into a new rank (not indexed). pipelined: the reader
+ * reads ahead and the text store packs its blocks on threads of their own
+ * (docs/loading.md, "One big file on several cores"). fp: the file's
+ * progress (NULL: none). */
 static WeftRank *
 load_reader (WeftReader *reader, const char *path, const WeftLoadOptions *options, GCancellable *cancellable,
-             Progress *progress, GError **error)
+             FileProgress *fp, gboolean pipelined, GError **error)
 {
   WeftScanOptions so = { 0 };
   WeftScanResult res = { 0 };
-  FileProgress fp = { progress, 0 };
   WeftRank *rank;
 
   weft_reader_set_limit (reader, options ? options->max_json_bytes : 0);
   weft_reader_set_cancellable (reader, cancellable);
   so.max_depth = options && options->max_depth ? options->max_depth : DEFAULT_MAX_DEPTH;
   so.cancellable = cancellable;
-  if (progress != NULL)
+  if (fp != NULL && fp->progress != NULL)
     {
       so.progress = scan_progress_cb;
-      so.progress_data = &fp;
+      so.progress_data = fp;
     }
   rank = weft_rank_new (path);
+  if (pipelined)
+    {
+      weft_reader_start_read_ahead (reader);
+      _weft_text_store_set_packer (rank->texts, TRUE);
+    }
   if (!weft_json_scan_trace (rank, reader, &so, &res, error) || !finish_rank (rank, &res, options, error))
     {
       weft_rank_free (rank);
       return NULL;
     }
-  if (progress != NULL)
-    file_progress (reader, &fp, TRUE); /* each finished file is reported */
+  if (fp != NULL && fp->progress != NULL)
+    file_progress (reader, fp, TRUE); /* each finished file is reported */
   return rank;
 }
 
 static WeftRank *
-load_file (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, Progress *progress,
-           GError **error)
+load_file_once (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, FileProgress *fp,
+                gboolean pipelined, GError **error)
 {
   WeftReader *reader;
   WeftRank *rank;
@@ -370,15 +378,40 @@ load_file (const char *path, const WeftLoadOptions *options, GCancellable *cance
   reader = weft_reader_open (path, error);
   if (reader == NULL)
     return NULL;
-  rank = load_reader (reader, path, options, cancellable, progress, error);
+  rank = load_reader (reader, path, options, cancellable, fp, pipelined, error);
   weft_reader_free (reader);
+  return rank;
+}
+
+/* pipelined: see load_reader. A pipelined load that fails (but for
+ * cancellation) is read again without the pipeline, so that its error is
+ * the one a load on one thread gives, word for word and byte for byte
+ * (the reading thread runs ahead of the scanner and decompresses in its
+ * own steps: a decoder's error could name another offset, or come before
+ * a JSON error the scanner would have found first). */
+static WeftRank *
+load_file (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, Progress *progress,
+           gboolean pipelined, GError **error)
+{
+  FileProgress fp = { progress, 0 };
+  GError *local = NULL;
+  WeftRank *rank;
+
+  rank = load_file_once (path, options, cancellable, &fp, pipelined, &local);
+  if (rank == NULL && pipelined && !g_error_matches (local, WEFT_ERROR, WEFT_ERROR_CANCELLED))
+    {
+      g_clear_error (&local);
+      rank = load_file_once (path, options, cancellable, &fp, FALSE, &local);
+    }
+  if (local != NULL)
+    g_propagate_error (error, local);
   return rank;
 }
 
 WeftRank *
 weft_rank_load_file (const char *path, const WeftLoadOptions *options, GCancellable *cancellable, GError **error)
 {
-  WeftRank *rank = load_file (path, options, cancellable, NULL, error);
+  WeftRank *rank = load_file (path, options, cancellable, NULL, FALSE, error);
 
   if (rank != NULL)
     weft_rank_index (rank);
@@ -393,7 +426,7 @@ load_memory (const char *name, const void *data, gsize len, gboolean detect_comp
   WeftReader *reader = weft_reader_new_for_memory (name, data, len, detect_compression);
   WeftRank *rank;
 
-  rank = load_reader (reader, name, options, NULL, NULL, error);
+  rank = load_reader (reader, name, options, NULL, NULL, FALSE, error);
   weft_reader_free (reader);
   if (rank != NULL)
     weft_rank_index (rank);
@@ -550,13 +583,14 @@ typedef struct
   const WeftLoadOptions *options;
   GCancellable          *cancel;    /* internal: user's cancel or a failed file */
   Progress              *progress;
+  gboolean               pipelined; /* fewer files than threads: see load_reader */
   gint                   jobs_done; /* atomic: publishes each job's results */
 } Shared;
 
 static void
 run_job (Job *job, Shared *sh)
 {
-  job->rank = load_file (job->path, sh->options, sh->cancel, sh->progress, &job->error);
+  job->rank = load_file (job->path, sh->options, sh->cancel, sh->progress, sh->pipelined, &job->error);
   if (job->rank != NULL)
     weft_rank_index (job->rank);
   else if (!g_error_matches (job->error, WEFT_ERROR, WEFT_ERROR_CANCELLED))
@@ -618,6 +652,11 @@ weft_trace_load_files (const char * const *paths, guint n_paths, const WeftLoadO
     jobs[i].path = paths[i];
 
   n_threads = options && options->n_threads ? options->n_threads : g_get_num_processors ();
+  /* Fewer files than threads: each file also reads ahead and packs its
+   * texts on threads of its own (a 1 GB rank on its own would use one
+   * core); never with as many files as threads (no oversubscription). */
+  sh.pipelined = n_paths < n_threads && !(options != NULL && options->sequential) &&
+                 g_getenv ("WEFT_LOAD_SEQUENTIAL") == NULL;
   n_threads = CLAMP (n_threads, 1, n_paths);
   if (n_threads == 1)
     for (guint i = 0; i < n_paths; i++)

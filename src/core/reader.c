@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -17,6 +18,41 @@
 #define READER_IN_CHUNK (256u << 10)
 #define READER_SNIFF 4096
 #define MAX_JSON_BYTES_CEILING (G_GUINT64_CONSTANT (16) << 30)
+/* Read-ahead (weft_reader_start_read_ahead): chunks of decompressed bytes
+ * in flight between the reading thread and the scanner. */
+#define AHEAD_CHUNK (256u << 10)
+#define AHEAD_DEPTH 4
+
+/* One chunk of the read-ahead ring. */
+typedef struct
+{
+  char    *data;
+  gsize    len;
+  gsize    pos;       /* bytes of it handed out */
+  guint64  raw_done;  /* weft_reader_raw_done () once it was read */
+  gboolean eof;       /* the data ended here (len may be 0) */
+  GError  *error;     /* the read that would have filled it failed */
+} AheadChunk;
+
+/* The reading thread decompresses AHEAD_CHUNK bytes at a time, in order,
+ * into a ring of AHEAD_DEPTH chunks; weft_reader_read () copies out of it.
+ * pthread primitives (not GMutex) so that ThreadSanitizer sees the
+ * ordering. */
+typedef struct
+{
+  pthread_t       thread;
+  pthread_mutex_t lock;
+  pthread_cond_t  cond;      /* a chunk filled or emptied, or quit */
+  AheadChunk      ring[AHEAD_DEPTH];
+  guint           head;      /* the chunk being handed out */
+  guint           count;     /* chunks filled and not yet handed out whole */
+  gboolean        quit;
+  gboolean        ended;     /* the thread wrote its last chunk (eof or error) */
+  /* the reader as the scanner sees it (the thread's are ahead) */
+  guint64         raw_done;
+  guint64         out_done;
+  GError         *error;     /* the error handed out, kept for later reads */
+} Ahead;
 
 struct _WeftReader
 {
@@ -44,6 +80,7 @@ struct _WeftReader
   gboolean         done;
   GError          *setup_error; /* memory readers report setup problems on read */
   GCancellable    *cancellable;
+  Ahead           *ahead;       /* NULL: read on the caller's thread */
 };
 
 /* The smallest memory limit of this process's control groups (cgroup v2
@@ -240,6 +277,8 @@ detect_format (WeftReader *self)
     self->format = WEFT_READER_PLAIN;
 }
 
+static void ahead_stop (WeftReader *self);
+
 static WeftReader *
 reader_new (const char *name)
 {
@@ -392,6 +431,7 @@ weft_reader_free (WeftReader *self)
 {
   if (self == NULL)
     return;
+  ahead_stop (self);
   if (self->fd >= 0)
     close (self->fd);
   if (self->zs_init)
@@ -431,6 +471,8 @@ weft_reader_get_format (WeftReader *self)
 guint64
 weft_reader_raw_done (WeftReader *self)
 {
+  if (self->ahead != NULL)
+    return self->ahead->raw_done;
   return self->raw_done - (self->in_len - self->in_pos);
 }
 
@@ -443,6 +485,8 @@ weft_reader_raw_size (WeftReader *self)
 guint64
 weft_reader_bytes_out (WeftReader *self)
 {
+  if (self->ahead != NULL)
+    return self->ahead->out_done;
   return self->out_done;
 }
 
@@ -465,7 +509,7 @@ all_zero (const guchar *p, gsize n)
 static guint64
 raw_offset (WeftReader *self)
 {
-  return weft_reader_raw_done (self);
+  return self->raw_done - (self->in_len - self->in_pos); /* the reading thread's, with read-ahead */
 }
 
 static gssize
@@ -636,8 +680,8 @@ read_zstd (WeftReader *self, char *buf, gsize len, GError **error)
   return (gssize) out.pos;
 }
 
-gssize
-weft_reader_read (WeftReader *self, char *buf, gsize len, GError **error)
+static gssize
+reader_read_here (WeftReader *self, char *buf, gsize len, GError **error)
 {
   gssize n;
 
@@ -679,4 +723,167 @@ weft_reader_read (WeftReader *self, char *buf, gsize len, GError **error)
       return -1;
     }
   return n;
+}
+
+/* ---- read-ahead ------------------------------------------------------------ */
+
+static void *
+ahead_main (void *data)
+{
+  WeftReader *self = data;
+  Ahead *ah = self->ahead;
+  guint tail = 0;
+
+  for (;;)
+    {
+      AheadChunk *c;
+      GError *error = NULL;
+      gssize n;
+
+      pthread_mutex_lock (&ah->lock);
+      while (ah->count == AHEAD_DEPTH && !ah->quit)
+        pthread_cond_wait (&ah->cond, &ah->lock);
+      if (ah->quit)
+        {
+          pthread_mutex_unlock (&ah->lock);
+          break;
+        }
+      c = &ah->ring[tail];
+      pthread_mutex_unlock (&ah->lock);
+
+      /* the chunk is the thread's until count covers it */
+      if (c->data == NULL)
+        c->data = g_malloc (AHEAD_CHUNK);
+      n = reader_read_here (self, c->data, AHEAD_CHUNK, &error);
+      c->len = n > 0 ? (gsize) n : 0;
+      c->pos = 0;
+      c->eof = n == 0;
+      c->error = error;
+      c->raw_done = self->raw_done - (self->in_len - self->in_pos);
+
+      pthread_mutex_lock (&ah->lock);
+      ah->count++;
+      if (n <= 0)
+        ah->ended = TRUE;
+      pthread_cond_broadcast (&ah->cond);
+      pthread_mutex_unlock (&ah->lock);
+      if (n <= 0)
+        break;
+      tail = (tail + 1) % AHEAD_DEPTH;
+    }
+  return NULL;
+}
+
+gboolean
+weft_reader_start_read_ahead (WeftReader *self)
+{
+  Ahead *ah;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+  if (self->ahead != NULL)
+    return TRUE;
+  if (self->setup_error != NULL || self->out_done > 0)
+    return FALSE;
+  ah = g_new0 (Ahead, 1);
+  pthread_mutex_init (&ah->lock, NULL);
+  pthread_cond_init (&ah->cond, NULL);
+  ah->raw_done = weft_reader_raw_done (self);
+  self->ahead = ah;
+  if (pthread_create (&ah->thread, NULL, ahead_main, self) != 0)
+    {
+      self->ahead = NULL;
+      pthread_cond_destroy (&ah->cond);
+      pthread_mutex_destroy (&ah->lock);
+      g_free (ah);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static void
+ahead_stop (WeftReader *self)
+{
+  Ahead *ah = self->ahead;
+
+  if (ah == NULL)
+    return;
+  pthread_mutex_lock (&ah->lock);
+  ah->quit = TRUE;
+  pthread_cond_broadcast (&ah->cond);
+  pthread_mutex_unlock (&ah->lock);
+  pthread_join (ah->thread, NULL);
+  for (guint i = 0; i < AHEAD_DEPTH; i++)
+    {
+      g_free (ah->ring[i].data);
+      g_clear_error (&ah->ring[i].error);
+    }
+  g_clear_error (&ah->error);
+  pthread_cond_destroy (&ah->cond);
+  pthread_mutex_destroy (&ah->lock);
+  g_free (ah);
+  self->ahead = NULL;
+}
+
+/* weft_reader_read () from the ring: the same bytes, and the same error,
+ * as reading on this thread; the buffer filled fully unless the data ends
+ * (or the read fails: then nothing of this call counts, as without it). */
+static gssize
+ahead_read (WeftReader *self, char *buf, gsize len, GError **error)
+{
+  Ahead *ah = self->ahead;
+  gsize got = 0;
+
+  if (ah->error != NULL)
+    {
+      g_propagate_error (error, g_error_copy (ah->error));
+      return -1;
+    }
+  pthread_mutex_lock (&ah->lock);
+  while (got < len)
+    {
+      AheadChunk *c;
+      gsize n;
+
+      while (ah->count == 0)
+        pthread_cond_wait (&ah->cond, &ah->lock);
+      c = &ah->ring[ah->head];
+      if (c->error != NULL)
+        {
+          ah->error = c->error;
+          c->error = NULL;
+          ah->raw_done = c->raw_done;
+          pthread_mutex_unlock (&ah->lock);
+          g_propagate_error (error, g_error_copy (ah->error));
+          return -1;
+        }
+      if (c->pos == c->len && c->eof)
+        {
+          ah->raw_done = c->raw_done;
+          break; /* stays: every later read returns 0 */
+        }
+      n = MIN (len - got, c->len - c->pos);
+      pthread_mutex_unlock (&ah->lock);
+      memcpy (buf + got, c->data + c->pos, n);
+      got += n;
+      pthread_mutex_lock (&ah->lock);
+      c->pos += n;
+      ah->raw_done = c->raw_done;
+      if (c->pos == c->len && !c->eof)
+        {
+          ah->head = (ah->head + 1) % AHEAD_DEPTH;
+          ah->count--;
+          pthread_cond_broadcast (&ah->cond);
+        }
+    }
+  pthread_mutex_unlock (&ah->lock);
+  ah->out_done += got;
+  return (gssize) got;
+}
+
+gssize
+weft_reader_read (WeftReader *self, char *buf, gsize len, GError **error)
+{
+  if (self->ahead != NULL)
+    return len == 0 ? 0 : ahead_read (self, buf, len, error);
+  return reader_read_here (self, buf, len, error);
 }

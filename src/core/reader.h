@@ -41,6 +41,16 @@ const char      *weft_reader_describe_not_regular (guint mode);
 /* Fills up to len bytes; returns the number of bytes (0 at the end of the
  * data) or -1 with error set. Fills buf fully unless the data ends. */
 gssize           weft_reader_read (WeftReader *self, char *buf, gsize len, GError **error);
+/* From now on a thread of the reader's own reads and decompresses ahead
+ * (AHEAD_DEPTH chunks of 256 KiB, 1 MiB at most) while the caller scans:
+ * weft_reader_read () gives the same bytes; an error is handed out where
+ * the caller's reads reach it (its message may name another byte offset
+ * than a read on the caller's thread would: load.c reads such a file
+ * again without read-ahead). Call before the first read, after
+ * weft_reader_set_limit () and weft_reader_set_cancellable (); stopped by
+ * weft_reader_free (). FALSE: not started (reads stay on the caller's
+ * thread). */
+gboolean         weft_reader_start_read_ahead (WeftReader *self);
 WeftReaderFormat weft_reader_get_format (WeftReader *self);
 const char      *weft_reader_format_name (WeftReaderFormat format);
 /* Raw (on-disk, possibly compressed) bytes consumed so far, and in total. */

@@ -19,6 +19,13 @@ guint32        _weft_text_store_add (WeftTextStore *self, const char *data, gsiz
  * rank's texts are all added (the scanner does at its end). Adding again
  * afterwards starts a new block. */
 void           _weft_text_store_finish (WeftTextStore *self);
+/* on: full blocks are compressed by a thread of the store's own (at most
+ * PACK_DEPTH, 4, in flight, taken back in order) while the loading thread
+ * goes on adding; the blocks are the same as without it. Started at the
+ * first full block, stopped by _weft_text_store_finish () (or on: FALSE,
+ * or freeing the store). For one big file loading on a machine with cores
+ * to spare (load.c). */
+void           _weft_text_store_set_packer (WeftTextStore *self, gboolean on);
 /* Also keeps a plain copy of the text just added at slot (slots in rising
  * order), so that reading it until _weft_text_store_drop_kept () decodes
  * no block: the scanner keeps the texts of the events whose args the

@@ -13,6 +13,7 @@
  * of threads may read at once. */
 #include "config.h"
 
+#include <pthread.h>
 #include <string.h>
 #include <zstd.h>
 
@@ -26,6 +27,9 @@
  * reads a collective kernel's args then its CPU op's, far apart in the file
  * (two streams of reads); with one block each read decoded a block. */
 #define SHARED_BLOCKS    4
+/* Full blocks handed to the packing thread and not yet taken back (see
+ * _weft_text_store_set_packer): each holds its raw bytes until packed. */
+#define PACK_DEPTH       4
 /* The kept texts (see _weft_text_store_keep) take at most this much: an
  * eighth of the texts added so far plus 1 MiB (collectives are ~4 % of
  * df_index_resolver's bytes; past the cap a text is read from its block). */
@@ -39,6 +43,33 @@ typedef struct
   gsize   packed_len; /* 0: data holds the raw bytes (zstd did not shrink them) */
   guint8 *data;
 } Block;
+
+/* One full block in the packing thread's ring. */
+typedef struct
+{
+  GByteArray *raw;         /* the block's bytes (the fill buffer it was) */
+  Block       out;         /* the packed block, once done */
+  gboolean    done;
+} PackJob;
+
+/* The packing thread: compresses full blocks in the order they were
+ * handed over, PACK_DEPTH at most at once; the loading thread takes them
+ * back in that order into blocks. pthread primitives (not GMutex) so that
+ * ThreadSanitizer sees the ordering. */
+typedef struct
+{
+  pthread_t       thread;
+  gboolean        started;
+  pthread_mutex_t lock;
+  pthread_cond_t  cond;    /* a job queued, done, or quit */
+  PackJob         jobs[PACK_DEPTH];
+  guint           head;    /* oldest job not taken back */
+  guint           count;   /* jobs handed over and not taken back */
+  guint           work;    /* the next job the thread packs */
+  guint           queued;  /* jobs handed over and not packed yet */
+  gboolean        quit;
+  GPtrArray      *spare;   /* fill buffers taken back, for reuse */
+} Packer;
 
 typedef struct
 {
@@ -72,6 +103,7 @@ struct _WeftTextStore
    * them decodes no block. */
   GByteArray *kept;        /* the texts, each NUL-terminated */
   GArray     *kept_index;  /* Kept, by slot (added in slot order) */
+  Packer     *packer;      /* NULL: full blocks are packed by the loading thread */
 };
 
 typedef struct
@@ -86,6 +118,8 @@ struct _WeftTextCursor
   const WeftRank *rank;
   Decoded         d;
 };
+
+static void packer_stop (WeftTextStore *self);
 
 static void
 decoded_init (Decoded *d)
@@ -121,6 +155,7 @@ _weft_text_store_free (WeftTextStore *self)
 {
   if (self == NULL)
     return;
+  packer_stop (self);
   for (guint i = 0; i < self->blocks->len; i++)
     g_free (g_array_index (self->blocks, Block, i).data);
   g_array_free (self->blocks, TRUE);
@@ -136,32 +171,203 @@ _weft_text_store_free (WeftTextStore *self)
   g_free (self);
 }
 
+/* Packs raw_len bytes of raw into b (b->data: the zstd frame, or a copy of
+ * the raw bytes when zstd did not shrink them). cctx, scratch: the
+ * caller's compressor and output buffer (made on first use). */
+static void
+pack_block (Block *b, const guint8 *raw, ZSTD_CCtx **cctx, guint8 **scratch, gsize *scratch_cap)
+{
+  gsize bound = ZSTD_compressBound (b->raw_len);
+  size_t rc;
+
+  if (*cctx == NULL)
+    *cctx = ZSTD_createCCtx ();
+  if (*scratch_cap < bound)
+    {
+      g_free (*scratch);
+      *scratch = g_malloc (bound);
+      *scratch_cap = bound;
+    }
+  rc = *cctx != NULL ? ZSTD_compressCCtx (*cctx, *scratch, bound, raw, b->raw_len, TEXT_ZSTD_LEVEL) : (size_t) -1;
+  if (!ZSTD_isError (rc) && rc < b->raw_len)
+    {
+      b->packed_len = rc;
+      b->data = g_memdup2 (*scratch, rc);
+    }
+  else
+    {
+      b->packed_len = 0;
+      b->data = g_memdup2 (raw, b->raw_len);
+    }
+}
+
+static void *
+packer_main (void *data)
+{
+  Packer *pk = data;
+  ZSTD_CCtx *cctx = NULL;
+  guint8 *scratch = NULL;
+  gsize scratch_cap = 0;
+
+  pthread_mutex_lock (&pk->lock);
+  for (;;)
+    {
+      PackJob *job;
+      while (pk->queued == 0 && !pk->quit)
+        pthread_cond_wait (&pk->cond, &pk->lock);
+      if (pk->queued == 0)
+        break; /* quit, and nothing left to pack */
+      job = &pk->jobs[pk->work];
+      pthread_mutex_unlock (&pk->lock);
+      pack_block (&job->out, job->raw->data, &cctx, &scratch, &scratch_cap);
+      pthread_mutex_lock (&pk->lock);
+      job->done = TRUE;
+      pk->work = (pk->work + 1) % PACK_DEPTH;
+      pk->queued--;
+      pthread_cond_broadcast (&pk->cond);
+    }
+  pthread_mutex_unlock (&pk->lock);
+  if (cctx != NULL)
+    ZSTD_freeCCtx (cctx);
+  g_free (scratch);
+  return NULL;
+}
+
+/* Takes the oldest job back into blocks (pk->lock held; the job is done). */
+static void
+packer_take (WeftTextStore *self, Packer *pk)
+{
+  PackJob *job = &pk->jobs[pk->head];
+
+  g_array_append_val (self->blocks, job->out);
+  g_byte_array_set_size (job->raw, 0);
+  g_ptr_array_add (pk->spare, job->raw);
+  memset (job, 0, sizeof *job);
+  pk->head = (pk->head + 1) % PACK_DEPTH;
+  pk->count--;
+}
+
+/* Takes back every job in order: wait: until all are packed (else only
+ * those done before the first one that is not). */
+static void
+packer_collect (WeftTextStore *self, gboolean wait)
+{
+  Packer *pk = self->packer;
+
+  pthread_mutex_lock (&pk->lock);
+  while (pk->count > 0)
+    {
+      if (!pk->jobs[pk->head].done)
+        {
+          if (!wait)
+            break;
+          pthread_cond_wait (&pk->cond, &pk->lock);
+          continue;
+        }
+      packer_take (self, pk);
+    }
+  pthread_mutex_unlock (&pk->lock);
+}
+
+/* Stops the packing thread (its jobs packed and taken back first). */
+static void
+packer_stop (WeftTextStore *self)
+{
+  Packer *pk = self->packer;
+
+  if (pk == NULL)
+    return;
+  packer_collect (self, TRUE);
+  if (pk->started)
+    {
+      pthread_mutex_lock (&pk->lock);
+      pk->quit = TRUE;
+      pthread_cond_broadcast (&pk->cond);
+      pthread_mutex_unlock (&pk->lock);
+      pthread_join (pk->thread, NULL);
+    }
+  g_ptr_array_free (pk->spare, TRUE);
+  pthread_cond_destroy (&pk->cond);
+  pthread_mutex_destroy (&pk->lock);
+  g_free (pk);
+  self->packer = NULL;
+}
+
+/* Hands the full fill buffer to the packing thread (waiting for the oldest
+ * job when PACK_DEPTH are in flight) and takes a fresh one. FALSE when the
+ * thread cannot be started: the caller packs the block itself. */
+static gboolean
+packer_submit (WeftTextStore *self)
+{
+  Packer *pk = self->packer;
+  PackJob *job;
+
+  if (!pk->started)
+    {
+      if (pthread_create (&pk->thread, NULL, packer_main, pk) != 0)
+        return FALSE;
+      pk->started = TRUE;
+    }
+  pthread_mutex_lock (&pk->lock);
+  while (pk->count > 0 && pk->jobs[pk->head].done)
+    packer_take (self, pk);
+  while (pk->count == PACK_DEPTH)
+    {
+      if (pk->jobs[pk->head].done)
+        packer_take (self, pk);
+      else
+        pthread_cond_wait (&pk->cond, &pk->lock);
+    }
+  job = &pk->jobs[(pk->head + pk->count) % PACK_DEPTH];
+  job->raw = self->fill;
+  job->out = (Block) { self->fill_first, self->fill_n, self->fill->len, 0, NULL };
+  job->done = FALSE;
+  pk->count++;
+  pk->queued++;
+  pthread_cond_broadcast (&pk->cond);
+  self->fill = pk->spare->len > 0 ? g_ptr_array_steal_index_fast (pk->spare, pk->spare->len - 1) : NULL;
+  pthread_mutex_unlock (&pk->lock);
+  if (self->fill == NULL)
+    self->fill = g_byte_array_sized_new (TEXT_BLOCK_BYTES + 4096);
+  return TRUE;
+}
+
+void
+_weft_text_store_set_packer (WeftTextStore *self, gboolean on)
+{
+  g_return_if_fail (self != NULL);
+  if (!on)
+    {
+      packer_stop (self);
+      return;
+    }
+  if (self->packer != NULL)
+    return;
+  self->packer = g_new0 (Packer, 1);
+  pthread_mutex_init (&self->packer->lock, NULL);
+  pthread_cond_init (&self->packer->cond, NULL);
+  self->packer->spare = g_ptr_array_new_with_free_func ((GDestroyNotify) g_byte_array_unref);
+}
+
+/* Every full block taken back into blocks: readers during the load see
+ * the blocks as without the packing thread. */
+static void
+store_sync (const WeftTextStore *self)
+{
+  if (self->packer != NULL)
+    packer_collect ((WeftTextStore *) self, TRUE);
+}
+
 static void
 pack_fill (WeftTextStore *self)
 {
   Block b = { self->fill_first, self->fill_n, self->fill->len, 0, NULL };
-  gsize bound = ZSTD_compressBound (b.raw_len);
-  size_t rc;
 
-  if (self->cctx == NULL)
-    self->cctx = ZSTD_createCCtx ();
-  if (self->scratch_cap < bound)
+  if (self->packer == NULL || !packer_submit (self))
     {
-      g_free (self->scratch);
-      self->scratch = g_malloc (bound);
-      self->scratch_cap = bound;
+      pack_block (&b, self->fill->data, &self->cctx, &self->scratch, &self->scratch_cap);
+      g_array_append_val (self->blocks, b);
     }
-  rc = self->cctx != NULL ? ZSTD_compressCCtx (self->cctx, self->scratch, bound, self->fill->data, b.raw_len,
-                                               TEXT_ZSTD_LEVEL)
-                          : (size_t) -1;
-  if (!ZSTD_isError (rc) && rc < b.raw_len)
-    {
-      b.packed_len = rc;
-      b.data = g_memdup2 (self->scratch, rc);
-    }
-  else
-    b.data = g_memdup2 (self->fill->data, b.raw_len);
-  g_array_append_val (self->blocks, b);
   g_byte_array_set_size (self->fill, 0);
   self->fill_first = self->n_texts;
   self->fill_n = 0;
@@ -286,6 +492,7 @@ _weft_text_store_finish (WeftTextStore *self)
   g_return_if_fail (self != NULL);
   if (self->fill != NULL && self->fill_n > 0)
     pack_fill (self);
+  packer_stop (self);
   if (self->fill != NULL)
     g_byte_array_free (self->fill, TRUE);
   self->fill = NULL;
@@ -441,6 +648,7 @@ store_get (const WeftTextStore *self, Decoded *d, guint32 slot, gsize *len)
   *len = 0;
   if (slot == WEFT_TEXT_NONE || slot > self->n_texts)
     return NULL;
+  store_sync (self);
   slot--; /* the text's index */
   if (self->fill != NULL && self->fill_n > 0 && slot >= self->fill_first)
     {
@@ -573,6 +781,7 @@ weft_rank_text_stats (const WeftRank *rank, WeftTextStats *out)
   store = rank->texts;
   if (store == NULL)
     return;
+  store_sync (store);
   out->n_texts = store->n_texts;
   out->n_blocks = store->blocks->len;
   out->text_bytes = store->raw_bytes;

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -49,7 +50,8 @@ note_thread (guint64 done, guint64 total, gpointer data)
 }
 
 /* Child: load path once with n threads, print "bytes seconds maxrss_kb
- * events cpu_seconds". path "-" loads nothing (the baseline RSS). */
+ * events cpu_seconds threads_seen calling_thread_cpu_seconds". path "-"
+ * loads nothing (the baseline RSS). */
 static int
 run_one (const char *path, guint threads)
 {
@@ -107,9 +109,18 @@ run_one (const char *path, guint threads)
       events += weft_trace_rank (trace, i)->events->len;
     }
   getrusage (RUSAGE_SELF, &ru);
-  printf ("%" G_GUINT64_FORMAT " %.6f %ld %" G_GUINT64_FORMAT " %.6f %u\n", bytes, (t1 - t0) / 1e6, ru.ru_maxrss, events,
-          ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
-          g_hash_table_size (seen_threads));
+  {
+    /* last: the CPU time of this (the calling) thread alone: with one
+     * file and one job, the scanner's thread, the load's critical path
+     * when the read-ahead and packing threads have a core of their own
+     * (docs/benchmarks.md, "One big file on both cores") */
+    struct timespec me;
+    clock_gettime (CLOCK_THREAD_CPUTIME_ID, &me);
+    printf ("%" G_GUINT64_FORMAT " %.6f %ld %" G_GUINT64_FORMAT " %.6f %u %.6f\n", bytes, (t1 - t0) / 1e6, ru.ru_maxrss,
+            events, ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6,
+            g_hash_table_size (seen_threads),
+            me.tv_sec + me.tv_nsec / 1e9);
+  }
   weft_trace_free (trace);
   return 0;
 }
