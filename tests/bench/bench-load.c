@@ -251,8 +251,9 @@ decompress_to_tmp (const char *gz_path)
 }
 
 /* Four ranks made of the plain df_index_resolver text with its
- * distributedInfo rank rewritten (a multi-file set big enough to time
- * parallel loading); written under /tmp, removed at the end. */
+ * distributedInfo rank and world_size rewritten (a multi-file set big
+ * enough to time parallel loading; a rank at or above its world_size is
+ * refused); written under /tmp, removed at the end. */
 static char *
 make_four_ranks (const char *plain)
 {
@@ -265,6 +266,12 @@ make_four_ranks (const char *plain)
   g_assert (g_file_get_contents (plain, &text, &len, NULL));
   at = strstr (text, key);
   g_assert (at != NULL);
+  {
+    /* "world_size": 2 -> 4: the same length, so the rest is unchanged */
+    char *ws = strstr (at, "\"world_size\": ");
+    g_assert (ws != NULL && g_ascii_isdigit (ws[14]) && !g_ascii_isdigit (ws[15]));
+    ws[14] = '4';
+  }
   for (int r = 0; r < 4; r++)
     {
       g_autofree char *path = g_strdup_printf ("%s/rank%d_trace.json", dir, r);
