@@ -4,8 +4,6 @@
 #include "config.h"
 
 #include <string.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "core/jsonscan.h"
 #include "testutil.h"
@@ -78,34 +76,6 @@ expect_text_error (const char *name, const char *text, const char *marker, gint6
 }
 
 #define EV "{\"ph\":\"X\",\"cat\":\"kernel\",\"name\":\"k\",\"pid\":0,\"tid\":7,\"ts\":1.5,\"dur\":2}"
-
-static char *
-gzip_bytes (const char *data, gsize len, gsize *out_len)
-{
-  z_stream zs = { 0 };
-  gsize cap = len + len / 100 + 1024;
-  char *out = g_malloc (cap);
-  g_assert_cmpint (deflateInit2 (&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
-  zs.next_in = (Bytef *) data;
-  zs.avail_in = (uInt) len;
-  zs.next_out = (Bytef *) out;
-  zs.avail_out = (uInt) cap;
-  g_assert_cmpint (deflate (&zs, Z_FINISH), ==, Z_STREAM_END);
-  *out_len = zs.total_out;
-  deflateEnd (&zs);
-  return out;
-}
-
-static char *
-zstd_bytes (const char *data, gsize len, gsize *out_len)
-{
-  gsize cap = ZSTD_compressBound (len);
-  char *out = g_malloc (cap);
-  size_t n = ZSTD_compress (out, cap, data, len, 3);
-  g_assert_false (ZSTD_isError (n));
-  *out_len = n;
-  return out;
-}
 
 static const char *good = "{\"schemaVersion\":1,\"traceEvents\":[" EV "," EV "],\"baseTimeNanoseconds\":1000}";
 
@@ -304,7 +274,7 @@ static void
 test_gzip (void)
 {
   gsize n = 0;
-  g_autofree char *gz = gzip_bytes (good, strlen (good), &n);
+  g_autofree char *gz = weft_test_gzip_bytes (good, strlen (good), &n);
   g_autofree char *ok = weft_test_write_file ("ok.json.gz", gz, (gssize) n);
   g_autofree char *cut = weft_test_write_file ("cut.json.gz", gz, (gssize) (n / 2));
   g_autofree char *corrupt_data = g_memdup2 (gz, n);
@@ -340,8 +310,8 @@ test_gzip (void)
     gsize n1 = 0, n2 = 0;
     const char *part1 = "{\"traceEvents\":[" EV ",";
     const char *part2 = EV "]}";
-    g_autofree char *g1 = gzip_bytes (part1, strlen (part1), &n1);
-    g_autofree char *g2 = gzip_bytes (part2, strlen (part2), &n2);
+    g_autofree char *g1 = weft_test_gzip_bytes (part1, strlen (part1), &n1);
+    g_autofree char *g2 = weft_test_gzip_bytes (part2, strlen (part2), &n2);
     g_autoptr (GError) error = NULL;
     g_autoptr (WeftRank) rank = NULL;
     g_byte_array_append (b, (guint8 *) g1, (guint) n1);
@@ -363,7 +333,7 @@ static void
 test_zstd (void)
 {
   gsize n = 0;
-  g_autofree char *zs = zstd_bytes (good, strlen (good), &n);
+  g_autofree char *zs = weft_test_zstd_bytes (good, strlen (good), &n);
   g_autofree char *cut = weft_test_write_file ("cut.json.zst", zs, (gssize) (n - 3));
   g_autofree char *bad = g_memdup2 (zs, n);
   g_autofree char *corrupt = NULL;
@@ -398,8 +368,8 @@ test_bomb (void)
 
   memset (data, ' ', big);
   data[0] = '{';
-  gz = gzip_bytes (data, big, &n);
-  zs = zstd_bytes (data, big, &nz);
+  gz = weft_test_gzip_bytes (data, big, &n);
+  zs = weft_test_zstd_bytes (data, big, &nz);
   g_free (data);
   g_assert_cmpuint (n, <, big / 100);
   p = weft_test_write_file ("bomb.json.gz", gz, (gssize) n);

@@ -6,40 +6,10 @@
 #include "config.h"
 
 #include <string.h>
-#include <zlib.h>
-#include <zstd.h>
 
 #include "core/jsonscan.h"
 #include "core/reader.h"
 #include "testutil.h"
-
-static char *
-gzip_bytes (const char *data, gsize len, gsize *out_len)
-{
-  z_stream zs = { 0 };
-  gsize cap = len + len / 100 + 1024;
-  char *out = g_malloc (cap);
-  g_assert_cmpint (deflateInit2 (&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
-  zs.next_in = (Bytef *) data;
-  zs.avail_in = (uInt) len;
-  zs.next_out = (Bytef *) out;
-  zs.avail_out = (uInt) cap;
-  g_assert_cmpint (deflate (&zs, Z_FINISH), ==, Z_STREAM_END);
-  *out_len = zs.total_out;
-  deflateEnd (&zs);
-  return out;
-}
-
-static char *
-zstd_bytes (const char *data, gsize len, gsize *out_len)
-{
-  gsize cap = ZSTD_compressBound (len);
-  char *out = g_malloc (cap);
-  size_t n = ZSTD_compress (out, cap, data, len, 3);
-  g_assert_false (ZSTD_isError (n));
-  *out_len = n;
-  return out;
-}
 
 /* A trace of n events (~9 MB for 40,000): many text blocks, many read-ahead
  * chunks; random padding so that zstd and gzip do not shrink it to nothing. */
@@ -72,12 +42,12 @@ write_three (const char *stem, const char *data, gsize len, char *paths[3])
   g_autofree char *plain = g_strdup_printf ("%s.json", stem);
   g_autofree char *gzn = g_strdup_printf ("%s.json.gz", stem);
   g_autofree char *zsn = g_strdup_printf ("%s.json.zst", stem);
-  g_autofree char *gz = gzip_bytes (data, len, &n);
+  g_autofree char *gz = weft_test_gzip_bytes (data, len, &n);
   g_autofree char *zs = NULL;
 
   paths[0] = weft_test_write_file (plain, data, (gssize) len);
   paths[1] = weft_test_write_file (gzn, gz, (gssize) n);
-  zs = zstd_bytes (data, len, &n);
+  zs = weft_test_zstd_bytes (data, len, &n);
   paths[2] = weft_test_write_file (zsn, zs, (gssize) n);
 }
 
@@ -236,7 +206,7 @@ test_reader_read_ahead (void)
   g_autoptr (GString) s = big_trace (30000, 5);
   char *paths[3];
   gsize n = 0;
-  g_autofree char *gz = gzip_bytes (s->str, s->len, &n);
+  g_autofree char *gz = weft_test_gzip_bytes (s->str, s->len, &n);
   g_autofree char *cut = weft_test_write_file ("rcut.json.gz", gz, (gssize) (n * 3 / 5));
   g_autofree char *corrupt = NULL;
 
@@ -285,7 +255,7 @@ test_errors_same (void)
   g_autoptr (GString) s = big_trace (40000, 9);
   WeftLoadOptions none = { 0 }, cap = { 0 };
   gsize n = 0;
-  g_autofree char *gz = gzip_bytes (s->str, s->len, &n);
+  g_autofree char *gz = weft_test_gzip_bytes (s->str, s->len, &n);
   g_autofree char *cut = weft_test_write_file ("cut.json.gz", gz, (gssize) (n * 3 / 5));
   g_autofree char *bad_gz = g_memdup2 (gz, n);
   g_autofree char *corrupt = NULL;
@@ -325,7 +295,7 @@ test_errors_same (void)
       g_autofree char *g2 = NULL;
       at = strstr (t->str + t->len / 10, "\"dur\":");
       at[6] = '+';
-      g2 = gzip_bytes (t->str, t->len, &m);
+      g2 = weft_test_gzip_bytes (t->str, t->len, &m);
       for (gsize i = m * 9 / 10; i < m * 9 / 10 + 64; i++)
         g2[i] ^= 0x55;
       both = weft_test_write_file ("both.json.gz", g2, (gssize) m);
@@ -340,31 +310,6 @@ test_errors_same (void)
       assert_same_error (paths[i], &cap, WEFT_ERROR_TOO_LARGE, "exceeds the limit of 3145728 bytes");
       g_free (paths[i]);
     }
-}
-
-typedef struct
-{
-  GMutex        lock;
-  guint         calls;
-  guint64       last_done;
-  guint64       total;
-  gboolean      monotonic;
-  GCancellable *cancel; /* cancelled at the first call, when set */
-} ProgressLog;
-
-static void
-progress_cb (guint64 done, guint64 total, gpointer data)
-{
-  ProgressLog *log = data;
-  g_mutex_lock (&log->lock);
-  if (done < log->last_done)
-    log->monotonic = FALSE;
-  log->last_done = done;
-  log->total = total;
-  log->calls++;
-  if (log->cancel != NULL && log->calls == 1)
-    g_cancellable_cancel (log->cancel);
-  g_mutex_unlock (&log->lock);
 }
 
 static void
@@ -382,7 +327,7 @@ test_progress_cancel (void)
           g_autoptr (GCancellable) cancel = cancelled ? g_cancellable_new () : NULL;
           g_autoptr (GError) error = NULL;
           WeftLoadOptions options = { 0 };
-          ProgressLog log = { 0 };
+          WeftTestProgress log = { 0 };
           WeftTrace *trace;
 
           log.monotonic = TRUE;
@@ -390,7 +335,7 @@ test_progress_cancel (void)
           g_mutex_init (&log.lock);
           options.n_threads = 2;
           options.sequential = mode >= 2;
-          options.progress = progress_cb;
+          options.progress = weft_test_progress_cb;
           options.progress_data = &log;
           weft_json_scan_set_chunk_size (4096); /* many chunks, so many progress reports */
           trace = weft_trace_load (paths[i], &options, cancel, &error);

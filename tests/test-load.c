@@ -339,41 +339,19 @@ test_parallel_same_as_serial (void)
     }
 }
 
-typedef struct
-{
-  GMutex  lock;
-  guint   calls;
-  guint64 last_done;
-  guint64 total;
-  gboolean monotonic;
-} ProgressLog;
-
-static void
-progress_cb (guint64 done, guint64 total, gpointer data)
-{
-  ProgressLog *log = data;
-  g_mutex_lock (&log->lock);
-  if (done < log->last_done)
-    log->monotonic = FALSE;
-  log->last_done = done;
-  log->total = total;
-  log->calls++;
-  g_mutex_unlock (&log->lock);
-}
-
 static void
 test_progress (void)
 {
   g_autofree char *dir = weft_test_require_trace ("synthetic/fsdp8");
   g_autoptr (WeftTrace) trace = NULL;
   WeftLoadOptions options = { 0 };
-  ProgressLog log = { 0 };
+  WeftTestProgress log = { 0 };
 
   if (dir == NULL)
     return;
   log.monotonic = TRUE;
   g_mutex_init (&log.lock);
-  options.progress = progress_cb;
+  options.progress = weft_test_progress_cb;
   options.progress_data = &log;
   trace = weft_trace_load (dir, &options, NULL, NULL);
   g_assert_nonnull (trace);

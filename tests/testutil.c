@@ -3,6 +3,7 @@
 #include <glib/gstdio.h>
 #include <stdlib.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "testutil.h"
 
@@ -204,4 +205,47 @@ weft_test_write_step_rank (const char *path, int rank, int world, guint n_ops, g
   fprintf (f, "\n]}\n");
   fclose (f);
   g_rand_free (rand);
+}
+
+char *
+weft_test_gzip_bytes (const char *data, gsize len, gsize *out_len)
+{
+  z_stream zs = { 0 };
+  gsize cap = len + len / 100 + 1024;
+  char *out = g_malloc (cap);
+  g_assert_cmpint (deflateInit2 (&zs, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY), ==, Z_OK);
+  zs.next_in = (Bytef *) data;
+  zs.avail_in = (uInt) len;
+  zs.next_out = (Bytef *) out;
+  zs.avail_out = (uInt) cap;
+  g_assert_cmpint (deflate (&zs, Z_FINISH), ==, Z_STREAM_END);
+  *out_len = zs.total_out;
+  deflateEnd (&zs);
+  return out;
+}
+
+char *
+weft_test_zstd_bytes (const char *data, gsize len, gsize *out_len)
+{
+  gsize cap = ZSTD_compressBound (len);
+  char *out = g_malloc (cap);
+  size_t n = ZSTD_compress (out, cap, data, len, 3);
+  g_assert_false (ZSTD_isError (n));
+  *out_len = n;
+  return out;
+}
+
+void
+weft_test_progress_cb (guint64 done, guint64 total, gpointer data)
+{
+  WeftTestProgress *log = data;
+  g_mutex_lock (&log->lock);
+  if (done < log->last_done)
+    log->monotonic = FALSE;
+  log->last_done = done;
+  log->total = total;
+  log->calls++;
+  if (log->cancel != NULL && log->calls == 1)
+    g_cancellable_cancel (log->cancel);
+  g_mutex_unlock (&log->lock);
 }

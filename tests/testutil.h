@@ -21,6 +21,10 @@ char       *weft_test_write_file (const char *name, const char *data, gssize len
  * a plain one as it is; independent of the project's reader), with a NUL
  * after the *len_out bytes. Asserts it can be read. */
 char       *weft_test_read_gz (const char *path, gsize *len_out);
+/* data compressed whole, as a gzip member (zlib level 6) or a zstd frame
+ * (level 3), in memory; g_free the result. Asserts it can. */
+char       *weft_test_gzip_bytes (const char *data, gsize len, gsize *out_len);
+char       *weft_test_zstd_bytes (const char *data, gsize len, gsize *out_len);
 /* Benchmark timing: gint64 comparison (for g_array_sort / qsort), the p-th
  * quantile (0..1, by index (len - 1) * p) of an array of gint64 ns in ms
  * (sorts it; 0 when empty), and a monotonic clock in ns (us resolution). */
@@ -34,5 +38,21 @@ gint64      weft_test_now_ns (void);
  * from a GRand seeded with seed (times in us with 3 decimals, as Kineto). */
 void        weft_test_write_step_rank (const char *path, int rank, int world, guint n_ops, guint32 seed,
                                        const char *gemm_kernel, const char *elementwise_kernel);
+
+/* A load's progress calls as a test sees them (options.progress =
+ * weft_test_progress_cb, progress_data = the log; zero it, set monotonic
+ * TRUE and init the lock first): the count, the last call's figures,
+ * whether done never went down; cancel, when set, is cancelled at the
+ * first call. */
+typedef struct
+{
+  GMutex        lock;
+  guint         calls;
+  guint64       last_done;
+  guint64       total;
+  gboolean      monotonic;
+  GCancellable *cancel;
+} WeftTestProgress;
+void        weft_test_progress_cb (guint64 done, guint64 total, gpointer data);
 
 G_END_DECLS
