@@ -89,6 +89,11 @@ assert_same_load (const char *path)
   g_assert_cmpuint (sa.text_bytes, ==, sb.text_bytes);
   g_assert_cmpuint (sa.block_bytes, ==, sb.block_bytes);
   g_assert_cmpuint (sa.stored_bytes, ==, sb.stored_bytes);
+  /* the pipelined load packed its blocks on its thread, the last partial
+   * one too (else this compared two loads on one thread) */
+  g_assert_cmpuint (sa.n_blocks_packed_aside, ==, 0);
+  g_assert_cmpuint (sb.n_blocks, >, 1);
+  g_assert_cmpuint (sb.n_blocks_packed_aside, ==, sb.n_blocks);
   ca = weft_text_cursor_new (ra);
   cb = weft_text_cursor_new (rb);
   for (guint i = 0; i < ra->events->len; i++)
@@ -366,6 +371,7 @@ int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_unsetenv ("WEFT_LOAD_SEQUENTIAL"); /* the pipelined loads must be pipelined */
   g_test_add_func ("/load-pipe/same-as-sequential", test_same_as_sequential);
   g_test_add_func ("/load-pipe/reader-read-ahead", test_reader_read_ahead);
   g_test_add_func ("/load-pipe/errors-same", test_errors_same);

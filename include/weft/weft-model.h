@@ -616,6 +616,8 @@ typedef struct
   guint64 text_bytes;    /* the texts themselves */
   guint64 block_bytes;   /* the blocks decoded: texts + lengths + NULs */
   guint64 stored_bytes;  /* what is held: the packed blocks and their table */
+  guint64 n_blocks_packed_aside; /* of n_blocks, those a packing thread compressed during the load
+                                  * (docs/loading.md, "One big file on several cores"); 0 on one thread */
 } WeftTextStats;
 
 void        weft_rank_text_stats (const WeftRank *rank, WeftTextStats *out);

@@ -95,6 +95,7 @@ struct _WeftTextStore
   guint8     *scratch;     /* compressor output */
   gsize       scratch_cap;
   guint64     raw_bytes;   /* texts as added, without the NULs and lengths */
+  guint64     packed_aside; /* blocks taken back from the packing thread */
   GMutex      lock;        /* guards shared and tick */
   Decoded     shared[SHARED_BLOCKS];
   guint64     tick;
@@ -240,6 +241,7 @@ packer_take (WeftTextStore *self, Packer *pk)
   PackJob *job = &pk->jobs[pk->head];
 
   g_array_append_val (self->blocks, job->out);
+  self->packed_aside++;
   g_byte_array_set_size (job->raw, 0);
   g_ptr_array_add (pk->spare, job->raw);
   memset (job, 0, sizeof *job);
@@ -784,6 +786,7 @@ weft_rank_text_stats (const WeftRank *rank, WeftTextStats *out)
   store_sync (store);
   out->n_texts = store->n_texts;
   out->n_blocks = store->blocks->len;
+  out->n_blocks_packed_aside = store->packed_aside;
   out->text_bytes = store->raw_bytes;
   for (guint i = 0; i < store->blocks->len; i++)
     {
