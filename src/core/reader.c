@@ -47,7 +47,6 @@ typedef struct
   guint           head;      /* the chunk being handed out */
   guint           count;     /* chunks filled and not yet handed out whole */
   gboolean        quit;
-  gboolean        ended;     /* the thread wrote its last chunk (eof or error) */
   /* the reader as the scanner sees it (the thread's are ahead) */
   guint64         raw_done;
   guint64         out_done;
@@ -763,8 +762,6 @@ ahead_main (void *data)
 
       pthread_mutex_lock (&ah->lock);
       ah->count++;
-      if (n <= 0)
-        ah->ended = TRUE;
       pthread_cond_broadcast (&ah->cond);
       pthread_mutex_unlock (&ah->lock);
       if (n <= 0)
