@@ -2,6 +2,7 @@
 
 #include <glib/gstdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
 #include <zstd.h>
 
@@ -248,4 +249,45 @@ weft_test_progress_cb (guint64 done, guint64 total, gpointer data)
   if (log->cancel != NULL && log->calls == 1)
     g_cancellable_cancel (log->cancel);
   g_mutex_unlock (&log->lock);
+}
+
+WeftTrace *
+weft_test_load (const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  WeftTrace *trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  return trace;
+}
+
+guint32
+weft_test_find_x (WeftTrace *trace, guint ri, const char *cat, gint64 correlation)
+{
+  WeftRank *rank = weft_trace_rank (trace, ri);
+  for (guint i = 0; i < rank->events->len; i++)
+    {
+      WeftEvent *ev = weft_rank_event (rank, i);
+      if (weft_event_correlation (rank, ev) == correlation && ev->ph == WEFT_PH_X &&
+          strcmp (weft_rank_string (rank, ev->cat), cat) == 0)
+        return i;
+    }
+  return WEFT_NONE;
+}
+
+WeftSolver *
+weft_test_solver_new (WeftTrace *trace)
+{
+  g_autoptr (GError) error = NULL;
+  WeftSolver *solver = weft_solver_new (trace, &error);
+  g_assert_no_error (error);
+  return solver;
+}
+
+gint64
+weft_test_step_time (WeftSolver *solver)
+{
+  WeftMetrics m;
+  g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
+  return m.step_time;
 }

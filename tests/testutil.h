@@ -6,6 +6,14 @@
 
 G_BEGIN_DECLS
 
+/* The trace at path through the real loader, asserting that it loads. */
+WeftTrace  *weft_test_load (const char *path);
+/* The first complete ('X') event of rank ri with category cat and correlation id, or WEFT_NONE. */
+guint32     weft_test_find_x (WeftTrace *trace, guint ri, const char *cat, gint64 correlation);
+/* A solver of trace, asserting that it builds; and its step time over all ranks and steps. */
+WeftSolver *weft_test_solver_new (WeftTrace *trace);
+gint64      weft_test_step_time (WeftSolver *solver);
+
 /* Path of a file under ../shared/traces (WEFT_TRACES_DIR), or NULL when the
  * folder or file is absent (the caller skips with g_test_skip and a message). */
 char       *weft_test_trace_path (const char *relative);
