@@ -379,6 +379,9 @@ typedef struct
   guint bands_patched;   /* ... sampled again only over the span their last patch changed */
   guint fills_direct;    /* colours whose boxes were written straight into an image surface's pixels */
   guint memory_rows_replayed; /* memory rows copied from the pixels their last paint left (same curve, view, place) */
+  /* depth rows folded in a batch shared with the painter's threads
+   * (weft_render_set_fold_threads); the rest were folded on the caller's */
+  guint rows_folded_shared;
 } WeftRenderStats;
 
 /* The body: background, rows, events with level-of-detail folding, labels,
@@ -400,6 +403,12 @@ void weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view
  * pixels cairo_fill writes; TRUE sends every fill through cairo instead
  * (process-wide; tests and benchmarks compare the two). */
 void weft_render_set_plain_fills (gboolean plain);
+
+/* Threads the folds of a frame's depth rows run on, this one counted
+ * (process-wide): 0 (the default) one per core up to 8, 1 none besides
+ * the caller's. The pixels and stats are the same for every count; tests
+ * and benchmarks compare them. */
+void weft_render_set_fold_threads (guint n_threads);
 
 /* Selection and hover outlines, the highlighted collective instance linked
  * across ranks, the launch flow (CPU launch -> GPU op) of the selection and

@@ -30,7 +30,12 @@ typedef struct
   GArray                *rects[WEFT_KEY_N];
   GArray                *band_rects[WEFT_OVERLAP_N_STATES];
   GArray                *labels;
-  GArray                *scratch;   /* WeftCachedBox: a row's boxes when not kept */
+  GArray                *jobs;      /* WeftFoldJob: the folds of the rows in pending */
+  GArray                *pending;   /* PendingRow: rows met, not yet drawn (flush) */
+  GHashTable            *claimed;   /* the box caches of the rows in pending */
+  GArray                *band_jobs; /* BandJob: the samplers of the bands in bands */
+  GArray                *bands;     /* PendingBand: bands met, not yet pushed (flush) */
+  WeftFoldView           fv;
   double                 scale;     /* px per ns */
   gint64                 t0, t1;
   gint64                 ns_per_min_box;
@@ -49,222 +54,6 @@ static inline double
 luminance (WeftRgba c)
 {
   return 0.2126 * c.r + 0.7152 * c.g + 0.0722 * c.b;
-}
-
-/* First i in [0, n) whose end > t (a depth row never overlaps, so ends are sorted). */
-static guint
-first_end_after (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t)
-{
-  guint lo = 0, hi = n;
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      gint64 b, e;
-      weft_rank_times_get (rt, idx[mid], &b, &e);
-      if (MAX (e, b + 1) <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* First i in [lo, n) with ts[i] >= t over a packed sorted array:
- * galloping from lo (the answer is usually near), then binary search. */
-static guint
-gallop_ts_r (const gint64 *ts, guint lo, guint n, gint64 t, guint *maxr)
-{
-  guint hi = n, step = 1;
-  while (lo < n)
-    {
-      guint probe = lo + step - 1;
-      if (probe >= n)
-        break;
-      if (ts[probe] >= t)
-        {
-          hi = probe;
-          break;
-        }
-      lo = probe + 1;
-      step *= 2;
-    }
-  /* every index read is below hi, or hi itself (the probe that stopped) */
-  *maxr = hi < n ? hi : (n > 0 ? n - 1 : 0);
-  return weft_render_lower_bound_ts (ts, lo, hi, t);
-}
-
-static guint
-gallop_ts (const gint64 *ts, guint lo, guint n, gint64 t)
-{
-  guint m;
-  return gallop_ts_r (ts, lo, n, t, &m);
-}
-
-/* gallop_ts over a lane's array read through a depth row's positions in it. */
-static guint
-gallop_pos (const gint64 *ts, const guint32 *pos, guint lo, guint n, gint64 t, guint *maxr)
-{
-  guint hi = n, step = 1;
-  while (lo < n)
-    {
-      guint probe = lo + step - 1;
-      if (probe >= n)
-        break;
-      if (ts[pos[probe]] >= t)
-        {
-          hi = probe;
-          break;
-        }
-      lo = probe + 1;
-      step *= 2;
-    }
-  *maxr = hi < n ? hi : (n > 0 ? n - 1 : 0);
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (ts[pos[mid]] < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* First i in [lo, n) whose start >= t: galloping from lo (the target is
- * usually near), then binary search; over the packed times when there are.
- * *maxr: the highest index it read (over the solved arrays; the row's last
- * otherwise). */
-static guint
-first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t, guint *maxr)
-{
-  const guint32 *idx = dr->idx;
-  guint n = dr->n, hi = dr->n, step = 1;
-
-  if (dr->sstart != NULL)
-    return dr->spos != NULL ? gallop_pos (dr->sstart, dr->spos, lo, n, t, maxr)
-                            : gallop_ts_r (dr->sstart, lo, n, t, maxr);
-  *maxr = n > 0 ? n - 1 : 0;
-  if (dr->ts != NULL && rt->times == NULL)
-    return gallop_ts (dr->ts, lo, n, t - rt->offset);
-  /* Solved times asked for directly (a drag): guess the index from the
-   * packed observed times under the local shift (edits move runs of ops by
-   * the same amount), and check the guess with two lookups; search only
-   * when it is wrong. */
-  if (dr->ts != NULL && lo < n)
-    {
-      gint64 b0, e0, b, e;
-      gint64 tf;
-      guint g, glo = lo, ghi = n;
-      weft_rank_times_get (rt, idx[lo], &b0, &e0);
-      if (b0 >= t)
-        return lo;
-      tf = t - (b0 - dr->ts[lo]);
-      g = gallop_ts (dr->ts, glo, ghi, tf);
-      if (g > lo)
-        {
-          weft_rank_times_get (rt, idx[g - 1], &b, &e);
-          if (b < t)
-            {
-              if (g >= n)
-                return g;
-              weft_rank_times_get (rt, idx[g], &b, &e);
-              if (b >= t)
-                return g;
-              lo = g; /* the answer is further on */
-            }
-        }
-    }
-  while (lo < n)
-    {
-      guint probe = lo + step - 1;
-      gint64 b, e;
-      if (probe >= n)
-        break;
-      weft_rank_times_get (rt, idx[probe], &b, &e);
-      if (b >= t)
-        {
-          hi = probe;
-          break;
-        }
-      lo = probe + 1;
-      step *= 2;
-    }
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      gint64 b, e;
-      weft_rank_times_get (rt, idx[mid], &b, &e);
-      if (b < t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-/* Times and colour key of the i-th event of a depth row: from the row's
- * packed caches when observed times are drawn (no event record touched),
- * else through the times accessor. */
-static inline void
-row_times (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, gint64 *b, gint64 *e)
-{
-  if (dr->sstart != NULL)
-    {
-      guint p = dr->spos != NULL ? dr->spos[i] : i;
-      *b = dr->sstart[p];
-      *e = dr->send[p];
-      return;
-    }
-  if (dr->ts != NULL && rt->times == NULL)
-    {
-      *b = dr->ts[i] + rt->offset;
-      *e = *b + (dr->dur[i] != G_MAXUINT32 ? (gint64) dr->dur[i] : weft_event_dur (rt->rank, &rt->events[dr->idx[i]]));
-      return;
-    }
-  weft_rank_times_get (rt, dr->idx[i], b, e);
-}
-
-/* first_end_after over a depth row, through its packed or lane times. */
-static guint
-row_first_end_after (const WeftRankTimes *rt, const WeftDepthRow *dr, gint64 t)
-{
-  guint lo = 0, hi = dr->n;
-  if (dr->sstart == NULL)
-    return first_end_after (rt, dr->idx, dr->n, t);
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      gint64 b, e;
-      row_times (rt, dr, mid, &b, &e);
-      if (MAX (e, b + 1) <= t)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  return lo;
-}
-
-static inline guint
-row_key (const WeftRankTimes *rt, const WeftDepthRow *dr, guint i)
-{
-  const WeftEvent *ev;
-  if (dr->key != NULL)
-    return dr->key[i];
-  ev = &rt->events[dr->idx[i]];
-  return (ev->flags & WEFT_EVENT_DELETED) ? WEFT_KEY_DELETED : weft_render_event_key (rt->rank, ev);
-}
-
-/* The key a GPU compute op is drawn with under view->color_by_microbatch:
- * its pipeline action's microbatch hue (mb NULL: the mode is off or the
- * rank has no actions); one table read per op looked at. */
-static inline guint
-mb_key (const guint32 *mb, const WeftDepthRow *dr, guint i, guint key)
-{
-  guint32 a;
-  if (mb == NULL || key >= WEFT_KEY_COLL_BASE || (a = mb[dr->idx[i]]) == 0)
-    return key;
-  return WEFT_KEY_MB_BASE + ((a >> 29) & 3 ? WEFT_RENDER_MICROBATCH_HUES : 0) +
-         (a & 0x1ffff) % WEFT_RENDER_MICROBATCH_HUES;
 }
 
 static inline double
@@ -299,129 +88,6 @@ emit_box (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, const WeftC
     }
 }
 
-/* The fold of a depth row from index i (the first event ending after the
- * view's start, or where a kept box went on from), its boxes appended to
- * out. With old (the boxes of the previous paint of this view, whose entry
- * indices are old_first, then each box's next), once the fold is about to
- * start a step at an index past cmax (the last row index whose times
- * changed) that an old step also started at, everything from there reads
- * only unchanged entries: the old boxes from that step on are appended and
- * the fold stops. maxread of a box: the highest index read so far. */
-static void
-fold_row (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, guint mr, GArray *out,
-          const WeftCachedBox *old, guint n_old, guint q, guint32 old_first, guint32 cmax)
-{
-  const double min_box = WEFT_RENDER_MIN_BOX_PX;
-  const guint32 *pp = rt->rank_index < p->layout->n_ranks ? p->layout->ranks[rt->rank_index].pp : NULL;
-  const guint32 *mb = p->view->color_by_microbatch ? pp : NULL;
-  guint n = dr->n;
-
-  while (i < n)
-    {
-      gint64 b, en;
-      double xb, xe;
-      guint key;
-      WeftCachedBox bx;
-
-      if (old != NULL && i > cmax)
-        {
-          while (q <= n_old && (q == 0 ? old_first : old[q - 1].next) < i)
-            q++;
-          if (q <= n_old && (q == 0 ? old_first : old[q - 1].next) == i)
-            {
-              if (q < n_old)
-                g_array_append_vals (out, old + q, n_old - q);
-              return;
-            }
-        }
-      mr = MAX (mr, i);
-      row_times (rt, dr, i, &b, &en);
-      if (b >= p->t1)
-        break;
-      p->stats.events_visited++;
-      key = row_key (rt, dr, i);
-      if (key == WEFT_KEY_DELETED)
-        {
-          i++;
-          continue;
-        }
-      key = mb_key (mb, dr, i, key);
-      xb = (double) (b - p->t0) * p->scale;
-      xe = (double) (en - p->t0) * p->scale;
-
-      if (xe - xb >= min_box)
-        {
-          double cx0 = clamp_x (p, xb), cx1 = clamp_x (p, xe);
-          bx.x = cx0;
-          bx.w = cx1 - cx0 - (xe - xb >= 6.0 ? 1.0 : 0.0);
-          bx.x1 = cx1;
-          bx.start = i;
-          bx.next = i + 1;
-          bx.maxread = mr;
-          bx.count = 0;
-          bx.key = (guint8) key;
-          g_array_append_val (out, bx);
-          i++;
-          continue;
-        }
-
-      /* Fold a run of narrow events into one box: every event starting
-       * within min_box px of the run's current event joins it, found by a
-       * galloping search, so each step costs O(log n) and advances >= min_box px. */
-      {
-        double run_b = xb, run_e = MAX (xe, xb + 1.0), cur = xb;
-        guint count = 0, j = i, k;
-        for (;;)
-          {
-            gint64 tl = p->t0 + (gint64) ceil ((cur + min_box) / p->scale);
-            gint64 lb, le;
-            guint m;
-            k = first_start_at (rt, dr, j + 1, tl, &m);
-            mr = MAX (mr, m);
-            /* the last one may be a wide event: it gets its own box */
-            if (k - 1 > j)
-              {
-                row_times (rt, dr, k - 1, &lb, &le);
-                if ((double) (le - lb) * p->scale >= min_box)
-                  k--;
-              }
-            row_times (rt, dr, k - 1, &lb, &le);
-            run_e = MAX (run_e, (double) (le - p->t0) * p->scale);
-            count += k - j;
-            if (k >= n)
-              break;
-            mr = MAX (mr, k);
-            row_times (rt, dr, k, &lb, &le);
-            p->stats.events_visited++;
-            {
-              double nb = (double) (lb - p->t0) * p->scale, ne = (double) (le - p->t0) * p->scale;
-              /* a new colour starts a new box: a run keeps one colour, so
-               * a dense stretch reads as a texture of what it holds (each
-               * box still covers >= min_box px, so the cost stays bounded) */
-              if (lb >= p->t1 || ne - nb >= min_box || nb > run_e + 1.0 || mb_key (mb, dr, k, row_key (rt, dr, k)) != key)
-                break;
-              cur = nb;
-              run_e = MAX (run_e, ne);
-              j = k;
-            }
-          }
-        {
-          double cx0 = clamp_x (p, run_b), cx1 = clamp_x (p, MAX (run_e, run_b + 1.0));
-          bx.x = cx0;
-          bx.w = MAX (cx1 - cx0, 1.0);
-          bx.x1 = cx1;
-        }
-        bx.start = i;
-        bx.next = k;
-        bx.maxread = mr;
-        bx.count = MAX (count, 1);
-        bx.key = (guint8) key;
-        g_array_append_val (out, bx);
-        i = k;
-      }
-    }
-}
-
 /* The first index in [a, n) of the sorted positions pos whose value is
  * >= x (or_equal) or > x; n when there is none. */
 static guint
@@ -446,46 +112,126 @@ row_cache_fits (const WeftRowCache *c, const Paint *p, const WeftDepthRow *dr, g
          c->ls == dr->sstart && c->le == dr->send && c->n == dr->n;
 }
 
-/* One depth row of events at screen y (box top) with height h. A row
- * drawn from the lane arrays keeps its boxes in the layout (lane, depth);
- * the next paint of the same view replays them when none of the row's
- * entries changed since, or folds again only from the first box that read
- * a changed entry to where the fold meets the kept boxes again (the same
- * boxes as folding the whole row: see fold_row). */
+/* A depth row of the frame waiting for its boxes (paint_events): drawn
+ * in the order the rows were met, once the frame's folds are made
+ * (flush). job: its fold in Paint.jobs, -1 none (its cached boxes
+ * as they are); slot: where its boxes are kept with the keys below, NULL
+ * not kept (the job's array is freed once drawn). */
+typedef struct
+{
+  WeftRankTimes  rt;
+  WeftDepthRow   dr;
+  double         y, h;
+  gboolean       labels;
+  gint           job;
+  WeftRowCache **slot;
+  gconstpointer  owner;
+  guint64        epoch;
+  guint32        first;
+} PendingRow;
+
+static WeftFoldJob *
+add_job (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint i, guint mr, GArray *out)
+{
+  WeftFoldJob j = { &p->fv, *rt, *dr, i, mr, NULL, 0, 0, 0, 0, out, 0 };
+  g_array_append_val (p->jobs, j);
+  return &g_array_index (p->jobs, WeftFoldJob, p->jobs->len - 1);
+}
+
+/* Each waiting row's boxes, its fold made (flush), kept and drawn in
+ * order: the same boxes, rects and labels in the same order as folding
+ * and drawing each row where it was met. */
+static void
+emit_rows (Paint *p)
+{
+  for (guint k = 0; k < p->pending->len; k++)
+    {
+      PendingRow *pr = &g_array_index (p->pending, PendingRow, k);
+      const guint32 *pp = pr->rt.rank_index < p->layout->n_ranks ? p->layout->ranks[pr->rt.rank_index].pp : NULL;
+      GArray *out;
+      if (pr->job < 0)
+        out = (*pr->slot)->boxes;
+      else
+        {
+          WeftFoldJob *j = &g_array_index (p->jobs, WeftFoldJob, pr->job);
+          p->stats.events_visited += j->visited;
+          out = j->out;
+          if (pr->slot != NULL)
+            {
+              WeftRowCache *c = *pr->slot;
+              if (c == NULL)
+                c = *pr->slot = g_new0 (WeftRowCache, 1);
+              if (c->boxes != NULL)
+                g_array_free (c->boxes, TRUE);
+              c->boxes = out;
+              c->t0 = p->t0;
+              c->t1 = p->t1;
+              c->width = p->view->width;
+              c->mb = p->view->color_by_microbatch;
+              c->labels = pr->labels;
+              c->owner = pr->owner;
+              c->ls = pr->dr.sstart;
+              c->le = pr->dr.send;
+              c->n = pr->dr.n;
+              c->epoch = pr->epoch;
+              c->first = pr->first;
+            }
+        }
+      for (guint b = 0; b < out->len; b++)
+        emit_box (p, &pr->rt, &pr->dr, &g_array_index (out, WeftCachedBox, b), pr->y, pr->h, pr->labels, pp);
+      if (pr->job >= 0 && pr->slot == NULL)
+        g_array_free (out, TRUE);
+    }
+  g_array_set_size (p->jobs, 0);
+  g_array_set_size (p->pending, 0);
+  g_hash_table_remove_all (p->claimed);
+}
+
+static void flush (Paint *p);
+
+/* One depth row of events at screen y (box top) with height h, its fold
+ * queued for flush. A row drawn from the lane arrays keeps its boxes
+ * in the layout (lane, depth); the next paint of the same view replays
+ * them when none of the row's entries changed since, or folds again only
+ * from the first box that read a changed entry to where the fold meets
+ * the kept boxes again (the same boxes as folding the whole row: see
+ * fold.c). A row whose kept boxes a queued row will replace (the same
+ * lane and depth met twice) first has the queue flushed. */
 static void
 paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint32 lane, guint depth, double y,
               double h, gboolean labels)
 {
-  const guint32 *pp = rt->rank_index < p->layout->n_ranks ? p->layout->ranks[rt->rank_index].pp : NULL;
   const WeftRenderTimes *tm = rt->times;
-  WeftRowCache **slot = NULL, *c = NULL;
-  gconstpointer owner = NULL;
-  GArray *out;
-  guint64 epoch = 0;
+  PendingRow pr = { *rt, *dr, y, h, labels, -1, NULL, NULL, 0, 0 };
+  WeftRowCache *c = NULL;
 
   if (dr->n == 0)
     return;
   if (dr->from_lanes && tm != NULL && tm->lane_changed != NULL && rt->rank_index < p->layout->n_ranks &&
       lane < p->layout->ranks[rt->rank_index].n_lanes && depth < WEFT_RENDER_MAX_DEPTH)
     {
-      slot = &p->layout->ranks[rt->rank_index].lanes[lane].boxes[depth]; /* a cache: logically const */
-      c = *slot;
-      owner = tm->user_data;
+      pr.slot = &p->layout->ranks[rt->rank_index].lanes[lane].boxes[depth]; /* a cache: logically const */
+      if (g_hash_table_contains (p->claimed, pr.slot))
+        flush (p);
+      g_hash_table_add (p->claimed, pr.slot);
+      c = *pr.slot;
+      pr.owner = tm->user_data;
     }
-  if (slot == NULL)
+  if (pr.slot == NULL)
     {
-      out = p->scratch;
-      g_array_set_size (out, 0);
-      fold_row (p, rt, dr, row_first_end_after (rt, dr, p->t0), 0, out, NULL, 0, 0, 0, 0);
+      pr.job = (gint) p->jobs->len;
+      add_job (p, rt, dr, weft_fold_row_first_end_after (rt, dr, p->t0), 0,
+               g_array_new (FALSE, FALSE, sizeof (WeftCachedBox)));
     }
   else
     {
       guint lo = 1, hi = 0;
-      gboolean known = row_cache_fits (c, p, dr, owner, labels) &&
-                       tm->lane_changed (tm->user_data, rt->rank_index, lane, c->epoch, &epoch, &lo, &hi);
+      gboolean known = row_cache_fits (c, p, dr, pr.owner, labels) &&
+                       tm->lane_changed (tm->user_data, rt->rank_index, lane, c->epoch, &pr.epoch, &lo, &hi);
       guint32 cmin = G_MAXUINT32, cmax = 0;
-      if (!known && !row_cache_fits (c, p, dr, owner, labels))
-        tm->lane_changed (tm->user_data, rt->rank_index, lane, 0, &epoch, &lo, &hi); /* the epoch now */
+      GArray *out;
+      if (!known && !row_cache_fits (c, p, dr, pr.owner, labels))
+        tm->lane_changed (tm->user_data, rt->rank_index, lane, 0, &pr.epoch, &lo, &hi); /* the epoch now */
       if (known && lo <= hi)
         {
           /* the row's indices whose lane positions lie in [lo, hi] */
@@ -508,48 +254,34 @@ paint_events (Paint *p, const WeftRankTimes *rt, const WeftDepthRow *dr, guint32
       if (known && cmin == G_MAXUINT32)
         {
           /* nothing of this row changed: its boxes as they were */
-          c->epoch = epoch;
+          c->epoch = pr.epoch;
           p->stats.rows_replayed++;
-          for (guint k = 0; k < c->boxes->len; k++)
-            emit_box (p, rt, dr, &g_array_index (c->boxes, WeftCachedBox, k), y, h, labels, pp);
+          g_array_append_val (p->pending, pr);
           return;
         }
       out = g_array_sized_new (FALSE, FALSE, sizeof (WeftCachedBox), c != NULL ? c->boxes->len + 16 : 64);
-      {
-        guint i0 = row_first_end_after (rt, dr, p->t0);
-        if (known && i0 == c->first)
-          {
-            const WeftCachedBox *old = (const WeftCachedBox *) (void *) c->boxes->data;
-            guint n_old = c->boxes->len, q = 0;
-            while (q < n_old && old[q].maxread < cmin)
-              q++;
-            g_array_append_vals (out, old, q);
-            fold_row (p, rt, dr, q == 0 ? c->first : old[q - 1].next, q == 0 ? 0 : old[q - 1].maxread, out, old,
-                      n_old, q, c->first, cmax);
-            p->stats.rows_patched++;
-          }
-        else
-          fold_row (p, rt, dr, i0, 0, out, NULL, 0, 0, 0, 0);
-        if (c == NULL)
-          c = *slot = g_new0 (WeftRowCache, 1);
-        if (c->boxes != NULL)
-          g_array_free (c->boxes, TRUE);
-        c->boxes = out;
-        c->t0 = p->t0;
-        c->t1 = p->t1;
-        c->width = p->view->width;
-        c->mb = p->view->color_by_microbatch;
-        c->labels = labels;
-        c->owner = owner;
-        c->ls = dr->sstart;
-        c->le = dr->send;
-        c->n = dr->n;
-        c->epoch = epoch;
-        c->first = i0;
-      }
+      pr.first = weft_fold_row_first_end_after (rt, dr, p->t0);
+      pr.job = (gint) p->jobs->len;
+      if (known && pr.first == c->first)
+        {
+          const WeftCachedBox *old = (const WeftCachedBox *) (void *) c->boxes->data;
+          guint n_old = c->boxes->len, q = 0;
+          WeftFoldJob *j;
+          while (q < n_old && old[q].maxread < cmin)
+            q++;
+          g_array_append_vals (out, old, q);
+          j = add_job (p, rt, dr, q == 0 ? c->first : old[q - 1].next, q == 0 ? 0 : old[q - 1].maxread, out);
+          j->old = old;
+          j->n_old = n_old;
+          j->q = q;
+          j->old_first = c->first;
+          j->cmax = cmax;
+          p->stats.rows_patched++;
+        }
+      else
+        add_job (p, rt, dr, pr.first, 0, out);
     }
-  for (guint k = 0; k < out->len; k++)
-    emit_box (p, rt, dr, &g_array_index (out, WeftCachedBox, k), y, h, labels, pp);
+  g_array_append_val (p->pending, pr);
 }
 
 /* First segment in [lo, n) with end > t, galloping from lo. */
@@ -600,18 +332,84 @@ push_band (Paint *p, WeftOverlapState state, double x, double y, double w, doubl
   push_rect (&p->band_rects[state], x, y, w, h);
 }
 
-/* A step of the band's sampler: pushed, and recorded into items (the
- * band's cache) when given. */
+/* A step of the band's sampler, recorded into items (what is pushed once
+ * the frame's samplers are done, and the band's cache). */
 static inline void
-band_step (Paint *p, GArray *items, WeftOverlapState state, double x, double y, double w, double h, gint64 treach,
-           gint64 tstate, double xmin_after)
+band_step (GArray *items, WeftOverlapState state, double x, double w, gint64 treach, gint64 tstate,
+           double xmin_after)
 {
-  if (items != NULL)
+  WeftBandItem it = { x, w, xmin_after, treach, tstate, (guint8) state };
+  g_array_append_val (items, it);
+}
+
+/* The sampler of a band from segment i on (x_min: where the next box may
+ * start), its steps appended to items; with old (the steps of the band's
+ * last paint before its patch over [plo, phi]), once it is about to read
+ * a segment beginning after phi at a state an old step q.. also went on
+ * from, those old steps are appended and it stops. Reads only the
+ * segments and the view (a task of weft_render_run_tasks). */
+typedef struct
+{
+  const Paint              *p;
+  const WeftOverlapSegment *seg;
+  guint                     n, i, q;
+  double                    x_min;
+  const GArray             *old;
+  gint64                    phi;
+  GArray                   *items;
+} BandJob;
+
+static void
+band_sample (BandJob *j)
+{
+  const Paint *p = j->p;
+  const WeftOverlapSegment *seg = j->seg;
+  guint n = j->n, i = j->i, q = j->q;
+  double x_min = j->x_min;
+  GArray *items = j->items;
+  const GArray *old = j->old;
+
+  while (i < n && seg[i].begin < p->t1)
     {
-      WeftBandItem it = { x, w, xmin_after, treach, tstate, (guint8) state };
-      g_array_append_val (items, it);
+      double xb, xe;
+      if (old != NULL && seg[i].begin > j->phi)
+        {
+          /* past the span: the old steps from the same state on */
+          const WeftBandItem *it = (const WeftBandItem *) (void *) old->data;
+          while (q < old->len && it[q].tstate < seg[i].begin)
+            q++;
+          if (q < old->len && it[q].tstate == seg[i].begin && it[q].xmin_after == x_min)
+            {
+              g_array_append_vals (items, it + q + 1, old->len - q - 1);
+              break;
+            }
+        }
+      xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
+      xe = (double) (seg[i].end - p->t0) * p->scale;
+      if (xe - xb >= 1.0)
+        {
+          x_min = xe;
+          band_step (items, seg[i].state, clamp_x (p, xb), clamp_x (p, xe) - clamp_x (p, xb), seg[i].end,
+                     i + 1 < n ? seg[i + 1].begin : G_MAXINT64, x_min);
+          i++;
+        }
+      else
+        {
+          /* Dense: one pixel column, the state at its centre (the band is a
+           * partition of time, so this is a sample, not a merge). */
+          double col = floor (xb);
+          gint64 tmid = p->t0 + (gint64) ((col + 0.5) / p->scale);
+          gint64 tnext = p->t0 + (gint64) ((col + 1.0) / p->scale);
+          guint jj = MIN (seg_end_after (seg, i, n, tmid), n - 1);
+          WeftOverlapState st = seg[jj].state;
+          gint64 reach;
+          x_min = col + 1.0;
+          /* next: the first segment still running at the next column */
+          i = MAX (seg_end_after (seg, jj, n, tnext), i + 1);
+          reach = i < n ? MAX (seg[jj].end, seg[i].end) : G_MAXINT64;
+          band_step (items, st, col, 1.0, reach, i < n ? seg[i].begin : G_MAXINT64, x_min);
+        }
     }
-  push_band (p, state, x, y, w, h);
 }
 
 /* The band of a rank header at y, height h. bc (NULL: none): the rank's
@@ -623,30 +421,37 @@ band_step (Paint *p, GArray *items, WeftOverlapState state, double x, double y, 
  * that an old step also went on from, the old steps from there on are
  * kept: the same steps as sampling the whole band (outside the span the
  * band is the same partition, and a step reads nothing before its state). */
+/* A band of the frame waiting to be pushed (flush): its steps items, made
+ * by band_jobs[job] (-1: its cache's, as they were); old: the steps its
+ * patch replaced, freed then; owned: items is not a cache's. */
+typedef struct
+{
+  double  y, h;
+  gint    job;
+  GArray *items;
+  GArray *old;
+  gboolean owned;
+} PendingBand;
+
 static void
 paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, gboolean patched, gint64 plo, gint64 phi,
             double y, double h)
 {
-  GArray *items = NULL, *old = NULL;
-  const WeftOverlapSegment *seg;
-  guint n, i, q = 0;
-  double x_min = -2.0;
+  PendingBand pb = { y, h, -1, NULL, NULL, FALSE };
+  BandJob j = { p, NULL, 0, 0, 0, -2.0, NULL, phi, NULL };
 
   if (band == NULL || band->len == 0)
     return;
-  seg = (const WeftOverlapSegment *) (void *) band->data;
-  n = band->len;
-  i = seg_end_after (seg, 0, n, p->t0);
+  j.seg = (const WeftOverlapSegment *) (void *) band->data;
+  j.n = band->len;
+  j.i = seg_end_after (j.seg, 0, j.n, p->t0);
   if (bc != NULL)
     {
       gboolean view_same = bc->t0 == p->t0 && bc->t1 == p->t1 && bc->width == p->view->width && bc->items != NULL;
       if (bc->band == band && bc->version == version && view_same)
         {
-          for (guint k = 0; k < bc->items->len; k++)
-            {
-              const WeftBandItem *it = &g_array_index (bc->items, WeftBandItem, k);
-              push_band (p, (WeftOverlapState) it->state, it->x, y, it->w, h);
-            }
+          pb.items = bc->items;
+          g_array_append_val (p->bands, pb);
           p->stats.bands_replayed++;
           return;
         }
@@ -654,18 +459,19 @@ paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, gboolean
         {
           /* keep the steps before the patched span */
           const WeftBandItem *it = (const WeftBandItem *) (void *) bc->items->data;
-          old = bc->items;
-          while (q < old->len && it[q].treach < plo && it[q].tstate < plo)
+          guint q = 0;
+          j.old = pb.old = bc->items;
+          while (q < j.old->len && it[q].treach < plo && it[q].tstate < plo)
             q++;
-          items = g_array_sized_new (FALSE, FALSE, sizeof (WeftBandItem), old->len + 16);
-          for (guint k = 0; k < q; k++)
-            push_band (p, (WeftOverlapState) it[k].state, it[k].x, y, it[k].w, h);
-          g_array_append_vals (items, it, q);
+          j.items = g_array_sized_new (FALSE, FALSE, sizeof (WeftBandItem), j.old->len + 16);
+          g_array_append_vals (j.items, it, q);
           if (q > 0)
             {
-              i = seg_end_after (seg, 0, n, it[q - 1].tstate);
-              x_min = it[q - 1].xmin_after;
+              j.i = seg_end_after (j.seg, 0, j.n, it[q - 1].tstate);
+              j.x_min = it[q - 1].xmin_after;
             }
+          j.q = q;
+          bc->items = j.items;
           p->stats.bands_patched++;
         }
       else
@@ -673,7 +479,7 @@ paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, gboolean
           if (bc->items == NULL)
             bc->items = g_array_new (FALSE, FALSE, sizeof (WeftBandItem));
           g_array_set_size (bc->items, 0);
-          items = bc->items;
+          j.items = bc->items;
         }
       bc->band = band;
       bc->version = version;
@@ -681,55 +487,64 @@ paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, gboolean
       bc->t1 = p->t1;
       bc->width = p->view->width;
     }
-  while (i < n && seg[i].begin < p->t1)
+  else
     {
-      double xb, xe;
-      if (old != NULL && seg[i].begin > phi)
-        {
-          /* past the span: the old steps from the same state on */
-          const WeftBandItem *it = (const WeftBandItem *) (void *) old->data;
-          while (q < old->len && it[q].tstate < seg[i].begin)
-            q++;
-          if (q < old->len && it[q].tstate == seg[i].begin && it[q].xmin_after == x_min)
-            {
-              for (guint k = q + 1; k < old->len; k++)
-                push_band (p, (WeftOverlapState) it[k].state, it[k].x, y, it[k].w, h);
-              g_array_append_vals (items, it + q + 1, old->len - q - 1);
-              i = n;
-              break;
-            }
-        }
-      xb = MAX ((double) (seg[i].begin - p->t0) * p->scale, x_min);
-      xe = (double) (seg[i].end - p->t0) * p->scale;
-      if (xe - xb >= 1.0)
-        {
-          x_min = xe;
-          band_step (p, items, seg[i].state, clamp_x (p, xb), y, clamp_x (p, xe) - clamp_x (p, xb), h, seg[i].end,
-                     i + 1 < n ? seg[i + 1].begin : G_MAXINT64, x_min);
-          i++;
-        }
-      else
-        {
-          /* Dense: one pixel column, the state at its centre (the band is a
-           * partition of time, so this is a sample, not a merge). */
-          double col = floor (xb);
-          gint64 tmid = p->t0 + (gint64) ((col + 0.5) / p->scale);
-          gint64 tnext = p->t0 + (gint64) ((col + 1.0) / p->scale);
-          guint j = MIN (seg_end_after (seg, i, n, tmid), n - 1);
-          WeftOverlapState st = seg[j].state;
-          gint64 reach;
-          x_min = col + 1.0;
-          /* next: the first segment still running at the next column */
-          i = MAX (seg_end_after (seg, j, n, tnext), i + 1);
-          reach = i < n ? MAX (seg[j].end, seg[i].end) : G_MAXINT64;
-          band_step (p, items, st, col, y, 1.0, h, reach, i < n ? seg[i].begin : G_MAXINT64, x_min);
-        }
+      j.items = g_array_new (FALSE, FALSE, sizeof (WeftBandItem));
+      pb.owned = TRUE;
     }
-  if (old != NULL)
+  pb.items = j.items;
+  pb.job = (gint) p->band_jobs->len;
+  g_array_append_val (p->band_jobs, j);
+  g_array_append_val (p->bands, pb);
+}
+
+/* Task k of a frame's flush: a fold (k < the folds), else a band's sampler. */
+static void
+frame_task (gpointer data, guint k)
+{
+  Paint *p = data;
+  if (k < p->jobs->len)
+    weft_fold_job_run (&g_array_index (p->jobs, WeftFoldJob, k));
+  else
+    band_sample (&g_array_index (p->band_jobs, BandJob, k - p->jobs->len));
+}
+
+/* The folds and band samplers of the rows and bands met so far, shared
+ * with the painter's threads where they read only arrays (pool.c), then
+ * their boxes and steps pushed in the order they were met. */
+static void
+flush (Paint *p)
+{
+  guint nf = p->jobs->len, nb = p->band_jobs->len, n = 0;
+  guint *order = g_new (guint, nf + nb + 1);
+
+  for (guint k = 0; k < nf; k++)
+    if (weft_fold_job_reads_arrays (&g_array_index (p->jobs, WeftFoldJob, k)))
+      order[n++] = k;
+  for (guint k = 0; k < nb; k++)
+    order[n++] = nf + k;
+  if (weft_render_run_tasks (frame_task, p, order, n) > 0)
+    p->stats.rows_folded_shared += n - nb;
+  for (guint k = 0; k < nf; k++)
+    if (!weft_fold_job_reads_arrays (&g_array_index (p->jobs, WeftFoldJob, k)))
+      weft_fold_job_run (&g_array_index (p->jobs, WeftFoldJob, k));
+  g_free (order);
+  for (guint k = 0; k < p->bands->len; k++)
     {
-      g_array_free (old, TRUE);
-      bc->items = items;
+      PendingBand *pb = &g_array_index (p->bands, PendingBand, k);
+      for (guint i = 0; i < pb->items->len; i++)
+        {
+          const WeftBandItem *it = &g_array_index (pb->items, WeftBandItem, i);
+          push_band (p, (WeftOverlapState) it->state, it->x, pb->y, it->w, pb->h);
+        }
+      if (pb->old != NULL)
+        g_array_free (pb->old, TRUE);
+      if (pb->owned)
+        g_array_free (pb->items, TRUE);
     }
+  g_array_set_size (p->band_jobs, 0);
+  g_array_set_size (p->bands, 0);
+  emit_rows (p);
 }
 
 static void
@@ -1034,7 +849,11 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   p.t0 = view->span.begin;
   p.t1 = view->span.end;
   p.labels = g_array_new (FALSE, FALSE, sizeof (Label));
-  p.scratch = g_array_new (FALSE, FALSE, sizeof (WeftCachedBox));
+  p.jobs = g_array_new (FALSE, FALSE, sizeof (WeftFoldJob));
+  p.pending = g_array_new (FALSE, FALSE, sizeof (PendingRow));
+  p.claimed = g_hash_table_new (NULL, NULL);
+  p.band_jobs = g_array_new (FALSE, FALSE, sizeof (BandJob));
+  p.bands = g_array_new (FALSE, FALSE, sizeof (PendingBand));
   dark = view->dark;
   bg = weft_render_background_color (dark);
   tc = weft_render_text_color (dark);
@@ -1047,6 +866,11 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   if (p.t1 <= p.t0 || view->width <= 0 || layout->rows->len == 0)
     goto out;
   p.scale = view->width / (double) (p.t1 - p.t0);
+  p.fv.view = view;
+  p.fv.layout = layout;
+  p.fv.t0 = p.t0;
+  p.fv.t1 = p.t1;
+  p.fv.scale = p.scale;
 
   cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
   weft_fill_target_init (&ft, cr);
@@ -1119,6 +943,9 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
           }
       }
 
+    /* the rows' folds, and their boxes into the fills */
+    flush (&p);
+
     /* Pass 2: fills, batched by colour. */
     fill_rects (&p, &ft, header_bg, tc, dark ? 0.06 : 0.045);
     for (int s = 0; s < WEFT_OVERLAP_N_STATES; s++)
@@ -1189,7 +1016,11 @@ out:
     if (p.band_rects[s] != NULL)
       g_array_free (p.band_rects[s], TRUE);
   g_array_free (p.labels, TRUE);
-  g_array_free (p.scratch, TRUE);
+  g_array_free (p.jobs, TRUE);
+  g_array_free (p.pending, TRUE);
+  g_hash_table_destroy (p.claimed);
+  g_array_free (p.band_jobs, TRUE);
+  g_array_free (p.bands, TRUE);
   if (stats != NULL)
     *stats = p.stats;
 }
@@ -1392,7 +1223,7 @@ weft_render_event_span (WeftTrace *trace, const WeftRenderTimes *times, guint ra
 static guint32
 pick (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t, gint64 slack)
 {
-  guint i = first_end_after (rt, idx, n, t - slack);
+  guint i = weft_fold_first_end_after (rt, idx, n, t - slack);
   guint32 best = WEFT_NONE;
   gint64 best_dist = G_MAXINT64;
 

@@ -130,6 +130,53 @@ typedef struct
   guint8  key;
 } WeftCachedBox;
 
+/* fold.c: the fold of depth rows at one view (docs/rendering.md "Level of
+ * detail"): what a fold reads of the view. */
+typedef struct
+{
+  const WeftView   *view;
+  const WeftLayout *layout;
+  gint64            t0, t1;
+  double            scale;   /* px per ns */
+} WeftFoldView;
+
+/* One row's fold: from row index i (maxread so far mr) its boxes appended
+ * to out; with old, the previous paint's n_old boxes of this view (entry
+ * indices old_first, then each box's next), met again from box q once the
+ * fold is past cmax, the last row index whose times changed (see
+ * fold.c); visited: the events it looked at. */
+typedef struct
+{
+  const WeftFoldView  *fv;
+  WeftRankTimes        rt;
+  WeftDepthRow         dr;
+  guint                i, mr;
+  const WeftCachedBox *old;
+  guint                n_old, q;
+  guint32              old_first, cmax;
+  GArray              *out;
+  guint                visited;
+} WeftFoldJob;
+
+/* First i in [0, n) of a depth row's events whose end > t. */
+guint weft_fold_first_end_after (const WeftRankTimes *rt, const guint32 *idx, guint n, gint64 t);
+/* The same over a depth row, through its packed or lane times. */
+guint weft_fold_row_first_end_after (const WeftRankTimes *rt, const WeftDepthRow *dr, gint64 t);
+/* The job's fold (its boxes into out). */
+void     weft_fold_job_run (WeftFoldJob *j);
+/* TRUE: the fold reads only arrays (lane arrays, packed or observed
+ * times), so it may run on the painter's threads (pool.c); FALSE: it asks
+ * the times' accessor per event (a solver's times, which may be made on
+ * demand), on the caller's thread. */
+gboolean weft_fold_job_reads_arrays (const WeftFoldJob *j);
+
+/* pool.c: run (data, order[k]) for each k < n, on the painter's threads
+ * (weft_render_set_fold_threads) and this one together; every task must
+ * only read what no other task writes. Returns when all are done: n when
+ * they were shared, 0 when they ran here one after the other. */
+typedef void (*WeftRenderTask) (gpointer data, guint k);
+guint weft_render_run_tasks (WeftRenderTask run, gpointer data, const guint *order, guint n);
+
 /* The boxes of a depth row at one view under one set of lane arrays
  * (WeftRenderTimes.lane_func at epoch), for rows drawn from them. */
 typedef struct

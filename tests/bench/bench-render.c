@@ -476,6 +476,10 @@ main (int argc, char **argv)
 
   /* BENCH_PLAIN_FILLS=1: every box through cairo_fill (the path before fill.c) */
   weft_render_set_plain_fills (g_getenv ("BENCH_PLAIN_FILLS") != NULL);
+  /* BENCH_FOLD_THREADS=N: the folds of a frame on N threads (1: one after
+   * the other, the path before fold.c; unset: one per core up to 8) */
+  if (g_getenv ("BENCH_FOLD_THREADS") != NULL)
+    weft_render_set_fold_threads ((guint) MAX (atoi (g_getenv ("BENCH_FOLD_THREADS")), 1));
   printf ("bench-render: %dx%d ARGB32 image surface, frame = ruler + lane headers + body + highlights, %u frames\n",
           W, H, n);
   if (argc > 2)

@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "render/render-private.h"
 #include "weft/weft-edit.h"
 #include "weft/weft-load.h"
 #include "weft/weft-render.h"
@@ -125,6 +126,35 @@ report (const char *what, double *v, guint n)
           v[n - 1]);
 }
 
+/* BENCH_SCALE_AB_THREADS=1: each zoom / pan step's view painted twice,
+ * its kept boxes and bands dropped before each paint (so both fold every
+ * row), once with the folds on one thread and once on the default count,
+ * in alternating order; the medians of each (a paired A/B in one
+ * process, free of the VM's drift between runs). */
+static double
+frame_ab (cairo_surface_t *s, WeftTrace *trace, WeftView *view, WeftLayout *layout, const WeftRenderTimes *times,
+          guint step, double *serial, double *serial_cpu)
+{
+  double v = 0;
+  for (guint k = 0; k < 2; k++)
+    {
+      gboolean one = (k + step) % 2 == 0;
+      double w;
+      weft_layout_drop_box_caches (layout);
+      weft_render_set_fold_threads (one ? 1 : 0);
+      w = frame (s, trace, view, layout, times);
+      if (one)
+        {
+          *serial = w;
+          *serial_cpu = last_cpu_ms;
+        }
+      else
+        v = w;
+    }
+  weft_render_set_fold_threads (0);
+  return v;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -146,7 +176,12 @@ main (int argc, char **argv)
   guint64 n_events = 0, json = 0;
   struct rusage ru;
   /* BENCH_PLAIN_FILLS=1: every box through cairo_fill (the path before fill.c) */
+  gboolean ab = g_getenv ("BENCH_SCALE_AB_THREADS") != NULL;
   weft_render_set_plain_fills (g_getenv ("BENCH_PLAIN_FILLS") != NULL);
+  /* BENCH_FOLD_THREADS=N: the folds of a frame on N threads (1: one after
+   * the other, the path before fold.c; unset: one per core up to 8) */
+  if (g_getenv ("BENCH_FOLD_THREADS") != NULL)
+    weft_render_set_fold_threads ((guint) MAX (atoi (g_getenv ("BENCH_FOLD_THREADS")), 1));
 
   if (argc < 2)
     {
@@ -213,22 +248,32 @@ main (int argc, char **argv)
   for (guint i = 0; i < n; i++)
     {
       weft_view_zoom (&view, 0.8, view.width / 2);
-      v[i] = frame (s, trace, &view, layout, &times);
-      vc[i] = last_cpu_ms;
+      if (ab)
+        v[i] = frame_ab (s, trace, &view, layout, &times, i, &vm[i], &vc[i]);
+      else
+        {
+          v[i] = frame (s, trace, &view, layout, &times);
+          vc[i] = last_cpu_ms;
+        }
     }
   perf_phase ("zoom", FALSE);
   report ("zoom", v, n);
-  report ("zoom_cpu", vc, n);
+  report (ab ? "zoom_one_thread" : "zoom_cpu", ab ? vm : vc, n);
   perf_phase ("pan", TRUE);
   for (guint i = 0; i < n; i++)
     {
       weft_view_pan (&view, view.width / 10);
-      v[i] = frame (s, trace, &view, layout, &times);
-      vc[i] = last_cpu_ms;
+      if (ab)
+        v[i] = frame_ab (s, trace, &view, layout, &times, i, &vm[i], &vc[i]);
+      else
+        {
+          v[i] = frame (s, trace, &view, layout, &times);
+          vc[i] = last_cpu_ms;
+        }
     }
   perf_phase ("pan", FALSE);
   report ("pan", v, n);
-  report ("pan_cpu", vc, n);
+  report (ab ? "pan_one_thread" : "pan_cpu", ab ? vm : vc, n);
   /* the drag, at the full view */
   weft_view_fit_all (&view, trace);
   {

@@ -289,8 +289,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           WeftLayout *fresh = weft_layout_new (trace, &view);
           cairo_t *cr2 = cairo_create (other);
           rebuilt.lane_changed = NULL;
+          /* the kept layout's folds shared with 3 threads, the fresh
+           * one's one after the other (pool.c): the same pixels */
+          weft_render_set_fold_threads (3);
           weft_render_paint (cr, trace, &view, layout, &times, NULL, NULL);
+          weft_render_set_fold_threads (1);
           weft_render_paint (cr2, trace, &view, fresh, &rebuilt, NULL, NULL);
+          weft_render_set_fold_threads (0);
           cairo_destroy (cr2);
           cairo_surface_flush (surface);
           cairo_surface_flush (other);

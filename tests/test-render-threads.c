@@ -1,0 +1,214 @@
+/* test-render-threads.c: the folds of a frame's depth rows shared with the
+ * painter's threads (src/render/fold.c, docs/rendering.md "Level of
+ * detail", threads).
+ *
+ * Properties, on the shared traces through the real loader:
+ *   - a frame painted with 2, 3 or 8 fold threads has the pixels and the
+ *     counts (boxes, folded boxes and events, labels, events visited) of
+ *     the same frame folded row after row on one thread, for observed
+ *     times, the solver's lane arrays and the solver's per-event times
+ *     (whose folds stay on the caller's thread: the accessor may make
+ *     times on demand), at the full view, 1/20 with the CPU threads
+ *     expanded and a fractional scroll, and 1/2000; and the shared path
+ *     ran (rows_folded_shared);
+ *   - a layout kept across random solver edits and painted with 4 threads
+ *     (its rows replayed and patched from their kept boxes) paints what a
+ *     fresh layout folding every row on one thread paints. */
+#include "config.h"
+
+#include <string.h>
+
+#include <cairo.h>
+
+#include "render/render-private.h"
+#include "testutil.h"
+#include "weft/weft-render.h"
+#include "weft/weft.h"
+
+#define W 900
+#define H 700
+
+static cairo_surface_t *
+paint (WeftTrace *trace, const WeftView *view, WeftLayout *layout, const WeftRenderTimes *times, guint threads,
+       WeftRenderStats *stats)
+{
+  cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, W, H);
+  cairo_t *cr = cairo_create (s);
+
+  weft_render_set_fold_threads (threads);
+  weft_render_paint (cr, trace, view, layout, times, NULL, stats);
+  weft_render_set_fold_threads (0);
+  cairo_destroy (cr);
+  cairo_surface_flush (s);
+  return s;
+}
+
+static void
+assert_same (cairo_surface_t *a, const WeftRenderStats *sa, cairo_surface_t *b, const WeftRenderStats *sb)
+{
+  g_assert_cmpuint (sa->boxes, ==, sb->boxes);
+  g_assert_cmpuint (sa->folded_boxes, ==, sb->folded_boxes);
+  g_assert_cmpuint (sa->events_folded, ==, sb->events_folded);
+  g_assert_cmpuint (sa->labels, ==, sb->labels);
+  g_assert_cmpuint (sa->events_visited, ==, sb->events_visited);
+  g_assert_cmpuint (sa->rows_drawn, ==, sb->rows_drawn);
+  g_assert_cmpuint (sa->rows_replayed, ==, sb->rows_replayed);
+  g_assert_cmpuint (sa->rows_patched, ==, sb->rows_patched);
+  g_assert_cmpmem (cairo_image_surface_get_data (a), cairo_image_surface_get_stride (a) * H,
+                   cairo_image_surface_get_data (b), cairo_image_surface_get_stride (b) * H);
+}
+
+static void
+view_for (WeftView *view, WeftTrace *trace, double zoom, double scroll_y)
+{
+  weft_view_init (view, trace);
+  view->width = W;
+  view->height = H;
+  view->scroll_y = scroll_y;
+  if (zoom < 1.0)
+    {
+      gint64 d = view->span.end - view->span.begin;
+      view->span.begin += (gint64) (d * 0.31);
+      view->span.end = view->span.begin + MAX ((gint64) (d * zoom), 1);
+      for (guint r = 0; r < trace->ranks->len; r++)
+        weft_view_set_rank_flags (view, r, WEFT_RANK_VIEW_CPU_EXPANDED);
+    }
+}
+
+/* One view under one kind of times: serial, then each thread count on a
+ * fresh layout; returns the rows the threaded paints shared. */
+static guint
+threads_case (WeftTrace *trace, const WeftRenderTimes *times, double zoom, double scroll_y)
+{
+  static const guint counts[] = { 2, 3, 8 };
+  WeftView view;
+  WeftRenderStats s1 = { 0 };
+  WeftLayout *layout;
+  cairo_surface_t *one;
+  guint shared = 0;
+
+  view_for (&view, trace, zoom, scroll_y);
+  layout = weft_layout_new (trace, &view);
+  one = paint (trace, &view, layout, times, 1, &s1);
+  weft_layout_free (layout);
+  g_assert_cmpuint (s1.rows_folded_shared, ==, 0);
+  for (guint k = 0; k < G_N_ELEMENTS (counts); k++)
+    {
+      WeftRenderStats sk = { 0 };
+      cairo_surface_t *many;
+      layout = weft_layout_new (trace, &view);
+      many = paint (trace, &view, layout, times, counts[k], &sk);
+      assert_same (many, &sk, one, &s1);
+      shared += sk.rows_folded_shared;
+      cairo_surface_destroy (many);
+      weft_layout_free (layout);
+    }
+  cairo_surface_destroy (one);
+  weft_view_clear (&view);
+  return shared;
+}
+
+/* A kept layout across edits, 4 threads, against fresh serial paints. */
+static void
+edits_case (WeftTrace *trace, WeftSolver *solver, double zoom)
+{
+  WeftView view;
+  WeftLayout *layout;
+  WeftRenderTimes lanes;
+  guint edits = 0, kept_rows = 0;
+  g_autoptr (GError) error = NULL;
+
+  view_for (&view, trace, zoom, 0.0);
+  layout = weft_layout_new (trace, &view);
+  weft_render_times_init_solver (&lanes, trace, solver);
+  for (guint step = 0; step < 10; step++)
+    {
+      WeftRenderStats sk = { 0 }, sf = { 0 };
+      WeftLayout *fresh = weft_layout_new (trace, &view);
+      WeftRenderTimes rebuilt = lanes;
+      cairo_surface_t *kept, *serial;
+      rebuilt.lane_changed = NULL;
+      kept = paint (trace, &view, layout, &lanes, 4, &sk);
+      serial = paint (trace, &view, fresh, &rebuilt, 1, &sf);
+      g_assert_cmpuint (sf.rows_replayed + sf.rows_patched, ==, 0);
+      kept_rows += sk.rows_replayed + sk.rows_patched;
+      /* the kept layout's, not the fold's: replayed rows visit nothing */
+      sk.rows_replayed = sk.rows_patched = 0;
+      sk.events_visited = sf.events_visited = 0;
+      assert_same (kept, &sk, serial, &sf);
+      cairo_surface_destroy (kept);
+      cairo_surface_destroy (serial);
+      weft_layout_free (fresh);
+      if (step % 3 == 2)
+        continue; /* a repaint of the same times: every row replayed */
+      for (guint tries = 0; tries < 64; tries++)
+        {
+          guint r = (guint) g_test_rand_int_range (0, (gint32) trace->ranks->len);
+          WeftRank *rank = weft_trace_rank (trace, r);
+          guint32 e = rank->events->len > 0 ? (guint32) g_test_rand_int_range (0, (gint32) rank->events->len) : 0;
+          if (rank->events->len == 0 || !weft_solver_is_node (solver, r, e))
+            continue;
+          g_assert_true (weft_solver_set_duration (solver, r, e, 40000 + step * 25000, &error));
+          g_assert_no_error (error);
+          weft_render_times_update (&lanes);
+          edits++;
+          break;
+        }
+    }
+  g_assert_cmpuint (edits, >, 0);
+  g_assert_cmpuint (kept_rows, >, 0);
+  weft_layout_free (layout);
+  weft_view_clear (&view);
+}
+
+static void
+test_shared (gconstpointer data)
+{
+  g_autofree char *path = weft_test_require_trace (data);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftTrace) trace = NULL;
+  g_autoptr (WeftSolver) solver = NULL;
+  WeftRenderTimes lanes, per_event;
+  static const double zooms[] = { 1.0, 0.05, 0.0005 };
+  static const double scrolls[] = { 0.0, 13.37, 40.5 };
+  guint shared_arrays = 0;
+
+  if (path == NULL)
+    return;
+  trace = weft_trace_load (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (trace);
+  solver = weft_solver_new (trace, &error);
+  g_assert_no_error (error);
+  weft_render_times_init_solver (&lanes, trace, solver);
+  /* the solver's times one event at a time (a drag's first frames) */
+  per_event = lanes;
+  per_event.lane_func = NULL;
+  per_event.lane_changed = NULL;
+  per_event.generation = 0;
+  for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
+    {
+      shared_arrays += threads_case (trace, NULL, zooms[z], scrolls[z]);
+      shared_arrays += threads_case (trace, &lanes, zooms[z], scrolls[z]);
+      threads_case (trace, &per_event, zooms[z], scrolls[z]);
+    }
+  g_test_message ("%s: %u rows folded on shared batches", (const char *) data, shared_arrays);
+  g_assert_cmpuint (shared_arrays, >, 0);
+  edits_case (trace, solver, 1.0);
+  edits_case (trace, solver, 0.05);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_data_func ("/render-threads/fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10", test_shared);
+  g_test_add_data_func ("/render-threads/dlrm", "param/et_replay/tests/inputs/dlrm_kineto", test_shared);
+  g_test_add_data_func ("/render-threads/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",
+                        test_shared);
+  g_test_add_data_func ("/render-threads/h100-qwen", "TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
+                        test_shared);
+  g_test_add_data_func ("/render-threads/df-index-resolver",
+                        "HolisticTraceAnalysis/df_index_resolver/df_index_resolver.json.gz", test_shared);
+  return g_test_run ();
+}
