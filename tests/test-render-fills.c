@@ -18,6 +18,9 @@
  *     paints the same pixels with the direct fills (boxes, the step
  *     markers' dashed lines) as with every fill sent through cairo
  *     (weft_render_set_plain_fills), and the direct path ran;
+ *   - the memory rows' step curve, one line_to per change of level
+ *     (weft_render_step_path), paints what a line_to to both ends of every
+ *     column paints (random levels in runs, clamped, scales 1 and 2);
  *   - repaints of the same view copy the memory rows from their pixel
  *     memo (from the third paint on), the same pixels; a layout kept across random solver edits,
  *     painted with the direct path and the memo, paints what a fresh
@@ -300,6 +303,87 @@ test_dashed_lines (void)
 }
 
 /* A recording surface (SVG / PDF go the same way): cairo fills. */
+/* The memory rows' step curve (weft_render_step_path, one line_to per
+ * change of level) against a line_to to both ends of every column (the
+ * path it stands for): random levels in runs, above the top and below the
+ * base (clamped), whole and fractional starts and rows, device scales 1
+ * and 2, filled without antialiasing and stroked with it as memory.c
+ * does: the same pixels. */
+static void
+reference_step_path (cairo_t *cr, double x0, guint n, const gint64 *v, double base, double top, double per_byte,
+                     gboolean close)
+{
+  double x = x0;
+  if (close)
+    cairo_move_to (cr, x, base);
+  for (guint col = 0; col < n; col++, x += 1.0)
+    {
+      double y = CLAMP (base - (double) v[col] * per_byte, top, base);
+      if (col == 0 && !close)
+        cairo_move_to (cr, x, y);
+      else
+        cairo_line_to (cr, x, y);
+      cairo_line_to (cr, x + 1.0, y);
+    }
+  if (close)
+    {
+      cairo_line_to (cr, x, base);
+      cairo_close_path (cr);
+    }
+}
+
+static void
+test_step_path (void)
+{
+  GRand *rng = g_rand_new_with_seed (g_test_rand_int ());
+
+  for (guint round = 0; round < 300; round++)
+    {
+      guint n = (guint) g_rand_int_range (rng, 0, 240);
+      gint64 *v = g_new (gint64, MAX (n, 1));
+      int scale = g_rand_boolean (rng) ? 1 : 2;
+      double x0 = g_rand_boolean (rng) ? g_rand_int_range (rng, -3, 40) : g_rand_double_range (rng, -3.0, 40.0);
+      double top = g_rand_int_range (rng, 0, 20) + (g_rand_boolean (rng) ? 0.0 : g_rand_int_range (rng, 0, 8) / 8.0);
+      double base = top + g_rand_double_range (rng, 5.0, 45.0);
+      double per_byte = (base - top) / (double) g_rand_int_range (rng, 1000, 1 << 30);
+      cairo_surface_t *a, *b;
+      for (guint i = 0; i < n;)
+        {
+          guint run = (guint) g_rand_int_range (rng, 1, 30);
+          gint64 level = g_rand_int_range (rng, 0, 8) == 0 ? -(gint64) g_rand_int_range (rng, 1, 1000)
+                                                           : (gint64) ((base - top) / per_byte * g_rand_double_range (rng, 0.0, 1.2));
+          for (; run > 0 && i < n; run--, i++)
+            v[i] = level;
+        }
+      a = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 300 * scale, 80 * scale);
+      b = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 300 * scale, 80 * scale);
+      for (int k = 0; k < 2; k++)
+        {
+          cairo_t *cr = cairo_create (k == 0 ? a : b);
+          void (*path) (cairo_t *, double, guint, const gint64 *, double, double, double, gboolean) =
+            k == 0 ? reference_step_path : weft_render_step_path;
+          cairo_scale (cr, scale, scale);
+          cairo_set_source_rgb (cr, 0.97, 0.96, 0.95);
+          cairo_paint (cr);
+          cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+          path (cr, x0, n, v, base, top, per_byte, TRUE);
+          cairo_set_source_rgba (cr, 0.16, 0.60, 0.56, 0.55);
+          cairo_fill (cr);
+          cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
+          path (cr, x0, n, v, base, top, per_byte, FALSE);
+          cairo_set_source_rgba (cr, 0.80, 0.45, 0.05, 0.95);
+          cairo_set_line_width (cr, 1.25);
+          cairo_stroke (cr);
+          cairo_destroy (cr);
+        }
+      assert_same_pixels (a, b);
+      cairo_surface_destroy (a);
+      cairo_surface_destroy (b);
+      g_free (v);
+    }
+  g_rand_free (rng);
+}
+
 static void
 test_not_image (void)
 {
@@ -491,6 +575,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render-fills/random-batches", test_random_batches);
   g_test_add_func ("/render-fills/dashed-lines", test_dashed_lines);
   g_test_add_func ("/render-fills/not-image", test_not_image);
+  g_test_add_func ("/render-fills/step-path", test_step_path);
   g_test_add_data_func ("/render-fills/dlrm", "param/et_replay/tests/inputs/dlrm_kineto", test_shared);
   g_test_add_data_func ("/render-fills/fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10", test_shared);
   g_test_add_data_func ("/render-fills/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",

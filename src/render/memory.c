@@ -80,22 +80,33 @@ fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint
   return TRUE;
 }
 
-static void
-step_path (cairo_t *cr, const Columns *c, const gint64 *v, double base, double top, double per_byte, gboolean close)
+void
+weft_render_step_path (cairo_t *cr, double x0, guint n, const gint64 *v, double base, double top, double per_byte,
+                       gboolean close)
 {
-  double x = c->x0;
+  double x = x0, py = 0.0;
   if (close)
     cairo_move_to (cr, x, base);
-  for (guint col = 0; col < c->n; col++, x += 1.0)
+  for (guint col = 0; col < n; col++, x += 1.0)
     {
       double y = base - (double) v[col] * per_byte;
       y = CLAMP (y, top, base);
-      if (col == 0 && !close)
-        cairo_move_to (cr, x, y);
-      else
-        cairo_line_to (cr, x, y);
-      cairo_line_to (cr, x + 1.0, y);
+      if (col == 0)
+        {
+          if (close)
+            cairo_line_to (cr, x, y);
+          else
+            cairo_move_to (cr, x, y);
+        }
+      else if (y != py)
+        {
+          cairo_line_to (cr, x, py);
+          cairo_line_to (cr, x, y);
+        }
+      py = y;
     }
+  if (n > 0)
+    cairo_line_to (cr, x, py);
   if (close)
     {
       cairo_line_to (cr, x, base);
@@ -193,11 +204,11 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
   if (have)
     {
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
-      step_path (cr, &c, c.alloc, base, top, per_byte, TRUE);
+      weft_render_step_path (cr, c.x0, c.n, c.alloc, base, top, per_byte, TRUE);
       cairo_set_source_rgba (cr, fill.r, fill.g, fill.b, 0.55);
       cairo_fill (cr);
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_DEFAULT);
-      step_path (cr, &c, c.res, base, top, per_byte, FALSE);
+      weft_render_step_path (cr, c.x0, c.n, c.res, base, top, per_byte, FALSE);
       cairo_set_source_rgba (cr, line.r, line.g, line.b, 0.95);
       cairo_set_line_width (cr, 1.25);
       cairo_stroke (cr);

@@ -441,6 +441,17 @@ void weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const Weft
                                    WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y,
                                    WeftRenderStats *stats);
 
+/* The step curve of v over n one-pixel columns from x0 (the level of
+ * column i at base - v[i] * per_byte, clamped to [top, base]; close: down
+ * to base at both ends, closed, to fill): the same path cairo makes of a
+ * line_to to both ends of every column (it drops a line_to to the current
+ * point and joins one going on in the same direction, in fixed point),
+ * without the calls for the columns whose level is the one before: one
+ * line_to where a run of a level ends and one where the next begins
+ * (tests/test-render-fills.c holds the two to the same pixels). */
+void weft_render_step_path (cairo_t *cr, double x0, guint n, const gint64 *v, double base, double top,
+                            double per_byte, gboolean close);
+
 /* fill.c: a colour's boxes filled as cairo_rectangle + cairo_fill with
  * antialiasing off would fill them; on an image surface under an integer
  * scale, a pure translation and one pixel-aligned clip, opaque boxes are
