@@ -493,7 +493,6 @@ edits_case (WeftTrace *trace, WeftSolver *solver)
   WeftRenderTimes lanes;
   const Case c = { 1.0, 0.0, FALSE, FALSE, TRUE, 1, CAIRO_FORMAT_ARGB32 };
   guint replayed = 0, edits = 0, memory_rows = 0;
-  g_autoptr (GError) error = NULL;
 
   weft_view_init (&view, trace);
   view.width = 900;
@@ -518,20 +517,11 @@ edits_case (WeftTrace *trace, WeftSolver *solver)
       weft_layout_free (fresh);
       /* every other step repaints the same times (the memo's replay);
        * the others move an op */
-      if (step % 2 == 1)
-        for (guint tries = 0; tries < 64; tries++)
-          {
-            guint r = (guint) g_test_rand_int_range (0, (gint32) trace->ranks->len);
-            WeftRank *rank = weft_trace_rank (trace, r);
-            guint32 e = rank->events->len > 0 ? (guint32) g_test_rand_int_range (0, (gint32) rank->events->len) : 0;
-            if (rank->events->len == 0 || !weft_solver_is_node (solver, r, e))
-              continue;
-            g_assert_true (weft_solver_set_duration (solver, r, e, 50000 + step * 20000, &error));
-            g_assert_no_error (error);
-            weft_render_times_update (&lanes);
-            edits++;
-            break;
-          }
+      if (step % 2 == 1 && weft_test_set_random_duration (trace, solver, 50000 + step * 20000))
+        {
+          weft_render_times_update (&lanes);
+          edits++;
+        }
     }
   g_assert_cmpuint (edits, >, 0);
   if (memory_rows > 0)

@@ -291,3 +291,21 @@ weft_test_step_time (WeftSolver *solver)
   g_assert_true (weft_solver_metrics (solver, WEFT_SOLVER_ALL_RANKS, WEFT_SOLVER_ALL_STEPS, &m));
   return m.step_time;
 }
+
+gboolean
+weft_test_set_random_duration (WeftTrace *trace, WeftSolver *solver, gint64 dur)
+{
+  for (guint tries = 0; tries < 64; tries++)
+    {
+      guint r = (guint) g_test_rand_int_range (0, (gint32) trace->ranks->len);
+      WeftRank *rank = weft_trace_rank (trace, r);
+      guint32 e = rank->events->len > 0 ? (guint32) g_test_rand_int_range (0, (gint32) rank->events->len) : 0;
+      g_autoptr (GError) error = NULL;
+      if (rank->events->len == 0 || !weft_solver_is_node (solver, r, e))
+        continue;
+      g_assert_true (weft_solver_set_duration (solver, r, e, dur, &error));
+      g_assert_no_error (error);
+      return TRUE;
+    }
+  return FALSE;
+}

@@ -13,6 +13,9 @@ guint32     weft_test_find_x (WeftTrace *trace, guint ri, const char *cat, gint6
 /* A solver of trace, asserting that it builds; and its step time over all ranks and steps. */
 WeftSolver *weft_test_solver_new (WeftTrace *trace);
 gint64      weft_test_step_time (WeftSolver *solver);
+/* Sets the duration of a random solver node (64 tries at a random rank and
+ * event, g_test_rand), asserting the edit is taken; FALSE: none found. */
+gboolean    weft_test_set_random_duration (WeftTrace *trace, WeftSolver *solver, gint64 dur);
 
 /* Path of a file under ../shared/traces (WEFT_TRACES_DIR), or NULL when the
  * folder or file is absent (the caller skips with g_test_skip and a message). */
