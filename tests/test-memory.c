@@ -1,12 +1,14 @@
 /* test-memory.c: the memory timeline under edits (memory-timeline.c,
  * docs/solver.md "Memory under edits") and its row in the painter
  * (src/render/memory.c): real composed and shared traces, the real solver
- * and edit session. */
+ * and edit session; and the memory row's block maxima
+ * (weft_memory_lod_consume) against the points taken one by one. */
 #include "config.h"
 
 #include <cairo.h>
 #include <string.h>
 
+#include "render/render-private.h"
 #include "testutil.h"
 #include "weft/weft.h"
 #include "weft/weft-render.h"
@@ -268,6 +270,46 @@ test_shared (gconstpointer data)
     g_assert_cmpuint (stats.memory_points, <=, all.n_events);
     g_test_message ("%s: %u GPU [memory] events, peak %.3f GiB reserved, painted with %u paths", rel,
                     all.n_events, all.peak_reserved / 1073741824.0, stats.memory_fills);
+    /* zoomed and panned as the window does, the layout kept (its block
+     * maxima and label reused): what a fresh layout paints at each view */
+    {
+      WeftView v = view;
+      gint64 full = view.span.end - view.span.begin;
+      for (guint k = 0; k < 12; k++)
+        {
+          g_autoptr (WeftLayout) fresh = weft_layout_new (trace, &v);
+          cairo_surface_t *a = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 800, 1200);
+          cairo_surface_t *b = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 800, 1200);
+          cairo_t *ca = cairo_create (a), *cb = cairo_create (b);
+          WeftRenderStats sa = { 0 }, sb = { 0 };
+          gint64 span = v.span.end - v.span.begin;
+          weft_render_paint_body (ca, trace, &v, layout, NULL, &overlay, &sa);
+          weft_render_paint_body (cb, trace, &v, fresh, NULL, &overlay, &sb);
+          cairo_surface_flush (a);
+          cairo_surface_flush (b);
+          g_assert_cmpuint (sa.memory_rows, ==, 1);
+          g_assert_cmpuint (sb.memory_points, >, 0);
+          g_assert_cmpint (memcmp (cairo_image_surface_get_data (a), cairo_image_surface_get_data (b),
+                                   (gsize) cairo_image_surface_get_stride (a) * 1200), ==, 0);
+          cairo_destroy (ca);
+          cairo_destroy (cb);
+          cairo_surface_destroy (a);
+          cairo_surface_destroy (b);
+          if (k % 3 == 2) /* a pan by a third of the view */
+            {
+              v.span.begin += span / 3;
+              v.span.end += span / 3;
+            }
+          else /* a zoom in by 2.5x about a point 40 % in */
+            {
+              gint64 mid = v.span.begin + span * 2 / 5, ns = MAX (span * 2 / 5, 1);
+              v.span.begin = mid - ns * 2 / 5;
+              v.span.end = v.span.begin + ns;
+            }
+          if (v.span.end - v.span.begin < full / 100000)
+            break;
+        }
+    }
     /* hidden: no row */
     view.show_memory = FALSE;
     g_clear_pointer (&layout, weft_layout_free);
@@ -369,6 +411,96 @@ test_bad_args (void)
   cairo_surface_destroy (surf);
 }
 
+/* The block maxima of a curve: random curves (runs of equal times, up to
+ * five levels), random columns (empty, a point, thousands, past the end),
+ * each taken with the levels and one point at a time: the same largest
+ * and last totals, the same points. A curve the levels were not made for
+ * is taken one point at a time. */
+static void
+test_lod (void)
+{
+  GRand *rng = g_rand_new_with_seed (g_test_rand_int ());
+  guint deep = 0;
+
+  for (guint round = 0; round < 400; round++)
+    {
+      guint n = round % 40 == 0 ? (guint) g_rand_int_range (rng, 60000, 300000)
+                                : (guint) g_rand_int_range (rng, 0, round % 3 == 0 ? 5000 : 300);
+      gint64 *t = g_new (gint64, MAX (n, 1)), *a = g_new (gint64, MAX (n, 1)), *r = g_new (gint64, MAX (n, 1));
+      WeftMemoryLod lod = { 0 };
+      gint64 now = g_rand_int_range (rng, -1000, 1000);
+      guint i = 0, j = 0;
+      for (guint k = 0; k < n; k++)
+        {
+          if (g_rand_int_range (rng, 0, 4) != 0)
+            now += g_rand_int_range (rng, 1, 50);
+          t[k] = now;
+          a[k] = g_rand_int_range (rng, 0, 8) == 0 ? (gint64) g_rand_int (rng) << 8 : g_rand_int_range (rng, 0, 5000);
+          r[k] = a[k] + g_rand_int_range (rng, 0, 100);
+        }
+      weft_memory_lod_make (&lod, t, a, r, n);
+      g_assert_cmpuint (lod.n_levels, >=, 1);
+      deep = MAX (deep, lod.n_levels);
+      if (n > 0)
+        {
+          i = (guint) g_rand_int_range (rng, 0, (gint32) n);
+          j = i;
+        }
+      {
+        gint64 e = n > 0 ? t[i] : 0;
+        gint64 ca = 0, cr = 0, ca2 = 0, cr2 = 0;
+        guint p1 = 0, p2 = 0;
+        const WeftMemoryLod *use = round % 7 == 6 ? NULL : &lod;
+        while (i < n || g_rand_int_range (rng, 0, 3) != 0)
+          {
+            gint64 ma = g_rand_int_range (rng, 0, 3000), mr = ma, ma2 = ma, mr2 = mr;
+            switch (g_rand_int_range (rng, 0, 4))
+              {
+              case 0: break; /* the same end again: nothing */
+              case 1: e += g_rand_int_range (rng, 0, 30); break;
+              case 2: e += g_rand_int_range (rng, 0, 3000); break;
+              default: e += g_rand_int_range (rng, 0, 200000); break;
+              }
+            weft_memory_lod_consume (use, t, a, r, n, &i, e, &ma, &mr, &ca, &cr, &p1);
+            while (j < n && t[j] < e)
+              {
+                ca2 = a[j];
+                cr2 = r[j];
+                ma2 = MAX (ma2, ca2);
+                mr2 = MAX (mr2, cr2);
+                j++;
+                p2++;
+              }
+            g_assert_cmpuint (i, ==, j);
+            g_assert_cmpint (ma, ==, ma2);
+            g_assert_cmpint (mr, ==, mr2);
+            g_assert_cmpint (ca, ==, ca2);
+            g_assert_cmpint (cr, ==, cr2);
+            g_assert_cmpuint (p1, ==, p2);
+            if (i >= n && e > (n > 0 ? t[n - 1] : 0) + 500000)
+              break;
+          }
+      }
+      /* levels of another curve are not read */
+      {
+        gint64 ma = 0, mr = 0, ca = 0, cr = 0;
+        guint k = 0, p = 0;
+        if (n > 1)
+          {
+            weft_memory_lod_consume (&lod, t, a, r, n - 1, &k, t[n - 1], &ma, &mr, &ca, &cr, &p);
+            g_assert_cmpuint (k, <=, n - 1);
+          }
+      }
+      weft_memory_lod_clear (&lod);
+      g_assert_cmpuint (lod.n_levels, ==, 0);
+      g_free (t);
+      g_free (a);
+      g_free (r);
+    }
+  g_assert_cmpuint (deep, >=, 5);
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -376,6 +508,7 @@ main (int argc, char **argv)
   g_test_add_func ("/memory/unedited-composed", test_unedited_composed);
   g_test_add_func ("/memory/value-at", test_value_at);
   g_test_add_func ("/memory/prefetch-earlier", test_prefetch_earlier);
+  g_test_add_func ("/memory/block-maxima", test_lod);
   g_test_add_data_func ("/memory/shared/h100-qwen", "TraceLens/h100/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",
                         test_shared);
   g_test_add_data_func ("/memory/shared/mi300-qwen", "TraceLens/mi300/Qwen_Qwen1.5-0.5B-Chat__1016005.json.gz",

@@ -629,6 +629,7 @@ weft_layout_free (WeftLayout *self)
         g_array_free (rl->band_cache.items, TRUE);
       g_free (rl->mem_cache.alloc);
       g_free (rl->mem_cache.res);
+      weft_memory_lod_clear (&rl->mem_cache.lod);
       weft_pixel_memo_clear (&rl->mem_pixels);
       g_free (rl->lanes);
       g_free (rl->event_depth);

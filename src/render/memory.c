@@ -37,11 +37,125 @@ upper_bound (const gint64 *t, guint n, gint64 x)
   return lo;
 }
 
+/* ---- block maxima ------------------------------------------------------------------------- */
+
+void
+weft_memory_lod_clear (WeftMemoryLod *lod)
+{
+  for (guint k = 0; k < WEFT_MEMORY_LOD_LEVELS; k++)
+    g_clear_pointer (&lod->block[k], g_free);
+  memset (lod, 0, sizeof *lod);
+}
+
+void
+weft_memory_lod_make (WeftMemoryLod *lod, const gint64 *t, const gint64 *a, const gint64 *r, guint n)
+{
+  weft_memory_lod_clear (lod);
+  lod->t = t;
+  lod->n = n;
+  lod->n_levels = 1;
+  /* a level while the one below has more than 16 entries */
+  for (guint k = 1, below = n; k < WEFT_MEMORY_LOD_LEVELS && below > 16; k++)
+    {
+      guint nb = (below + 15) / 16;
+      WeftMemoryBlock *b = g_new (WeftMemoryBlock, nb);
+      const WeftMemoryBlock *lo = lod->block[k - 1];
+      for (guint i = 0; i < nb; i++)
+        {
+          guint c0 = i * 16, c1 = MIN (below, c0 + 16);
+          WeftMemoryBlock m = k == 1 ? (WeftMemoryBlock) { t[c0], a[c0], r[c0] } : lo[c0];
+          for (guint c = c0 + 1; c < c1; c++)
+            {
+              m.a = MAX (m.a, k == 1 ? a[c] : lo[c].a);
+              m.r = MAX (m.r, k == 1 ? r[c] : lo[c].r);
+            }
+          b[i] = m;
+        }
+      lod->block[k] = b;
+      lod->n_block[k] = nb;
+      lod->n_levels = k + 1;
+      below = nb;
+    }
+}
+
+/* The first time of the run of 16^k points at i (i a multiple of 16^k). */
+static inline gint64
+lod_time (const WeftMemoryLod *lod, const gint64 *t, guint k, guint i)
+{
+  return k == 0 ? t[i] : lod->block[k][i >> (4 * k)].t;
+}
+
+/* Raises *ma, *mr to the largest totals of the run of 16^k points at i. */
+static inline void
+lod_take (const WeftMemoryLod *lod, const gint64 *a, const gint64 *r, guint k, guint i, gint64 *ma, gint64 *mr)
+{
+  if (k == 0)
+    {
+      *ma = MAX (*ma, a[i]);
+      *mr = MAX (*mr, r[i]);
+    }
+  else
+    {
+      const WeftMemoryBlock *b = &lod->block[k][i >> (4 * k)];
+      *ma = MAX (*ma, b->a);
+      *mr = MAX (*mr, b->r);
+    }
+}
+
+/* Whole runs are taken while the next run's first point is still before
+ * e: up the levels from *pi (to a multiple of the next run's size), then
+ * down them; the point it stops at is the last before e. */
+void
+weft_memory_lod_consume (const WeftMemoryLod *lod, const gint64 *t, const gint64 *a, const gint64 *r, guint n,
+                         guint *pi, gint64 e, gint64 *ma, gint64 *mr, gint64 *ca, gint64 *cr, guint *points)
+{
+  guint pos = *pi, k = 0;
+  guint levels = lod != NULL && lod->n_levels > 0 && lod->t == t && lod->n == n ? lod->n_levels : 1;
+
+  if (pos >= n || t[pos] >= e)
+    return;
+  /* t[pos] < e from here on: each run taken ends at a point still before e */
+  for (; k + 1 < levels; k++)
+    {
+      guint step = 1u << (4 * k);
+      while ((pos & (16 * step - 1)) != 0)
+        {
+          guint next = pos + step;
+          if (next >= n || lod_time (lod, t, k, next) >= e)
+            goto down;
+          lod_take (lod, a, r, k, pos, ma, mr);
+          pos = next;
+        }
+    }
+down:
+  for (;;)
+    {
+      guint step = 1u << (4 * k);
+      for (;;)
+        {
+          guint next = pos + step;
+          if (next >= n || lod_time (lod, t, k, next) >= e)
+            break;
+          lod_take (lod, a, r, k, pos, ma, mr);
+          pos = next;
+        }
+      if (k == 0)
+        break;
+      k--;
+    }
+  lod_take (lod, a, r, 0, pos, ma, mr);
+  *ca = a[pos];
+  *cr = r[pos];
+  *points += pos + 1 - *pi;
+  *pi = pos + 1;
+}
+
 /* Folds the points in view into columns: a column holds the totals in
- * force when it starts and every total reached inside it. */
+ * force when it starts and every total reached inside it (lod: the
+ * curve's block maxima, or NULL). */
 static gboolean
-fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint64 *r, guint n, Columns *c,
-              WeftRenderStats *stats)
+fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint64 *r, guint n,
+              const WeftMemoryLod *lod, Columns *c, WeftRenderStats *stats)
 {
   double scale = view->width / (double) (view->span.end - view->span.begin);
   guint i = upper_bound (t, n, view->span.begin);
@@ -65,15 +179,7 @@ fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint
     {
       gint64 col_end = view->span.begin + (gint64) ((first_col + col + 1) / scale);
       gint64 ma = cur_a, mr = cur_r;
-      while (i < n && t[i] < col_end)
-        {
-          cur_a = a[i];
-          cur_r = r[i];
-          ma = MAX (ma, cur_a);
-          mr = MAX (mr, cur_r);
-          i++;
-          stats->memory_points++;
-        }
+      weft_memory_lod_consume (lod, t, a, r, n, &i, col_end, &ma, &mr, &cur_a, &cur_r, &stats->memory_points);
       c->alloc[col] = ma;
       c->res[col] = mr;
     }
@@ -180,7 +286,13 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
       }
     else
       {
-        have = fold_columns (view, t, a, r, n, &c, stats);
+        if (mc != NULL && (mc->lod.memory != memory || mc->lod.serial != serial || mc->lod.t != t || mc->lod.n != n))
+          {
+            weft_memory_lod_make (&mc->lod, t, a, r, n);
+            mc->lod.memory = memory;
+            mc->lod.serial = serial;
+          }
+        have = fold_columns (view, t, a, r, n, mc != NULL ? &mc->lod : NULL, &c, stats);
         if (mc != NULL)
           {
             g_free (mc->alloc);

@@ -233,6 +233,35 @@ typedef struct
   guint8 state;
 } WeftBandItem;
 
+/* Block maxima of a memory curve (memory.c), so that a pixel column that
+ * holds many points costs what its edges cost: level k >= 1 holds, for
+ * each run of 16^k points, the first one's time and the largest totals in
+ * it. Made for one curve (timeline, serial, arrays). */
+#define WEFT_MEMORY_LOD_LEVELS 7 /* 16^6 points a block at the top */
+typedef struct
+{
+  gint64 t, a, r;
+} WeftMemoryBlock;
+
+typedef struct
+{
+  gconstpointer    memory;
+  guint64          serial;
+  const gint64    *t;
+  guint            n;
+  guint            n_levels;  /* levels, the points themselves (0) included; 0: not made */
+  WeftMemoryBlock *block[WEFT_MEMORY_LOD_LEVELS];
+  guint            n_block[WEFT_MEMORY_LOD_LEVELS];
+} WeftMemoryLod;
+
+void weft_memory_lod_clear (WeftMemoryLod *lod);
+void weft_memory_lod_make (WeftMemoryLod *lod, const gint64 *t, const gint64 *a, const gint64 *r, guint n);
+/* The points from *pi on with t < e: their largest totals raised into *ma
+ * and *mr, the last one's totals into *ca and *cr, *pi past them, *points
+ * counted up by them (lod NULL or not made: one by one). */
+void weft_memory_lod_consume (const WeftMemoryLod *lod, const gint64 *t, const gint64 *a, const gint64 *r, guint n,
+                              guint *pi, gint64 e, gint64 *ma, gint64 *mr, gint64 *ca, gint64 *cr, guint *points);
+
 /* The memory row's pixel columns (memory.c) as the last paint folded them,
  * for the same curve (timeline, serial, arrays) at the same view. */
 typedef struct
@@ -247,6 +276,7 @@ typedef struct
   double         x0;
   guint          ncol;
   gint64        *alloc, *res;
+  WeftMemoryLod  lod;
 } WeftMemoryCache;
 
 /* What a memoised paint read besides the pixels under it (fill.c, pixel
