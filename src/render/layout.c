@@ -630,6 +630,8 @@ weft_layout_free (WeftLayout *self)
       g_free (rl->mem_cache.alloc);
       g_free (rl->mem_cache.res);
       weft_memory_lod_clear (&rl->mem_cache.lod);
+      g_clear_object (&rl->mem_cache.label);
+      g_free (rl->mem_cache.label_text);
       weft_pixel_memo_clear (&rl->mem_pixels);
       g_free (rl->lanes);
       g_free (rl->event_depth);

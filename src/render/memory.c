@@ -220,18 +220,32 @@ weft_render_step_path (cairo_t *cr, double x0, guint n, const gint64 *v, double 
     }
 }
 
+/* A label of the row: its pango layout kept in mc (NULL: made for this
+ * paint only) while its text is the same, updated to cr when reused. */
 static void
-paint_label (cairo_t *cr, const WeftLayout *layout, const char *text, double x, double y, WeftRgba fg,
-             WeftRgba bg, double max_x)
+paint_label (cairo_t *cr, WeftMemoryCache *mc, const char *text, double x, double y, WeftRgba fg, WeftRgba bg,
+             double max_x)
 {
-  PangoLayout *pl = pango_cairo_create_layout (cr);
-  PangoFontDescription *fd = pango_font_description_from_string ("Sans Bold 7.5");
+  PangoLayout *pl = mc != NULL && mc->label != NULL && strcmp (mc->label_text, text) == 0 ? mc->label : NULL;
   int tw, th;
 
-  (void) layout;
-  pango_layout_set_font_description (pl, fd);
-  pango_font_description_free (fd);
-  pango_layout_set_text (pl, text, -1);
+  if (pl != NULL)
+    pango_cairo_update_layout (cr, pl);
+  else
+    {
+      PangoFontDescription *fd = pango_font_description_from_string ("Sans Bold 7.5");
+      pl = pango_cairo_create_layout (cr);
+      pango_layout_set_font_description (pl, fd);
+      pango_font_description_free (fd);
+      pango_layout_set_text (pl, text, -1);
+      if (mc != NULL)
+        {
+          g_clear_object (&mc->label);
+          g_free (mc->label_text);
+          mc->label = pl;
+          mc->label_text = g_strdup (text);
+        }
+    }
   pango_layout_get_pixel_size (pl, &tw, &th);
   x = CLAMP (x, 2.0, MAX (2.0, max_x - tw - 4.0));
   cairo_set_source_rgba (cr, bg.r, bg.g, bg.b, 0.8);
@@ -240,7 +254,8 @@ paint_label (cairo_t *cr, const WeftLayout *layout, const char *text, double x, 
   cairo_set_source_rgba (cr, fg.r, fg.g, fg.b, 1.0);
   cairo_move_to (cr, x, y);
   pango_cairo_show_layout (cr, pl);
-  g_object_unref (pl);
+  if (mc == NULL)
+    g_object_unref (pl);
 }
 
 void
@@ -258,13 +273,15 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
   WeftRgba fill = view->dark ? (WeftRgba) { 0.30, 0.75, 0.70, 1 } : (WeftRgba) { 0.16, 0.60, 0.56, 1 };
   WeftRgba line = view->dark ? (WeftRgba) { 0.95, 0.70, 0.30, 1 } : (WeftRgba) { 0.80, 0.45, 0.05, 1 };
   WeftRgba tc = weft_render_text_color (view->dark), bg = weft_render_background_color (view->dark);
+  /* the layout's cache of this rank's row (logically const) */
+  WeftMemoryCache *mc = row->rank_index < layout->n_ranks ? &layout->ranks[row->rank_index].mem_cache : NULL;
 
   stats->memory_rows++;
   if (memory == NULL || !weft_memory_timeline_curve (memory, row->rank_index, &device, &t, &a, &r, &n) ||
       !weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &all) ||
       !weft_memory_timeline_peak (memory, row->rank_index, &peak) || all.peak_reserved <= 0)
     {
-      paint_label (cr, layout, "no GPU [memory] events", 4, y + 4, tc, bg, view->width);
+      paint_label (cr, mc, "no GPU [memory] events", 4, y + 4, tc, bg, view->width);
       return;
     }
   /* one scale for every rank: their rows compare */
@@ -272,8 +289,7 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
   cairo_save (cr);
   {
     /* the columns of the last paint when the curve and the view are those
-     * it folded (the layout's cache: logically const) */
-    WeftMemoryCache *mc = row->rank_index < layout->n_ranks ? &layout->ranks[row->rank_index].mem_cache : NULL;
+     * it folded */
     guint64 serial = weft_memory_timeline_get_serial (memory);
     if (mc != NULL && mc->memory == memory && mc->serial == serial && mc->t == t && mc->n == n &&
         mc->t0 == view->span.begin && mc->t1 == view->span.end && mc->width == view->width)
@@ -353,7 +369,7 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
       }
     else
       px = px < 0 ? 0 : view->width;
-    paint_label (cr, layout, text, px + 6, y + 1, tc, bg, view->width);
+    paint_label (cr, mc, text, px + 6, y + 1, tc, bg, view->width);
     stats->memory_peak = MAX (stats->memory_peak, peak.peak_reserved);
   }
   cairo_restore (cr);

@@ -277,6 +277,8 @@ typedef struct
   guint          ncol;
   gint64        *alloc, *res;
   WeftMemoryLod  lod;
+  PangoLayout   *label;       /* the last label painted, and its text */
+  char          *label_text;
 } WeftMemoryCache;
 
 /* What a memoised paint read besides the pixels under it (fill.c, pixel
