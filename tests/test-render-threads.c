@@ -13,7 +13,14 @@
  *     ran (rows_folded_shared);
  *   - a layout kept across random solver edits and painted with 4 threads
  *     (its rows replayed and patched from their kept boxes) paints what a
- *     fresh layout folding every row on one thread paints. */
+ *     fresh layout folding every row on one thread paints;
+ *   - the fold's search (weft_fold_first_start_at) over solved starts:
+ *     random rows (ties, runs shifted by one amount as an edit shifts
+ *     them, solved times unrelated to the observed ones, the row's own
+ *     arrays and a lane's through positions), random queries (exact
+ *     starts among them): the first entry from lo whose start is >= t, as
+ *     a scan finds it; and the answer does not change when every solved
+ *     start past *maxr is raised (what a kept box's maxread promises). */
 #include "config.h"
 
 #include <string.h>
@@ -189,10 +196,97 @@ test_shared (gconstpointer data)
   edits_case (trace, solver, 0.05);
 }
 
+/* S(i) of a test row */
+static gint64
+row_start (const WeftDepthRow *dr, guint i)
+{
+  return dr->spos != NULL ? dr->sstart[dr->spos[i]] : dr->sstart[i];
+}
+
+static void
+test_first_start (void)
+{
+  GRand *rng = g_rand_new_with_seed (g_test_rand_int ());
+  WeftRankTimes rt;
+  guint searched = 0;
+
+  memset (&rt, 0, sizeof rt);
+  for (guint round = 0; round < 600; round++)
+    {
+      guint n = (guint) g_rand_int_range (rng, 1, round % 10 == 0 ? 20000 : 200);
+      gboolean lane = g_rand_boolean (rng), unrelated = round % 5 == 4;
+      guint n_lane = lane ? n * 2 + 3 : n;
+      gint64 *ts = g_new (gint64, n), *ss = g_new0 (gint64, n_lane), shift = g_rand_int_range (rng, -500, 500);
+      guint32 *pos = lane ? g_new (guint32, n) : NULL;
+      WeftDepthRow dr;
+      gint64 now = g_rand_int_range (rng, 0, 1000), snow = now;
+      for (guint i = 0, p = 0; i < n; i++)
+        {
+          if (g_rand_int_range (rng, 0, 3) != 0)
+            now += g_rand_int_range (rng, 1, 40);
+          ts[i] = now;
+          if (g_rand_int_range (rng, 0, 30) == 0)
+            shift += g_rand_int_range (rng, 0, 300); /* an edit moved the rest by one amount */
+          if (unrelated && g_rand_int_range (rng, 0, 3) != 0)
+            snow += g_rand_int_range (rng, 0, 60);
+          if (lane)
+            {
+              p += (guint) g_rand_int_range (rng, 1, 3);
+              pos[i] = MIN (p, n_lane - 1 - (n - 1 - i));
+              p = pos[i];
+              ss[pos[i]] = unrelated ? snow : ts[i] + shift;
+            }
+          else
+            ss[i] = unrelated ? snow : ts[i] + shift;
+        }
+      memset (&dr, 0, sizeof dr);
+      dr.n = n;
+      dr.ts = ts;
+      dr.sstart = ss;
+      dr.spos = pos;
+      for (guint q = 0; q < 40; q++)
+        {
+          guint lo = (guint) g_rand_int_range (rng, 0, (gint32) n + 1), maxr = 0, want = lo, got, again;
+          gint64 t;
+          guint at = lo + (guint) g_rand_int_range (rng, 0, 50);
+          if (lo < n && g_rand_boolean (rng))
+            t = row_start (&dr, MIN (at, n - 1)); /* an exact start */
+          else
+            t = row_start (&dr, MIN (lo, n - 1)) + g_rand_int_range (rng, -20, 2000);
+          while (want < n && row_start (&dr, want) < t)
+            want++;
+          got = weft_fold_first_start_at (&rt, &dr, lo, t, &maxr);
+          g_assert_cmpuint (got, ==, want);
+          if (lo >= n)
+            continue;
+          g_assert_cmpuint (maxr, <, n);
+          searched += got > lo + 1;
+          /* what it did not read does not matter: every start past maxr raised */
+          {
+            gint64 *raised = g_memdup2 (ss, n_lane * sizeof (gint64));
+            WeftDepthRow r2 = dr;
+            gint64 up = g_rand_int_range (rng, 1, 100000);
+            for (guint i = maxr + 1; i < n; i++)
+              raised[lane ? pos[i] : i] += up;
+            r2.sstart = raised;
+            again = weft_fold_first_start_at (&rt, &r2, lo, t, &maxr);
+            g_assert_cmpuint (again, ==, got);
+            g_free (raised);
+          }
+        }
+      g_free (ts);
+      g_free (ss);
+      g_free (pos);
+    }
+  g_assert_cmpuint (searched, >, 1000);
+  g_rand_free (rng);
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/render-threads/first-start", test_first_start);
   g_test_add_data_func ("/render-threads/fsdp8", "synthetic/fsdp8/profiling/traces/iteration_10", test_shared);
   g_test_add_data_func ("/render-threads/dlrm", "param/et_replay/tests/inputs/dlrm_kineto", test_shared);
   g_test_add_data_func ("/render-threads/nccl-data", "HolisticTraceAnalysis/nccl_parser_config/nccl_data.json.gz",

@@ -353,6 +353,12 @@ fold_row (const WeftFoldView *p, const WeftRankTimes *rt, const WeftDepthRow *dr
     }
 }
 
+guint
+weft_fold_first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t, guint *maxr)
+{
+  return first_start_at (rt, dr, lo, t, maxr);
+}
+
 /* ---- a frame's folds: jobs (paint.c queues them, pool.c shares them) ---------------------- */
 
 void

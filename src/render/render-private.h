@@ -140,6 +140,11 @@ typedef struct
   double            scale;   /* px per ns */
 } WeftFoldView;
 
+/* The first entry of a depth row from lo on whose start is >= t (the
+ * fold's search); *maxr: the highest entry whose solved times it read,
+ * when it read solved times. */
+guint weft_fold_first_start_at (const WeftRankTimes *rt, const WeftDepthRow *dr, guint lo, gint64 t, guint *maxr);
+
 /* One row's fold: from row index i (maxread so far mr) its boxes appended
  * to out; with old, the previous paint's n_old boxes of this view (entry
  * indices old_first, then each box's next), met again from box q once the
