@@ -3,8 +3,10 @@
  * cpu_op, each op launching one kernel on stream 7. Measures making the
  * timeline (reading every event's args, anchoring), re-timing it after an
  * edit that moves every op (the first kernel 1 ms longer), and painting the
- * memory row at 1920 px, zoomed out and at 1/100 of the trace around its middle (median of
- * 10 paints; the row is drawn with two cairo paths whatever N).
+ * memory row at 1920 px, zoomed out (the same view again, and another view
+ * every paint: panned by 1/1000) and at 1/100 of the trace around its
+ * middle (median of 10 paints; the row is drawn with two cairo paths
+ * whatever N).
  *
  * Usage: bench-memory [N]. Prints one line per figure (thread CPU time); see
  * docs/benchmarks.md (## Rendering, the memory row). */
@@ -79,8 +81,11 @@ write_trace (const char *path, guint n_mem)
   fclose (f);
 }
 
+/* pan: another view every paint (a pan by 1/1000 of the view, as a
+ * frame of a drag of the view: the columns folded again each time) */
 static double
-paint_ms (WeftTrace *trace, WeftLayout *layout, WeftView *view, WeftMemoryTimeline *tl, WeftRenderStats *stats)
+paint_ms (WeftTrace *trace, WeftLayout *layout, WeftView *view, WeftMemoryTimeline *tl, WeftRenderStats *stats,
+          gboolean pan)
 {
   cairo_surface_t *s = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1920, 400);
   WeftRenderOverlay overlay = { 0 };
@@ -91,7 +96,14 @@ paint_ms (WeftTrace *trace, WeftLayout *layout, WeftView *view, WeftMemoryTimeli
   for (int k = 0; k < 10; k++)
     {
       cairo_t *cr = cairo_create (s);
-      gint64 t0 = cpu_ns ();
+      gint64 t0;
+      if (pan)
+        {
+          gint64 d = MAX ((view->span.end - view->span.begin) / 1000, 1);
+          view->span.begin += d;
+          view->span.end += d;
+        }
+      t0 = cpu_ns ();
       weft_render_paint_body (cr, trace, view, layout, NULL, &overlay, stats);
       cairo_destroy (cr);
       gint64 dt = cpu_ns () - t0;
@@ -153,16 +165,22 @@ main (int argc, char **argv)
   view.height = 400;
   view.show_steps = FALSE;
   layout = weft_layout_new (trace, &view);
-  ms = paint_ms (trace, layout, &view, tl, &stats);
+  ms = paint_ms (trace, layout, &view, tl, &stats, FALSE);
   printf ("paint zoomed out (1920 px): %.2f ms median, %u memory samples looked at, %u cairo paths\n", ms,
           stats.memory_points, stats.memory_fills);
+  {
+    WeftView panned = view;
+    ms = paint_ms (trace, layout, &panned, tl, &stats, TRUE);
+    printf ("paint zoomed out, panned every paint: %.2f ms median, %u memory samples looked at\n", ms,
+            stats.memory_points);
+  }
   {
     /* 1/100 of the trace around its middle */
     gint64 mid = view.span.begin + (view.span.end - view.span.begin) / 2, d = (view.span.end - view.span.begin) / 200;
     view.span.begin = mid - d;
     view.span.end = mid + d;
   }
-  ms = paint_ms (trace, layout, &view, tl, &stats);
+  ms = paint_ms (trace, layout, &view, tl, &stats, FALSE);
   printf ("paint at 1/100 of the trace: %.2f ms median, %u memory samples looked at, %u cairo paths\n", ms,
           stats.memory_points, stats.memory_fills);
   weft_layout_free (layout);
