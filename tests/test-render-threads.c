@@ -9,8 +9,9 @@
  *     times, the solver's lane arrays and the solver's per-event times
  *     (whose folds stay on the caller's thread: the accessor may make
  *     times on demand), at the full view, 1/20 with the CPU threads
- *     expanded and a fractional scroll, and 1/2000; and the shared path
- *     ran (rows_folded_shared);
+ *     expanded and a fractional scroll, and 1/2000; the shared path ran
+ *     (rows_folded_shared), and where a frame has 2048 boxes or more they
+ *     were filled in stripes of rows on the threads (fills_striped);
  *   - a layout kept across random solver edits and painted with 4 threads
  *     (its rows replayed and patched from their kept boxes) paints what a
  *     fresh layout folding every row on one thread paints;
@@ -83,9 +84,10 @@ view_for (WeftView *view, WeftTrace *trace, double zoom, double scroll_y)
 }
 
 /* One view under one kind of times: serial, then each thread count on a
- * fresh layout; returns the rows the threaded paints shared. */
+ * fresh layout; returns the rows the threaded paints shared, and raises
+ * *striped by the colours they filled in stripes. */
 static guint
-threads_case (WeftTrace *trace, const WeftRenderTimes *times, double zoom, double scroll_y)
+threads_case (WeftTrace *trace, const WeftRenderTimes *times, double zoom, double scroll_y, guint *striped)
 {
   static const guint counts[] = { 2, 3, 8 };
   WeftView view;
@@ -99,6 +101,7 @@ threads_case (WeftTrace *trace, const WeftRenderTimes *times, double zoom, doubl
   one = paint (trace, &view, layout, times, 1, &s1);
   weft_layout_free (layout);
   g_assert_cmpuint (s1.rows_folded_shared, ==, 0);
+  g_assert_cmpuint (s1.fills_striped, ==, 0);
   for (guint k = 0; k < G_N_ELEMENTS (counts); k++)
     {
       WeftRenderStats sk = { 0 };
@@ -106,7 +109,12 @@ threads_case (WeftTrace *trace, const WeftRenderTimes *times, double zoom, doubl
       layout = weft_layout_new (trace, &view);
       many = paint (trace, &view, layout, times, counts[k], &sk);
       assert_same (many, &sk, one, &s1);
+      g_assert_cmpuint (sk.fills_direct, ==, s1.fills_direct);
+      /* enough boxes: filled in stripes (each colour's boxes sorted by row, as pushed) */
+      if (s1.boxes >= 2048)
+        g_assert_cmpuint (sk.fills_striped, >, 0);
       shared += sk.rows_folded_shared;
+      *striped += sk.fills_striped;
       cairo_surface_destroy (many);
       weft_layout_free (layout);
     }
@@ -169,7 +177,7 @@ test_shared (gconstpointer data)
   WeftRenderTimes lanes, per_event;
   static const double zooms[] = { 1.0, 0.05, 0.0005 };
   static const double scrolls[] = { 0.0, 13.37, 40.5 };
-  guint shared_arrays = 0;
+  guint shared_arrays = 0, striped = 0;
 
   if (path == NULL)
     return;
@@ -186,11 +194,12 @@ test_shared (gconstpointer data)
   per_event.generation = 0;
   for (guint z = 0; z < G_N_ELEMENTS (zooms); z++)
     {
-      shared_arrays += threads_case (trace, NULL, zooms[z], scrolls[z]);
-      shared_arrays += threads_case (trace, &lanes, zooms[z], scrolls[z]);
-      threads_case (trace, &per_event, zooms[z], scrolls[z]);
+      shared_arrays += threads_case (trace, NULL, zooms[z], scrolls[z], &striped);
+      shared_arrays += threads_case (trace, &lanes, zooms[z], scrolls[z], &striped);
+      threads_case (trace, &per_event, zooms[z], scrolls[z], &striped);
     }
-  g_test_message ("%s: %u rows folded on shared batches", (const char *) data, shared_arrays);
+  g_test_message ("%s: %u rows folded on shared batches, %u colours of boxes filled in stripes", (const char *) data,
+                  shared_arrays, striped);
   g_assert_cmpuint (shared_arrays, >, 0);
   edits_case (trace, solver, 1.0);
   edits_case (trace, solver, 0.05);

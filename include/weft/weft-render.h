@@ -382,6 +382,8 @@ typedef struct
   /* depth rows folded in a batch shared with the painter's threads
    * (weft_render_set_fold_threads); the rest were folded on the caller's */
   guint rows_folded_shared;
+  /* colours whose boxes were filled in stripes of rows on the painter's threads */
+  guint fills_striped;
 } WeftRenderStats;
 
 /* The body: background, rows, events with level-of-detail folding, labels,
@@ -404,10 +406,11 @@ void weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view
  * (process-wide; tests and benchmarks compare the two). */
 void weft_render_set_plain_fills (gboolean plain);
 
-/* Threads the folds of a frame's depth rows run on, this one counted
- * (process-wide): 0 (the default) one per core up to 8, 1 none besides
- * the caller's. The pixels and stats are the same for every count; tests
- * and benchmarks compare them. */
+/* Threads the folds of a frame's depth rows, its band samplers and its
+ * box fills run on, this one counted (process-wide): 0 (the default) one
+ * per core up to 8, 1 none besides the caller's. The pixels and stats
+ * (but rows_folded_shared and fills_striped) are the same for every
+ * count; tests and benchmarks compare them. */
 void weft_render_set_fold_threads (guint n_threads);
 
 /* Selection and hover outlines, the highlighted collective instance linked

@@ -148,12 +148,46 @@ boxes_direct_ok (const WeftFillTarget *t, const WeftFillRect *r, guint n)
   return TRUE;
 }
 
+/* Device rows of a box as cairo_rectangle puts it: the corner to device
+ * space and fixed point, the sizes as distances in fixed point added to
+ * it, each edge rounded as cairo rounds a non-antialiased box. */
+static inline void
+box_rows (const WeftFillTarget *t, const WeftFillRect *r, int *y0, int *y1)
+{
+  gint32 fy0 = to_fixed (t->scale * (r->y + t->ty));
+  *y0 = round_down (fy0);
+  *y1 = round_down (fy0 + to_fixed (t->scale * r->h));
+}
+
+/* The pixels of boxes r[0..n) in device rows [ylo, yhi) (within the clip). */
+static void
+fill_rows (const WeftFillTarget *t, guint32 *data, const WeftFillRect *r, guint n, guint32 px, int ylo, int yhi)
+{
+  const double s = t->scale;
+  for (guint i = 0; i < n; i++)
+    {
+      gint32 fx0 = to_fixed (s * (r[i].x + t->tx)), fx1 = fx0 + to_fixed (s * r[i].w);
+      int x0 = MAX (round_down (fx0), t->cx0), x1 = MIN (round_down (fx1), t->cx1);
+      int y0, y1;
+      box_rows (t, &r[i], &y0, &y1);
+      y0 = MAX (y0, ylo);
+      y1 = MIN (y1, yhi);
+      if (x1 <= x0 || y1 <= y0)
+        continue;
+      for (int y = y0; y < y1; y++)
+        {
+          guint32 *row = data + (gsize) y * t->stride;
+          for (int x = x0; x < x1; x++)
+            row[x] = px;
+        }
+    }
+}
+
 gboolean
 weft_fill_boxes (cairo_t *cr, const WeftFillTarget *t, const WeftFillRect *r, guint n, double red, double green,
                  double blue, double alpha)
 {
-  guint32 px, *data;
-  const double s = t->scale;
+  guint32 px;
 
   if (n == 0)
     return FALSE;
@@ -167,26 +201,137 @@ weft_fill_boxes (cairo_t *cr, const WeftFillTarget *t, const WeftFillRect *r, gu
     }
   px = colour_pixel (t, red, green, blue);
   cairo_surface_flush (t->surface);
-  data = (guint32 *) (void *) cairo_image_surface_get_data (t->surface);
-  for (guint i = 0; i < n; i++)
-    {
-      /* as cairo_rectangle: the corner to device space and fixed point,
-       * the sizes as distances in fixed point added to it */
-      gint32 fx0 = to_fixed (s * (r[i].x + t->tx)), fy0 = to_fixed (s * (r[i].y + t->ty));
-      gint32 fx1 = fx0 + to_fixed (s * r[i].w), fy1 = fy0 + to_fixed (s * r[i].h);
-      int x0 = MAX (round_down (fx0), t->cx0), x1 = MIN (round_down (fx1), t->cx1);
-      int y0 = MAX (round_down (fy0), t->cy0), y1 = MIN (round_down (fy1), t->cy1);
-      if (x1 <= x0 || y1 <= y0)
-        continue;
-      for (int y = y0; y < y1; y++)
-        {
-          guint32 *row = data + (gsize) y * t->stride;
-          for (int x = x0; x < x1; x++)
-            row[x] = px;
-        }
-    }
+  fill_rows (t, (guint32 *) (void *) cairo_image_surface_get_data (t->surface), r, n, px, t->cy0, t->cy1);
   cairo_surface_mark_dirty (t->surface);
   return TRUE;
+}
+
+/* ---- several colours' boxes, in stripes of rows on the painter's threads ------------------ */
+
+/* Below this many boxes in all the colours go one after the other. */
+#define STRIPED_MIN_BOXES 2048
+
+typedef struct
+{
+  const WeftFillTarget *t;
+  const WeftFillBatch  *b;
+  guint                 n_batches;
+  const guint32        *px;
+  const int            *hmax;   /* per batch: the most device rows one of its boxes spans */
+  guint32              *data;
+  int                   rows;   /* per stripe */
+} Striped;
+
+/* First box of r[0..n) (sorted by their first device row) whose first row is >= y. */
+static guint
+first_box_from (const WeftFillTarget *t, const WeftFillRect *r, guint n, int y)
+{
+  guint lo = 0, hi = n;
+  while (lo < hi)
+    {
+      guint mid = lo + (hi - lo) / 2;
+      int y0, y1;
+      box_rows (t, &r[mid], &y0, &y1);
+      if (y0 < y)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo;
+}
+
+/* Stripe k: every colour in order, only its rows; a colour's boxes are
+ * sorted by first row, so only those that can reach the stripe are read. */
+static void
+striped_task (gpointer data, guint k)
+{
+  const Striped *j = data;
+  const WeftFillTarget *t = j->t;
+  int ylo = t->cy0 + (int) k * j->rows, yhi = MIN (ylo + j->rows, t->cy1);
+
+  for (guint c = 0; c < j->n_batches; c++)
+    {
+      const WeftFillBatch *b = &j->b[c];
+      guint i0, i1;
+      if (b->n == 0)
+        continue;
+      i0 = first_box_from (t, b->r, b->n, ylo - j->hmax[c]);
+      i1 = first_box_from (t, b->r, b->n, yhi);
+      if (i1 > i0)
+        fill_rows (t, j->data, b->r + i0, i1 - i0, j->px[c], ylo, yhi);
+    }
+}
+
+guint
+weft_fill_boxes_batches (cairo_t *cr, const WeftFillTarget *t, const WeftFillBatch *b, guint n_batches,
+                         guint *n_striped)
+{
+  guint total = 0, direct = 0, threads = weft_render_threads (), last = n_batches, stripes, *order;
+  gboolean striped = t->ok && threads > 1 && t->cy1 - t->cy0 >= 64;
+  guint32 *px;
+  int *hmax;
+  Striped job;
+
+  for (guint c = 0; c < n_batches && striped; c++)
+    total += b[c].n;
+  striped = striped && total >= STRIPED_MIN_BOXES;
+  /* every colour direct, each sorted by first row (as the painter pushes
+   * them, row after row), or all one after the other as before */
+  hmax = g_new0 (int, MAX (n_batches, 1));
+  for (guint c = 0; c < n_batches && striped; c++)
+    {
+      int prev = G_MININT;
+      if (b[c].n == 0)
+        continue;
+      if (b[c].alpha != 1.0 || !boxes_direct_ok (t, b[c].r, b[c].n))
+        striped = FALSE;
+      for (guint i = 0; i < b[c].n && striped; i++)
+        {
+          int y0, y1;
+          box_rows (t, &b[c].r[i], &y0, &y1);
+          if (y0 < prev)
+            striped = FALSE;
+          prev = y0;
+          hmax[c] = MAX (hmax[c], y1 - y0);
+        }
+      last = c;
+    }
+  if (!striped)
+    {
+      g_free (hmax);
+      for (guint c = 0; c < n_batches; c++)
+        direct += weft_fill_boxes (cr, t, b[c].r, b[c].n, b[c].red, b[c].green, b[c].blue, b[c].alpha);
+      return direct;
+    }
+  px = g_new0 (guint32, n_batches);
+  for (guint c = 0; c < n_batches; c++)
+    if (b[c].n > 0)
+      {
+        px[c] = colour_pixel (t, b[c].red, b[c].green, b[c].blue);
+        direct++;
+      }
+  /* the source the last colour's fill leaves, as one after the other */
+  if (last < n_batches)
+    cairo_set_source_rgba (cr, b[last].red, b[last].green, b[last].blue, b[last].alpha);
+  stripes = MIN (threads * 4, (guint) (t->cy1 - t->cy0) / 16);
+  job.t = t;
+  job.b = b;
+  job.n_batches = n_batches;
+  job.px = px;
+  job.hmax = hmax;
+  job.rows = (t->cy1 - t->cy0 + (int) stripes - 1) / (int) stripes;
+  cairo_surface_flush (t->surface);
+  job.data = (guint32 *) (void *) cairo_image_surface_get_data (t->surface);
+  order = g_new (guint, stripes);
+  for (guint k = 0; k < stripes; k++)
+    order[k] = k;
+  weft_render_run_tasks (striped_task, &job, order, stripes);
+  cairo_surface_mark_dirty (t->surface);
+  g_free (order);
+  g_free (px);
+  g_free (hmax);
+  *n_striped += direct;
+  return direct;
 }
 
 /* Column c of the mask: the rows a dashed stroke of width 1 from (0.5, y0)

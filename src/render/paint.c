@@ -951,8 +951,18 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
     for (int s = 0; s < WEFT_OVERLAP_N_STATES; s++)
       fill_rects (&p, &ft, p.band_rects[s], weft_render_overlap_color ((WeftOverlapState) s, dark), 1.0);
     fill_rects (&p, &ft, sep, tc, dark ? 0.12 : 0.08);
-    for (guint k = 0; k < WEFT_KEY_N; k++)
-      fill_rects (&p, &ft, p.rects[k], weft_render_key_color (k, dark), 1.0);
+    {
+      /* the boxes, every colour in one call: in stripes of rows on the
+       * painter's threads where they go straight into the pixels */
+      WeftFillBatch kb[WEFT_KEY_N];
+      for (guint k = 0; k < WEFT_KEY_N; k++)
+        {
+          WeftRgba c = weft_render_key_color (k, dark);
+          kb[k] = (WeftFillBatch) { p.rects[k] != NULL ? (const Rect *) (const void *) p.rects[k]->data : NULL,
+                                    p.rects[k] != NULL ? p.rects[k]->len : 0, c.r, c.g, c.b, c.a };
+        }
+      p.stats.fills_direct += weft_fill_boxes_batches (cr, &ft, kb, WEFT_KEY_N, &p.stats.fills_striped);
+    }
     /* the memory rows: a path per curve (memory.c) */
     for (guint k = 0; memory_rows != NULL && k < memory_rows->len; k++)
       {

@@ -93,6 +93,12 @@ pool_get (guint n)
 }
 
 guint
+weft_render_threads (void)
+{
+  return threads_now ();
+}
+
+guint
 weft_render_run_tasks (WeftRenderTask run, gpointer data, const guint *order, guint n)
 {
   guint threads = threads_now (), workers;

@@ -181,6 +181,8 @@ gboolean weft_fold_job_reads_arrays (const WeftFoldJob *j);
  * they were shared, 0 when they ran here one after the other. */
 typedef void (*WeftRenderTask) (gpointer data, guint k);
 guint weft_render_run_tasks (WeftRenderTask run, gpointer data, const guint *order, guint n);
+/* How many threads weft_render_run_tasks shares tasks among (1: none). */
+guint weft_render_threads (void);
 
 /* The boxes of a depth row at one view under one set of lane arrays
  * (WeftRenderTimes.lane_func at epoch), for rows drawn from them. */
@@ -533,5 +535,20 @@ void     weft_pixel_memo_clear (WeftPixelMemo *m);
 /* TRUE: written directly. */
 gboolean weft_fill_boxes (cairo_t *cr, const WeftFillTarget *t, const WeftFillRect *r, guint n, double red,
                           double green, double blue, double alpha);
+/* Several colours' boxes, filled in this order as weft_fill_boxes fills
+ * them one colour after the other (the same pixels, the same source left
+ * on cr); where every colour goes straight into the pixels and each
+ * colour's boxes are sorted by their first device row (the painter pushes
+ * them row after row), the rows are shared out in stripes to the
+ * painter's threads (pool.c). Returns how many colours went straight
+ * into the pixels; *n_striped is raised by those filled in stripes. */
+typedef struct
+{
+  const WeftFillRect *r;
+  guint               n;
+  double              red, green, blue, alpha;
+} WeftFillBatch;
+guint weft_fill_boxes_batches (cairo_t *cr, const WeftFillTarget *t, const WeftFillBatch *b, guint n_batches,
+                               guint *n_striped);
 
 G_END_DECLS
