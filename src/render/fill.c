@@ -334,6 +334,57 @@ weft_fill_boxes_batches (cairo_t *cr, const WeftFillTarget *t, const WeftFillBat
   return direct;
 }
 
+/* The clip's pixels set to an opaque colour, in stripes of rows on the
+ * painter's threads (what cairo_paint of the colour writes there). */
+typedef struct
+{
+  const WeftFillTarget *t;
+  guint32              *data;
+  guint32               px;
+  int                   rows;
+} Clear;
+
+static void
+clear_task (gpointer data, guint k)
+{
+  const Clear *j = data;
+  const WeftFillTarget *t = j->t;
+  int ylo = t->cy0 + (int) k * j->rows, yhi = MIN (ylo + j->rows, t->cy1);
+  for (int y = ylo; y < yhi; y++)
+    {
+      guint32 *row = j->data + (gsize) y * t->stride;
+      for (int x = t->cx0; x < t->cx1; x++)
+        row[x] = j->px;
+    }
+}
+
+gboolean
+weft_fill_clip (cairo_t *cr, const WeftFillTarget *t, double red, double green, double blue, double alpha)
+{
+  guint stripes, *order;
+  Clear job;
+
+  cairo_set_source_rgba (cr, red, green, blue, alpha);
+  if (!t->ok || alpha != 1.0)
+    {
+      cairo_paint (cr);
+      return FALSE;
+    }
+  stripes = CLAMP ((guint) (t->cy1 - t->cy0) / 64, 1, weft_render_threads () * 2);
+  job.t = t;
+  job.px = colour_pixel (t, red, green, blue);
+  job.rows = (t->cy1 - t->cy0 + (int) stripes - 1) / (int) stripes;
+  cairo_surface_flush (t->surface);
+  job.data = (guint32 *) (void *) cairo_image_surface_get_data (t->surface);
+  order = g_new (guint, stripes);
+  for (guint k = 0; k < stripes; k++)
+    order[k] = k;
+  weft_render_run_tasks (clear_task, &job, order, stripes);
+  g_free (order);
+  cairo_surface_mark_dirty (t->surface);
+  return TRUE;
+}
+
 /* Column c of the mask: the rows a dashed stroke of width 1 from (0.5, y0)
  * to (0.5, y1) covers, rasterised by cairo itself with the target's scale
  * and vertical translation; one byte a device row (0 or 255). */

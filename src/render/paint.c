@@ -861,8 +861,11 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   cairo_save (cr);
   cairo_rectangle (cr, 0, 0, view->width, view->height);
   cairo_clip (cr);
-  set_source (cr, bg, 1.0);
-  cairo_paint (cr);
+  cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
+  weft_fill_target_init (&ft, cr);
+  /* the background: in stripes on the painter's threads where it goes
+   * straight into the pixels */
+  weft_fill_clip (cr, &ft, bg.r, bg.g, bg.b, bg.a);
   if (p.t1 <= p.t0 || view->width <= 0 || layout->rows->len == 0)
     goto out;
   p.scale = view->width / (double) (p.t1 - p.t0);
@@ -872,8 +875,6 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   p.fv.t1 = p.t1;
   p.fv.scale = p.scale;
 
-  cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);
-  weft_fill_target_init (&ft, cr);
   weft_layout_begin_frame (layout);
   first = weft_layout_row_at_y (layout, MAX (view->scroll_y, 0.0));
   if (first < 0)

@@ -535,6 +535,10 @@ void     weft_pixel_memo_clear (WeftPixelMemo *m);
 /* TRUE: written directly. */
 gboolean weft_fill_boxes (cairo_t *cr, const WeftFillTarget *t, const WeftFillRect *r, guint n, double red,
                           double green, double blue, double alpha);
+/* The clip painted with an opaque colour as cairo_paint paints it, in
+ * stripes of rows on the painter's threads where the direct path applies
+ * (TRUE); else cairo paints it (any colour). */
+gboolean weft_fill_clip (cairo_t *cr, const WeftFillTarget *t, double red, double green, double blue, double alpha);
 /* Several colours' boxes, filled in this order as weft_fill_boxes fills
  * them one colour after the other (the same pixels, the same source left
  * on cr); where every colour goes straight into the pixels and each
