@@ -467,7 +467,7 @@ weft_fill_dashed_vlines (cairo_t *cr, const WeftFillTarget *t, const double *xs,
 {
   const double s = t->scale;
   guint8 lut[4][256], *mask;
-  int rows = 0, *cols, n_cols = 0;
+  int rows = 0, *cols, n_cols = 0, ya, yb;
   guint32 *data;
 
   if (!t->ok || n == 0 || s * t->tx != floor (s * t->tx) || !isfinite (y0) || !isfinite (y1) ||
@@ -479,6 +479,14 @@ weft_fill_dashed_vlines (cairo_t *cr, const WeftFillTarget *t, const double *xs,
   mask = dash_mask (t, y0, y1, dash, n_dash, &rows);
   if (mask == NULL)
     return FALSE;
+  /* the rows the stroke covers at all (a rank's group, not the whole
+   * surface): the columns are walked over those only */
+  ya = MAX (t->cy0, 0);
+  yb = MIN (t->cy1, rows);
+  while (ya < yb && mask[ya] == 0)
+    ya++;
+  while (yb > ya && mask[yb - 1] == 0)
+    yb--;
   /* every subpath is its own dashed line at the same rows; where two fall
    * on one column the stroke covers it once */
   cols = g_new (int, n);
@@ -496,7 +504,7 @@ weft_fill_dashed_vlines (cairo_t *cr, const WeftFillTarget *t, const double *xs,
     {
       if (k > 0 && cols[k] == cols[k - 1])
         continue;
-      for (int y = MAX (t->cy0, 0); y < MIN (t->cy1, rows); y++)
+      for (int y = ya; y < yb; y++)
         {
           guint32 *row;
           if (mask[y] == 0)
