@@ -350,12 +350,16 @@ clear_task (gpointer data, guint k)
   const Clear *j = data;
   const WeftFillTarget *t = j->t;
   int ylo = t->cy0 + (int) k * j->rows, yhi = MIN (ylo + j->rows, t->cy1);
-  for (int y = ylo; y < yhi; y++)
-    {
-      guint32 *row = j->data + (gsize) y * t->stride;
-      for (int x = t->cx0; x < t->cx1; x++)
-        row[x] = j->px;
-    }
+  guint32 *first = j->data + (gsize) ylo * t->stride + t->cx0;
+  gsize bytes = (gsize) (t->cx1 - t->cx0) * sizeof (guint32);
+  if (ylo >= yhi)
+    return;
+  /* the stripe's first row, then copies of it (memcpy is wide; a loop of
+   * 32-bit stores is not) */
+  for (int x = 0; x < t->cx1 - t->cx0; x++)
+    first[x] = j->px;
+  for (int y = ylo + 1; y < yhi; y++)
+    memcpy (j->data + (gsize) y * t->stride + t->cx0, first, bytes);
 }
 
 gboolean
