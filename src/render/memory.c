@@ -109,11 +109,19 @@ void
 weft_memory_lod_consume (const WeftMemoryLod *lod, const gint64 *t, const gint64 *a, const gint64 *r, guint n,
                          guint *pi, gint64 e, gint64 *ma, gint64 *mr, gint64 *ca, gint64 *cr, guint *points)
 {
-  guint pos = *pi, k = 0;
+  guint pos = *pi, k = 0, near;
   guint levels = lod != NULL && lod->n_levels > 0 && lod->t == t && lod->n == n ? lod->n_levels : 1;
 
   if (pos >= n || t[pos] >= e)
     return;
+  /* a column of a few points: one by one (cheaper than the climb) */
+  for (near = MIN (n, pos + 48); pos + 1 < near && t[pos + 1] < e; pos++)
+    {
+      *ma = MAX (*ma, a[pos]);
+      *mr = MAX (*mr, r[pos]);
+    }
+  if (pos + 1 < near || pos + 1 >= n)
+    levels = 1; /* at its last point (or the curve's) */
   /* t[pos] < e from here on: each run taken ends at a point still before e */
   for (; k + 1 < levels; k++)
     {
@@ -179,7 +187,19 @@ fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint
     {
       gint64 col_end = view->span.begin + (gint64) ((first_col + col + 1) / scale);
       gint64 ma = cur_a, mr = cur_r;
-      weft_memory_lod_consume (lod, t, a, r, n, &i, col_end, &ma, &mr, &cur_a, &cur_r, &stats->memory_points);
+      guint near = MIN (n, i + 48);
+      /* a column of a few points: one by one, here; more: the levels */
+      while (i < near && t[i] < col_end)
+        {
+          cur_a = a[i];
+          cur_r = r[i];
+          ma = MAX (ma, cur_a);
+          mr = MAX (mr, cur_r);
+          i++;
+          stats->memory_points++;
+        }
+      if (i == near && i < n && t[i] < col_end)
+        weft_memory_lod_consume (lod, t, a, r, n, &i, col_end, &ma, &mr, &cur_a, &cur_r, &stats->memory_points);
       c->alloc[col] = ma;
       c->res[col] = mr;
     }
@@ -302,13 +322,28 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
       }
     else
       {
-        if (mc != NULL && (mc->lod.memory != memory || mc->lod.serial != serial || mc->lod.t != t || mc->lod.n != n))
+        /* the block maxima from the second fold of a curve on (another
+         * view of the same curve: a zoom or pan); a curve that changes
+         * every frame (re-timed during a drag) is walked as it is */
+        const WeftMemoryLod *lod = NULL;
+        if (mc != NULL && mc->lod.memory == memory && mc->lod.serial == serial && mc->lod.t == t && mc->lod.n == n)
+          lod = &mc->lod;
+        else if (mc != NULL && mc->seen_memory == memory && mc->seen_serial == serial && mc->seen_t == t &&
+                 mc->seen_n == n)
           {
             weft_memory_lod_make (&mc->lod, t, a, r, n);
             mc->lod.memory = memory;
             mc->lod.serial = serial;
+            lod = &mc->lod;
           }
-        have = fold_columns (view, t, a, r, n, mc != NULL ? &mc->lod : NULL, &c, stats);
+        else if (mc != NULL)
+          {
+            mc->seen_memory = memory;
+            mc->seen_serial = serial;
+            mc->seen_t = t;
+            mc->seen_n = n;
+          }
+        have = fold_columns (view, t, a, r, n, lod, &c, stats);
         if (mc != NULL)
           {
             g_free (mc->alloc);

@@ -284,6 +284,10 @@ typedef struct
   guint          ncol;
   gint64        *alloc, *res;
   WeftMemoryLod  lod;
+  gconstpointer  seen_memory;  /* the curve folded last without the levels */
+  guint64        seen_serial;
+  const gint64  *seen_t;
+  guint          seen_n;
   PangoLayout   *label;       /* the last label painted, and its text */
   char          *label_text;
 } WeftMemoryCache;
