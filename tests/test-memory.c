@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <cairo.h>
+#include <math.h>
 #include <string.h>
 
 #include "render/render-private.h"
@@ -31,6 +32,44 @@ composed_fsdp (int layers)
   session = weft_edit_session_new (trace, NULL, &error);
   g_assert_no_error (error);
   return session;
+}
+
+/* The columns the kept layout's memory row folded (its cache) against
+ * every sample taken one by one: a column holds the totals in force when
+ * it starts and every total reached inside it. */
+static void
+check_columns (WeftMemoryTimeline *tl, const WeftLayout *layout, const WeftView *v)
+{
+  const WeftMemoryCache *mc = &layout->ranks[0].mem_cache;
+  const gint64 *t, *a, *r;
+  guint n, i = 0, first_col;
+  int device;
+  double scale = v->width / (double) (v->span.end - v->span.begin);
+  gint64 ca, cr;
+
+  g_assert_true (weft_memory_timeline_curve (tl, 0, &device, &t, &a, &r, &n));
+  if (!mc->ok)
+    return;
+  while (i < n && t[i] <= v->span.begin)
+    i++;
+  first_col = i == 0 ? (guint) floor ((double) (t[0] - v->span.begin) * scale) : 0;
+  g_assert_cmpfloat (mc->x0, ==, first_col);
+  g_assert_cmpuint (mc->ncol, ==, (guint) ceil (v->width) - first_col);
+  ca = i > 0 ? a[i - 1] : a[0];
+  cr = i > 0 ? r[i - 1] : r[0];
+  for (guint col = 0; col < mc->ncol; col++)
+    {
+      gint64 end = v->span.begin + (gint64) ((first_col + col + 1) / scale), ma = ca, mr = cr;
+      for (; i < n && t[i] < end; i++)
+        {
+          ca = a[i];
+          cr = r[i];
+          ma = MAX (ma, ca);
+          mr = MAX (mr, cr);
+        }
+      g_assert_cmpint (mc->alloc[col], ==, ma);
+      g_assert_cmpint (mc->res[col], ==, mr);
+    }
 }
 
 /* Every rank: the solved-time peak of an unedited trace is the loaded one
@@ -271,10 +310,16 @@ test_shared (gconstpointer data)
     g_test_message ("%s: %u GPU [memory] events, peak %.3f GiB reserved, painted with %u paths", rel,
                     all.n_events, all.peak_reserved / 1073741824.0, stats.memory_fills);
     /* zoomed and panned as the window does, the layout kept (its block
-     * maxima and label reused): what a fresh layout paints at each view */
+     * maxima and label reused): what a fresh layout paints at each view
+     * (folding without them: its first fold of the curve); then again
+     * 96 px wide, where a column holds hundreds of samples and climbs
+     * the levels */
+    for (int pass = 0; pass < 2; pass++)
     {
       WeftView v = view;
       gint64 full = view.span.end - view.span.begin;
+      if (pass == 1)
+        v.width = 96;
       for (guint k = 0; k < 12; k++)
         {
           g_autoptr (WeftLayout) fresh = weft_layout_new (trace, &v);
@@ -287,6 +332,7 @@ test_shared (gconstpointer data)
           weft_render_paint_body (cb, trace, &v, fresh, NULL, &overlay, &sb);
           cairo_surface_flush (a);
           cairo_surface_flush (b);
+          check_columns (tl, layout, &v);
           g_assert_cmpuint (sa.memory_rows, ==, 1);
           g_assert_cmpuint (sb.memory_points, >, 0);
           g_assert_cmpint (memcmp (cairo_image_surface_get_data (a), cairo_image_surface_get_data (b),

@@ -115,7 +115,7 @@ weft_memory_lod_consume (const WeftMemoryLod *lod, const gint64 *t, const gint64
   if (pos >= n || t[pos] >= e)
     return;
   /* a column of a few points: one by one (cheaper than the climb) */
-  for (near = MIN (n, pos + 48); pos + 1 < near && t[pos + 1] < e; pos++)
+  for (near = n - pos > 48 ? pos + 48 : n; pos + 1 < near && t[pos + 1] < e; pos++)
     {
       *ma = MAX (*ma, a[pos]);
       *mr = MAX (*mr, r[pos]);
@@ -187,7 +187,7 @@ fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint
     {
       gint64 col_end = view->span.begin + (gint64) ((first_col + col + 1) / scale);
       gint64 ma = cur_a, mr = cur_r;
-      guint near = MIN (n, i + 48);
+      guint near = n - i > 48 ? i + 48 : n;
       /* a column of a few points: one by one, here; more: the levels */
       while (i < near && t[i] < col_end)
         {
