@@ -350,10 +350,11 @@ clear_task (gpointer data, guint k)
   const Clear *j = data;
   const WeftFillTarget *t = j->t;
   int ylo = t->cy0 + (int) k * j->rows, yhi = MIN (ylo + j->rows, t->cy1);
-  guint32 *first = j->data + (gsize) ylo * t->stride + t->cx0;
   gsize bytes = (gsize) (t->cx1 - t->cx0) * sizeof (guint32);
-  if (ylo >= yhi)
+  guint32 *first;
+  if (ylo >= yhi || bytes == 0)
     return;
+  first = j->data + (gsize) ylo * t->stride + t->cx0;
   /* the stripe's first row, then copies of it (memcpy is wide; a loop of
    * 32-bit stores is not) */
   for (int x = 0; x < t->cx1 - t->cx0; x++)
