@@ -3,7 +3,7 @@
 # in the real `weft` (solver re-solve + redraw), on a generated 8-rank FSDP
 # trace with >= 200k GPU ops. Run by hand (not by ctest):
 #
-#   xvfb-run -a -s "-screen 0 1920x1200x24" bash tests/bench/bench-ui-drag.sh BUILD_DIR
+#   xvfb-run -a -s "-screen 0 1920x1200x24 -noreset" bash tests/bench/bench-ui-drag.sh BUILD_DIR
 #
 # The window measures, for each pointer motion of an edit drag, the time from
 # the drag-update event to the end of the frame that shows the re-solved
