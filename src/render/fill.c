@@ -240,6 +240,23 @@ first_box_from (const WeftFillTarget *t, const WeftFillRect *r, guint n, int y)
   return lo;
 }
 
+/* Runs task over `stripes` stripes of the clip's rows on the painter's
+ * threads, straight on the target's pixels: *rows gets the rows a stripe,
+ * *data the pixels (flushed before, marked dirty after). */
+static void
+run_stripes (const WeftFillTarget *t, WeftRenderTask task, gpointer job, guint stripes, int *rows, guint32 **data)
+{
+  guint *order = g_new (guint, stripes);
+  for (guint k = 0; k < stripes; k++)
+    order[k] = k;
+  *rows = (t->cy1 - t->cy0 + (int) stripes - 1) / (int) stripes;
+  cairo_surface_flush (t->surface);
+  *data = (guint32 *) (void *) cairo_image_surface_get_data (t->surface);
+  weft_render_run_tasks (task, job, order, stripes);
+  cairo_surface_mark_dirty (t->surface);
+  g_free (order);
+}
+
 /* Stripe k: every colour in order, only its rows; a colour's boxes are
  * sorted by first row, so only those that can reach the stripe are read. */
 static void
@@ -266,7 +283,7 @@ guint
 weft_fill_boxes_batches (cairo_t *cr, const WeftFillTarget *t, const WeftFillBatch *b, guint n_batches,
                          guint *n_striped)
 {
-  guint total = 0, direct = 0, threads = weft_render_threads (), last = n_batches, stripes, *order;
+  guint total = 0, direct = 0, threads = weft_render_threads (), last = n_batches, stripes;
   gboolean striped = t->ok && threads > 1 && t->cy1 - t->cy0 >= 64;
   guint32 *px;
   int *hmax;
@@ -319,15 +336,7 @@ weft_fill_boxes_batches (cairo_t *cr, const WeftFillTarget *t, const WeftFillBat
   job.n_batches = n_batches;
   job.px = px;
   job.hmax = hmax;
-  job.rows = (t->cy1 - t->cy0 + (int) stripes - 1) / (int) stripes;
-  cairo_surface_flush (t->surface);
-  job.data = (guint32 *) (void *) cairo_image_surface_get_data (t->surface);
-  order = g_new (guint, stripes);
-  for (guint k = 0; k < stripes; k++)
-    order[k] = k;
-  weft_render_run_tasks (striped_task, &job, order, stripes);
-  cairo_surface_mark_dirty (t->surface);
-  g_free (order);
+  run_stripes (t, striped_task, &job, stripes, &job.rows, &job.data);
   g_free (px);
   g_free (hmax);
   *n_striped += direct;
@@ -366,7 +375,7 @@ clear_task (gpointer data, guint k)
 gboolean
 weft_fill_clip (cairo_t *cr, const WeftFillTarget *t, double red, double green, double blue, double alpha)
 {
-  guint stripes, *order;
+  guint stripes;
   Clear job;
 
   cairo_set_source_rgba (cr, red, green, blue, alpha);
@@ -378,15 +387,7 @@ weft_fill_clip (cairo_t *cr, const WeftFillTarget *t, double red, double green, 
   stripes = CLAMP ((guint) (t->cy1 - t->cy0) / 64, 1, weft_render_threads () * 2);
   job.t = t;
   job.px = colour_pixel (t, red, green, blue);
-  job.rows = (t->cy1 - t->cy0 + (int) stripes - 1) / (int) stripes;
-  cairo_surface_flush (t->surface);
-  job.data = (guint32 *) (void *) cairo_image_surface_get_data (t->surface);
-  order = g_new (guint, stripes);
-  for (guint k = 0; k < stripes; k++)
-    order[k] = k;
-  weft_render_run_tasks (clear_task, &job, order, stripes);
-  g_free (order);
-  cairo_surface_mark_dirty (t->surface);
+  run_stripes (t, clear_task, &job, stripes, &job.rows, &job.data);
   return TRUE;
 }
 
