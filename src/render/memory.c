@@ -187,19 +187,8 @@ fold_columns (const WeftView *view, const gint64 *t, const gint64 *a, const gint
     {
       gint64 col_end = view->span.begin + (gint64) ((first_col + col + 1) / scale);
       gint64 ma = cur_a, mr = cur_r;
-      guint near = n - i > 48 ? i + 48 : n;
-      /* a column of a few points: one by one, here; more: the levels */
-      while (i < near && t[i] < col_end)
-        {
-          cur_a = a[i];
-          cur_r = r[i];
-          ma = MAX (ma, cur_a);
-          mr = MAX (mr, cur_r);
-          i++;
-          stats->memory_points++;
-        }
-      if (i == near && i < n && t[i] < col_end)
-        weft_memory_lod_consume (lod, t, a, r, n, &i, col_end, &ma, &mr, &cur_a, &cur_r, &stats->memory_points);
+      /* a column of a few points is walked one by one, more climb the levels */
+      weft_memory_lod_consume (lod, t, a, r, n, &i, col_end, &ma, &mr, &cur_a, &cur_r, &stats->memory_points);
       c->alloc[col] = ma;
       c->res[col] = mr;
     }
