@@ -4,8 +4,9 @@
  * ascending) order, as GLib's g_qsort_with_data gives over the records.
  * On the shared traces, and on generated one-lane traces of sizes around
  * the sort's block and merge boundaries whose times and durations are
- * drawn from a few values (ties everywhere), shuffled, reversed, in order
- * and nearly in order. */
+ * drawn from a few values (ties everywhere), shuffled, reversed, in order,
+ * nearly in order, and made of a few or of many runs in order (the sort
+ * merges those as they are). */
 #include "config.h"
 
 #include <string.h>
@@ -86,7 +87,7 @@ test_generated (void)
   GRand *r = g_rand_new_with_seed (18004);
 
   for (guint s = 0; s < G_N_ELEMENTS (sizes); s++)
-    for (int order = 0; order < 4; order++)
+    for (int order = 0; order < 6; order++)
       {
         guint n = sizes[s];
         GString *json = g_string_new ("{\"traceEvents\": [\n");
@@ -100,7 +101,9 @@ test_generated (void)
               case 0: ts = (guint) g_rand_int_range (r, 0, 50); break;          /* shuffled, many ties */
               case 1: ts = n - i; break;                                         /* reversed */
               case 2: ts = i / 3; break;                                         /* in order, ties */
-              default: ts = i + (g_rand_int_range (r, 0, 20) == 0 ? 40 : 0); break; /* nearly in order */
+              case 3: ts = i + (g_rand_int_range (r, 0, 20) == 0 ? 40 : 0); break; /* nearly in order */
+              case 4: ts = (i % MAX (n / 3, 1)) / 2; break;                     /* three runs, ties */
+              default: ts = (i % 64) * 2 + (i / 64) % 3; break;                  /* runs of 64 */
               }
             g_string_append_printf (json, "%s{\"ph\":\"X\",\"name\":\"k\",\"pid\":1,\"tid\":1,\"ts\":%u,\"dur\":%d}",
                                     i ? ",\n" : "", ts, g_rand_int_range (r, 0, 4));
