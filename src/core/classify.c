@@ -473,6 +473,7 @@ weft_rank_classify (WeftRank *rank)
   guint n_names = weft_strings_count (rank->strings);
   g_autofree guint8 *name_class = g_new0 (guint8, n_names);
   g_autoptr (GArray) comm = g_array_new (FALSE, FALSE, sizeof (guint32));
+  g_autoptr (GArray) rpcs = g_array_new (FALSE, FALSE, sizeof (guint32));
   g_autoptr (GHashTable) rpc_by_ext = NULL;
   LaunchContext ctx;
   guint32 rpc_name;
@@ -493,14 +494,20 @@ weft_rank_classify (WeftRank *rank)
     }
   g_array_set_size (rank->collectives, 0);
 
-  /* Classes by name (cached per interned name); GPU-op categories decide COPY. */
+  /* Classes by name (cached per interned name); GPU-op categories decide
+   * COPY. The record_param_comms ops are noted on the way, for the
+   * collectives below (one pass over the records fewer). */
   weft_rank_clear_event_colls (rank);
+  rpc_name = weft_strings_lookup (rank->strings, "record_param_comms", -1);
   for (guint i = 0; i < rank->events->len; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       ev->kclass = WEFT_KCLASS_NONE;
       if (ev->flags & WEFT_EVENT_LAUNCH)
         any_launch = TRUE;
+      if (ev->name == rpc_name && rpc_name != WEFT_NONE && ev->ph == WEFT_PH_X && !(ev->flags & WEFT_EVENT_DELETED) &&
+          weft_event_external_id (rank, ev) >= 0)
+        g_array_append_val (rpcs, i);
       if (!(ev->flags & WEFT_EVENT_GPU_OP))
         continue;
       if (ev->category == WEFT_CAT_GPU_MEMCPY || ev->category == WEFT_CAT_GPU_MEMSET)
@@ -527,28 +534,27 @@ weft_rank_classify (WeftRank *rank)
 
   /* Kernels launched inside Optimizer.step are the optimizer's, unless their
    * name says GEMM / attention / norm / copy / communication. */
-  for (guint i = 0; i < rank->events->len; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
-      if ((ctx.optimizer[i / 8] & (1u << (i % 8))) && ev->category == WEFT_CAT_KERNEL &&
-          (ev->kclass == WEFT_KCLASS_ELEMENTWISE || ev->kclass == WEFT_KCLASS_REDUCTION ||
-           ev->kclass == WEFT_KCLASS_OTHER))
-        ev->kclass = WEFT_KCLASS_OPTIMIZER;
-    }
+  for (guint b = 0; b < rank->events->len / 8 + 1; b++)
+    for (guint bits = ctx.optimizer[b]; bits != 0; bits &= bits - 1)
+      {
+        guint i = b * 8 + (guint) __builtin_ctz (bits);
+        WeftEvent *ev = weft_rank_event (rank, i);
+        if (ev->category == WEFT_CAT_KERNEL &&
+            (ev->kclass == WEFT_KCLASS_ELEMENTWISE || ev->kclass == WEFT_KCLASS_REDUCTION ||
+             ev->kclass == WEFT_KCLASS_OTHER))
+          ev->kclass = WEFT_KCLASS_OPTIMIZER;
+      }
 
   if (comm->len > 0)
     {
       rpc_by_ext = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-      rpc_name = weft_strings_lookup (rank->strings, "record_param_comms", -1);
-      if (rpc_name != WEFT_NONE)
-        for (guint i = 0; i < rank->events->len; i++)
-          {
-            WeftEvent *ev = weft_rank_event (rank, i);
-            gint64 ext = weft_event_external_id (rank, ev);
-            if (ev->name == rpc_name && ev->ph == WEFT_PH_X && ext >= 0 && !(ev->flags & WEFT_EVENT_DELETED) &&
-                !g_hash_table_contains (rpc_by_ext, &ext))
-              g_hash_table_insert (rpc_by_ext, g_memdup2 (&ext, sizeof ext), GUINT_TO_POINTER (i + 1));
-          }
+      for (guint k = 0; k < rpcs->len; k++)
+        {
+          guint32 i = g_array_index (rpcs, guint32, k);
+          gint64 ext = weft_event_external_id (rank, weft_rank_event (rank, i));
+          if (!g_hash_table_contains (rpc_by_ext, &ext)) /* the first of an id */
+            g_hash_table_insert (rpc_by_ext, g_memdup2 (&ext, sizeof ext), GUINT_TO_POINTER (i + 1));
+        }
 
       /* rank->collectives in kernel start order */
       g_qsort_with_data (comm->data, (gint) comm->len, sizeof (guint32), event_ts_cmp, rank);
