@@ -4,8 +4,9 @@
  * their magic bytes) through the streaming decompressors, anything else
  * as plain JSON through the scanner, then the per-rank index. Every input
  * is loaded twice, with the default 1 MiB chunks and with tiny chunks
- * (1..64 bytes, chosen from the input), and the two results must agree:
- * the same model, or the same error message. A load either succeeds with
+ * (1..64 bytes, chosen from the input) in the scanner's reference mode
+ * (none of its fast paths: keys, strings, integers, decimals), and the
+ * two results must agree: the same model, or the same error message. A load either succeeds with
  * a consistent model or fails with one WEFT_ERROR naming the input;
  * anything else (crash, leak, sanitizer report, hang, disagreement) is a
  * bug. Build and run: docs/loading.md. */
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "core/jsonscan.h"
+#include "core/jsonscan-private.h"
 #include "core/reader.h"
 #include "weft/weft-load.h"
 
@@ -111,13 +113,16 @@ same_top_keys (WeftRank *a, WeftRank *b)
 
 /* One load; returns the rank or NULL with *message set. */
 static WeftRank *
-load_once (const uint8_t *data, size_t size, const WeftLoadOptions *options, gsize chunk, char **message)
+load_once (const uint8_t *data, size_t size, const WeftLoadOptions *options, gsize chunk, gboolean reference,
+           char **message)
 {
   GError *error = NULL;
   WeftRank *rank;
 
   weft_json_scan_set_chunk_size (chunk);
+  weft_json_lex_reference = reference;
   rank = weft_rank_load_memory ("fuzz-input", data, size, options, &error);
+  weft_json_lex_reference = FALSE;
   weft_json_scan_set_chunk_size (0);
   *message = NULL;
   if (rank != NULL)
@@ -145,9 +150,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   options.max_json_bytes = 8u << 20;   /* keeps bombs cheap */
   options.max_depth = size > 0 && (data[0] & 1) ? 32 : 0;
 
-  /* Differential: default chunking vs tiny chunks must agree exactly. */
-  a = load_once (data, size, &options, 0, &m1);
-  b = load_once (data, size, &options, chunks[size % G_N_ELEMENTS (chunks)], &m2);
+  /* Differential: default chunking and fast paths vs tiny chunks and the
+   * reference scan must agree exactly. */
+  a = load_once (data, size, &options, 0, FALSE, &m1);
+  b = load_once (data, size, &options, chunks[size % G_N_ELEMENTS (chunks)], TRUE, &m2);
   if ((a == NULL) != (b == NULL))
     abort ();
   if (a != NULL)
@@ -163,7 +169,13 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
           g_autofree char *tx = weft_rank_event_text_dup (a, x, &nx);
           g_autofree char *ty = weft_rank_event_text_dup (b, y, &ny);
           if (x->ts != y->ts || weft_event_dur (a, x) != weft_event_dur (b, y) || tx == NULL || ty == NULL || nx != ny ||
-              memcmp (tx, ty, nx) != 0 || x->flags != y->flags || x->lane != y->lane)
+              memcmp (tx, ty, nx) != 0 || x->flags != y->flags || x->lane != y->lane || x->ph != y->ph ||
+              x->category != y->category || x->kclass != y->kclass ||
+              strcmp (weft_rank_string (a, x->name), weft_rank_string (b, y->name)) != 0 ||
+              strcmp (weft_rank_string (a, x->cat), weft_rank_string (b, y->cat)) != 0 ||
+              weft_event_correlation (a, x) != weft_event_correlation (b, y) ||
+              weft_event_external_id (a, x) != weft_event_external_id (b, y) ||
+              weft_event_flow_id (a, x) != weft_event_flow_id (b, y) || weft_event_link (x) != weft_event_link (y))
             abort ();
         }
     }
