@@ -26,20 +26,24 @@ typedef struct
   int         level;
   int         window_log;  /* 0: zstd's choice */
   int         min_match;   /* 0: zstd's choice */
-  gboolean    per_call;    /* ZSTD_compressCCtx with the level, as textstore.c */
+  int         hash_log;    /* 0: zstd's choice */
+  gboolean    per_call;    /* ZSTD_compressCCtx with the level, as textstore.c did */
   const char *what;
 } Config;
 
 static const Config configs[] = {
-  { 128, 1, 0, 0, TRUE, "level 1, ZSTD_compressCCtx (textstore.c)" },
-  { 128, 1, 0, 0, FALSE, "level 1, parameters set once" },
-  { 128, 1, 0, 7, FALSE, "level 1, minMatch 7" },
-  { 128, 1, 16, 0, FALSE, "level 1, windowLog 16" },
-  { 128, -1, 0, 0, FALSE, "level -1" },
-  { 128, -3, 0, 0, FALSE, "level -3" },
-  { 256, 1, 0, 0, FALSE, "level 1" },
-  { 256, -1, 0, 0, FALSE, "level -1" },
-  { 64, 1, 0, 0, FALSE, "level 1" },
+  { 128, 1, 0, 0, 0, TRUE, "level 1, ZSTD_compressCCtx (textstore.c before hashLog 16)" },
+  { 128, 1, 0, 0, 0, FALSE, "level 1, parameters set once" },
+  { 128, 1, 0, 7, 0, FALSE, "level 1, minMatch 7" },
+  { 128, 1, 16, 0, 0, FALSE, "level 1, windowLog 16" },
+  { 128, 1, 0, 0, 15, FALSE, "level 1, hashLog 15" },
+  { 128, 1, 0, 0, 16, FALSE, "level 1, hashLog 16 (textstore.c)" },
+  { 128, 1, 0, 0, 17, FALSE, "level 1, hashLog 17" },
+  { 128, -1, 0, 0, 0, FALSE, "level -1" },
+  { 128, -3, 0, 0, 0, FALSE, "level -3" },
+  { 256, 1, 0, 0, 0, FALSE, "level 1" },
+  { 256, -1, 0, 0, 0, FALSE, "level -1" },
+  { 64, 1, 0, 0, 0, FALSE, "level 1" },
 };
 
 static double
@@ -114,6 +118,8 @@ main (int argc, char **argv)
         ZSTD_CCtx_setParameter (cctx, ZSTD_c_windowLog, c->window_log);
       if (c->min_match > 0)
         ZSTD_CCtx_setParameter (cctx, ZSTD_c_minMatch, c->min_match);
+      if (c->hash_log > 0)
+        ZSTD_CCtx_setParameter (cctx, ZSTD_c_hashLog, c->hash_log);
       for (int r = 0; r < runs; r++)
         {
           double t0 = cpu_seconds ();
