@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "weft/weft-model.h"
+#include "runsort-private.h"
 #include "textstore-private.h"
 
 G_DEFINE_QUARK (weft-error-quark, weft_error)
@@ -557,112 +558,20 @@ typedef struct
   guint32 idx;
 } LaneSortKey;
 
-static inline int
-lane_key_cmp (const void *a, const void *b)
+static inline gboolean
+lane_key_before (const LaneSortKey *x, const LaneSortKey *y)
 {
-  const LaneSortKey *x = a, *y = b;
   if (x->ts != y->ts)
-    return x->ts < y->ts ? -1 : 1;
+    return x->ts < y->ts;
   if (x->dur != y->dur)
-    return x->dur > y->dur ? -1 : 1;
-  return x->idx < y->idx ? -1 : x->idx > y->idx;
+    return x->dur > y->dur;
+  return x->idx < y->idx;
 }
 
-#define LANE_MIN_RUN 32
-
-/* Merges the sorted runs src[starts[k] .. starts[k + 1]) pairwise into
- * dst, until one is left (in keys); a merge whose halves are already in
- * order is only copied. starts has n_runs + 1 entries, the last n; it is
- * rewritten as the runs merge. */
-static void
-merge_lane_runs (LaneSortKey *keys, LaneSortKey *tmp, gsize *starts, gsize n_runs)
-{
-  LaneSortKey *src = keys, *dst = tmp;
-
-  while (n_runs > 1)
-    {
-      LaneSortKey *swap;
-      gsize out = 0;
-      for (gsize r = 0; r < n_runs; r += 2)
-        {
-          gsize lo = starts[r], mid = starts[MIN (r + 1, n_runs)], hi = starts[MIN (r + 2, n_runs)];
-          gsize i = lo, j = mid, k = lo;
-          starts[out++] = lo;
-          if (mid == hi || lane_key_cmp (&src[mid - 1], &src[mid]) < 0)
-            {
-              memcpy (dst + lo, src + lo, (hi - lo) * sizeof *src);
-              continue;
-            }
-          while (i < mid && j < hi)
-            dst[k++] = lane_key_cmp (&src[j], &src[i]) < 0 ? src[j++] : src[i++];
-          memcpy (dst + k, src + i, (mid - i) * sizeof *src);
-          k += mid - i;
-          memcpy (dst + k, src + j, (hi - j) * sizeof *src);
-        }
-      starts[out] = starts[n_runs];
-      n_runs = out;
-      swap = src;
-      src = dst;
-      dst = swap;
-    }
-  if (src != keys)
-    memcpy (keys, src, starts[1] * sizeof *keys);
-}
-
-/* The keys in lane_key_cmp's order, merged bottom-up with the comparison
- * inlined (qsort's calls through a pointer were most of its cost). A
- * lane is mostly a few runs already in order (a thread's slices, then
- * its instants: 1-4 breaks in df_index_resolver's lanes of up to 90k
- * events): few runs are merged as they are, in log2 (runs) passes;
- * otherwise insertion-sorted blocks of LANE_MIN_RUN start the merge. A
- * total order, so the result is qsort's. breaks: the number of i with
- * keys[i - 1] after keys[i]. */
-static void
-sort_lane_keys (LaneSortKey *keys, gsize n, gsize breaks)
-{
-  gsize n_runs, *starts;
-  LaneSortKey *tmp;
-
-  if (breaks < n / LANE_MIN_RUN)
-    {
-      n_runs = 0;
-      starts = g_new (gsize, breaks + 2);
-      starts[n_runs++] = 0;
-      for (gsize i = 1; i < n; i++)
-        if (lane_key_cmp (&keys[i - 1], &keys[i]) > 0)
-          starts[n_runs++] = i;
-    }
-  else
-    {
-      for (gsize s = 0; s < n; s += LANE_MIN_RUN)
-        {
-          gsize e = MIN (s + LANE_MIN_RUN, n);
-          for (gsize i = s + 1; i < e; i++)
-            {
-              LaneSortKey k = keys[i];
-              gsize j = i;
-              while (j > s && lane_key_cmp (&keys[j - 1], &k) > 0)
-                {
-                  keys[j] = keys[j - 1];
-                  j--;
-                }
-              keys[j] = k;
-            }
-        }
-      n_runs = (n + LANE_MIN_RUN - 1) / LANE_MIN_RUN;
-      starts = g_new (gsize, n_runs + 1);
-      for (gsize r = 0; r < n_runs; r++)
-        starts[r] = r * LANE_MIN_RUN;
-    }
-  starts[n_runs] = n;
-  if (n_runs > 1)
-    {
-      tmp = g_new (LaneSortKey, n);
-      merge_lane_runs (keys, tmp, starts, n_runs);
-      g_free (tmp);
-    }
-  g_free (starts);
-}
+/* The keys in lane_key_before's order (runsort-private.h: a lane is
+ * mostly a few runs in order, 1-4 breaks in df_index_resolver's lanes of
+ * up to 90k events). A total order, so the result is qsort's. */
+WEFT_DEFINE_RUN_SORT (sort_lane_keys, LaneSortKey, lane_key_before)
 
 void
 weft_lane_sort (WeftRank *rank, WeftLane *lane)
@@ -688,12 +597,12 @@ weft_lane_sort (WeftRank *rank, WeftLane *lane)
       keys[i].ts = ev->ts;
       keys[i].dur = weft_event_dur (rank, ev);
       keys[i].idx = idx[i];
-      if (i > 0 && lane_key_cmp (&keys[i - 1], &keys[i]) > 0)
+      if (i > 0 && lane_key_before (&keys[i], &keys[i - 1]))
         breaks++;
     }
   if (breaks > 0)
     {
-      sort_lane_keys (keys, n, breaks);
+      sort_lane_keys (keys, n);
       for (guint i = 0; i < n; i++)
         idx[i] = keys[i].idx;
     }
