@@ -402,6 +402,10 @@ weft_rank_index (WeftRank *rank)
         _weft_id_map_set (&by_corr, weft_event_correlation (rank, ev), i); /* the last launch wins */
     }
 
+  _weft_id_map_freeze (&starts[0]);
+  _weft_id_map_freeze (&starts[1]);
+  _weft_id_map_freeze (&by_corr);
+
   /* C */
   hints = g_new0 (guint, rank->lanes->len);
   for (guint i = 0; i < n; i++)
