@@ -44,11 +44,11 @@ _weft_id_pair_before (const WeftIdPair *x, const WeftIdPair *y)
 
 WEFT_DEFINE_RUN_SORT (_weft_id_pairs_sort, WeftIdPair, _weft_id_pair_before)
 
-/* A map for at most n_keys sets. */
+/* A map with room for n_keys sets (it grows past them). */
 static inline void
 _weft_id_map_init (WeftIdMap *m, gsize n_keys)
 {
-  m->cap = MAX (n_keys, 1);
+  m->cap = MAX (n_keys, 16);
   m->pairs = g_new (WeftIdPair, m->cap);
   m->len = 0;
   m->finger = 0;
@@ -62,14 +62,19 @@ _weft_id_map_clear (WeftIdMap *m)
   m->len = m->cap = m->finger = 0;
 }
 
-/* Sets key to val (val < G_MAXUINT32), before the map is frozen. Holds at
- * most the n_keys given to _weft_id_map_init; more sets are ignored. */
+/* Sets key to val (val < G_MAXUINT32), before the map is frozen. At most
+ * G_MAXUINT32 sets (an event index's range); more are ignored. */
 static inline void
 _weft_id_map_set (WeftIdMap *m, gint64 key, guint32 val)
 {
   g_assert (!m->frozen);
-  if (G_UNLIKELY (m->len >= m->cap || m->len >= G_MAXUINT32))
-    return;
+  if (G_UNLIKELY (m->len >= m->cap))
+    {
+      if (m->len >= G_MAXUINT32)
+        return;
+      m->cap = MIN (m->cap * 2, (gsize) G_MAXUINT32);
+      m->pairs = g_renew (WeftIdPair, m->pairs, m->cap);
+    }
   m->pairs[m->len].key = key;
   m->pairs[m->len].val = val;
   m->pairs[m->len].order = (guint32) m->len;

@@ -310,27 +310,28 @@ assign_lane_roles (WeftRank *rank, gboolean fsdp)
     }
 }
 
-/* The index in three passes over the records (they are 40 bytes each,
+/* The index in two passes over the records (they are 40 bytes each,
  * ~150 MB on a 4 GB trace: the passes are memory-bound; there were 12):
  *
  * A: metadata (M events), lanes filled, which lanes have GPU events, links
- *    and launch flags reset, flow starts and launch candidates counted,
+ *    and launch flags reset, flow starts and launches into their id maps,
  *    steps, FSDP ops seen;
- *    then the lanes sorted, their kinds;
- * B: GPU ops flagged, flow starts and launches into their id maps;
- * C: flows paired at their ends, GPU ops linked to their launches;
+ *    then the lanes sorted, their kinds, the maps frozen;
+ * B: GPU ops flagged (from their lane's kind), flows paired at their
+ *    ends, GPU ops linked to their launches;
  *    then the flow fallback for links, the classification, lane roles.
  *
  * Each step sees what it saw when they were separate passes: within a pass
  * no step reads what another writes (flow ids share their slot with the
- * link, but weft_event_set_link (WEFT_NONE) leaves a flow's alone). */
+ * link, but weft_event_set_link (WEFT_NONE) leaves a flow's alone; an
+ * event's GPU-op flag is set before its own link is looked for, and no
+ * step of B reads another event's). */
 void
 weft_rank_index (WeftRank *rank)
 {
   GHashTable *process_names = g_hash_table_new (g_direct_hash, g_direct_equal);
   gboolean *gpu_pid_seen = g_new0 (gboolean, rank->lanes->len);
   WeftIdMap starts[2], by_corr;
-  gsize n_starts[2] = { 0, 0 }, n_launches = 0;
   gboolean fsdp = FALSE;
   guint table;
   gint64 id;
@@ -340,6 +341,10 @@ weft_rank_index (WeftRank *rank)
   for (guint l = 0; l < rank->lanes->len; l++)
     g_array_set_size (weft_rank_lane (rank, l)->events, 0);
   g_array_set_size (rank->steps, 0);
+  g_array_set_size (rank->flows, 0);
+  _weft_id_map_init (&starts[0], 0);
+  _weft_id_map_init (&starts[1], 0);
+  _weft_id_map_init (&by_corr, 0);
 
   /* A */
   for (guint i = 0; i < n; i++)
@@ -358,10 +363,10 @@ weft_rank_index (WeftRank *rank)
         }
       weft_event_set_link (ev, WEFT_NONE);
       ev->flags &= ~WEFT_EVENT_LAUNCH;
-      if (is_launch_candidate (rank, ev))
-        n_launches++;
       if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
-        n_starts[table]++;
+        _weft_id_map_set (&starts[table], id, i); /* the last start of an id wins */
+      if (is_launch_candidate (rank, ev))
+        _weft_id_map_set (&by_corr, weft_event_correlation (rank, ev), i); /* the last launch wins */
       if (ev->ph == WEFT_PH_X && (ev->category == WEFT_CAT_USER_ANNOTATION || ev->category == WEFT_CAT_CPU_OP))
         {
           const char *name = weft_rank_string (rank, ev->name);
@@ -385,32 +390,18 @@ weft_rank_index (WeftRank *rank)
   assign_lane_kinds (rank, gpu_pid_seen);
   g_free (gpu_pid_seen);
 
+  _weft_id_map_freeze (&starts[0]);
+  _weft_id_map_freeze (&starts[1]);
+  _weft_id_map_freeze (&by_corr);
+
   /* B */
-  g_array_set_size (rank->flows, 0);
-  _weft_id_map_init (&starts[0], n_starts[0]);
-  _weft_id_map_init (&starts[1], n_starts[1]);
-  _weft_id_map_init (&by_corr, n_launches);
+  hints = g_new0 (guint, rank->lanes->len);
   for (guint i = 0; i < n; i++)
     {
       WeftEvent *ev = weft_rank_event (rank, i);
       if (ev->lane != WEFT_NONE && is_gpu_category (ev->category) && ev->ph == WEFT_PH_X &&
           weft_rank_lane (rank, ev->lane)->kind == WEFT_LANE_GPU)
         ev->flags |= WEFT_EVENT_GPU_OP;
-      if (ev->ph == WEFT_PH_S && flow_point (rank, ev, &table, &id))
-        _weft_id_map_set (&starts[table], id, i); /* the last start of an id wins */
-      if (is_launch_candidate (rank, ev))
-        _weft_id_map_set (&by_corr, weft_event_correlation (rank, ev), i); /* the last launch wins */
-    }
-
-  _weft_id_map_freeze (&starts[0]);
-  _weft_id_map_freeze (&starts[1]);
-  _weft_id_map_freeze (&by_corr);
-
-  /* C */
-  hints = g_new0 (guint, rank->lanes->len);
-  for (guint i = 0; i < n; i++)
-    {
-      WeftEvent *ev = weft_rank_event (rank, i);
       if (ev->ph == WEFT_PH_F && flow_point (rank, ev, &table, &id))
         {
           guint32 s = _weft_id_map_get (&starts[table], id);
