@@ -102,6 +102,7 @@ scan_args (Scan *S, const char **pp, EvFields *f)
   const char *p = *pp;
   ScanStatus st;
   StrSpan key;
+  gint64 skipped;
 
   if (4 > S->max_depth)
     return scan_fail (S, p, "nesting deeper than %u levels", S->max_depth);
@@ -141,6 +142,8 @@ scan_args (Scan *S, const char **pp, EvFields *f)
                 f->external_id = n;
             }
         }
+      else if ((*p == '-' || IS_DIGIT (*p)) && plain_int (S, p, &p, &skipped))
+        ; /* most args are small integers: skipped inline, as scan_number would */
       else if ((st = scan_skip_value (S, &p, 4)) != SCAN_OK)
         return st;
       p = skip_ws (p);
