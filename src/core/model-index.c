@@ -5,6 +5,11 @@
 #include "config.h"
 
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "weft/weft-classify.h"
 #include "weft/weft-model.h"
@@ -258,6 +263,32 @@ sort_steps (WeftRank *rank)
       }
 }
 
+/* Hands back to the system the whole pages of a's room past its length.
+ * A GArray's room is a power of two; where the array grew onto pages that
+ * blocks freed earlier in the load had written (the heap gives them out
+ * again), its unused room stayed resident though nothing reads it: 3.7 MiB
+ * of the scaled df_index_resolver trace's flows, 0.8 % of its JSON
+ * (docs/benchmarks.md, "Memory"). Pages handed back read as zeros if the
+ * array grows into them. glibc only (malloc_usable_size), as load.c's
+ * malloc_trim; a few calls, only for room of 64 KiB or more. */
+static void
+release_array_room (GArray *a)
+{
+#if defined(__GLIBC__) && defined(MADV_DONTNEED)
+  guintptr page, lo, hi;
+
+  if (a->data == NULL)
+    return;
+  page = (guintptr) sysconf (_SC_PAGESIZE);
+  lo = ((guintptr) a->data + (guintptr) a->len * g_array_get_element_size (a) + page - 1) & ~(page - 1);
+  hi = ((guintptr) a->data + malloc_usable_size (a->data)) & ~(page - 1);
+  if (hi > lo && hi - lo >= 16 * page)
+    (void) madvise ((void *) lo, hi - lo, MADV_DONTNEED);
+#else
+  (void) a;
+#endif
+}
+
 /* Lane roles from what runs on each GPU stream: mostly communication ->
  * NCCL (FSDP all-gather / reduce-scatter where the rank's CPU ops say FSDP
  * and nearly all of the lane's collectives are of that type), mostly
@@ -435,6 +466,9 @@ weft_rank_index (WeftRank *rank)
   _weft_id_map_clear (&starts[1]);
   _weft_id_map_clear (&by_corr);
 
+  release_array_room (rank->flows);
+  for (guint l = 0; l < rank->lanes->len; l++)
+    release_array_room (weft_rank_lane (rank, l)->events);
   link_launches_by_flows (rank);
   sort_steps (rank);
   weft_rank_classify (rank);
