@@ -595,9 +595,9 @@ ev_key_of (const StrSpan *key)
 /* A key the scanner reads, written as Kineto writes it (plain, its ':'
  * right after the quote), at *pp: its kind, and *pp past the ':'. Else
  * -1, and the caller scans the key the general way, which gives the same
- * for these: a key's string scan and its comparisons were ~5 % of a load
- * (perf, the scaled df_index_resolver trace). Never in the tests'
- * reference mode. */
+ * for these. Skipping the string scan and the length switch of the known
+ * keys saved ~3 % of a load's CPU (the scaled df_index_resolver trace,
+ * docs/benchmarks.md). Never in the tests' reference mode. */
 static inline int
 ev_key_fast (Scan *S, const char **pp)
 {
