@@ -21,9 +21,9 @@
 
 /* Block size, level and hash table: measured on the scaled
  * df_index_resolver trace (docs/benchmarks.md, "Memory" and "Where 500
- * MB/CPU-s stands"). Level 1 picks a 2^14-entry hash table for a 128 KiB
- * block; 2^16 packs ~6 % faster (it finds more matches at once) for a
- * text store ~1 % larger. */
+ * MB/CPU-s stands"). Level 1 picks a 2^13-entry hash table for a 128 KiB
+ * block (ZSTD_getCParams); 2^16 packs ~10 % faster (bench-zstd-blocks;
+ * ~1 % of a load) for a text store ~1 % larger. */
 #define TEXT_BLOCK_BYTES   ((gsize) 128 * 1024)
 #define TEXT_ZSTD_LEVEL    1
 #define TEXT_ZSTD_HASH_LOG 16

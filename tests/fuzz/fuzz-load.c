@@ -6,8 +6,9 @@
  * is loaded twice, with the default 1 MiB chunks and with tiny chunks
  * (1..64 bytes, chosen from the input) in the scanner's reference mode
  * (none of its fast paths: keys, strings, integers, decimals), and the
- * two results must agree: the same model, or the same error message. A load either succeeds with
- * a consistent model or fails with one WEFT_ERROR naming the input;
+ * two results must agree: the same model, or the same error message. A
+ * load either succeeds with a consistent model or fails with one
+ * WEFT_ERROR naming the input;
  * anything else (crash, leak, sanitizer report, hang, disagreement) is a
  * bug. Build and run: docs/loading.md. */
 #include "config.h"
