@@ -268,6 +268,53 @@ paint_label (cairo_t *cr, WeftMemoryCache *mc, const char *text, double x, doubl
 }
 
 void
+weft_render_memory_columns (WeftMemoryCache *mc, gconstpointer memory, guint64 serial, const gint64 *t,
+                            const gint64 *a, const gint64 *r, guint n, const WeftView *view, WeftRenderStats *stats)
+{
+  const WeftMemoryLod *lod = NULL;
+  Columns c = { 0 };
+  gboolean have;
+
+  if (mc->memory == memory && mc->serial == serial && mc->t == t && mc->n == n && mc->t0 == view->span.begin &&
+      mc->t1 == view->span.end && mc->width == view->width)
+    return; /* the columns of the last fold: the same curve and view */
+  /* the block maxima from the second fold of a curve on (another view of
+   * the same curve: a zoom or pan); a curve that changes every frame
+   * (re-timed during a drag) is walked as it is */
+  if (mc->lod.memory == memory && mc->lod.serial == serial && mc->lod.t == t && mc->lod.n == n)
+    lod = &mc->lod;
+  else if (mc->seen_memory == memory && mc->seen_serial == serial && mc->seen_t == t && mc->seen_n == n)
+    {
+      weft_memory_lod_make (&mc->lod, t, a, r, n);
+      mc->lod.memory = memory;
+      mc->lod.serial = serial;
+      lod = &mc->lod;
+    }
+  else
+    {
+      mc->seen_memory = memory;
+      mc->seen_serial = serial;
+      mc->seen_t = t;
+      mc->seen_n = n;
+    }
+  have = fold_columns (view, t, a, r, n, lod, &c, stats);
+  g_free (mc->alloc);
+  g_free (mc->res);
+  mc->memory = memory;
+  mc->serial = serial;
+  mc->t = t;
+  mc->n = n;
+  mc->t0 = view->span.begin;
+  mc->t1 = view->span.end;
+  mc->width = view->width;
+  mc->ok = have;
+  mc->x0 = c.x0;
+  mc->ncol = c.n;
+  mc->alloc = have ? c.alloc : NULL;
+  mc->res = have ? c.res : NULL;
+}
+
+void
 weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayout *layout,
                               WeftMemoryTimeline *memory, const WeftLayoutRow *row, double y,
                               WeftRenderStats *stats)
@@ -296,63 +343,21 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
   /* one scale for every rank: their rows compare */
   per_byte = (base - top) / (double) all.peak_reserved;
   cairo_save (cr);
-  {
-    /* the columns of the last paint when the curve and the view are those
-     * it folded */
-    guint64 serial = weft_memory_timeline_get_serial (memory);
-    if (mc != NULL && mc->memory == memory && mc->serial == serial && mc->t == t && mc->n == n &&
-        mc->t0 == view->span.begin && mc->t1 == view->span.end && mc->width == view->width)
-      {
-        c.x0 = mc->x0;
-        c.n = mc->ncol;
-        c.alloc = mc->alloc;
-        c.res = mc->res;
-        have = mc->ok;
-      }
-    else
-      {
-        /* the block maxima from the second fold of a curve on (another
-         * view of the same curve: a zoom or pan); a curve that changes
-         * every frame (re-timed during a drag) is walked as it is */
-        const WeftMemoryLod *lod = NULL;
-        if (mc != NULL && mc->lod.memory == memory && mc->lod.serial == serial && mc->lod.t == t && mc->lod.n == n)
-          lod = &mc->lod;
-        else if (mc != NULL && mc->seen_memory == memory && mc->seen_serial == serial && mc->seen_t == t &&
-                 mc->seen_n == n)
-          {
-            weft_memory_lod_make (&mc->lod, t, a, r, n);
-            mc->lod.memory = memory;
-            mc->lod.serial = serial;
-            lod = &mc->lod;
-          }
-        else if (mc != NULL)
-          {
-            mc->seen_memory = memory;
-            mc->seen_serial = serial;
-            mc->seen_t = t;
-            mc->seen_n = n;
-          }
-        have = fold_columns (view, t, a, r, n, lod, &c, stats);
-        if (mc != NULL)
-          {
-            g_free (mc->alloc);
-            g_free (mc->res);
-            mc->memory = memory;
-            mc->serial = serial;
-            mc->t = t;
-            mc->n = n;
-            mc->t0 = view->span.begin;
-            mc->t1 = view->span.end;
-            mc->width = view->width;
-            mc->ok = have;
-            mc->x0 = c.x0;
-            mc->ncol = c.n;
-            mc->alloc = have ? c.alloc : NULL;
-            mc->res = have ? c.res : NULL;
-          }
-        owned = mc == NULL;
-      }
-  }
+  if (mc != NULL)
+    {
+      /* the rank's cache: folded now, or by the painter's threads before */
+      weft_render_memory_columns (mc, memory, weft_memory_timeline_get_serial (memory), t, a, r, n, view, stats);
+      c.x0 = mc->x0;
+      c.n = mc->ncol;
+      c.alloc = mc->alloc;
+      c.res = mc->res;
+      have = mc->ok;
+    }
+  else
+    {
+      have = fold_columns (view, t, a, r, n, NULL, &c, stats);
+      owned = TRUE;
+    }
   if (have)
     {
       cairo_set_antialias (cr, CAIRO_ANTIALIAS_NONE);

@@ -35,6 +35,7 @@ typedef struct
   GHashTable            *claimed;   /* the box caches of the rows in pending */
   GArray                *band_jobs; /* BandJob: the samplers of the bands in bands */
   GArray                *bands;     /* PendingBand: bands met, not yet pushed (flush) */
+  GArray                *mem_jobs;  /* MemJob: the column folds of the memory rows met */
   WeftFoldView           fv;
   double                 scale;     /* px per ns */
   gint64                 t0, t1;
@@ -498,15 +499,61 @@ paint_band (Paint *p, GArray *band, WeftBandCache *bc, guint64 version, gboolean
   g_array_append_val (p->bands, pb);
 }
 
-/* Task k of a frame's flush: a fold (k < the folds), else a band's sampler. */
+/* The column fold of a memory row (memory.c), into its rank's cache, for
+ * the row's paint after the flush: at a wide view the folds of 8 ranks'
+ * curves were a quarter of a zoom frame's samples, all on the caller's
+ * thread (perf, bench-scale on the 8-rank set). */
+typedef struct
+{
+  WeftMemoryCache    *mc;
+  WeftMemoryTimeline *memory;
+  guint64             serial;
+  const gint64       *t, *a, *r;
+  guint               n;
+  WeftRenderStats     stats;
+} MemJob;
+
+/* A memory row met in pass 1: its fold joins the next flush's tasks (one
+ * per rank's cache; a curve the row's paint would not fold is left to
+ * it). */
+static void
+add_memory_job (Paint *p, WeftMemoryTimeline *memory, const WeftLayoutRow *row)
+{
+  MemJob j = { 0 };
+  int device;
+  WeftMemoryTimelinePeak all, peak;
+
+  /* the curves weft_render_paint_memory_row folds */
+  if (memory == NULL || row->rank_index >= p->layout->n_ranks ||
+      !weft_memory_timeline_curve (memory, row->rank_index, &device, &j.t, &j.a, &j.r, &j.n) ||
+      !weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &all) ||
+      !weft_memory_timeline_peak (memory, row->rank_index, &peak) || all.peak_reserved <= 0)
+    return;
+  j.mc = &p->layout->ranks[row->rank_index].mem_cache; /* the layout's cache: logically const */
+  for (guint k = 0; k < p->mem_jobs->len; k++)
+    if (g_array_index (p->mem_jobs, MemJob, k).mc == j.mc)
+      return;
+  j.memory = memory;
+  j.serial = weft_memory_timeline_get_serial (memory);
+  g_array_append_val (p->mem_jobs, j);
+}
+
+/* Task k of a frame's flush: a memory row's fold (k < those), a row's
+ * fold (k < those after them), else a band's sampler. */
 static void
 frame_task (gpointer data, guint k)
 {
   Paint *p = data;
-  if (k < p->jobs->len)
-    weft_fold_job_run (&g_array_index (p->jobs, WeftFoldJob, k));
+  guint nm = p->mem_jobs->len;
+  if (k < nm)
+    {
+      MemJob *j = &g_array_index (p->mem_jobs, MemJob, k);
+      weft_render_memory_columns (j->mc, j->memory, j->serial, j->t, j->a, j->r, j->n, p->view, &j->stats);
+    }
+  else if (k - nm < p->jobs->len)
+    weft_fold_job_run (&g_array_index (p->jobs, WeftFoldJob, k - nm));
   else
-    band_sample (&g_array_index (p->band_jobs, BandJob, k - p->jobs->len));
+    band_sample (&g_array_index (p->band_jobs, BandJob, k - nm - p->jobs->len));
 }
 
 /* The folds and band samplers of the rows and bands met so far, shared
@@ -515,20 +562,26 @@ frame_task (gpointer data, guint k)
 static void
 flush (Paint *p)
 {
-  guint nf = p->jobs->len, nb = p->band_jobs->len, n = 0;
-  guint *order = g_new (guint, nf + nb + 1);
+  guint nm = p->mem_jobs->len, nf = p->jobs->len, nb = p->band_jobs->len, n = 0;
+  guint *order = g_new (guint, nm + nf + nb + 1);
 
+  /* the memory rows' folds first: the longest tasks */
+  for (guint k = 0; k < nm; k++)
+    order[n++] = k;
   for (guint k = 0; k < nf; k++)
     if (weft_fold_job_reads_arrays (&g_array_index (p->jobs, WeftFoldJob, k)))
-      order[n++] = k;
+      order[n++] = nm + k;
   for (guint k = 0; k < nb; k++)
-    order[n++] = nf + k;
+    order[n++] = nm + nf + k;
   if (weft_render_run_tasks (frame_task, p, order, n) > 0)
-    p->stats.rows_folded_shared += n - nb;
+    p->stats.rows_folded_shared += n - nb - nm;
   for (guint k = 0; k < nf; k++)
     if (!weft_fold_job_reads_arrays (&g_array_index (p->jobs, WeftFoldJob, k)))
       weft_fold_job_run (&g_array_index (p->jobs, WeftFoldJob, k));
   g_free (order);
+  for (guint k = 0; k < nm; k++)
+    p->stats.memory_points += g_array_index (p->mem_jobs, MemJob, k).stats.memory_points;
+  g_array_set_size (p->mem_jobs, 0);
   for (guint k = 0; k < p->bands->len; k++)
     {
       PendingBand *pb = &g_array_index (p->bands, PendingBand, k);
@@ -854,6 +907,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
   p.claimed = g_hash_table_new (NULL, NULL);
   p.band_jobs = g_array_new (FALSE, FALSE, sizeof (BandJob));
   p.bands = g_array_new (FALSE, FALSE, sizeof (PendingBand));
+  p.mem_jobs = g_array_new (FALSE, FALSE, sizeof (MemJob));
   dark = view->dark;
   bg = weft_render_background_color (dark);
   tc = weft_render_text_color (dark);
@@ -938,6 +992,7 @@ weft_render_paint_body (cairo_t *cr, WeftTrace *trace, const WeftView *view, con
             if (memory_rows == NULL)
               memory_rows = g_array_new (FALSE, FALSE, sizeof (guint));
             g_array_append_val (memory_rows, ri);
+            add_memory_job (&p, weft_layout_memory (layout, overlay), row);
             break;
           default:
             break;
@@ -1032,6 +1087,7 @@ out:
   g_hash_table_destroy (p.claimed);
   g_array_free (p.band_jobs, TRUE);
   g_array_free (p.bands, TRUE);
+  g_array_free (p.mem_jobs, TRUE);
   if (stats != NULL)
     *stats = p.stats;
 }

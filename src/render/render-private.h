@@ -478,6 +478,16 @@ gboolean weft_render_event_rect (WeftTrace *trace, const WeftView *view, const W
                                  const WeftRenderTimes *times, guint rank_index, guint32 event,
                                  double *x, double *y, double *w, double *h);
 
+/* memory.c: the pixel columns of a rank's memory row for view into mc,
+ * the rank's cache (kept when the curve (memory, serial, arrays) and the
+ * view are those of the last fold; block maxima from a curve's second
+ * fold on); counts into stats. Touches only mc and stats and reads only
+ * the curve, so the painter's threads fold the rows of different ranks at
+ * once (paint.c) and the row's paint then finds them. */
+void weft_render_memory_columns (WeftMemoryCache *mc, gconstpointer memory, guint64 serial, const gint64 *t,
+                                 const gint64 *a, const gint64 *r, guint n, const WeftView *view,
+                                 WeftRenderStats *stats);
+
 /* memory.c: one memory row at screen y (the curves of its rank, level of
  * detail per pixel column, the peak marked); counts into stats. */
 void weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayout *layout,
