@@ -104,42 +104,15 @@ static inline guint32
 _weft_id_map_get (WeftIdMap *m, gint64 key)
 {
   const WeftIdPair *p = m->pairs;
-  gsize n = m->len, lo, hi, step = 1, at = MIN (m->finger, n);
+  gsize lo;
 
   g_assert (m->frozen);
   /* the first pair whose key is >= key, galloping from the finger */
-  if (at < n && p[at].key < key)
-    {
-      lo = at + 1;
-      hi = lo;
-      while (hi < n && p[hi].key < key)
-        {
-          lo = hi + 1;
-          hi = n - hi > step ? hi + step : n;
-          step *= 2;
-        }
-    }
-  else
-    {
-      hi = at;
-      lo = hi;
-      while (lo > 0 && p[lo - 1].key >= key)
-        {
-          hi = lo - 1;
-          lo = lo - 1 > step ? lo - 1 - step : 0;
-          step *= 2;
-        }
-    }
-  while (lo < hi)
-    {
-      gsize mid = lo + (hi - lo) / 2;
-      if (p[mid].key < key)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
+#define KEY_BEFORE(i) (p[i].key < key)
+  WEFT_GALLOP (KEY_BEFORE, m->len, m->finger, lo);
+#undef KEY_BEFORE
   m->finger = lo;
-  return lo < n && p[lo].key == key ? p[lo].val : G_MAXUINT32;
+  return lo < m->len && p[lo].key == key ? p[lo].val : G_MAXUINT32;
 }
 
 G_END_DECLS

@@ -14,6 +14,7 @@
 #include "weft/weft-classify.h"
 #include "weft/weft-model.h"
 #include "idmap-private.h"
+#include "runsort-private.h"
 #include "textstore-private.h"
 
 /* ---- index ------------------------------------------------------------------ */
@@ -135,42 +136,13 @@ assign_lane_kinds (WeftRank *rank, const gboolean *gpu_pid_seen)
 static guint
 lane_first_after (WeftRank *rank, const guint32 *idx, guint n, gint64 ts, guint *hint)
 {
-  guint lo, hi, step = 1, at = MIN (*hint, n);
+  gsize lo;
 
-  if (at < n && weft_rank_event (rank, idx[at])->ts <= ts)
-    {
-      /* forwards: idx[lo - 1] starts <= ts */
-      lo = at + 1;
-      hi = lo;
-      while (hi < n && weft_rank_event (rank, idx[hi])->ts <= ts)
-        {
-          lo = hi + 1;
-          hi = n - hi > step ? hi + step : n;
-          step *= 2;
-        }
-    }
-  else
-    {
-      /* backwards: idx[hi] (or the end) starts after ts */
-      hi = at;
-      lo = hi;
-      while (lo > 0 && weft_rank_event (rank, idx[lo - 1])->ts > ts)
-        {
-          hi = lo - 1;
-          lo = lo - 1 > step ? lo - 1 - step : 0;
-          step *= 2;
-        }
-    }
-  while (lo < hi)
-    {
-      guint mid = lo + (hi - lo) / 2;
-      if (weft_rank_event (rank, idx[mid])->ts <= ts)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  *hint = lo;
-  return lo;
+#define STARTS_BY_TS(i) (weft_rank_event (rank, idx[i])->ts <= ts)
+  WEFT_GALLOP (STARTS_BY_TS, n, *hint, lo);
+#undef STARTS_BY_TS
+  *hint = (guint) lo;
+  return (guint) lo;
 }
 
 /* The X slice on the lane that a flow point at time ts binds to: one that

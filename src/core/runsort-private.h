@@ -1,6 +1,6 @@
 /* runsort-private.h: a merge sort for arrays that are mostly in order
  * already, as the loader's arrays are (model.c's lane sort, the id maps of
- * idmap-private.h).
+ * idmap-private.h), and a search of a sorted array from a hint.
  *
  * WEFT_DEFINE_RUN_SORT (name, T, before) defines
  *
@@ -95,3 +95,48 @@
     g_free (tmp);                                                                                       \
     g_free (starts);                                                                                    \
   }
+
+/* WEFT_GALLOP (before, n, hint, result): sets result to the first i in
+ * [0, n) for which before (i) is FALSE, n when there is none; before (i)
+ * must be TRUE on a prefix of [0, n) (a sorted array against a bound).
+ * Gallops from hint (any value) by steps that double, then searches the
+ * last step: a few probes when the answer lies near hint, and the binary
+ * search's answer wherever hint is (the index's flow ends and id maps,
+ * which look up nearly in order). */
+#define WEFT_GALLOP(before, n, hint, result)                                                            \
+  G_STMT_START                                                                                          \
+  {                                                                                                     \
+    gsize gl_n_ = (n), gl_at_ = MIN ((gsize) (hint), gl_n_), gl_lo_, gl_hi_, gl_step_ = 1;              \
+    if (gl_at_ < gl_n_ && (before (gl_at_)))                                                            \
+      {                                                                                                 \
+        /* forwards: before (gl_lo_ - 1) holds */                                                       \
+        gl_lo_ = gl_hi_ = gl_at_ + 1;                                                                   \
+        while (gl_hi_ < gl_n_ && (before (gl_hi_)))                                                     \
+          {                                                                                             \
+            gl_lo_ = gl_hi_ + 1;                                                                        \
+            gl_hi_ = gl_n_ - gl_hi_ > gl_step_ ? gl_hi_ + gl_step_ : gl_n_;                             \
+            gl_step_ *= 2;                                                                              \
+          }                                                                                             \
+      }                                                                                                 \
+    else                                                                                                \
+      {                                                                                                 \
+        /* backwards: before (gl_hi_) fails (or gl_hi_ is n) */                                         \
+        gl_lo_ = gl_hi_ = gl_at_;                                                                       \
+        while (gl_lo_ > 0 && !(before (gl_lo_ - 1)))                                                    \
+          {                                                                                             \
+            gl_hi_ = gl_lo_ - 1;                                                                        \
+            gl_lo_ = gl_lo_ - 1 > gl_step_ ? gl_lo_ - 1 - gl_step_ : 0;                                 \
+            gl_step_ *= 2;                                                                              \
+          }                                                                                             \
+      }                                                                                                 \
+    while (gl_lo_ < gl_hi_)                                                                             \
+      {                                                                                                 \
+        gsize gl_mid_ = gl_lo_ + (gl_hi_ - gl_lo_) / 2;                                                 \
+        if (before (gl_mid_))                                                                           \
+          gl_lo_ = gl_mid_ + 1;                                                                         \
+        else                                                                                            \
+          gl_hi_ = gl_mid_;                                                                             \
+      }                                                                                                 \
+    (result) = gl_lo_;                                                                                  \
+  }                                                                                                     \
+  G_STMT_END
