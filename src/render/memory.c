@@ -267,6 +267,15 @@ paint_label (cairo_t *cr, WeftMemoryCache *mc, const char *text, double x, doubl
     g_object_unref (pl);
 }
 
+gboolean
+weft_render_memory_row_curve (WeftMemoryTimeline *memory, guint rank_index, const gint64 **t, const gint64 **a,
+                              const gint64 **r, guint *n, WeftMemoryTimelinePeak *all, WeftMemoryTimelinePeak *peak)
+{
+  return memory != NULL && weft_memory_timeline_curve (memory, rank_index, NULL, t, a, r, n) &&
+         weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, all) &&
+         weft_memory_timeline_peak (memory, rank_index, peak) && all->peak_reserved > 0;
+}
+
 void
 weft_render_memory_columns (WeftMemoryCache *mc, gconstpointer memory, guint64 serial, const gint64 *t,
                             const gint64 *a, const gint64 *r, guint n, const WeftView *view, WeftRenderStats *stats)
@@ -321,7 +330,6 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
 {
   const gint64 *t, *a, *r;
   guint n;
-  int device;
   WeftMemoryTimelinePeak all, peak;
   Columns c = { 0 };
   gboolean have = FALSE, owned = FALSE;
@@ -333,9 +341,7 @@ weft_render_paint_memory_row (cairo_t *cr, const WeftView *view, const WeftLayou
   WeftMemoryCache *mc = row->rank_index < layout->n_ranks ? &layout->ranks[row->rank_index].mem_cache : NULL;
 
   stats->memory_rows++;
-  if (memory == NULL || !weft_memory_timeline_curve (memory, row->rank_index, &device, &t, &a, &r, &n) ||
-      !weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &all) ||
-      !weft_memory_timeline_peak (memory, row->rank_index, &peak) || all.peak_reserved <= 0)
+  if (!weft_render_memory_row_curve (memory, row->rank_index, &t, &a, &r, &n, &all, &peak))
     {
       paint_label (cr, mc, "no GPU [memory] events", 4, y + 4, tc, bg, view->width);
       return;

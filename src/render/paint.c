@@ -520,14 +520,11 @@ static void
 add_memory_job (Paint *p, WeftMemoryTimeline *memory, const WeftLayoutRow *row)
 {
   MemJob j = { 0 };
-  int device;
   WeftMemoryTimelinePeak all, peak;
 
   /* the curves weft_render_paint_memory_row folds */
-  if (memory == NULL || row->rank_index >= p->layout->n_ranks ||
-      !weft_memory_timeline_curve (memory, row->rank_index, &device, &j.t, &j.a, &j.r, &j.n) ||
-      !weft_memory_timeline_peak (memory, WEFT_SOLVER_ALL_RANKS, &all) ||
-      !weft_memory_timeline_peak (memory, row->rank_index, &peak) || all.peak_reserved <= 0)
+  if (row->rank_index >= p->layout->n_ranks ||
+      !weft_render_memory_row_curve (memory, row->rank_index, &j.t, &j.a, &j.r, &j.n, &all, &peak))
     return;
   j.mc = &p->layout->ranks[row->rank_index].mem_cache; /* the layout's cache: logically const */
   for (guint k = 0; k < p->mem_jobs->len; k++)

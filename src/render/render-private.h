@@ -478,6 +478,13 @@ gboolean weft_render_event_rect (WeftTrace *trace, const WeftView *view, const W
                                  const WeftRenderTimes *times, guint rank_index, guint32 event,
                                  double *x, double *y, double *w, double *h);
 
+/* memory.c: the curve a rank's memory row draws (its arrays, the peak of
+ * every rank, which sets the scale, and its own), or FALSE when the row
+ * has none to draw ("no GPU [memory] events"). */
+gboolean weft_render_memory_row_curve (WeftMemoryTimeline *memory, guint rank_index, const gint64 **t,
+                                       const gint64 **a, const gint64 **r, guint *n, WeftMemoryTimelinePeak *all,
+                                       WeftMemoryTimelinePeak *peak);
+
 /* memory.c: the pixel columns of a rank's memory row for view into mc,
  * the rank's cache (kept when the curve (memory, serial, arrays) and the
  * view are those of the last fold; block maxima from a curve's second
