@@ -87,7 +87,7 @@ _weft_id_map_freeze (WeftIdMap *m)
 {
   gsize out = 0;
 
-  _weft_id_pairs_sort (m->pairs, m->len);
+  (void) _weft_id_pairs_sort (m->pairs, m->len);
   for (gsize i = 0; i < m->len; i++)
     {
       if (out > 0 && m->pairs[out - 1].key == m->pairs[i].key)

@@ -580,7 +580,6 @@ weft_lane_sort (WeftRank *rank, WeftLane *lane)
   guint32 *idx = (guint32 *) (void *) lane->events->data;
   const WeftEvent *events = (const WeftEvent *) (void *) rank->events->data;
   LaneSortKey *keys;
-  gsize breaks = 0;
 
   if (n < 64)
     {
@@ -597,12 +596,9 @@ weft_lane_sort (WeftRank *rank, WeftLane *lane)
       keys[i].ts = ev->ts;
       keys[i].dur = weft_event_dur (rank, ev);
       keys[i].idx = idx[i];
-      if (i > 0 && lane_key_before (&keys[i], &keys[i - 1]))
-        breaks++;
     }
-  if (breaks > 0)
+  if (sort_lane_keys (keys, n))
     {
-      sort_lane_keys (keys, n);
       for (guint i = 0; i < n; i++)
         idx[i] = keys[i].idx;
     }

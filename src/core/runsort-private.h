@@ -4,10 +4,11 @@
  *
  * WEFT_DEFINE_RUN_SORT (name, T, before) defines
  *
- *   static void name (T *data, gsize n);
+ *   static inline gboolean name (T *data, gsize n);
  *
  * which sorts data by before (const T *x, const T *y), a strict order
- * (TRUE when x goes first), inlined. An array in order is only checked. One
+ * (TRUE when x goes first), inlined, and says whether it moved anything.
+ * An array in order is only checked. One
  * of a few runs in order (fewer breaks than one per WEFT_RUN_SORT_BLOCK
  * elements: a thread's slices then its instants, the correlation ids of a
  * few threads' launches) is merged as it is, in log2 (runs) passes;
@@ -23,7 +24,7 @@
 #define WEFT_RUN_SORT_BLOCK 32
 
 #define WEFT_DEFINE_RUN_SORT(name, T, before)                                                           \
-  static void name (T *data, gsize n)                                                                   \
+  static inline gboolean name (T *data, gsize n)                                                        \
   {                                                                                                     \
     gsize breaks = 0, n_runs = 0, *starts;                                                              \
     T *src = data, *dst, *tmp;                                                                          \
@@ -31,7 +32,7 @@
     for (gsize i = 1; i < n; i++)                                                                       \
       breaks += before (&data[i], &data[i - 1]);                                                        \
     if (breaks == 0)                                                                                    \
-      return;                                                                                           \
+      return FALSE;                                                                                     \
     if (breaks < n / WEFT_RUN_SORT_BLOCK)                                                               \
       {                                                                                                 \
         starts = g_new (gsize, breaks + 2);                                                             \
@@ -94,6 +95,7 @@
       memcpy (data, src, n * sizeof *data);                                                             \
     g_free (tmp);                                                                                       \
     g_free (starts);                                                                                    \
+    return TRUE;                                                                                        \
   }
 
 /* WEFT_GALLOP (before, n, hint, result): sets result to the first i in
