@@ -14,6 +14,7 @@
 #include <zstd.h>
 
 #include "core/reader.h"
+#include "gzindex-private.h"
 
 #define READER_IN_CHUNK (256u << 10)
 #define READER_SNIFF 4096
@@ -80,6 +81,7 @@ struct _WeftReader
   GError          *setup_error; /* memory readers report setup problems on read */
   GCancellable    *cancellable;
   Ahead           *ahead;       /* NULL: read on the caller's thread */
+  WeftGzIndex     *gzi;         /* keeping the gzip file (weft_reader_keep_gzip) */
 };
 
 /* The smallest memory limit of this process's control groups (cgroup v2
@@ -225,6 +227,8 @@ fill_input_upto (WeftReader *self, gsize upto, GError **error)
       gsize left = self->mem_len - (gsize) self->raw_done;
       gsize n = MIN (left, upto > self->in_len ? upto - self->in_len : 0);
       memcpy (self->in + self->in_len, self->mem + self->raw_done, n);
+      if (self->gzi != NULL)
+        _weft_gz_index_append (self->gzi, self->in + self->in_len, n);
       self->in_len += n;
       self->raw_done += n;
       if (self->raw_done >= self->mem_len)
@@ -251,6 +255,8 @@ fill_input_upto (WeftReader *self, gsize upto, GError **error)
           self->in_eof = TRUE;
           break;
         }
+      if (self->gzi != NULL)
+        _weft_gz_index_append (self->gzi, self->in + self->in_len, (gsize) n);
       self->in_len += (gsize) n;
       self->raw_done += (guint64) n;
     }
@@ -438,6 +444,7 @@ weft_reader_free (WeftReader *self)
   if (self->zd != NULL)
     ZSTD_freeDCtx (self->zd);
   g_clear_error (&self->setup_error);
+  _weft_gz_index_free (self->gzi);
   g_free (self->in);
   g_free (self->name);
   g_free (self);
@@ -559,6 +566,53 @@ read_plain (WeftReader *self, char *buf, gsize len, GError **error)
   return (gssize) got;
 }
 
+/* A point of the kept file where the next deflate block starts (output
+ * offset out). */
+static void
+keep_point (WeftReader *self, guint64 out)
+{
+  guint8 window[32768];
+  uInt wlen = sizeof window;
+
+  if (inflateGetDictionary (&self->zs, window, &wlen) == Z_OK)
+    _weft_gz_index_add_point (self->gzi, raw_offset (self), self->zs.data_type & 7, out, window, wlen);
+}
+
+gboolean
+weft_reader_keep_gzip (WeftReader *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  if (self->gzi != NULL)
+    return TRUE;
+  /* from the first byte: nothing decompressed, nothing compacted away */
+  if (self->format != WEFT_READER_GZIP || self->ahead != NULL || self->out_done > 0 || self->in_pos != 0 ||
+      self->raw_done != self->in_len || self->setup_error != NULL)
+    return FALSE;
+  self->gzi = _weft_gz_index_new ();
+  _weft_gz_index_append (self->gzi, self->in, self->in_len);
+  _weft_gz_index_add_member (self->gzi, 0, 0);
+  return TRUE;
+}
+
+gboolean
+weft_reader_keeps_gzip (WeftReader *self)
+{
+  return self->gzi != NULL;
+}
+
+WeftGzIndex *
+weft_reader_steal_gzip (WeftReader *self)
+{
+  WeftGzIndex *gzi;
+
+  ahead_stop (self); /* the reading thread fills it */
+  gzi = self->gzi;
+  self->gzi = NULL;
+  if (gzi != NULL)
+    _weft_gz_index_seal (gzi);
+  return gzi;
+}
+
 static gssize
 read_gzip (WeftReader *self, char *buf, gsize len, GError **error)
 {
@@ -584,10 +638,15 @@ read_gzip (WeftReader *self, char *buf, gsize len, GError **error)
       self->zs.next_out = (Bytef *) buf + got;
       self->zs.avail_out = (uInt) MIN (len - got, G_MAXUINT32);
       before_in = self->zs.avail_in;
-      ret = inflate (&self->zs, Z_NO_FLUSH);
+      /* keeping the file: stop at each deflate block's end, where a point
+       * may go (gzindex-private.h) */
+      ret = inflate (&self->zs, self->gzi != NULL ? Z_BLOCK : Z_NO_FLUSH);
       used = before_in - self->zs.avail_in;
       self->in_pos += used;
       got = (gsize) ((char *) self->zs.next_out - buf);
+      if (self->gzi != NULL && ret == Z_OK && (self->zs.data_type & 128) && !(self->zs.data_type & 64) &&
+          _weft_gz_index_wants_point (self->gzi, self->out_done + got))
+        keep_point (self, self->out_done + got);
       if (ret == Z_STREAM_END)
         {
           /* Another gzip member may follow (concatenated .gz). */
@@ -598,7 +657,11 @@ read_gzip (WeftReader *self, char *buf, gsize len, GError **error)
             self->done = TRUE;
           else if (self->in_len - self->in_pos >= 2 && self->in[self->in_pos] == 0x1f &&
                    self->in[self->in_pos + 1] == 0x8b)
-            inflateReset (&self->zs);
+            {
+              inflateReset (&self->zs);
+              if (self->gzi != NULL)
+                _weft_gz_index_add_member (self->gzi, raw_offset (self), self->out_done + got);
+            }
           else
             {
               /* Trailing zero padding is tolerated, anything else is not. */

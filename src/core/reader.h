@@ -52,6 +52,15 @@ gssize           weft_reader_read (WeftReader *self, char *buf, gsize len, GErro
  * thread). */
 gboolean         weft_reader_start_read_ahead (WeftReader *self);
 WeftReaderFormat weft_reader_get_format (WeftReader *self);
+/* A gzip reader keeps the whole compressed file as it reads, with access
+ * points (gzindex-private.h), for the text store to hold instead of
+ * packing the texts again. Call before the first read and before
+ * weft_reader_start_read_ahead (); FALSE: not gzip, or too late. */
+gboolean         weft_reader_keep_gzip (WeftReader *self);
+gboolean         weft_reader_keeps_gzip (WeftReader *self);
+/* The kept file (sealed), NULL if none; the reader keeps no more, and any
+ * read-ahead stops: call once the caller is done reading. */
+struct _WeftGzIndex *weft_reader_steal_gzip (WeftReader *self);
 const char      *weft_reader_format_name (WeftReaderFormat format);
 /* Raw (on-disk, possibly compressed) bytes consumed so far, and in total. */
 guint64          weft_reader_raw_done (WeftReader *self);
