@@ -52,6 +52,8 @@ for target in load edit folder save render; do
   [ "$target" = folder ] && seeds=tests/fuzz/seeds-folder
   corpus=$(mktemp -d)
   cp "$seeds"/* "$corpus"/
+  # the loader's seeds gzip'd too: the kept .json.gz holds its texts
+  if [ "$target" = load ]; then for f in "$seeds"/*.json; do gzip -c -n "$f" > "$corpus/$(basename "$f").gz"; done; fi
   LSAN_OPTIONS=suppressions=tests/fuzz/lsan.supp \
   build-fuzz/tests/fuzz/fuzz-$target -max_total_time=30 -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="build-fuzz/crash-$target-" "$corpus" 2>build-fuzz/fuzz-$target.log \

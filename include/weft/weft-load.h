@@ -22,6 +22,10 @@ typedef struct
    * n_threads load (also the environment variable WEFT_LOAD_SEQUENTIAL):
    * for comparisons. See docs/loading.md, "One big file on several cores". */
   gboolean         sequential;
+  /* TRUE: a .json.gz's event texts are packed with zstd like a plain
+   * file's, instead of read back from the gzip file kept as it was read
+   * (docs/loading.md, "A .json.gz keeps its own stream"): for comparisons. */
+  gboolean         pack_gzip_texts;
 } WeftLoadOptions;
 
 /* Loads a file or a folder (torchtitan layouts, *.pt.trace.json[.gz],

@@ -618,6 +618,8 @@ typedef struct
   guint64 stored_bytes;  /* what is held: the packed blocks and their table */
   guint64 n_blocks_packed_aside; /* of n_blocks, those a packing thread compressed during the load
                                   * (docs/loading.md, "One big file on several cores"); 0 on one thread */
+  gboolean gzip_backed;  /* the texts are ranges of the kept .json.gz (stored_bytes: the file, its
+                          * access points and the texts' table); nothing was packed */
 } WeftTextStats;
 
 void        weft_rank_text_stats (const WeftRank *rank, WeftTextStats *out);

@@ -81,6 +81,8 @@ typedef struct
   gsize         len;      /* bytes of data in buf */
   gsize         pos;      /* start of the next unit */
   guint64       base;     /* decompressed file offset of buf[0] */
+  gboolean      gz;       /* texts are ranges of the kept .json.gz (textstore-private.h) */
+  gboolean      follows;  /* the next event follows one in the same traceEvents array */
   gboolean      eof;
   const char   *end;      /* buf + len: the sentinel */
   guint         max_depth;

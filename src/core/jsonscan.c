@@ -527,7 +527,8 @@ commit_event (Scan *S, const char *start, const char *end, EvFields *f)
   weft_event_set_link (&ev, WEFT_NONE);
   ev.kclass = WEFT_KCLASS_NONE;
   /* the record does not keep its slot: it is its index + 1 (weft_event_text_slot()) */
-  slot = _weft_text_store_add (rank->texts, start, len);
+  slot = S->gz ? _weft_text_store_add_at (rank->texts, offset_of (S, start), len, S->follows)
+               : _weft_text_store_add (rank->texts, start, len);
   if (G_UNLIKELY (slot != rank->events->len + 1))
     return scan_fail (S, start, "internal error: text slot %u for event %u", slot, rank->events->len);
   if (f->has_name && keep_text_of (S, ev.name))
@@ -1269,6 +1270,7 @@ scan_root (Scan *S)
           break;
 
         case EV_FIRST:
+          S->follows = FALSE;
           if (p >= S->end)
             st = SCAN_MORE;
           else if (*p == ']')
@@ -1295,6 +1297,7 @@ scan_root (Scan *S)
             }
           if ((st = scan_event (S, &p)) != SCAN_OK)
             break;
+          S->follows = TRUE;
           state = EV_AFTER;
           break;
 
@@ -1399,8 +1402,12 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
       g_array_set_size (rank->events, 0);
     }
 
+  /* a .json.gz the reader keeps: its texts stay in it (gzindex-private.h) */
+  S.gz = weft_reader_keeps_gzip (reader) && _weft_text_store_begin_gzip (rank->texts);
   ok = scan_root (&S);
   _weft_text_store_finish (rank->texts);
+  if (weft_reader_keeps_gzip (reader))
+    _weft_text_store_set_gzip (rank->texts, weft_reader_steal_gzip (reader));
 
   if (result != NULL)
     {

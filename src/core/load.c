@@ -348,6 +348,9 @@ load_reader (WeftReader *reader, const char *path, const WeftLoadOptions *option
       so.progress_data = fp;
     }
   rank = weft_rank_new (path);
+  /* a .json.gz is kept as read and holds its own texts (gzindex-private.h) */
+  if (!(options != NULL && options->pack_gzip_texts))
+    weft_reader_keep_gzip (reader);
   if (pipelined)
     {
       weft_reader_start_read_ahead (reader);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "weft/weft-model.h"
+#include "gzindex-private.h"
 
 G_BEGIN_DECLS
 
@@ -31,6 +32,16 @@ void           _weft_text_store_set_packer (WeftTextStore *self, gboolean on);
  * no block: the scanner keeps the texts of the events whose args the
  * classifier reads (collectives), weft_rank_index () drops them. FALSE
  * (nothing kept) past the cap: an eighth of the texts so far + 1 MiB. */
+/* A .json.gz's texts (gzindex-private.h): begin before the first text
+ * (FALSE: texts were added already); then each text is where it lies in
+ * the decompressed file (off, len; follows: it is the element after the
+ * text before it in the traceEvents array, TRUE for all but the first),
+ * and nothing is copied;
+ * once the file is read, set_gzip hands the store the kept file (NULL or
+ * a store not begun: the index is freed, and the texts read as none). */
+gboolean       _weft_text_store_begin_gzip (WeftTextStore *self);
+guint32        _weft_text_store_add_at (WeftTextStore *self, guint64 off, gsize len, gboolean follows);
+void           _weft_text_store_set_gzip (WeftTextStore *self, WeftGzIndex *gzi);
 gboolean       _weft_text_store_keep (WeftTextStore *self, guint32 slot, const char *data, gsize len);
 void           _weft_text_store_drop_kept (WeftTextStore *self);
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <zstd.h>
 
+#include "gzindex-private.h"
 #include "textstore-private.h"
 
 /* Block size, level and hash table: measured on the scaled
@@ -34,6 +35,11 @@
 /* Full blocks handed to the packing thread and not yet taken back (see
  * _weft_text_store_set_packer): each holds its raw bytes until packed. */
 #define PACK_DEPTH       4
+/* A .json.gz's texts (_weft_text_store_add_at): the start of one text in
+ * GZ_GROUP is kept (8 bytes per 64 events); a block is the texts whose
+ * group starts between two access points of the file. */
+#define GZ_GROUP         64
+#define IS_JSON_WS(c)    ((c) == ' ' || (c) == '\n' || (c) == '\r' || (c) == '\t')
 /* The kept texts (see _weft_text_store_keep) take at most this much: an
  * eighth of the texts added so far plus 1 MiB (collectives are ~4 % of
  * df_index_resolver's bytes; past the cap a text is read from its block). */
@@ -45,7 +51,7 @@ typedef struct
   guint32 n;          /* texts in it */
   gsize   raw_len;    /* bytes once decoded */
   gsize   packed_len; /* 0: data holds the raw bytes (zstd did not shrink them) */
-  guint8 *data;
+  guint8 *data;       /* NULL: a range of the kept .json.gz (gz_starts) */
 } Block;
 
 /* One full block in the packing thread's ring. */
@@ -109,6 +115,14 @@ struct _WeftTextStore
   GByteArray *kept;        /* the texts, each NUL-terminated */
   GArray     *kept_index;  /* Kept, by slot (added in slot order) */
   Packer     *packer;      /* NULL: full blocks are packed by the loading thread */
+  /* The texts of a .json.gz are ranges of the file (_weft_text_store_add_at),
+   * and the file, kept as it was read, their store (_weft_text_store_set_gzip):
+   * nothing is packed. */
+  gboolean     gz;
+  GArray      *gz_groups;  /* guint64: where text k * GZ_GROUP starts */
+  guint64      gz_end;     /* where the last text ends */
+  GArray      *gz_starts;  /* guint64 per block: where its bytes start */
+  WeftGzIndex *gzi;
 };
 
 typedef struct
@@ -172,6 +186,11 @@ _weft_text_store_free (WeftTextStore *self)
   for (guint i = 0; i < SHARED_BLOCKS; i++)
     decoded_clear (&self->shared[i]);
   _weft_text_store_drop_kept (self);
+  if (self->gz_groups != NULL)
+    g_array_free (self->gz_groups, TRUE);
+  if (self->gz_starts != NULL)
+    g_array_free (self->gz_starts, TRUE);
+  _weft_gz_index_free (self->gzi);
   g_mutex_clear (&self->lock);
   g_free (self);
 }
@@ -391,6 +410,7 @@ _weft_text_store_add (WeftTextStore *self, const char *data, gsize len)
   guint32 slot;
 
   g_return_val_if_fail (self != NULL, WEFT_TEXT_NONE);
+  g_return_val_if_fail (!self->gz, WEFT_TEXT_NONE);
   g_return_val_if_fail (self->n_texts < G_MAXUINT32 - 1, WEFT_TEXT_NONE);
   g_return_val_if_fail (len < G_MAXUINT32 / 2, WEFT_TEXT_NONE);
   if (self->fill == NULL)
@@ -418,6 +438,70 @@ _weft_text_store_add (WeftTextStore *self, const char *data, gsize len)
   if (self->fill->len >= TEXT_BLOCK_BYTES)
     pack_fill (self);
   return slot;
+}
+
+gboolean
+_weft_text_store_begin_gzip (WeftTextStore *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  if (self->n_texts > 0 || self->gz)
+    return FALSE;
+  self->gz = TRUE;
+  self->gz_groups = g_array_new (FALSE, FALSE, sizeof (guint64));
+  return TRUE;
+}
+
+guint32
+_weft_text_store_add_at (WeftTextStore *self, guint64 off, gsize len, gboolean follows)
+{
+  guint32 i;
+
+  g_return_val_if_fail (self != NULL && self->gz, WEFT_TEXT_NONE);
+  g_return_val_if_fail (self->n_texts < G_MAXUINT32 - 1, WEFT_TEXT_NONE);
+  g_return_val_if_fail (len < G_MAXUINT32 / 2 && off >= self->gz_end, WEFT_TEXT_NONE);
+  /* one traceEvents array: every text but the first follows one (a
+   * decoded block finds them by that) */
+  g_return_val_if_fail (follows == (self->n_texts > 0), WEFT_TEXT_NONE);
+  i = self->n_texts;
+  if (i % GZ_GROUP == 0)
+    g_array_append_val (self->gz_groups, off);
+  self->gz_end = off + len;
+  self->raw_bytes += len;
+  return ++self->n_texts;
+}
+
+void
+_weft_text_store_set_gzip (WeftTextStore *self, WeftGzIndex *gzi)
+{
+  guint np, g = 0, ng;
+
+  g_return_if_fail (self != NULL);
+  if (!self->gz || self->gzi != NULL || gzi == NULL)
+    {
+      _weft_gz_index_free (gzi);
+      return;
+    }
+  self->gzi = gzi;
+  self->gz_starts = g_array_new (FALSE, FALSE, sizeof (guint64));
+  np = _weft_gz_index_n_points (gzi);
+  ng = self->gz_groups->len;
+  for (guint j = 0; j < np && g < ng; j++)
+    {
+      guint64 hi = j + 1 < np ? _weft_gz_index_point_out (gzi, j + 1) : G_MAXUINT64;
+      guint g0 = g;
+      Block b = { 0 };
+      guint64 start = g_array_index (self->gz_groups, guint64, g0), end;
+      while (g < ng && g_array_index (self->gz_groups, guint64, g) < hi)
+        g++;
+      if (g == g0)
+        continue;
+      end = g < ng ? g_array_index (self->gz_groups, guint64, g) : self->gz_end;
+      b.first = g0 * GZ_GROUP;
+      b.n = MIN ((guint64) g * GZ_GROUP, self->n_texts) - b.first;
+      b.raw_len = (gsize) (end - start);
+      g_array_append_val (self->blocks, b);
+      g_array_append_val (self->gz_starts, start);
+    }
 }
 
 gboolean
@@ -557,11 +641,116 @@ index_texts (Decoded *d, const guint8 *base, gsize size, guint32 n)
   return TRUE;
 }
 
+/* What value_end () stops at: 1 a quote, 2 an opening, 3 a closing bracket. */
+static const guint8 json_struct[256] = { ['"'] = 1, ['{'] = 2, ['['] = 2, ['}'] = 3, [']'] = 3 };
+
+/* The end of the JSON value (an object) at base[p], or 0 if it does not
+ * end before size. A string is skipped to its first quote not escaped
+ * (memchr: most of an event's bytes are in strings). */
+static gsize
+value_end (const guint8 *base, gsize p, gsize size)
+{
+  guint depth = 0;
+
+  while (p < size)
+    {
+      guint8 k = json_struct[base[p++]];
+      if (k == 0)
+        continue;
+      if (k == 1)
+        for (;;)
+          {
+            const guint8 *q = memchr (base + p, '"', size - p);
+            gsize at, b;
+            if (q == NULL)
+              return 0;
+            at = (gsize) (q - base);
+            for (b = at; b > p && base[b - 1] == '\\'; b--)
+              ;
+            p = at + 1;
+            if (((at - b) & 1) == 0)
+              break; /* an even run of backslashes before it: the end */
+          }
+      else if (k == 2)
+        depth++;
+      else if (--depth == 0)
+        return p;
+    }
+  return 0;
+}
+
+/* Decodes block bi of a .json.gz's texts: its range of the file, then its
+ * texts found in it (the elements of the traceEvents array: a ',' between
+ * two) and NUL-terminated in place. */
+static gboolean
+decode_gz_block (const WeftTextStore *self, Decoded *d, guint bi)
+{
+  const Block *b = &g_array_index (self->blocks, Block, bi);
+  guint64 start = g_array_index (self->gz_starts, guint64, bi);
+  gsize p = 0, size = b->raw_len;
+
+  if (size >= G_MAXUINT32 || d->cap < size + 1)
+    {
+      if (size >= G_MAXUINT32)
+        return FALSE;
+      g_free (d->buf);
+      d->buf = g_malloc (size + 1);
+      d->cap = size + 1;
+    }
+  if (!_weft_gz_index_extract (self->gzi, start, d->buf, size))
+    return FALSE;
+  d->buf[size] = '\0';
+  if (d->cap_n < b->n)
+    {
+      d->off = g_renew (guint32, d->off, b->n);
+      d->len = g_renew (guint32, d->len, b->n);
+      d->cap_n = b->n;
+    }
+  for (guint32 k = 0; k < b->n; k++)
+    {
+      guint32 i = b->first + k;
+      gsize e;
+      if (k == 0)
+        p = 0;
+      else if (i % GZ_GROUP == 0)
+        p = (gsize) (g_array_index (self->gz_groups, guint64, i / GZ_GROUP) - start);
+      else
+        {
+          while (p < size && IS_JSON_WS (d->buf[p]))
+            p++;
+          if (p >= size || d->buf[p] != ',')
+            return FALSE;
+          p++;
+          while (p < size && IS_JSON_WS (d->buf[p]))
+            p++;
+        }
+      if (p >= size || d->buf[p] != '{' || (e = value_end (d->buf, p, size)) == 0)
+        return FALSE;
+      d->off[k] = (guint32) p;
+      d->len[k] = (guint32) (e - p);
+      p = e;
+    }
+  for (guint32 k = 0; k < b->n; k++)
+    d->buf[d->off[k] + d->len[k]] = '\0';
+  d->base = d->buf;
+  d->block = bi;
+  return TRUE;
+}
+
 static gboolean
 decode_block (const WeftTextStore *self, Decoded *d, guint bi)
 {
   const Block *b = &g_array_index (self->blocks, Block, bi);
 
+  if (b->data == NULL && self->gzi != NULL)
+    {
+      if (!decode_gz_block (self, d, bi))
+        {
+          d->block = G_MAXUINT;
+          return FALSE;
+        }
+      return TRUE;
+    }
   if (b->packed_len == 0)
     d->base = b->data;
   else
@@ -798,9 +987,16 @@ weft_rank_text_stats (const WeftRank *rank, WeftTextStats *out)
     {
       const Block *b = &g_array_index (store->blocks, Block, i);
       out->block_bytes += b->raw_len;
-      out->stored_bytes += b->packed_len != 0 ? b->packed_len : b->raw_len;
+      if (b->data != NULL)
+        out->stored_bytes += b->packed_len != 0 ? b->packed_len : b->raw_len;
     }
   out->stored_bytes += store->blocks->len * sizeof (Block);
+  if (store->gzi != NULL)
+    {
+      out->gzip_backed = TRUE;
+      out->stored_bytes += _weft_gz_index_held_bytes (store->gzi) + store->gz_groups->len * sizeof (guint64) +
+                           store->gz_starts->len * sizeof (guint64);
+    }
   if (store->fill != NULL)
     {
       out->block_bytes += store->fill->len;

@@ -76,6 +76,7 @@ main (int argc, char **argv)
   guint64 n_events = 0, json = 0, n_wide = 0, coll_side = 0, n_coll_side = 0;
   gsize wide = 0;
   gsize ev_bytes = 0, ev_used = 0, text_stored = 0, text_raw = 0, text_blocks = 0, n_blocks = 0, lanes = 0, flows = 0, colls = 0, tops = 0, n_strings = 0, str_bytes = 0;
+  guint n_gz = 0;
   double json_mb;
   gint64 t0;
 
@@ -112,6 +113,7 @@ main (int argc, char **argv)
         text_raw += ts.text_bytes;
         text_blocks += ts.block_bytes;
         n_blocks += ts.n_blocks;
+        n_gz += ts.gzip_backed ? 1 : 0;
       }
       for (guint l = 0; l < rk->lanes->len; l++)
         lanes += usable (weft_rank_lane (rk, l)->events->data) + sizeof (WeftLane);
@@ -143,7 +145,10 @@ main (int argc, char **argv)
   row ("events' collectives (side table)", coll_side, n_events, (double) json);
   printf ("  (%" G_GUINT64_FORMAT " events with a collective)\n", n_coll_side);
   row ("original text (as read)", text_raw, n_events, (double) json);
-  row ("original text (held: zstd blocks)", text_stored, n_events, (double) json);
+  row (n_gz == 0 ? "original text (held: zstd blocks)"
+                  : n_gz == trace->ranks->len ? "original text (held: the .json.gz)"
+                                              : "original text (held: zstd, .json.gz)",
+       text_stored, n_events, (double) json);
   printf ("  (%" G_GSIZE_FORMAT " blocks of %.1f KiB on average, packed %.2fx of the texts)\n", n_blocks,
           n_blocks ? (double) text_blocks / (double) n_blocks / 1024.0 : 0.0,
           text_stored ? (double) text_raw / (double) text_stored : 0.0);
