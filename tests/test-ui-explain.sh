@@ -75,7 +75,14 @@ if [ -d "$TRACE" ]; then
   launch "$TMP/state.json" "$TRACE"
   wait_for 'd["loaded"] and d["frames"] > 0 and "body" in d' "the trace is open"
   WID=$(window_id "iteration_10.* — Weft")
-  xdotool windowsize "$WID" 1400 1150   # room for the inspector's lists
+  # room for the inspector's lists; again if the window's first configure
+  # (late on a busy machine) undid it
+  for try in 1 2 3 4 5; do
+    xdotool windowsize "$WID" 1400 1150
+    sleep 1
+    [ "$(q 'd["height"] > 900')" = 1 ] && break
+  done
+  wait_for 'd["height"] > 900' "the window at 1400x1150"
   focus "$WID"
   xdotool key ctrl+j
   wait_for 'd["tables"]["shown"] and len(d["tables"]["rows"]) > 3' "the collectives table"
