@@ -717,8 +717,10 @@ read_gzip (WeftReader *self, char *buf, gsize len, GError **error)
                    self->in[self->in_pos + 1] == 0x8b)
             {
               inflateReset (&self->zs);
+#if ZLIB_VERNUM >= 0x1290
               if (self->own_check)
                 inflateValidate (&self->zs, 0);
+#endif
               if (self->gzi != NULL)
                 _weft_gz_index_add_member (self->gzi, raw_offset (self), self->out_done + got);
             }
