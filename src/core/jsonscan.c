@@ -1406,8 +1406,6 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
   S.gz = weft_reader_keeps_gzip (reader) && _weft_text_store_begin_gzip (rank->texts);
   ok = scan_root (&S);
   _weft_text_store_finish (rank->texts);
-  if (weft_reader_keeps_gzip (reader))
-    _weft_text_store_set_gzip (rank->texts, weft_reader_steal_gzip (reader));
 
   if (result != NULL)
     {
@@ -1415,6 +1413,10 @@ weft_json_scan_trace (WeftRank *rank, WeftReader *reader, const WeftScanOptions 
       result->n_negative_dur = S.n_negative_dur;
       result->json_bytes = weft_reader_bytes_out (reader);
     }
+  /* the kept file to the store (this stops any read-ahead: the scan has
+   * read all it will) */
+  if (weft_reader_keeps_gzip (reader))
+    _weft_text_store_set_gzip (rank->texts, weft_reader_steal_gzip (reader));
   if (!ok)
     g_propagate_error (error, S.error);
   else
