@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/reader.h"
+#include "core/textstore-private.h"
 #include "testutil.h"
 
 /* n events with random padding (deflate finds little), ~230 bytes each. */
@@ -210,6 +211,33 @@ test_shared (void)
     g_test_skip ("shared traces absent (set WEFT_TRACES_DIR)");
 }
 
+/* Saved over its own source: the kept file is the rank's (in memory), so
+ * its texts read the same after the file on disk is replaced, and the new
+ * file reopens to the same texts. */
+static void
+test_save_over_source (void)
+{
+  g_autoptr (GString) s = padded_trace (6000, 5);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (WeftRank) plain = weft_rank_load_buffer ("plain.json", s->str, s->len, NULL, &error);
+  gsize n = 0;
+  g_autofree char *gz = weft_test_gzip_bytes (s->str, s->len, &n);
+  g_autofree char *path = weft_test_write_file ("over.json.gz", gz, (gssize) n);
+  g_autoptr (WeftRank) kept = weft_rank_load_file (path, NULL, NULL, &error);
+  g_autoptr (WeftRank) again = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (gzip_backed (kept));
+  _weft_text_store_drop_cache (kept->texts); /* every block decoded anew from here */
+  g_assert_true (weft_rank_save (kept, path, NULL, &error));
+  g_assert_no_error (error);
+  assert_same_texts (kept, plain);
+  again = weft_rank_load_file (path, NULL, NULL, &error);
+  g_assert_no_error (error);
+  g_assert_true (gzip_backed (again));
+  assert_same_texts (again, plain);
+}
+
 /* A reader keeps a gzip file only from its first byte, and only gzip. */
 static void
 test_keep_when (void)
@@ -236,6 +264,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/gzip-texts/as-plain", test_as_plain);
   g_test_add_func ("/gzip-texts/shared", test_shared);
+  g_test_add_func ("/gzip-texts/save-over-source", test_save_over_source);
   g_test_add_func ("/gzip-texts/keep-when", test_keep_when);
   return g_test_run ();
 }
