@@ -645,6 +645,27 @@ index_texts (Decoded *d, const guint8 *base, gsize size, guint32 n)
   return TRUE;
 }
 
+/* One byte of value_end ()'s walk: 1 when the value ends after it, 2
+ * when the byte after it is escaped (skip it), else 0. */
+static inline int
+value_step (guint8 c, gboolean *in_str, guint *depth)
+{
+  if (*in_str)
+    {
+      if (c == '\\')
+        return 2;
+      if (c == '"')
+        *in_str = FALSE;
+    }
+  else if (c == '"')
+    *in_str = TRUE;
+  else if (c == '{' || c == '[')
+    (*depth)++;
+  else if ((c == '}' || c == ']') && --(*depth) == 0)
+    return 1;
+  return 0;
+}
+
 /* The end of the JSON value (an object) at base[p], or 0 if it does not
  * end before size: its brackets counted outside strings, a string ended by
  * its first quote not escaped. With SSE2 (the x86-64 baseline, as the
@@ -672,47 +693,29 @@ value_end (const guint8 *base, gsize p, gsize size)
       while (m != 0)
         {
           guint i = (guint) __builtin_ctz (m);
-          guint8 c = base[p + i];
+          int r = value_step (base[p + i], &in_str, &depth);
           m &= m - 1;
-          if (in_str)
-            {
-              if (c == '\\')
-                {
-                  /* the next byte is escaped, whatever it is */
-                  if (i == 15)
-                    next = p + 17;
-                  else
-                    m &= ~(2u << i);
-                }
-              else if (c == '"')
-                in_str = FALSE;
-            }
-          else if (c == '"')
-            in_str = TRUE;
-          else if (c == '{' || c == '[')
-            depth++;
-          else if ((c == '}' || c == ']') && --depth == 0)
+          if (r == 1)
             return p + i + 1;
+          if (r == 2)
+            {
+              /* the next byte is escaped, whatever it is */
+              if (i == 15)
+                next = p + 17;
+              else
+                m &= ~(2u << i);
+            }
         }
       p = next;
     }
 #endif
   for (; p < size; p++)
     {
-      guint8 c = base[p];
-      if (in_str)
-        {
-          if (c == '\\')
-            p++;
-          else if (c == '"')
-            in_str = FALSE;
-        }
-      else if (c == '"')
-        in_str = TRUE;
-      else if (c == '{' || c == '[')
-        depth++;
-      else if ((c == '}' || c == ']') && --depth == 0)
+      int r = value_step (base[p], &in_str, &depth);
+      if (r == 1)
         return p + 1;
+      if (r == 2)
+        p++;
     }
   return 0;
 }
@@ -727,10 +730,10 @@ decode_gz_block (const WeftTextStore *self, Decoded *d, guint bi)
   guint64 start = g_array_index (self->gz_starts, guint64, bi);
   gsize p = 0, size = b->raw_len;
 
-  if (size >= G_MAXUINT32 || d->cap < size + 1)
+  if (size >= G_MAXUINT32)
+    return FALSE; /* offsets of 32 bits */
+  if (d->cap < size + 1)
     {
-      if (size >= G_MAXUINT32)
-        return FALSE;
       g_free (d->buf);
       d->buf = g_malloc (size + 1);
       d->cap = size + 1;
