@@ -273,6 +273,13 @@ fill_input_upto (WeftReader *self, gsize upto, GError **error)
   return TRUE;
 }
 
+/* A little-endian 32-bit value (zstd's magic, gzip's trailer). */
+static inline guint32
+le32 (const guint8 *p)
+{
+  return (guint32) p[0] | (guint32) p[1] << 8 | (guint32) p[2] << 16 | (guint32) p[3] << 24;
+}
+
 static void
 detect_format (WeftReader *self)
 {
@@ -283,10 +290,7 @@ detect_format (WeftReader *self)
     self->format = WEFT_READER_GZIP;
   else if (n >= 4 && h[0] == 0x28 && h[1] == 0xb5 && h[2] == 0x2f && h[3] == 0xfd)
     self->format = WEFT_READER_ZSTD;
-  else if (n >= 8 && ((guint32) h[0] | (guint32) h[1] << 8 | (guint32) h[2] << 16 | (guint32) h[3] << 24) >=
-                         ZSTD_MAGIC_SKIPPABLE_START &&
-           ((guint32) h[0] | (guint32) h[1] << 8 | (guint32) h[2] << 16 | (guint32) h[3] << 24) <=
-             ZSTD_MAGIC_SKIPPABLE_START + 15)
+  else if (n >= 8 && le32 (h) >= ZSTD_MAGIC_SKIPPABLE_START && le32 (h) <= ZSTD_MAGIC_SKIPPABLE_START + 15)
     self->format = WEFT_READER_ZSTD; /* a skippable frame first (pzstd writes one) */
   else
     self->format = WEFT_READER_PLAIN;
@@ -642,8 +646,8 @@ check_member (WeftReader *self, GError **error)
       memcpy (t, self->tail + self->in_pos, sizeof t - self->in_pos);
       memcpy (t + sizeof t - self->in_pos, self->in, self->in_pos);
     }
-  want_crc = (guint32) t[0] | (guint32) t[1] << 8 | (guint32) t[2] << 16 | (guint32) t[3] << 24;
-  want_len = (guint32) t[4] | (guint32) t[5] << 8 | (guint32) t[6] << 16 | (guint32) t[7] << 24;
+  want_crc = le32 (t);
+  want_len = le32 (t + 4);
   if (want_crc != self->crc)
     {
       g_set_error (error, WEFT_ERROR, WEFT_ERROR_COMPRESSION,
