@@ -184,6 +184,14 @@ main (int argc, char **argv)
             s > 0 ? (double) bytes / 1e6 / s : 0.0, sum);
   }
   {
+    /* the memory rows' timeline: every [memory] event's args, read from its text */
+    gint64 tm = g_get_monotonic_time ();
+    WeftMemoryTimeline *tl = weft_memory_timeline_new (trace);
+    printf ("  memory timeline (every [memory] event's text parsed): %.3f s wall%s\n",
+            (double) (g_get_monotonic_time () - tm) / 1e6, weft_memory_timeline_is_empty (tl) ? " (none)" : "");
+    weft_memory_timeline_free (tl);
+  }
+  {
     g_autoptr (WeftSolver) solver = weft_solver_new (trace, &error);
     WeftView view;
     WeftLayout *layout;
